@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# Builds every benchmark kernel against the ROOT wheel of a Python environment.
+#   kernels/build.sh BUILD_DIR [PYTHON]
+# PYTHON defaults to the `python3` on PATH (the project's .venv when run from
+# make or Snakemake). Re-running only rebuilds what changed.
+#
+# The wheel's CMake config and root-config point to a `mock_site_packages`
+# folder that does not exist (DESIGN.md, "Environment facts"); the two links
+# below make both resolve to the real site-packages.
+set -euo pipefail
+build_dir=${1:?usage: kernels/build.sh BUILD_DIR [PYTHON]}
+python=${2:-python3}
+source_dir=$(cd "$(dirname "$0")" && pwd)
+
+site=$("$python" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')
+if [ ! -d "$site/ROOT/cmake" ]; then
+  echo "kernels/build.sh: no ROOT wheel in $site (install envs/requirements.txt first)" >&2
+  exit 1
+fi
+[ -e "$(dirname "$site")/mock_site_packages" ] || ln -s "$site" "$(dirname "$site")/mock_site_packages"
+[ -e "$site/ROOT/mock_site_packages" ] || ln -s .. "$site/ROOT/mock_site_packages"
+
+generator=()
+command -v ninja >/dev/null && generator=(-G Ninja)
+mkdir -p "$build_dir"
+if [ ! -f "$build_dir/CMakeCache.txt" ]; then
+  cmake -S "$source_dir" -B "$build_dir" "${generator[@]}" \
+    -DROOT_DIR="$site/ROOT/cmake" -DROOT_WHEEL_LIBS="$site/root.libs" >"$build_dir/configure.log" 2>&1 ||
+    { cat "$build_dir/configure.log" >&2; exit 1; }
+fi
+cmake --build "$build_dir" --parallel

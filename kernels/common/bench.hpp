@@ -1,0 +1,180 @@
+// What every benchmark kernel shares: clocks, command-line options, and the
+// JSON-lines output that the Python harness (src/throughput/harness.py) parses.
+//
+// Wall time comes from std::chrono::steady_clock (never std::clock(), which is
+// CPU time and made the seed's GPU figures wrong); CPU time from
+// CLOCK_PROCESS_CPUTIME_ID, summed over all threads of the process.
+#pragma once
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <ctime>
+#include <map>
+#include <memory>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+
+#ifndef TP_COMPILER
+#define TP_COMPILER "unknown"
+#endif
+#ifndef TP_CXX_FLAGS
+#define TP_CXX_FLAGS "unknown"
+#endif
+#ifndef TP_OPT
+#define TP_OPT "unknown"
+#endif
+
+namespace bench {
+
+inline double wall_seconds() {
+  using clock = std::chrono::steady_clock;
+  return std::chrono::duration<double>(clock::now().time_since_epoch()).count();
+}
+
+inline double cpu_seconds() {
+  timespec ts{};
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
+}
+
+// Wall and CPU time of one call of f.
+struct Timing {
+  double wall_s;
+  double cpu_s;
+};
+template <class F>
+Timing time_it(F &&f) {
+  const double w0 = wall_seconds(), c0 = cpu_seconds();
+  f();
+  const double c1 = cpu_seconds(), w1 = wall_seconds();
+  return {w1 - w0, c1 - c0};
+}
+
+// Cache-line aligned, uninitialised doubles: the caller's first touch decides
+// which NUMA node (and which thread's cache) each page lands on.
+struct FreeDeleter {
+  void operator()(double *p) const { std::free(p); }
+};
+using Array = std::unique_ptr<double[], FreeDeleter>;
+
+inline Array allocate(long long n) {
+  const std::size_t bytes = ((static_cast<std::size_t>(n) * sizeof(double) + 63) / 64) * 64;
+  auto *p = static_cast<double *>(std::aligned_alloc(64, bytes));
+  if (!p) throw std::runtime_error("cannot allocate " + std::to_string(bytes) + " bytes");
+  return Array(p);
+}
+
+// Options given as --name value. Unknown or malformed options are an error
+// that names the option, so a typo never runs a benchmark with a default.
+class Options {
+ public:
+  Options(int argc, char **argv, std::map<std::string, std::string> defaults)
+      : values_(std::move(defaults)) {
+    for (int i = 1; i < argc; ++i) {
+      std::string key = argv[i];
+      if (key == "--build-info") {
+        build_info_ = true;
+        continue;
+      }
+      if (key.rfind("--", 0) != 0 || i + 1 >= argc)
+        throw std::invalid_argument("expected '--option value', got '" + key + "'");
+      key = key.substr(2);
+      if (!values_.count(key)) throw std::invalid_argument("unknown option --" + key);
+      values_[key] = argv[++i];
+    }
+  }
+  bool build_info() const { return build_info_; }
+  std::string str(const std::string &key) const { return values_.at(key); }
+  long long integer(const std::string &key, long long min_value) const {
+    const std::string &text = values_.at(key);
+    std::size_t used = 0;
+    long long v = 0;
+    try {
+      v = std::stoll(text, &used);
+    } catch (const std::exception &) {
+      used = 0;
+    }
+    if (used != text.size() || v < min_value)
+      throw std::invalid_argument("--" + key + " must be an integer >= " + std::to_string(min_value) +
+                                  ", got '" + text + "'");
+    return v;
+  }
+  double real(const std::string &key) const {
+    const std::string &text = values_.at(key);
+    std::size_t used = 0;
+    double v = 0;
+    try {
+      v = std::stod(text, &used);
+    } catch (const std::exception &) {
+      used = 0;
+    }
+    if (used != text.size()) throw std::invalid_argument("--" + key + " must be a number, got '" + text + "'");
+    return v;
+  }
+
+ private:
+  std::map<std::string, std::string> values_;
+  bool build_info_ = false;
+};
+
+// One JSON object per line. Only the types the kernels need.
+class JsonLine {
+ public:
+  JsonLine &add(const std::string &key, const std::string &value) {
+    std::string escaped;
+    for (char c : value) {
+      if (c == '"' || c == '\\') escaped += '\\';
+      escaped += c;
+    }
+    return raw(key, "\"" + escaped + "\"");
+  }
+  JsonLine &add(const std::string &key, const char *value) { return add(key, std::string(value)); }
+  JsonLine &add(const std::string &key, bool value) { return raw(key, value ? "true" : "false"); }
+  JsonLine &add(const std::string &key, long long value) { return raw(key, std::to_string(value)); }
+  JsonLine &add(const std::string &key, int value) { return raw(key, std::to_string(value)); }
+  JsonLine &add(const std::string &key, double value) {
+    char buffer[64];
+    std::snprintf(buffer, sizeof buffer, "%.17g", value);
+    return raw(key, buffer);
+  }
+  void print() const {
+    std::printf("{%s}\n", body_.str().c_str());
+    std::fflush(stdout);
+  }
+
+ private:
+  JsonLine &raw(const std::string &key, const std::string &value) {
+    if (!first_) body_ << ", ";
+    first_ = false;
+    body_ << '"' << key << "\": " << value;
+    return *this;
+  }
+  std::ostringstream body_;
+  bool first_ = true;
+};
+
+// How this binary was compiled, for the provenance of every result.
+inline void print_build_info(const char *kernel) {
+  JsonLine()
+      .add("record", "build_info")
+      .add("kernel", kernel)
+      .add("compiler", TP_COMPILER)
+      .add("cxx_flags", TP_CXX_FLAGS)
+      .add("opt", TP_OPT)
+      .print();
+}
+
+// Runs main_body, turning exceptions into a message on stderr and exit code 2.
+template <class F>
+int guarded_main(const char *kernel, F &&main_body) {
+  try {
+    return main_body();
+  } catch (const std::exception &e) {
+    std::fprintf(stderr, "%s: error: %s\n", kernel, e.what());
+    return 2;
+  }
+}
+
+}  // namespace bench

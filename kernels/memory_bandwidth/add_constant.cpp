@@ -1,0 +1,138 @@
+// Seed 000's memory-bandwidth probe: add a constant to N doubles, either in
+// place (a[i] += c: one read and one write per value) or into a second array
+// (b[i] = a[i] + c, the "immutable" case: two streams). Built once per
+// optimisation level (-O0..-O3), as the seed did.
+//
+// Threads are OpenMP threads with a static schedule; the arrays are first
+// touched by the same schedule so each thread's pages are local to it, and
+// pinning comes from OMP_PROC_BIND / OMP_PLACES (set by the harness, reported
+// here). Each repetition is one timed pass; the first `warmup` passes are
+// marked as warm-up. After all passes every value is checked exactly (the
+// values are small integers, exact in double), so a wrong or skipped pass
+// fails the run instead of giving a fast number.
+#include <omp.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <string>
+
+#include "bench.hpp"
+
+namespace {
+
+using bench::Array;
+using bench::allocate;
+
+double initial_value(long long i) { return static_cast<double>(i % 1000); }
+
+void add_in_place(double *a, long long n, double c) {
+#pragma omp parallel for schedule(static)
+  for (long long i = 0; i < n; ++i) a[i] += c;
+}
+
+void add_immutable(const double *a, double *b, long long n, double c) {
+#pragma omp parallel for schedule(static)
+  for (long long i = 0; i < n; ++i) b[i] = a[i] + c;
+}
+
+}  // namespace
+
+int main(int argc, char **argv) {
+  return bench::guarded_main("add_constant", [&] {
+    bench::Options opt(argc, argv,
+                       {{"mode", "inplace"},
+                        {"n", "10000000"},
+                        {"threads", "1"},
+                        {"reps", "5"},
+                        {"warmup", "1"},
+                        {"constant", "1"},
+                        {"corrupt-for-test", "0"}});
+    if (opt.build_info()) {
+      bench::print_build_info("add_constant");
+      return 0;
+    }
+    const std::string mode = opt.str("mode");
+    if (mode != "inplace" && mode != "immutable")
+      throw std::invalid_argument("--mode must be 'inplace' or 'immutable', got '" + mode + "'");
+    const bool in_place = mode == "inplace";
+    const long long n = opt.integer("n", 1);
+    const int threads = static_cast<int>(opt.integer("threads", 1));
+    const long long reps = opt.integer("reps", 1);
+    const long long warmup = opt.integer("warmup", 0);
+    const double c = opt.real("constant");
+    if (c != std::floor(c) || std::fabs(c) > 1000)
+      throw std::invalid_argument("--constant must be a small integer so that checks are exact");
+
+    omp_set_dynamic(0);
+    omp_set_num_threads(threads);
+    int threads_seen = 0;
+#pragma omp parallel
+    {
+#pragma omp single
+      threads_seen = omp_get_num_threads();
+    }
+    if (threads_seen != threads)
+      throw std::runtime_error("asked for " + std::to_string(threads) + " threads, OpenMP gave " +
+                               std::to_string(threads_seen));
+
+    Array a = allocate(n);
+    Array b = in_place ? Array() : allocate(n);
+    // First touch with the same static schedule as the timed loops.
+#pragma omp parallel for schedule(static)
+    for (long long i = 0; i < n; ++i) {
+      a[i] = initial_value(i);
+      if (!in_place) b[i] = -1.0;
+    }
+
+    // STREAM convention: bytes the loop itself reads and writes (no write-allocate traffic).
+    const long long bytes_moved = 2 * n * static_cast<long long>(sizeof(double));
+    for (long long rep = 0; rep < warmup + reps; ++rep) {
+      const bench::Timing t = bench::time_it([&] {
+        if (in_place)
+          add_in_place(a.get(), n, c);
+        else
+          add_immutable(a.get(), b.get(), n, c);
+      });
+      bench::JsonLine()
+          .add("record", "timing")
+          .add("kernel", "add_constant")
+          .add("opt", TP_OPT)
+          .add("mode", mode)
+          .add("n", n)
+          .add("threads", threads)
+          .add("proc_bind", static_cast<int>(omp_get_proc_bind()))
+          .add("rep", rep - warmup)
+          .add("warmup", rep < warmup)
+          .add("wall_s", t.wall_s)
+          .add("cpu_s", t.cpu_s)
+          .add("bytes_moved", bytes_moved)
+          .print();
+    }
+
+    if (opt.integer("corrupt-for-test", 0)) (in_place ? a : b)[n / 2] += 0.5;
+
+    // Exact check of every value, and a checksum the other methods are compared with.
+    const double passes = in_place ? static_cast<double>(warmup + reps) : 1.0;
+    const double *out = in_place ? a.get() : b.get();
+    long long wrong = 0;
+    double checksum = 0;
+#pragma omp parallel for schedule(static) reduction(+ : wrong, checksum)
+    for (long long i = 0; i < n; ++i) {
+      if (out[i] != initial_value(i) + passes * c) ++wrong;
+      if (!in_place && a[i] != initial_value(i)) ++wrong;
+      checksum += out[i];
+    }
+    bench::JsonLine()
+        .add("record", "validation")
+        .add("kernel", "add_constant")
+        .add("ok", wrong == 0)
+        .add("wrong_values", wrong)
+        .add("checksum", checksum)
+        .print();
+    if (wrong) {
+      std::fprintf(stderr, "add_constant: validation failed: %lld of %lld values wrong\n", wrong, n);
+      return 3;
+    }
+    return 0;
+  });
+}

@@ -1,0 +1,115 @@
+// A STREAM-like reference (after McCalpin's STREAM): copy, scale, add and
+// triad over three arrays of N doubles, measured in the same run as the
+// add-a-constant kernel, as the physical memory-bandwidth limit each of its
+// figures is held against. Written here rather than vendoring stream.c so that
+// it shares the harness's clocks, options, threading and JSON output.
+//
+// Bytes follow STREAM's convention: copy and scale move 16 bytes per value,
+// add and triad 24 (write-allocate traffic is not counted).
+#include <omp.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <string>
+
+#include "bench.hpp"
+
+using bench::Array;
+using bench::allocate;
+
+int main(int argc, char **argv) {
+  return bench::guarded_main("stream", [&] {
+    bench::Options opt(argc, argv, {{"n", "10000000"}, {"threads", "1"}, {"reps", "5"}, {"warmup", "1"}});
+    if (opt.build_info()) {
+      bench::print_build_info("stream");
+      return 0;
+    }
+    const long long n = opt.integer("n", 1);
+    const int threads = static_cast<int>(opt.integer("threads", 1));
+    const long long reps = opt.integer("reps", 1);
+    const long long warmup = opt.integer("warmup", 0);
+
+    omp_set_dynamic(0);
+    omp_set_num_threads(threads);
+    Array a = allocate(n), b = allocate(n), c = allocate(n);
+#pragma omp parallel for schedule(static)
+    for (long long i = 0; i < n; ++i) {
+      a[i] = 1.0;
+      b[i] = 2.0;
+      c[i] = 0.0;
+    }
+    const double scalar = 3.0;
+    double *pa = a.get(), *pb = b.get(), *pc = c.get();
+    const long long word = sizeof(double);
+
+    auto report = [&](const char *op, long long rep, const bench::Timing &t, long long bytes) {
+      bench::JsonLine()
+          .add("record", "timing")
+          .add("kernel", "stream")
+          .add("opt", TP_OPT)
+          .add("mode", op)
+          .add("n", n)
+          .add("threads", threads)
+          .add("proc_bind", static_cast<int>(omp_get_proc_bind()))
+          .add("rep", rep - warmup)
+          .add("warmup", rep < warmup)
+          .add("wall_s", t.wall_s)
+          .add("cpu_s", t.cpu_s)
+          .add("bytes_moved", bytes)
+          .print();
+    };
+
+    for (long long rep = 0; rep < warmup + reps; ++rep) {
+      report("copy", rep, bench::time_it([&] {
+#pragma omp parallel for schedule(static)
+               for (long long i = 0; i < n; ++i) pc[i] = pa[i];
+             }),
+             2 * word * n);
+      report("scale", rep, bench::time_it([&] {
+#pragma omp parallel for schedule(static)
+               for (long long i = 0; i < n; ++i) pb[i] = scalar * pc[i];
+             }),
+             2 * word * n);
+      report("add", rep, bench::time_it([&] {
+#pragma omp parallel for schedule(static)
+               for (long long i = 0; i < n; ++i) pc[i] = pa[i] + pb[i];
+             }),
+             3 * word * n);
+      report("triad", rep, bench::time_it([&] {
+#pragma omp parallel for schedule(static)
+               for (long long i = 0; i < n; ++i) pa[i] = pb[i] + scalar * pc[i];
+             }),
+             3 * word * n);
+    }
+
+    // STREAM's check: replay the sequence on scalars, compare every element.
+    double aj = 1.0, bj = 2.0, cj = 0.0;
+    for (long long rep = 0; rep < warmup + reps; ++rep) {
+      cj = aj;
+      bj = scalar * cj;
+      cj = aj + bj;
+      aj = bj + scalar * cj;
+    }
+    long long wrong = 0;
+    double checksum = 0;
+#pragma omp parallel for schedule(static) reduction(+ : wrong, checksum)
+    for (long long i = 0; i < n; ++i) {
+      if (std::fabs(pa[i] - aj) > 1e-13 * std::fabs(aj) || std::fabs(pb[i] - bj) > 1e-13 * std::fabs(bj) ||
+          std::fabs(pc[i] - cj) > 1e-13 * std::fabs(cj))
+        ++wrong;
+      checksum += pa[i];
+    }
+    bench::JsonLine()
+        .add("record", "validation")
+        .add("kernel", "stream")
+        .add("ok", wrong == 0)
+        .add("wrong_values", wrong)
+        .add("checksum", checksum)
+        .print();
+    if (wrong) {
+      std::fprintf(stderr, "stream: validation failed: %lld of %lld values wrong\n", wrong, n);
+      return 3;
+    }
+    return 0;
+  });
+}
