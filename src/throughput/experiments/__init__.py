@@ -1,0 +1,1 @@
+"""One module per experiment: the measurements its notebook runs."""

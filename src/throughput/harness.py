@@ -1,0 +1,131 @@
+"""Running measurements: compiled kernels and Python functions alike.
+
+Both paths yield the same records: one row per pass, the warm-up passes kept
+but flagged (`warmup=True`) so the analysis can drop them, wall time from a
+steady clock and CPU time beside it. Every kernel validates its own output and
+exits non-zero when that fails; `run_kernel` turns that into an exception, so a
+failed validation can never become a number.
+"""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable
+
+import pandas as pd
+
+from . import REPO
+
+DEFAULT_KERNELS_DIR = REPO / "build" / "kernels" / "bin"
+
+
+class KernelError(RuntimeError):
+    """A kernel failed: bad arguments, a crash, or a failed validation."""
+
+
+def kernels_dir() -> Path:
+    """Where the built kernels are: $THROUGHPUT_KERNELS_DIR, else build/kernels/bin."""
+    return Path(os.environ.get("THROUGHPUT_KERNELS_DIR", DEFAULT_KERNELS_DIR))
+
+
+def kernel_path(name: str) -> Path:
+    path = kernels_dir() / name
+    if not path.is_file():
+        raise KernelError(f"kernel '{name}' is not built: {path} is missing (run `make kernels`)")
+    return path
+
+
+def pinned_env(extra: dict[str, str] | None = None) -> dict[str, str]:
+    """Environment for a kernel: OpenMP threads pinned one per core, nothing dynamic."""
+    env = dict(os.environ)
+    env.update({"OMP_PROC_BIND": "close", "OMP_PLACES": "cores", "OMP_DYNAMIC": "false"})
+    env.update(extra or {})
+    return env
+
+
+@dataclass
+class KernelRun:
+    """Everything one kernel invocation printed, split by record type."""
+
+    timings: pd.DataFrame
+    validation: dict[str, Any]
+    build_info: dict[str, Any]
+
+
+def _json_lines(text: str, source: str) -> list[dict[str, Any]]:
+    records = []
+    for number, line in enumerate(text.splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            records.append(json.loads(line))
+        except json.JSONDecodeError as error:
+            raise KernelError(f"{source}: line {number} is not JSON: {line!r}") from error
+    return records
+
+
+def run_kernel(name: str, args: dict[str, Any], timeout_s: float | None = None) -> KernelRun:
+    """Run kernel `name` with `--key value` options; return its records.
+
+    Raises KernelError naming the kernel and its arguments when it exits
+    non-zero (its stderr is in the message) or reports a failed validation.
+    """
+    path = kernel_path(name)
+    argv = [str(path)]
+    for key, value in args.items():
+        argv += [f"--{key}", str(value)]
+    command = " ".join(argv[1:])
+    try:
+        proc = subprocess.run(argv, capture_output=True, text=True, env=pinned_env(), timeout=timeout_s)
+    except subprocess.TimeoutExpired as error:
+        raise KernelError(f"kernel {name} {command} did not finish within {timeout_s} s") from error
+    if proc.returncode != 0:
+        raise KernelError(f"kernel {name} {command} exited with {proc.returncode}: {proc.stderr.strip()}")
+    records = _json_lines(proc.stdout, f"kernel {name}")
+    timings = [r for r in records if r.get("record") == "timing"]
+    validations = [r for r in records if r.get("record") == "validation"]
+    if not timings or len(validations) != 1:
+        raise KernelError(f"kernel {name} {command}: expected timing records and one validation record")
+    if not validations[0].get("ok"):
+        raise KernelError(f"kernel {name} {command}: validation failed: {validations[0]}")
+    frame = pd.DataFrame(timings).drop(columns="record")
+    return KernelRun(timings=frame, validation=validations[0], build_info=build_info(name))
+
+
+def build_info(name: str) -> dict[str, Any]:
+    """The compiler, flags and -O level kernel `name` was built with."""
+    proc = subprocess.run([str(kernel_path(name)), "--build-info"], capture_output=True, text=True)
+    if proc.returncode != 0:
+        raise KernelError(f"kernel {name} --build-info exited with {proc.returncode}: {proc.stderr.strip()}")
+    return _json_lines(proc.stdout, f"kernel {name} --build-info")[0]
+
+
+def time_python(
+    function: Callable[[], Any], repetitions: int, warmup: int, **labels: Any
+) -> tuple[pd.DataFrame, list[Any]]:
+    """Time `function()` warmup + repetitions times, as run_kernel's records.
+
+    Returns the timing rows (with `labels` as extra columns) and what each call
+    returned, so the caller can validate it.
+    """
+    if repetitions < 1 or warmup < 0:
+        raise ValueError(f"need repetitions >= 1 and warmup >= 0, got {repetitions} and {warmup}")
+    rows, outputs = [], []
+    for index in range(warmup + repetitions):
+        wall0, cpu0 = time.perf_counter(), time.process_time()
+        outputs.append(function())
+        cpu1, wall1 = time.process_time(), time.perf_counter()
+        rows.append({**labels, "rep": index - warmup, "warmup": index < warmup,
+                     "wall_s": wall1 - wall0, "cpu_s": cpu1 - cpu0})
+    return pd.DataFrame(rows), outputs
+
+
+def summarize(timings: pd.DataFrame, by: list[str], value: str = "wall_s") -> pd.DataFrame:
+    """Min, median and max of `value` over the measured (non-warm-up) passes."""
+    measured = timings[~timings["warmup"]]
+    return (measured.groupby(by, sort=False)[value]
+            .agg(["min", "median", "max", "count"]).reset_index())

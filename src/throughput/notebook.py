@@ -1,0 +1,46 @@
+"""Executing a parametrized notebook with papermill, for Snakemake and the tests.
+
+The executed copy is written under a temporary name and renamed when the
+notebook finished without error, so an interrupted or failed run never leaves
+an output that looks done.
+"""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+import papermill
+
+from .results import atomic_path
+
+
+def execute(notebook: str | os.PathLike, output: str | os.PathLike, parameters: dict[str, Any],
+            cwd: str | os.PathLike | None = None, progress: bool = True) -> Path:
+    with atomic_path(output) as temporary:
+        papermill.execute_notebook(
+            str(notebook), str(temporary), parameters=parameters,
+            cwd=str(cwd) if cwd else None, progress_bar=progress, kernel_name="python3",
+        )
+    return Path(output)
+
+
+def main(argv: list[str] | None = None) -> None:
+    """python -m throughput.notebook NOTEBOOK OUTPUT --cwd DIR --parameters JSON
+
+    A process of its own, so that Ctrl-C or a cluster's kill reaches the
+    notebook's kernel and the partial output is removed."""
+    import argparse
+    import json
+
+    parser = argparse.ArgumentParser(prog="python -m throughput.notebook", description=main.__doc__)
+    parser.add_argument("notebook")
+    parser.add_argument("output")
+    parser.add_argument("--cwd", default=None, help="folder the notebook runs in")
+    parser.add_argument("--parameters", default="{}", help="papermill parameters as a JSON object")
+    args = parser.parse_args(argv)
+    execute(args.notebook, args.output, json.loads(args.parameters), cwd=args.cwd)
+
+
+if __name__ == "__main__":
+    main()

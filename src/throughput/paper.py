@@ -1,0 +1,76 @@
+"""What notebooks hand to the paper: LaTeX tables and number macros.
+
+The paper \\input's these files and never contains a typed result; a missing
+file stops the LaTeX build.
+"""
+from __future__ import annotations
+
+import math
+import os
+import re
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from .results import atomic_path
+
+_SPECIAL = {"&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_", "{": r"\{", "}": r"\}",
+            "~": r"\textasciitilde{}", "^": r"\textasciicircum{}", "\\": r"\textbackslash{}"}
+
+
+def escape(text: Any) -> str:
+    """`text` with LaTeX's special characters escaped."""
+    return "".join(_SPECIAL.get(char, char) for char in str(text))
+
+
+def write_table(frame: pd.DataFrame, path: str | os.PathLike, column_format: str | None = None) -> Path:
+    """A booktabs tabular of `frame` (cells already formatted as strings; headers escaped)."""
+    header = " & ".join(escape(c) for c in frame.columns) + r" \\"
+    rows = [" & ".join(str(v) for v in row) + r" \\" for row in frame.itertuples(index=False)]
+    column_format = column_format or "l" + "r" * (len(frame.columns) - 1)
+    text = "\n".join([rf"\begin{{tabular}}{{{column_format}}}", r"\toprule", header, r"\midrule",
+                      *rows, r"\bottomrule", r"\end{tabular}", ""])
+    with atomic_path(path) as temporary:
+        temporary.write_text(text)
+    return Path(path)
+
+
+def write_macros(values: dict[str, Any], path: str | os.PathLike) -> Path:
+    r"""One \newcommand per entry; names must be letters only (LaTeX's rule)."""
+    lines = []
+    for name, value in values.items():
+        if not re.fullmatch(r"[A-Za-z]+", name):
+            raise ValueError(f"macro name {name!r} must be letters only")
+        lines.append(rf"\newcommand{{\{name}}}{{{value}}}")
+    with atomic_path(path) as temporary:
+        temporary.write_text("\n".join(lines) + "\n")
+    return Path(path)
+
+
+def number(value: float, digits: int = 3) -> str:
+    """`value` with `digits` significant digits, as siunitx's \\num wants it."""
+    if not math.isfinite(value):
+        raise ValueError(f"cannot print {value} in the paper: not a finite number")
+    rounded = float(f"{value:.{digits}g}")
+    return rf"\num{{{rounded:.15g}}}"
+
+
+def study_macros(root_version: str) -> dict[str, str]:
+    """Where the paper's numbers were made: commit, date, machine, ROOT."""
+    from . import provenance  # here: provenance imports psutil, which the table helpers do not need
+
+    state = provenance.git_state()
+    host = provenance.machine()
+    commit = state["git_commit"][:12] + (" (modified)" if state["git_dirty"] else "")
+    return {
+        "StudyCommit": escape(commit),
+        "StudyDate": escape(provenance.capture({}, cache_state="n/a")["date_utc"][:10]),
+        "StudyCPU": escape(host["cpu_model"]),
+        "StudyCores": str(host["usable_cores"]),
+        "StudyMemoryGB": number(host["memory_bytes"] / 1e9, 3),
+        "StudyNumaNodes": str(host["numa_nodes"]),
+        "StudyOSKernel": escape(host["os_kernel"]),
+        "StudyROOT": escape(root_version),
+        "StudyPython": escape(host["python"]),
+    }
