@@ -1,0 +1,232 @@
+"""harness: running compiled kernels and Python functions, and summarising timings."""
+from __future__ import annotations
+
+import os
+import stat
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from throughput import harness
+
+KERNEL = "add_constant_O3"
+TINY = {"n": 1001, "threads": 1, "reps": 3, "warmup": 2, "mode": "inplace"}
+
+
+@pytest.fixture(scope="module")
+def run_o3() -> harness.KernelRun:
+    if not (harness.kernels_dir() / KERNEL).is_file():
+        pytest.fail(f"{KERNEL} is not built in {harness.kernels_dir()} (run kernels/build.sh)")
+    return harness.run_kernel(KERNEL, TINY)
+
+
+def _fake_kernel(directory: Path, name: str, body: str) -> Path:
+    """A shell script standing in for a kernel, printing what `body` prints."""
+    path = directory / name
+    path.write_text("#!/bin/sh\n" + body + "\n")
+    path.chmod(path.stat().st_mode | stat.S_IXUSR | stat.S_IXGRP | stat.S_IXOTH)
+    return path
+
+
+# --- run_kernel on the real kernel -------------------------------------------------------------
+
+def test_run_kernel_rows_and_warmup_flags(run_o3):
+    timings = run_o3.timings
+    assert isinstance(timings, pd.DataFrame)
+    assert len(timings) == TINY["warmup"] + TINY["reps"]
+    assert int(timings["warmup"].sum()) == TINY["warmup"]
+    assert timings["warmup"].dtype == bool
+    # warm-up rows first, with negative rep indices; measured reps are 0..reps-1
+    assert list(timings["rep"]) == list(range(-TINY["warmup"], TINY["reps"]))
+    assert list(timings.loc[~timings["warmup"], "rep"]) == list(range(TINY["reps"]))
+    assert "record" not in timings.columns
+    for column in ("wall_s", "cpu_s", "n", "threads", "mode", "opt", "bytes_moved"):
+        assert column in timings.columns
+    assert set(timings["n"]) == {TINY["n"]}
+    assert set(timings["threads"]) == {1}
+    assert set(timings["mode"]) == {"inplace"}
+    assert (timings["bytes_moved"] == 2 * 8 * TINY["n"]).all()
+
+
+def test_run_kernel_validation_and_build_info(run_o3):
+    assert run_o3.validation["ok"] is True
+    assert run_o3.validation["wrong_values"] == 0
+    assert run_o3.validation["record"] == "validation"
+    assert run_o3.build_info["record"] == "build_info"
+    assert run_o3.build_info["opt"] == "O3"
+    assert run_o3.build_info["kernel"] == "add_constant"
+    assert "-O3" in run_o3.build_info["cxx_flags"]
+    assert run_o3.build_info["compiler"]
+
+
+@pytest.mark.parametrize("option, value", [("threads", 0), ("n", "ten"), ("reps", 0), ("warmup", -1),
+                                           ("mode", "sideways")])
+def test_run_kernel_bad_option_value_names_option(option, value):
+    with pytest.raises(harness.KernelError) as info:
+        harness.run_kernel(KERNEL, {**TINY, option: value})
+    message = str(info.value)
+    assert f"--{option}" in message
+    assert KERNEL in message
+
+
+def test_run_kernel_unknown_option_names_it():
+    with pytest.raises(harness.KernelError, match="--bogus"):
+        harness.run_kernel(KERNEL, {**TINY, "bogus": 1})
+
+
+def test_run_kernel_missing_kernel_names_it():
+    with pytest.raises(harness.KernelError, match="add_constant_O7"):
+        harness.run_kernel("add_constant_O7", TINY)
+
+
+def test_run_kernel_failed_validation_raises():
+    with pytest.raises(harness.KernelError) as info:
+        harness.run_kernel(KERNEL, {**TINY, "corrupt-for-test": 1})
+    message = str(info.value)
+    assert KERNEL in message
+    assert "validation failed" in message
+
+
+@pytest.mark.parametrize("mode", ["inplace", "immutable"])
+def test_run_kernel_failed_validation_both_modes(mode):
+    with pytest.raises(harness.KernelError, match="validation failed"):
+        harness.run_kernel(KERNEL, {**TINY, "mode": mode, "corrupt-for-test": 1})
+
+
+# --- kernels directory override and output parsing (fake kernels) -----------------------------
+
+def test_kernels_dir_default(monkeypatch):
+    monkeypatch.delenv("THROUGHPUT_KERNELS_DIR", raising=False)
+    assert harness.kernels_dir() == harness.DEFAULT_KERNELS_DIR
+
+
+def test_kernels_dir_env_override(monkeypatch, tmp_path):
+    monkeypatch.setenv("THROUGHPUT_KERNELS_DIR", str(tmp_path))
+    assert harness.kernels_dir() == tmp_path
+    # the real kernel is not in tmp_path: it must not be found any more
+    with pytest.raises(harness.KernelError, match=KERNEL) as info:
+        harness.kernel_path(KERNEL)
+    assert str(tmp_path) in str(info.value)
+
+
+def test_env_override_runs_kernel_from_there(monkeypatch, tmp_path):
+    body = (
+        "if [ \"$1\" = --build-info ]; then\n"
+        "  echo '{\"record\": \"build_info\", \"kernel\": \"fake\", \"compiler\": \"c\", \"cxx_flags\": \"f\", \"opt\": \"Ofake\"}'\n"
+        "  exit 0\nfi\n"
+        "echo \"{\\\"record\\\": \\\"timing\\\", \\\"rep\\\": -1, \\\"warmup\\\": true, \\\"wall_s\\\": 1.0, \\\"cpu_s\\\": 1.0, \\\"args\\\": \\\"$*\\\"}\"\n"
+        "echo '{\"record\": \"timing\", \"rep\": 0, \"warmup\": false, \"wall_s\": 2.0, \"cpu_s\": 2.0, \"args\": \"\"}'\n"
+        "echo\n"
+        "echo '{\"record\": \"validation\", \"ok\": true, \"checksum\": 42}'\n"
+        "echo \"{\\\"record\\\": \\\"env\\\", \\\"bind\\\": \\\"$OMP_PROC_BIND\\\"}\"\n"
+    )
+    _fake_kernel(tmp_path, "fake", body)
+    monkeypatch.setenv("THROUGHPUT_KERNELS_DIR", str(tmp_path))
+    assert harness.kernel_path("fake") == tmp_path / "fake"
+    run = harness.run_kernel("fake", {"n": 5, "mode": "x"})
+    assert run.build_info["opt"] == "Ofake"
+    assert run.validation["checksum"] == 42
+    assert len(run.timings) == 2
+    assert list(run.timings["warmup"]) == [True, False]
+    assert run.timings["args"].iloc[0] == "--n 5 --mode x"
+
+
+def test_pinned_env_sets_openmp_pinning():
+    env = harness.pinned_env({"EXTRA": "1"})
+    assert env["OMP_PROC_BIND"] == "close"
+    assert env["OMP_PLACES"] == "cores"
+    assert env["OMP_DYNAMIC"] == "false"
+    assert env["EXTRA"] == "1"
+    assert env["PATH"] == os.environ["PATH"]
+
+
+def test_non_json_output_raises(monkeypatch, tmp_path):
+    _fake_kernel(tmp_path, "chatty", "echo 'hello world'")
+    monkeypatch.setenv("THROUGHPUT_KERNELS_DIR", str(tmp_path))
+    with pytest.raises(harness.KernelError, match="not JSON"):
+        harness.run_kernel("chatty", {})
+
+
+def test_missing_validation_record_raises(monkeypatch, tmp_path):
+    _fake_kernel(tmp_path, "novalid",
+                 "echo '{\"record\": \"timing\", \"rep\": 0, \"warmup\": false, \"wall_s\": 1.0}'")
+    monkeypatch.setenv("THROUGHPUT_KERNELS_DIR", str(tmp_path))
+    with pytest.raises(harness.KernelError, match="one validation record"):
+        harness.run_kernel("novalid", {})
+
+
+def test_validation_not_ok_with_exit_zero_raises(monkeypatch, tmp_path):
+    _fake_kernel(tmp_path, "liar",
+                 "echo '{\"record\": \"timing\", \"rep\": 0, \"warmup\": false, \"wall_s\": 1.0}'\n"
+                 "echo '{\"record\": \"validation\", \"ok\": false, \"wrong_values\": 3}'")
+    monkeypatch.setenv("THROUGHPUT_KERNELS_DIR", str(tmp_path))
+    with pytest.raises(harness.KernelError, match="validation failed"):
+        harness.run_kernel("liar", {})
+
+
+def test_nonzero_exit_includes_stderr(monkeypatch, tmp_path):
+    _fake_kernel(tmp_path, "crash", "echo 'something broke' >&2\nexit 7")
+    monkeypatch.setenv("THROUGHPUT_KERNELS_DIR", str(tmp_path))
+    with pytest.raises(harness.KernelError) as info:
+        harness.run_kernel("crash", {"n": 3})
+    message = str(info.value)
+    assert "crash" in message and "7" in message and "something broke" in message
+
+
+# --- time_python ------------------------------------------------------------------------------
+
+def test_time_python_rows_and_outputs():
+    calls = []
+
+    def function():
+        calls.append(len(calls))
+        return len(calls) * 10
+
+    frame, outputs = harness.time_python(function, repetitions=3, warmup=2, method="test", n=7)
+    assert len(calls) == 5
+    assert outputs == [10, 20, 30, 40, 50]
+    assert len(frame) == 5
+    assert list(frame["warmup"]) == [True, True, False, False, False]
+    assert list(frame["rep"]) == [-2, -1, 0, 1, 2]
+    assert set(frame["method"]) == {"test"} and set(frame["n"]) == {7}
+    assert (frame["wall_s"] >= 0).all()
+    assert {"wall_s", "cpu_s"} <= set(frame.columns)
+
+
+def test_time_python_no_warmup():
+    frame, outputs = harness.time_python(lambda: "x", repetitions=1, warmup=0)
+    assert len(frame) == 1 and outputs == ["x"]
+    assert not frame["warmup"].any()
+    assert list(frame["rep"]) == [0]
+
+
+@pytest.mark.parametrize("repetitions, warmup", [(0, 1), (-1, 0), (1, -1)])
+def test_time_python_rejects_bad_counts(repetitions, warmup):
+    called = []
+    with pytest.raises(ValueError, match="repetitions"):
+        harness.time_python(lambda: called.append(1), repetitions=repetitions, warmup=warmup)
+    assert not called
+
+
+# --- summarize --------------------------------------------------------------------------------
+
+def test_summarize_excludes_warmup():
+    timings = pd.DataFrame({
+        "mode": ["a", "a", "a", "a", "b", "b"],
+        "warmup": [True, False, False, False, True, False],
+        "wall_s": [100.0, 1.0, 2.0, 6.0, 50.0, 3.0],
+    })
+    table = harness.summarize(timings, by=["mode"])
+    assert list(table["mode"]) == ["a", "b"]
+    a = table.set_index("mode").loc["a"]
+    assert (a["min"], a["median"], a["max"], a["count"]) == (1.0, 2.0, 6.0, 3)
+    b = table.set_index("mode").loc["b"]
+    assert (b["min"], b["max"], b["count"]) == (3.0, 3.0, 1)
+
+
+def test_summarize_other_value_column(run_o3):
+    table = harness.summarize(run_o3.timings, by=["mode", "threads"], value="cpu_s")
+    assert len(table) == 1
+    assert table["count"].iloc[0] == TINY["reps"]
+    assert list(table.columns) == ["mode", "threads", "min", "median", "max", "count"]

@@ -1,0 +1,162 @@
+"""Memory-bandwidth kernels: every build validates, and every method gives the same checksum."""
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+
+from throughput import harness
+from throughput.experiments import memory_bandwidth as mb
+
+N = 10001  # not a multiple of the init period nor of the thread count
+REPS, WARMUP = 2, 1
+OPTS = ("O0", "O1", "O2", "O3")
+MODES = ("inplace", "immutable")
+
+
+def _passes(mode: str) -> int:
+    return WARMUP + REPS if mode == "inplace" else 1
+
+
+@pytest.fixture(scope="module", autouse=True)
+def kernels_built():
+    missing = [k for k in [f"add_constant_{o}" for o in OPTS] + ["stream_O3"]
+               if not (harness.kernels_dir() / k).is_file()]
+    if missing:
+        pytest.fail(f"kernels not built in {harness.kernels_dir()}: {missing} (run kernels/build.sh)")
+
+
+# --- expected_checksum itself -----------------------------------------------------------------
+
+@pytest.mark.parametrize("n", [1, 2, 999, 1000, 1001, 2500, N])
+@pytest.mark.parametrize("mode, passes", [("inplace", 1), ("inplace", 3), ("immutable", 1), ("immutable", 5)])
+def test_expected_checksum_matches_direct_sum(n, mode, passes):
+    initial = sum(i % 1000 for i in range(n))
+    added = n * mb.CONSTANT * (passes if mode == "inplace" else 1)
+    assert mb.expected_checksum(n, mode, passes) == float(initial + added)
+
+
+# --- C++ kernels ------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("threads", [1, 2])
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("opt", OPTS)
+def test_add_constant_checksum(opt, mode, threads):
+    run = harness.run_kernel(f"add_constant_{opt}", {"n": N, "reps": REPS, "warmup": WARMUP,
+                                                     "threads": threads, "mode": mode,
+                                                     "constant": int(mb.CONSTANT)})
+    assert run.validation["ok"] is True
+    assert run.validation["wrong_values"] == 0
+    assert run.validation["checksum"] == mb.expected_checksum(N, mode, _passes(mode))
+    assert run.build_info["opt"] == opt
+    assert f"-{opt}" in run.build_info["cxx_flags"]
+    t = run.timings
+    assert len(t) == WARMUP + REPS
+    assert int(t["warmup"].sum()) == WARMUP
+    assert set(t["opt"]) == {opt} and set(t["mode"]) == {mode}
+    assert set(t["threads"]) == {threads} and set(t["n"]) == {N}
+
+
+def test_add_constant_other_constant():
+    run = harness.run_kernel("add_constant_O2", {"n": N, "reps": 1, "warmup": 0, "mode": "inplace",
+                                                 "constant": 3})
+    base = mb.expected_checksum(N, "inplace", 0)
+    assert run.validation["checksum"] == base + 3 * N
+
+
+def test_add_constant_rejects_fractional_constant():
+    with pytest.raises(harness.KernelError, match="--constant"):
+        harness.run_kernel("add_constant_O3", {"n": 100, "constant": 0.5})
+
+
+@pytest.mark.parametrize("opt", OPTS)
+def test_add_constant_corrupt_fails_every_build(opt):
+    with pytest.raises(harness.KernelError, match="validation failed"):
+        harness.run_kernel(f"add_constant_{opt}", {"n": N, "reps": 1, "warmup": 0, "corrupt-for-test": 1})
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_stream_validates(threads):
+    run = harness.run_kernel("stream_O3", {"n": N, "reps": REPS, "warmup": WARMUP, "threads": threads})
+    assert run.validation["ok"] is True
+    assert run.validation["wrong_values"] == 0
+    assert run.build_info["opt"] == "O3"
+    assert run.build_info["kernel"] == "stream"
+    t = run.timings
+    assert len(t) == 4 * (WARMUP + REPS)
+    assert sorted(set(t["mode"])) == sorted(mb.STREAM_OPS)
+    assert int(t["warmup"].sum()) == 4 * WARMUP
+    per_op = t.groupby("mode")["bytes_moved"].first()
+    assert per_op["copy"] == per_op["scale"] == 16 * N
+    assert per_op["add"] == per_op["triad"] == 24 * N
+    # STREAM's replay: a = b + 3c each pass, starting from a=1, b=2, c=0
+    a, b, c = 1.0, 2.0, 0.0
+    for _ in range(WARMUP + REPS):
+        c = a
+        b = 3.0 * c
+        c = a + b
+        a = b + 3.0 * c
+    assert run.validation["checksum"] == pytest.approx(N * a, rel=1e-12)
+
+
+# --- Python methods ---------------------------------------------------------------------------
+
+@pytest.mark.parametrize("mode", MODES)
+def test_numpy_method_matches_kernel(mode):
+    frame, checksum = mb._numpy_method(mode, N, REPS, WARMUP)
+    kernel = harness.run_kernel("add_constant_O3", {"n": N, "reps": REPS, "warmup": WARMUP, "mode": mode})
+    assert checksum == kernel.validation["checksum"] == mb.expected_checksum(N, mode, _passes(mode))
+    assert len(frame) == WARMUP + REPS and int(frame["warmup"].sum()) == WARMUP
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+@pytest.mark.parametrize("mode", MODES)
+def test_numba_method_matches_kernel(mode, threads):
+    frame, checksum = mb._numba_method(mode, N, threads, REPS, WARMUP)
+    kernel = harness.run_kernel("add_constant_O3", {"n": N, "reps": REPS, "warmup": WARMUP, "mode": mode,
+                                                    "threads": threads})
+    assert checksum == kernel.validation["checksum"] == mb.expected_checksum(N, mode, _passes(mode))
+    assert len(frame) == WARMUP + REPS and int(frame["warmup"].sum()) == WARMUP
+
+
+def test_python_check_rejects_wrong_output():
+    import numpy as np
+    out = mb._initial(N) + 1.0
+    assert mb._check(out, N, "immutable", 1, "test") == mb.expected_checksum(N, "immutable", 1)
+    out[5] += 1.0
+    with pytest.raises(AssertionError, match="checksum"):
+        mb._check(out, N, "immutable", 1, "test")
+    assert np.array_equal(mb._initial(2500, chunk=7), np.arange(2500) % 1000)
+
+
+# --- check_agreement --------------------------------------------------------------------------
+
+def _agreement_frame(numba_inplace: float | None = None) -> pd.DataFrame:
+    good = {m: mb.expected_checksum(N, m, _passes(m)) for m in MODES}
+    rows = []
+    for method in ("C++", "numpy", "numba"):
+        for mode in MODES:
+            value = good[mode]
+            if method == "numba" and mode == "inplace" and numba_inplace is not None:
+                value = numba_inplace
+            rows += [{"method": method, "mode": mode, "checksum": value}] * 2
+    # STREAM has its own checksum and is left out of the comparison
+    rows += [{"method": "STREAM", "mode": op, "checksum": 123.0} for op in mb.STREAM_OPS]
+    return pd.DataFrame(rows)
+
+
+def test_check_agreement_passes_when_equal():
+    mb.check_agreement(_agreement_frame())
+
+
+def test_check_agreement_raises_on_disagreement():
+    with pytest.raises(AssertionError, match="inplace"):
+        mb.check_agreement(_agreement_frame(numba_inplace=mb.expected_checksum(N, "inplace", 3) + 1))
+
+
+def test_check_agreement_ignores_stream_in_same_mode_name():
+    frame = pd.DataFrame({"method": ["C++", "numpy", "STREAM"], "mode": ["inplace"] * 3,
+                          "checksum": [10.0, 10.0, 99.0]})
+    mb.check_agreement(frame)
+    frame.loc[1, "checksum"] = 11.0
+    with pytest.raises(AssertionError):
+        mb.check_agreement(frame)

@@ -1,0 +1,214 @@
+"""results: raw Parquet files with provenance, atomic writes, measure-once reuse."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+from throughput import results
+
+PROVENANCE = {"date_utc": "2024-01-01T00:00:00+00:00", "cpu_model": "test cpu", "packages": {"numpy": "1.0"},
+              "git_dirty": None, "logical_cores": 4}
+PARAMS = {"n_values": 1000, "repetitions": 2, "warmup": 1, "opt_levels": ["O0", "O3"], "max_threads": None}
+
+
+def _frame() -> pd.DataFrame:
+    return pd.DataFrame({"rep": [-1, 0, 1], "warmup": [True, False, False],
+                         "wall_s": [0.5, 0.25, 0.125], "mode": ["inplace"] * 3})
+
+
+def _leftovers(directory: Path, final_name: str) -> list[str]:
+    return sorted(p.name for p in directory.iterdir() if p.name != final_name)
+
+
+# --- write_raw / read_raw ---------------------------------------------------------------------
+
+def test_round_trip(tmp_path):
+    frame = _frame()
+    path = tmp_path / "sub" / "run.parquet"  # parent is created
+    returned = results.write_raw(frame, path, PROVENANCE, PARAMS)
+    assert returned == path and path.is_file()
+    read_frame, provenance, params = results.read_raw(path)
+    pd.testing.assert_frame_equal(read_frame, frame, check_dtype=False)
+    assert read_frame["warmup"].dtype == bool
+    assert provenance == PROVENANCE
+    assert params == PARAMS
+    assert _leftovers(path.parent, path.name) == []
+
+
+def test_round_trip_non_json_values_become_strings(tmp_path):
+    path = tmp_path / "run.parquet"
+    results.write_raw(_frame(), path, {"where": Path("/x/y")}, {"dir": Path("/a/b")})
+    _, provenance, params = results.read_raw(path)
+    assert provenance == {"where": "/x/y"}
+    assert params == {"dir": "/a/b"}
+
+
+def test_write_raw_replaces_existing(tmp_path):
+    path = tmp_path / "run.parquet"
+    results.write_raw(_frame(), path, PROVENANCE, PARAMS)
+    results.write_raw(_frame().iloc[:1], path, PROVENANCE, {"other": 1})
+    frame, _, params = results.read_raw(path)
+    assert len(frame) == 1 and params == {"other": 1}
+
+
+def test_read_raw_without_provenance_raises(tmp_path):
+    path = tmp_path / "plain.parquet"
+    pq.write_table(pa.Table.from_pandas(_frame(), preserve_index=False), path)
+    with pytest.raises(ValueError, match="provenance"):
+        results.read_raw(path)
+
+
+def test_read_raw_with_provenance_but_no_params_raises(tmp_path):
+    path = tmp_path / "half.parquet"
+    table = pa.Table.from_pandas(_frame(), preserve_index=False)
+    table = table.replace_schema_metadata({results.PROVENANCE_KEY: b"{}"})
+    pq.write_table(table, path)
+    with pytest.raises(ValueError):
+        results.read_raw(path)
+
+
+# --- atomic_path ------------------------------------------------------------------------------
+
+def test_atomic_path_success(tmp_path):
+    final = tmp_path / "out.txt"
+    with results.atomic_path(final) as temporary:
+        assert temporary != final
+        assert temporary.parent == final.parent
+        assert temporary.suffix == final.suffix
+        temporary.write_text("done")
+        assert not final.exists()
+    assert final.read_text() == "done"
+    assert _leftovers(tmp_path, "out.txt") == []
+
+
+def test_atomic_path_failure_leaves_nothing(tmp_path):
+    final = tmp_path / "out.parquet"
+    with pytest.raises(RuntimeError, match="boom"):
+        with results.atomic_path(final) as temporary:
+            temporary.write_text("half written")
+            raise RuntimeError("boom")
+    assert not final.exists()
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_atomic_path_failure_keeps_previous_file(tmp_path):
+    final = tmp_path / "out.txt"
+    final.write_text("previous")
+    with pytest.raises(KeyError):
+        with results.atomic_path(final) as temporary:
+            temporary.write_text("new")
+            raise KeyError("interrupted")
+    assert final.read_text() == "previous"
+    assert _leftovers(tmp_path, "out.txt") == []
+
+
+def test_atomic_path_failure_before_writing(tmp_path):
+    final = tmp_path / "deep" / "out.txt"
+    with pytest.raises(ValueError):
+        with results.atomic_path(final):
+            raise ValueError("nothing written")
+    assert not final.exists()
+    assert list(final.parent.iterdir()) == []
+
+
+# --- measure_once -----------------------------------------------------------------------------
+
+class Counter:
+    def __init__(self, frame: pd.DataFrame):
+        self.frame = frame
+        self.calls = 0
+
+    def __call__(self):
+        self.calls += 1
+        return self.frame.assign(call=self.calls), {"call": self.calls}
+
+
+def test_measure_once_measures_then_reuses(tmp_path):
+    path = tmp_path / "m.parquet"
+    measure = Counter(_frame())
+    first = results.measure_once(path, PARAMS, measure)
+    assert measure.calls == 1
+    assert path.is_file()
+    second = results.measure_once(path, dict(PARAMS), measure)
+    assert measure.calls == 1  # reused, not measured again
+    pd.testing.assert_frame_equal(first, second, check_dtype=False)
+    _, provenance, params = results.read_raw(path)
+    assert provenance == {"call": 1}
+    assert params == PARAMS
+
+
+def test_measure_once_key_order_does_not_matter(tmp_path):
+    path = tmp_path / "m.parquet"
+    measure = Counter(_frame())
+    results.measure_once(path, {"a": 1, "b": [1, 2]}, measure)
+    results.measure_once(path, {"b": [1, 2], "a": 1}, measure)
+    assert measure.calls == 1
+
+
+def test_measure_once_remeasures_when_params_differ(tmp_path):
+    path = tmp_path / "m.parquet"
+    measure = Counter(_frame())
+    results.measure_once(path, PARAMS, measure)
+    frame = results.measure_once(path, {**PARAMS, "n_values": 2000}, measure)
+    assert measure.calls == 2
+    assert set(frame["call"]) == {2}
+    _, provenance, params = results.read_raw(path)
+    assert params["n_values"] == 2000 and provenance == {"call": 2}
+    # and the new parameters are now reused
+    results.measure_once(path, {**PARAMS, "n_values": 2000}, measure)
+    assert measure.calls == 2
+
+
+def test_measure_once_remeasures_corrupt_file(tmp_path):
+    path = tmp_path / "m.parquet"
+    path.write_bytes(b"\x00garbage, not parquet\xff" * 10)
+    measure = Counter(_frame())
+    frame = results.measure_once(path, PARAMS, measure)
+    assert measure.calls == 1
+    assert len(frame) == 3
+    _, _, params = results.read_raw(path)
+    assert params == PARAMS
+
+
+def test_measure_once_remeasures_truncated_file(tmp_path):
+    path = tmp_path / "m.parquet"
+    measure = Counter(_frame())
+    results.measure_once(path, PARAMS, measure)
+    data = path.read_bytes()
+    path.write_bytes(data[: len(data) // 2])
+    results.measure_once(path, PARAMS, measure)
+    assert measure.calls == 2
+    assert results.read_raw(path)[2] == PARAMS
+
+
+def test_measure_once_remeasures_file_without_provenance(tmp_path):
+    path = tmp_path / "m.parquet"
+    pq.write_table(pa.Table.from_pandas(_frame(), preserve_index=False), path)
+    measure = Counter(_frame())
+    results.measure_once(path, PARAMS, measure)
+    assert measure.calls == 1
+
+
+def test_measure_once_failing_measure_leaves_old_file(tmp_path):
+    path = tmp_path / "m.parquet"
+    measure = Counter(_frame())
+    results.measure_once(path, PARAMS, measure)
+
+    def broken():
+        raise RuntimeError("kernel failed")
+
+    with pytest.raises(RuntimeError):
+        results.measure_once(path, {**PARAMS, "warmup": 3}, broken)
+    assert results.read_raw(path)[2] == PARAMS
+
+
+def test_params_stored_as_canonical_json(tmp_path):
+    path = tmp_path / "m.parquet"
+    results.measure_once(path, {"t": (1, 2), "p": Path("/q")}, Counter(_frame()))
+    metadata = pq.read_schema(path).metadata
+    assert json.loads(metadata[results.PARAMS_KEY]) == {"t": [1, 2], "p": "/q"}

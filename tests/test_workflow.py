@@ -1,0 +1,105 @@
+"""The workflow from configuration to PDF: plan, config errors, a full tiny run, an interrupted run."""
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import signal
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+import yaml
+
+from conftest import TINY_CONFIG, command_env, snakemake
+
+SEED_ROWS = {"inplace, seed": ["87.8", "27.2", "27.1", "25.6"], "immutable, seed": ["91.2", "38.7", "39.2", "39.2"]}
+
+
+def test_dry_run_lists_the_plan_even_with_more_cores_than_the_machine(tmp_path):
+    result = snakemake(tmp_path, "-n", "--cores", "64")
+    assert result.returncode == 0, result.stderr
+    for rule in ("kernels", "memory_bandwidth", "study_macros", "paper"):
+        assert re.search(rf"\b{rule}\b", result.stdout), f"rule {rule} missing from the plan"
+    assert not (tmp_path / "results").exists()
+
+
+@pytest.mark.parametrize("bad, key, value", [
+    ({"memory_bandwidth": {"max_threads": 0}}, "memory_bandwidth.max_threads", "0"),
+    ({"repetitions": 0}, "repetitions", "0"),
+    ({"memory_bandwidth": {"opt_levels": ["O3", "O4"]}}, "memory_bandwidth.opt_levels[1]", "O4"),
+    ({"memory_bandwidth": {"n_valeus": 1000}}, "memory_bandwidth.n_valeus", "n_valeus"),
+    ({"repetitons": 3}, "repetitons", "repetitons"),
+    ({"memory_bandwidth": {"n_values": 10**13}}, "memory_bandwidth.n_values", str(10**13)),
+])
+def test_bad_config_stops_before_any_job_and_names_key_and_value(tmp_path, bad, key, value):
+    config = tmp_path / "bad.yaml"
+    config.write_text(yaml.safe_dump(bad))
+    result = snakemake(tmp_path, "--cores", "2", "--configfile", str(config))
+    assert result.returncode != 0
+    output = result.stdout + result.stderr
+    assert f"'{key}'" in output and value in output, output[-2000:]
+    assert not (tmp_path / "results").exists() and not (tmp_path / "build").exists()
+
+
+def _table_rows(tex: str) -> dict[str, list[str]]:
+    body = tex.split(r"\midrule")[1].split(r"\bottomrule")[0]
+    rows = [line.rstrip("\\ ").split("&") for line in body.strip().splitlines()]
+    return {cells[0].strip(): [c.strip() for c in cells[1:]] for cells in rows}
+
+
+@pytest.mark.slow
+def test_tiny_run_produces_the_paper_with_the_memory_bandwidth_table(tmp_path):
+    result = snakemake(tmp_path, "--cores", "2", "--configfile", str(TINY_CONFIG))
+    assert result.returncode == 0, result.stderr[-3000:]
+
+    rows = _table_rows((tmp_path / "paper/generated/memory_bandwidth/opt_table.tex").read_text())
+    assert list(rows) == ["inplace, seed", "inplace, this run", "immutable, seed", "immutable, this run"]
+    for label, cells in rows.items():
+        numbers = [re.fullmatch(r"\\num\{([0-9.e+-]+)\}", c).group(1) for c in cells]
+        assert len(numbers) == 4 and all(float(n) > 0 for n in numbers)
+        if label in SEED_ROWS:
+            assert numbers == SEED_ROWS[label]
+
+    pdf = tmp_path / "paper/build/paper.pdf"
+    text = subprocess.run(["pdftotext", "-layout", str(pdf), "-"], capture_output=True, text=True, check=True).stdout
+    assert "Memory bandwidth" in text
+    assert re.search(r"inplace, this run\s+[0-9.]+\s+[0-9.]+\s+[0-9.]+\s+[0-9.]+", text), "opt table not in the PDF"
+    assert "??" not in text, "unresolved reference or macro in the PDF"
+
+    executed = tmp_path / "results/memory_bandwidth/memory_bandwidth.ipynb"
+    assert executed.exists() and len(list((tmp_path / "results/memory_bandwidth/raw").glob("*.parquet"))) > 10
+
+    # A second run has nothing to do.
+    again = snakemake(tmp_path, "-n", "--cores", "2", "--configfile", str(TINY_CONFIG))
+    assert again.returncode == 0 and "Nothing to be done" in again.stdout + again.stderr
+
+
+@pytest.mark.slow
+def test_interrupted_run_leaves_no_false_output_and_finishes_when_run_again(tmp_path):
+    config = tmp_path / "slow.yaml"
+    config.write_text(yaml.safe_dump({"repetitions": 20, "warmup": 1, "memory_bandwidth": {"n_values": 2_000_000}}))
+    argv = ["snakemake", "--snakefile", str(Path(__file__).parents[1] / "workflow/Snakefile"),
+            "--directory", str(tmp_path), "--cores", "2", "--configfile", str(config)]
+    proc = subprocess.Popen(argv, env=command_env(), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                            start_new_session=True)
+    raw = tmp_path / "results/memory_bandwidth/raw"
+    deadline = time.monotonic() + 300
+    while not (raw.exists() and len(list(raw.glob("*.parquet"))) >= 2):
+        assert proc.poll() is None and time.monotonic() < deadline, "workflow ended before the notebook ran"
+        time.sleep(0.2)
+    os.killpg(proc.pid, signal.SIGINT)  # what Ctrl-C does
+    proc.wait(timeout=120)
+    assert proc.returncode != 0
+
+    assert not (tmp_path / "results/memory_bandwidth/memory_bandwidth.ipynb").exists()
+    assert not (tmp_path / "paper/build/paper.pdf").exists()
+    survived = {p.name: p.stat().st_mtime_ns for p in raw.glob("*.parquet")}
+    assert survived, "measurements finished before the interruption were lost"
+
+    result = snakemake(tmp_path, "--cores", "2", "--configfile", str(config))
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert (tmp_path / "paper/build/paper.pdf").exists()
+    # Runs finished before the interruption were reused, not measured again.
+    assert {p: (raw / p).stat().st_mtime_ns for p in survived} == survived
