@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs the Debian packages the study needs, only when something is missing.
-#   envs/install-system.sh build   compilers and CMake (envs/apt.txt)
+#   envs/install-system.sh build   compilers, CMake, LZ4, Java, Maven (envs/apt.txt)
 #   envs/install-system.sh tex     LaTeX for the paper (envs/apt-tex.txt)
 # As root it runs apt-get; otherwise it says what to install and fails.
 set -euo pipefail
@@ -8,7 +8,8 @@ what=${1:?usage: envs/install-system.sh build|tex}
 here=$(cd "$(dirname "$0")" && pwd)
 case "$what" in
   build) list=$here/apt.txt
-         present() { command -v cmake && command -v c++ && command -v make; } ;;
+         present() { command -v cmake && command -v c++ && command -v make && command -v javac && command -v mvn &&
+                    [ -f /usr/include/lz4.h ]; } ;;
   tex)   list=$here/apt-tex.txt
          present() { command -v latexmk && command -v pdflatex && command -v pdftotext && kpsewhich siunitx.sty booktabs.sty lmodern.sty | [ "$(wc -l)" -eq 3 ]; } ;;
   *) echo "envs/install-system.sh: unknown set '$what' (build or tex)" >&2; exit 2 ;;

@@ -10,10 +10,11 @@ before any job starts.
 from __future__ import annotations
 
 import copy
+import importlib
 import os
 import shutil
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import jsonschema
 import psutil
@@ -22,6 +23,7 @@ import yaml
 from . import REPO
 
 SCHEMA_PATH = REPO / "workflow" / "schemas" / "config.schema.yaml"
+EXPERIMENT_SCHEMAS = REPO / "workflow" / "schemas" / "experiments"
 DEFAULT_CONFIG = REPO / "config" / "config.yaml"
 # Share of the available memory one benchmark may take: the rest is for the
 # OS, Python and the file cache.
@@ -37,8 +39,17 @@ class ConfigError(ValueError):
 
 
 def load_schema() -> dict[str, Any]:
+    """The shared schema with every experiment's section merged in."""
     with open(SCHEMA_PATH) as stream:
-        return yaml.safe_load(stream)
+        schema = yaml.safe_load(stream)
+    for path in sorted(EXPERIMENT_SCHEMAS.glob("*.schema.yaml")):
+        with open(path) as stream:
+            schema["properties"][path.name.removesuffix(".schema.yaml")] = yaml.safe_load(stream)
+    return schema
+
+
+def experiment_sections(schema: dict[str, Any]) -> list[str]:
+    return sorted(p.name.removesuffix(".schema.yaml") for p in EXPERIMENT_SCHEMAS.glob("*.schema.yaml"))
 
 
 def fill_defaults(config: dict[str, Any], schema: dict[str, Any]) -> dict[str, Any]:
@@ -79,43 +90,6 @@ def usable_cores() -> int:
     return len(os.sched_getaffinity(0))
 
 
-def _memory_bandwidth_fit(section: dict[str, Any], available: int, problems: list[str]) -> None:
-    # STREAM keeps three arrays alive; the immutable cases two.
-    arrays = 3
-    need = arrays * 8 * section["n_values"]
-    budget = int(MEMORY_SHARE * available)
-    if need <= budget:
-        return
-    fitted = budget // (arrays * 8)
-    if section["fit_to_memory"] and fitted >= MIN_VALUES:
-        section["n_values"] = fitted
-        return
-    problems.append(
-        f"config key 'memory_bandwidth.n_values' = {section['n_values']}: needs {need / 1e9:.1f} GB "
-        f"({arrays} arrays of 8-byte values) but only {budget / 1e9:.1f} GB of memory may be used "
-        f"({MEMORY_SHARE:.0%} of {available / 1e9:.1f} GB available); lower it or set "
-        f"memory_bandwidth.fit_to_memory: true"
-    )
-
-
-MIN_VALUES = 1000  # as the schema's minimum of memory_bandwidth.n_values
-
-
-def _memory_bandwidth_threads(section: dict[str, Any], problems: list[str]) -> None:
-    cores = usable_cores()
-    if section["max_threads"] is None:
-        section["max_threads"] = cores
-    elif section["max_threads"] > cores:
-        # numba refuses more threads than cores, and oversubscribed threads
-        # would measure the scheduler rather than the memory bus.
-        problems.append(f"config key 'memory_bandwidth.max_threads' = {section['max_threads']}: "
-                        f"more than the {cores} usable cores of this machine")
-
-
-# Per experiment: a check that may lower sizes (when allowed) or add problems.
-RESOURCE_CHECKS: dict[str, Callable[[dict[str, Any], int, list[str]], None]] = {
-    "memory_bandwidth": _memory_bandwidth_fit,
-}
 # Free disk needed in the working directory for results, figures and the paper.
 MIN_FREE_DISK = 200 * 10**6
 
@@ -131,13 +105,16 @@ def validate(config: dict[str, Any], check_resources: bool = True, workdir: str 
         raise ConfigError(problems)
     if check_resources:
         available = psutil.virtual_memory().available if available_memory is None else available_memory
-        for section, check in RESOURCE_CHECKS.items():
-            check(resolved[section], available, problems)
+        for section in experiment_sections(schema):
+            # An experiment may check its sizes and threads against this machine
+            # (and fit them where its config allows): check_config(section, available, problems).
+            module = importlib.import_module(f"throughput.experiments.{section}")
+            if hasattr(module, "check_config"):
+                module.check_config(resolved[section], available, problems)
         free = shutil.disk_usage(Path(workdir).resolve()).free
         if free < MIN_FREE_DISK:
             problems.append(f"working directory {Path(workdir).resolve()}: {free / 1e6:.0f} MB free on disk, "
                             f"at least {MIN_FREE_DISK / 1e6:.0f} MB needed")
-        _memory_bandwidth_threads(resolved["memory_bandwidth"], problems)
     if problems:
         raise ConfigError(problems)
     return resolved

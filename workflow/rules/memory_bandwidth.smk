@@ -1,5 +1,8 @@
 # CPU memory bandwidth (seed 000): notebooks/memory_bandwidth.ipynb measures
 # with the kernels and writes the figures, tables and macros the paper uses.
+KERNELS["memory_bandwidth"] = [f"{KERNEL_BIN}/add_constant_O{o}" for o in range(4)] + [f"{KERNEL_BIN}/stream_O3"]
+
+
 rule memory_bandwidth:
     input:
         notebook=str(REPO / "notebooks" / "memory_bandwidth.ipynb"),
@@ -20,3 +23,6 @@ rule memory_bandwidth:
     shell:
         "python -m throughput.notebook {input.notebook} {output.notebook} "
         "--cwd {REPO}/notebooks --parameters {params.parameters:q}"
+
+
+PAPER_INPUTS += rules.memory_bandwidth.output

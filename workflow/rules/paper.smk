@@ -22,7 +22,7 @@ rule paper:
     input:
         sources=PAPER_SOURCES,
         study=rules.study_macros.output,
-        memory_bandwidth=rules.memory_bandwidth.output,
+        experiments=PAPER_INPUTS,
     output:
         "paper/build/paper.pdf",
     log:

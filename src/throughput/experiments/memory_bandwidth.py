@@ -22,7 +22,7 @@ import pandas as pd
 from tqdm.auto import tqdm
 
 from .. import harness, provenance
-from ..config import thread_counts
+from ..config import MEMORY_SHARE, thread_counts, usable_cores
 from ..results import measure_once
 
 # Seed 000, single thread, 10^10 doubles: seconds per pass.
@@ -39,6 +39,34 @@ STREAM_OPS = ("copy", "scale", "add", "triad")
 # Bytes actually crossing the memory bus per value, write-allocate included
 # (a store to a line not in cache first reads it).
 BUS_BYTES_PER_VALUE = {"inplace": 16, "immutable": 24, "copy": 24, "scale": 24, "add": 32, "triad": 32}
+
+
+MIN_VALUES = 1000  # the schema's minimum of memory_bandwidth.n_values
+ARRAYS_ALIVE = 3  # STREAM keeps three arrays; the immutable cases two
+
+
+def check_config(section: dict[str, Any], available_memory: int, problems: list[str]) -> None:
+    """Fit this section to the machine (see throughput.config.validate): arrays
+    must fit in memory (or be lowered, if fit_to_memory), threads in the cores."""
+    need = ARRAYS_ALIVE * 8 * section["n_values"]
+    budget = int(MEMORY_SHARE * available_memory)
+    fitted = budget // (ARRAYS_ALIVE * 8)
+    if need > budget and section["fit_to_memory"] and fitted >= MIN_VALUES:
+        section["n_values"] = fitted
+    elif need > budget:
+        problems.append(
+            f"config key 'memory_bandwidth.n_values' = {section['n_values']}: needs {need / 1e9:.1f} GB "
+            f"({ARRAYS_ALIVE} arrays of 8-byte values) but only {budget / 1e9:.1f} GB of memory may be used "
+            f"({MEMORY_SHARE:.0%} of {available_memory / 1e9:.1f} GB available); lower it or set "
+            f"memory_bandwidth.fit_to_memory: true")
+    cores = usable_cores()
+    if section["max_threads"] is None:
+        section["max_threads"] = cores
+    elif section["max_threads"] > cores:
+        # numba refuses more threads than cores, and oversubscribed threads
+        # would measure the scheduler rather than the memory bus.
+        problems.append(f"config key 'memory_bandwidth.max_threads' = {section['max_threads']}: "
+                        f"more than the {cores} usable cores of this machine")
 
 
 def expected_checksum(n: int, mode: str, passes: int) -> float:
