@@ -32,6 +32,8 @@ def test_dry_run_lists_the_plan_even_with_more_cores_than_the_machine(tmp_path):
     ({"memory_bandwidth": {"n_valeus": 1000}}, "memory_bandwidth.n_valeus", "n_valeus"),
     ({"repetitons": 3}, "repetitons", "repetitons"),
     ({"memory_bandwidth": {"n_values": 10**13}}, "memory_bandwidth.n_values", str(10**13)),
+    ({"datasets": {"compression": "BROTLI"}}, "datasets.compression", "BROTLI"),
+    ({"datasets": {"levels": {"ZSTD": 12}}}, "datasets.levels.ZSTD", "12"),
 ])
 def test_bad_config_stops_before_any_job_and_names_key_and_value(tmp_path, bad, key, value):
     config = tmp_path / "bad.yaml"

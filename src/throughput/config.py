@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import copy
 import importlib
+import importlib.util
 import os
 import shutil
 from pathlib import Path
@@ -23,7 +24,7 @@ import yaml
 from . import REPO
 
 SCHEMA_PATH = REPO / "workflow" / "schemas" / "config.schema.yaml"
-EXPERIMENT_SCHEMAS = REPO / "workflow" / "schemas" / "experiments"
+SECTION_SCHEMAS = REPO / "workflow" / "schemas" / "sections"
 DEFAULT_CONFIG = REPO / "config" / "config.yaml"
 # Share of the available memory one benchmark may take: the rest is for the
 # OS, Python and the file cache.
@@ -39,17 +40,25 @@ class ConfigError(ValueError):
 
 
 def load_schema() -> dict[str, Any]:
-    """The shared schema with every experiment's section merged in."""
+    """The shared schema with every section's schema (sections/<section>.schema.yaml) merged in."""
     with open(SCHEMA_PATH) as stream:
         schema = yaml.safe_load(stream)
-    for path in sorted(EXPERIMENT_SCHEMAS.glob("*.schema.yaml")):
+    for path in sorted(SECTION_SCHEMAS.glob("*.schema.yaml")):
         with open(path) as stream:
             schema["properties"][path.name.removesuffix(".schema.yaml")] = yaml.safe_load(stream)
     return schema
 
 
-def experiment_sections(schema: dict[str, Any]) -> list[str]:
-    return sorted(p.name.removesuffix(".schema.yaml") for p in EXPERIMENT_SCHEMAS.glob("*.schema.yaml"))
+def sections() -> list[str]:
+    return sorted(p.name.removesuffix(".schema.yaml") for p in SECTION_SCHEMAS.glob("*.schema.yaml"))
+
+
+def section_module(section: str):
+    """The module that owns a section: throughput.experiments.<section>, else throughput.<section>."""
+    for name in (f"throughput.experiments.{section}", f"throughput.{section}"):
+        if importlib.util.find_spec(name) is not None:
+            return importlib.import_module(name)
+    return None
 
 
 def fill_defaults(config: dict[str, Any], schema: dict[str, Any]) -> dict[str, Any]:
@@ -105,10 +114,11 @@ def validate(config: dict[str, Any], check_resources: bool = True, workdir: str 
         raise ConfigError(problems)
     if check_resources:
         available = psutil.virtual_memory().available if available_memory is None else available_memory
-        for section in experiment_sections(schema):
-            # An experiment may check its sizes and threads against this machine
-            # (and fit them where its config allows): check_config(section, available, problems).
-            module = importlib.import_module(f"throughput.experiments.{section}")
+        for section in sections():
+            # A section's module may check its sizes, files and threads against
+            # this machine (and fit them where its config allows):
+            # check_config(section_values, available_memory, problems).
+            module = section_module(section)
             if hasattr(module, "check_config"):
                 module.check_config(resolved[section], available, problems)
         free = shutil.disk_usage(Path(workdir).resolve()).free

@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import os
 import subprocess
+import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -68,31 +69,50 @@ def _json_lines(text: str, source: str) -> list[dict[str, Any]]:
     return records
 
 
-def run_kernel(name: str, args: dict[str, Any], timeout_s: float | None = None) -> KernelRun:
+def run_kernel(name: str, args: dict[str, Any], timeout_s: float | None = None,
+               on_progress: Callable[[dict[str, Any]], None] | None = None) -> KernelRun:
     """Run kernel `name` with `--key value` options; return its records.
 
-    Raises KernelError naming the kernel and its arguments when it exits
-    non-zero (its stderr is in the message) or reports a failed validation.
+    Records of type "progress" are passed to `on_progress` as they arrive (for
+    progress bars). Raises KernelError naming the kernel and its arguments when
+    it exits non-zero (its stderr is in the message), runs past `timeout_s`, or
+    reports a failed validation.
     """
     path = kernel_path(name)
     argv = [str(path)]
     for key, value in args.items():
         argv += [f"--{key}", str(value)]
     command = " ".join(argv[1:])
-    try:
-        proc = subprocess.run(argv, capture_output=True, text=True, env=pinned_env(), timeout=timeout_s)
-    except subprocess.TimeoutExpired as error:
-        raise KernelError(f"kernel {name} {command} did not finish within {timeout_s} s") from error
+    deadline = None if timeout_s is None else time.monotonic() + timeout_s
+    lines = []
+    with tempfile.TemporaryFile(mode="w+") as stderr, subprocess.Popen(
+            argv, stdout=subprocess.PIPE, stderr=stderr, text=True, env=pinned_env()) as proc:
+        try:
+            for line in proc.stdout:
+                lines.append(line)
+                if on_progress and line.startswith('{"record": "progress"'):
+                    on_progress(json.loads(line))
+                if deadline and time.monotonic() > deadline:
+                    raise subprocess.TimeoutExpired(argv, timeout_s)
+            proc.wait(timeout=None if deadline is None else max(0.0, deadline - time.monotonic()))
+        except subprocess.TimeoutExpired as error:
+            proc.kill()
+            raise KernelError(f"kernel {name} {command} did not finish within {timeout_s} s") from error
+        except BaseException:
+            proc.kill()  # Ctrl-C in the notebook stops the kernel too
+            raise
+        stderr.seek(0)
+        message = stderr.read().strip()
     if proc.returncode != 0:
-        raise KernelError(f"kernel {name} {command} exited with {proc.returncode}: {proc.stderr.strip()}")
-    records = _json_lines(proc.stdout, f"kernel {name}")
+        raise KernelError(f"kernel {name} {command} exited with {proc.returncode}: {message}")
+    records = _json_lines("".join(lines), f"kernel {name}")
     timings = [r for r in records if r.get("record") == "timing"]
     validations = [r for r in records if r.get("record") == "validation"]
-    if not timings or len(validations) != 1:
-        raise KernelError(f"kernel {name} {command}: expected timing records and one validation record")
+    if len(validations) != 1:
+        raise KernelError(f"kernel {name} {command}: expected exactly one validation record")
     if not validations[0].get("ok"):
         raise KernelError(f"kernel {name} {command}: validation failed: {validations[0]}")
-    frame = pd.DataFrame(timings).drop(columns="record")
+    frame = pd.DataFrame(timings).drop(columns="record") if timings else pd.DataFrame()
     return KernelRun(timings=frame, validation=validations[0], build_info=build_info(name))
 
 

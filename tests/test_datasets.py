@@ -1,0 +1,91 @@
+"""NanoAOD-like generator and RNTuple copy: schema and values of the real file, errors named."""
+from __future__ import annotations
+
+import awkward as ak
+import numpy as np
+import pytest
+import uproot
+
+from throughput import config, datasets, harness
+
+SECTION = config.validate({}, check_resources=False)["datasets"]
+SOURCE = datasets.source_path(SECTION)
+
+
+@pytest.fixture(scope="module")
+def generated(tmp_path_factory):
+    path = tmp_path_factory.mktemp("nanoaod") / "part0.root"
+    record = datasets.make_nanoaod_like(path, 400, "ZLIB", SECTION, progress=False)
+    return path, record
+
+
+def test_generated_file_has_the_real_files_branches_and_types(generated):
+    path, record = generated
+    with uproot.open(SOURCE) as source, uproot.open(path) as made:
+        real, new = source["Events"], made["Events"]
+        assert new.num_entries == 400 == record["events"]
+        assert {b.name: b.typename for b in new.branches} == {b.name: b.typename for b in real.branches}
+        assert made.file.fCompress == 101  # ZLIB level 1
+
+
+def test_multiplicities_are_resampled_from_the_real_events(generated):
+    path, _ = generated
+    real = uproot.open(SOURCE)["Events"].arrays(["nJet", "nMuon", "Jet_pt"])
+    new = uproot.open(path)["Events"].arrays(["nJet", "nMuon", "Jet_pt"])
+    assert set(np.unique(new["nJet"])) <= set(np.unique(real["nJet"]))
+    assert ak.all(ak.num(new["Jet_pt"]) == new["nJet"])
+    # Floats are smeared by ~1%: close to, but not copies of, the real values.
+    assert not np.isin(ak.flatten(new["Jet_pt"]).to_numpy(), ak.flatten(real["Jet_pt"]).to_numpy()).all()
+    ratio = np.mean(ak.flatten(new["Jet_pt"])) / np.mean(ak.flatten(real["Jet_pt"]))
+    assert 0.8 < ratio < 1.2
+
+
+def test_same_seed_same_file_other_index_other_events(tmp_path):
+    a, b, c = (tmp_path / f"{n}.root" for n in "abc")
+    datasets.make_nanoaod_like(a, 50, "LZ4", SECTION, index=0, progress=False)
+    datasets.make_nanoaod_like(b, 50, "LZ4", SECTION, index=0, progress=False)
+    datasets.make_nanoaod_like(c, 50, "LZ4", SECTION, index=1, progress=False)
+    read = lambda p: uproot.open(p)["Events"]["Jet_pt"].array()  # noqa: E731
+    assert ak.all(ak.flatten(read(a)) == ak.flatten(read(b)))
+    assert not (ak.num(read(a)).to_list() == ak.num(read(c)).to_list() and
+                ak.all(ak.flatten(read(a)) == ak.flatten(read(c))))
+
+
+def test_rntuple_copy_has_every_event(generated, tmp_path):
+    path, _ = generated
+    record = datasets.to_rntuple(path, tmp_path / "part0.ntuple.root", "ZLIB", SECTION)
+    assert record["events"] == 400
+
+
+@pytest.mark.parametrize("compression", datasets.COMPRESSIONS)
+def test_every_compression_is_written(tmp_path, compression):
+    record = datasets.make_nanoaod_like(tmp_path / "x.root", 20, compression, SECTION, progress=False)
+    assert record["ok"] and record["compression_settings"] == datasets.level(SECTION, compression) + 100 * (
+        {"none": 0, "ZLIB": 1, "LZMA": 2, "LZ4": 4, "ZSTD": 5}[compression]) * (compression != "none")
+
+
+def test_missing_source_names_the_file(tmp_path):
+    section = {**SECTION, "source": str(tmp_path / "absent.root")}
+    with pytest.raises(harness.KernelError, match="absent.root"):
+        datasets.make_nanoaod_like(tmp_path / "x.root", 10, "ZLIB", section, progress=False)
+    assert not list(tmp_path.glob("x.root*")), "a partial output was left behind"
+
+
+def test_source_without_events_tree_names_the_tree(tmp_path):
+    section = {**SECTION, "source": str(SOURCE.parent / "uproot-HZZ.root")}
+    with pytest.raises(harness.KernelError, match="no tree 'Events'"):
+        datasets.make_nanoaod_like(tmp_path / "x.root", 10, "ZLIB", section, progress=False)
+
+
+def test_unknown_compression_is_refused_before_running(tmp_path):
+    with pytest.raises(ValueError, match="BROTLI"):
+        datasets.make_nanoaod_like(tmp_path / "x.root", 10, "BROTLI", SECTION, progress=False)
+
+
+def test_config_names_an_unknown_compression_and_a_missing_source(tmp_path):
+    with pytest.raises(config.ConfigError) as error:
+        config.validate({"datasets": {"compression": "BROTLI"}}, workdir=tmp_path)
+    assert "'datasets.compression' = 'BROTLI'" in str(error.value)
+    with pytest.raises(config.ConfigError) as error:
+        config.validate({"datasets": {"source": "nowhere/file.root"}}, workdir=tmp_path)
+    assert "'datasets.source' = 'nowhere/file.root'" in str(error.value)

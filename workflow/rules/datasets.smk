@@ -1,0 +1,40 @@
+# NanoAOD-like inputs (src/throughput/datasets.py), shared by the experiments:
+#   data/nanoaod/<compression>/part<k>.root          resampled from the real CMS file
+#   data/nanoaod/<compression>/part<k>.ntuple.root   the same events as an RNTuple
+# An experiment asks for them with nanoaod_files(compression, count).
+KERNELS["datasets"] = [f"{KERNEL_BIN}/make_nanoaod_like", f"{KERNEL_BIN}/tree_to_rntuple"]
+
+
+def nanoaod_files(compression, count, rntuple=False):
+    suffix = ".ntuple.root" if rntuple else ".root"
+    return [f"data/nanoaod/{compression}/part{k}{suffix}" for k in range(count)]
+
+
+wildcard_constraints:
+    compression="none|ZLIB|LZ4|ZSTD|LZMA",
+    index=r"\d+",
+
+
+rule nanoaod_like:
+    input:
+        kernel=KERNELS["datasets"][0],
+    output:
+        "data/nanoaod/{compression}/part{index}.root",
+    params:
+        section=json.dumps(STUDY["datasets"]),
+    shell:
+        "python -m throughput.datasets nanoaod {output} --compression {wildcards.compression} "
+        "--index {wildcards.index} --section {params.section:q}"
+
+
+rule nanoaod_rntuple:
+    input:
+        kernel=KERNELS["datasets"][1],
+        tree="data/nanoaod/{compression}/part{index}.root",
+    output:
+        "data/nanoaod/{compression}/part{index}.ntuple.root",
+    params:
+        section=json.dumps(STUDY["datasets"]),
+    shell:
+        "python -m throughput.datasets rntuple {output} --input {input.tree} "
+        "--compression {wildcards.compression} --section {params.section:q}"
