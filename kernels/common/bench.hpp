@@ -155,6 +155,21 @@ class JsonLine {
   bool first_ = true;
 };
 
+// The closing record of a run that checked `n` values and found `wrong` of
+// them wrong. Returns the process exit code: 0, or 3 for a failed validation.
+inline int report_validation(const char *kernel, long long wrong, long long n, double checksum) {
+  JsonLine()
+      .add("record", "validation")
+      .add("kernel", kernel)
+      .add("ok", wrong == 0)
+      .add("wrong_values", wrong)
+      .add("checksum", checksum)
+      .print();
+  if (wrong == 0) return 0;
+  std::fprintf(stderr, "%s: validation failed: %lld of %lld values wrong\n", kernel, wrong, n);
+  return 3;
+}
+
 // How this binary was compiled, for the provenance of every result.
 inline void print_build_info(const char *kernel) {
   JsonLine()

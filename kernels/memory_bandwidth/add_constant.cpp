@@ -122,17 +122,6 @@ int main(int argc, char **argv) {
       if (!in_place && a[i] != initial_value(i)) ++wrong;
       checksum += out[i];
     }
-    bench::JsonLine()
-        .add("record", "validation")
-        .add("kernel", "add_constant")
-        .add("ok", wrong == 0)
-        .add("wrong_values", wrong)
-        .add("checksum", checksum)
-        .print();
-    if (wrong) {
-      std::fprintf(stderr, "add_constant: validation failed: %lld of %lld values wrong\n", wrong, n);
-      return 3;
-    }
-    return 0;
+    return bench::report_validation("add_constant", wrong, n, checksum);
   });
 }

@@ -99,17 +99,6 @@ int main(int argc, char **argv) {
         ++wrong;
       checksum += pa[i];
     }
-    bench::JsonLine()
-        .add("record", "validation")
-        .add("kernel", "stream")
-        .add("ok", wrong == 0)
-        .add("wrong_values", wrong)
-        .add("checksum", checksum)
-        .print();
-    if (wrong) {
-      std::fprintf(stderr, "stream: validation failed: %lld of %lld values wrong\n", wrong, n);
-      return 3;
-    }
-    return 0;
+    return bench::report_validation("stream", wrong, n, checksum);
   });
 }
