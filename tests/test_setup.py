@@ -13,9 +13,10 @@ def test_second_setup_reinstalls_nothing():
 
 
 def test_kernel_build_is_incremental():
-    build = subprocess.run(["kernels/build.sh", "build/kernels", "python"], cwd=REPO, capture_output=True,
-                           text=True, env=command_env())
-    assert build.returncode == 0, build.stderr
+    for _ in range(2):  # the first call finishes any pending build; the second must find nothing to do
+        build = subprocess.run(["kernels/build.sh", "build/kernels", "python"], cwd=REPO, capture_output=True,
+                               text=True, env=command_env())
+        assert build.returncode == 0, build.stderr
     assert "no work to do" in build.stdout or "Nothing to be done" in build.stdout, build.stdout
 
 
