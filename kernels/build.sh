@@ -20,11 +20,18 @@ fi
 [ -e "$(dirname "$site")/mock_site_packages" ] || ln -s "$site" "$(dirname "$site")/mock_site_packages"
 [ -e "$site/ROOT/mock_site_packages" ] || ln -s .. "$site/ROOT/mock_site_packages"
 
+# CUDA kernels (GPU part of seed 000's Table 2): the venv's nvcc (PyPI's
+# nvidia-cuda-nvcc), else one on PATH; none: those kernels are skipped.
+nvcc=$(ls "$site"/nvidia/cu*/bin/nvcc 2>/dev/null | sort -V | tail -n 1 || true)
+[ -n "$nvcc" ] || nvcc=$(command -v nvcc || true)
+[ -n "$nvcc" ] || echo "kernels/build.sh: CUDA kernels skipped: no nvcc found (neither in $site/nvidia nor on PATH)" >&2
+
 generator=()
 command -v ninja >/dev/null && generator=(-G Ninja)
 mkdir -p "$build_dir"
-if [ ! -f "$build_dir/CMakeCache.txt" ]; then
-  cmake -S "$source_dir" -B "$build_dir" "${generator[@]}" \
+cached_nvcc=$(sed -n 's/^CMAKE_CUDA_COMPILER:[A-Z]*=//p' "$build_dir/CMakeCache.txt" 2>/dev/null | sed 's/.*NOTFOUND$//' || true)
+if [ ! -f "$build_dir/CMakeCache.txt" ] || [ "$cached_nvcc" != "$nvcc" ]; then
+  cmake -S "$source_dir" -B "$build_dir" "${generator[@]}" ${nvcc:+-DCMAKE_CUDA_COMPILER="$nvcc"} \
     -DROOT_DIR="$site/ROOT/cmake" -DROOT_WHEEL_LIBS="$site/root.libs" >"$build_dir/configure.log" 2>&1 ||
     { cat "$build_dir/configure.log" >&2; exit 1; }
 fi

@@ -1,0 +1,475 @@
+"""GPU memory bandwidth, explode and combine (seed 000, Table 2), tested without a GPU.
+
+The CUDA program must compile here and say "no usable CUDA device" (exit 4),
+which becomes "not measured: no GPU on this host", never a number. The CPU
+rows, the jagged operations, the GPU paths' logic (with numpy standing in for
+device memory), the tables and the targets are checked here; the kernels
+themselves run in numba's CUDA simulator in test_gpu_bandwidth_cudasim.py.
+"""
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+import awkward as ak
+import numpy as np
+import pandas as pd
+import pytest
+
+from throughput import config, harness
+from throughput.experiments import gpu_bandwidth as gb
+
+from conftest import REPO
+
+N = 10001
+REPS, WARMUP = 2, 1
+TINY = {"gpu_array_mib": 1, "cpu_array_mib": 1, "events": 300, "gpu_events": 300, "mean_particles": 3,
+        "dtypes": ["float32", "float64"], "gpu_methods": ["cuda", "cupy", "numba_cuda"],
+        "cpu_methods": ["numba", "awkward"], "max_threads": 2, "numa": True, "repetitions": REPS,
+        "warmup": WARMUP}
+NO_GPU_STATUS = gb.GpuStatus(device=None, reasons={m: gb.NO_GPU for m in gb.GPU_METHODS})
+FAKE_DEVICE = {"name": "Fake H100", "compute_capability": "9.0", "nominal_gb_s": 3352.0, "l2_bytes": 50 * 2**20,
+               "free_bytes": 80 * 10**9, "total_bytes": 80 * 10**9}
+
+
+def awkward_jagged(lists, dtype="float64") -> gb.Jagged:
+    """A Jagged from an awkward array of lists (its offsets and content)."""
+    array = ak.Array(lists)
+    layout = ak.to_layout(array)
+    offsets = np.asarray(layout.offsets) if hasattr(layout, "offsets") else None
+    counts = ak.to_numpy(ak.num(array)).astype(np.int64)
+    values = ak.to_numpy(ak.flatten(array)).astype(dtype)
+    data = gb.from_counts(counts, dtype, values=values,
+                          event_values=np.arange(len(counts), dtype=dtype) * 10 + 1)
+    if offsets is not None:
+        assert np.array_equal(offsets - offsets[0], data.offsets)
+    return data
+
+
+JAGGED_CASES = {
+    "empty in the middle": [[1, 2, 3], [], [4, 5], [6]],
+    "empty first and last": [[], [7, 8, 9, 10], [11], []],
+    "all empty": [[], [], []],
+    "one long event": [list(range(1, 13))],
+    "single particles": [[5], [6], [7]],
+}
+
+
+# --- the CUDA program: built here, and honest about the missing GPU ---------------------------
+
+def test_nvcc_is_found_and_the_cuda_program_is_built_for_sm80_and_sm90():
+    assert gb.find_nvcc() is not None, "no nvcc: install envs/requirements.txt (nvidia-cuda-nvcc)"
+    path = harness.kernels_dir() / gb.CUDA_KERNEL
+    assert path.is_file(), f"{path} missing: kernels/build.sh did not build the CUDA program"
+    info = harness.build_info(gb.CUDA_KERNEL)
+    assert info["kernel"] == gb.CUDA_KERNEL and "nvcc" in info["compiler"]
+    text = path.read_bytes()
+    # Machine code for both architectures sits in the embedded fat binary.
+    for arch in (b"-arch sm_80", b"-arch sm_90"):
+        assert arch in text, f"{arch.decode()} code missing from {path}"
+
+
+@pytest.mark.skipif(gb.driver_present(), reason="an NVIDIA driver is present")
+@pytest.mark.parametrize("case", ["device", "inplace_global", "explode"])
+def test_cuda_program_without_gpu_exits_4_with_the_reason(case):
+    path = harness.kernels_dir() / gb.CUDA_KERNEL
+    proc = subprocess.run([str(path), "--case", case, "--n", "1000"], capture_output=True, text=True)
+    assert proc.returncode == gb.EXIT_NO_DEVICE
+    assert "no usable CUDA device: no GPU on this host" in proc.stderr
+    assert proc.stdout == "", "no record, and so no number, without a GPU"
+
+
+@pytest.mark.parametrize("args, culprit", [
+    ({"case": "inplace", "n": 10}, "--case"),
+    ({"case": "inplace_global", "dtype": "float16"}, "--dtype"),
+    ({"case": "inplace_global", "n": 0}, "--n"),
+    ({"case": "inplace_global", "constant": 0.5}, "--constant"),
+    ({"case": "explode", "typo": 1}, "--typo"),
+])
+def test_cuda_program_rejects_bad_options_before_looking_for_a_gpu(args, culprit):
+    with pytest.raises(harness.KernelError, match=culprit):
+        harness.run_kernel(gb.CUDA_KERNEL, args)
+
+
+@pytest.mark.skipif(gb.driver_present(), reason="an NVIDIA driver is present")
+def test_detect_gpu_reports_no_gpu_for_every_method():
+    device, reason = gb.query_cuda_device()
+    assert device is None and reason == gb.NO_GPU
+    status = gb.detect_gpu(["cuda", "cupy", "numba_cuda"])
+    assert not status.available and status.device is None
+    assert status.reasons["cuda"] == gb.NO_GPU and status.reasons["cupy"] == gb.NO_GPU
+    assert status.reasons["numba_cuda"] is not None
+    assert status.summary().startswith(gb.NO_GPU)
+
+
+def test_detect_gpu_says_when_the_cuda_program_is_not_built(monkeypatch, tmp_path):
+    monkeypatch.setenv("THROUGHPUT_KERNELS_DIR", str(tmp_path))
+    device, reason = gb.query_cuda_device()
+    assert device is None and "CUDA kernels not built" in reason
+    with pytest.raises(ValueError, match="unknown GPU method"):
+        gb.detect_gpu(["opencl"])
+
+
+def test_cmake_skips_cuda_with_a_clear_message_without_nvcc(tmp_path):
+    """kernels/gpu_bandwidth/CMakeLists.txt on its own, with no nvcc anywhere."""
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / "CMakeLists.txt").write_text(f"""
+cmake_minimum_required(VERSION 3.20)
+project(probe LANGUAGES CXX)
+find_package(OpenMP REQUIRED)
+add_library(bench_common INTERFACE)
+target_include_directories(bench_common INTERFACE {REPO}/kernels/common)
+function(throughput_kernel target source level)
+  add_executable(${{target}} ${{source}})
+  target_link_libraries(${{target}} PRIVATE bench_common OpenMP::OpenMP_CXX)
+endfunction()
+add_subdirectory({REPO}/kernels/gpu_bandwidth gpu_bandwidth)
+""")
+    env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path)}
+    proc = subprocess.run(["cmake", "-S", str(project), "-B", str(tmp_path / "build")], capture_output=True,
+                          text=True, env=env)
+    assert proc.returncode == 0, proc.stderr
+    assert "CUDA kernels skipped: no nvcc found" in proc.stdout
+
+
+def test_build_script_names_the_missing_nvcc():
+    text = (REPO / "kernels/build.sh").read_text()
+    assert "CUDA kernels skipped: no nvcc found" in text and "-DCMAKE_CUDA_COMPILER" in text
+
+
+# --- host_copy: the "DRAM to CPU" row --------------------------------------------------------
+
+@pytest.mark.parametrize("threads", [1, 2])
+@pytest.mark.parametrize("dtype", gb.DTYPES)
+def test_host_copy_validates(dtype, threads):
+    run = harness.run_kernel(gb.HOST_KERNEL, {"dtype": dtype, "n": N, "threads": threads, "reps": REPS,
+                                              "warmup": WARMUP})
+    assert run.validation["ok"] is True
+    assert run.validation["checksum"] == float(gb.initial(N, "float64").sum())
+    t = run.timings
+    assert len(t) == REPS + WARMUP and int(t["warmup"].sum()) == WARMUP
+    assert set(t["bytes_moved"]) == {2 * N * np.dtype(dtype).itemsize}
+    assert set(t["dtype"]) == {dtype} and set(t["threads"]) == {threads}
+
+
+def test_host_copy_fails_on_a_wrong_value_and_bad_dtype():
+    with pytest.raises(harness.KernelError, match="validation failed"):
+        harness.run_kernel(gb.HOST_KERNEL, {"n": N, "corrupt-for-test": 1})
+    with pytest.raises(harness.KernelError, match="--dtype"):
+        harness.run_kernel(gb.HOST_KERNEL, {"dtype": "int8"})
+
+
+# --- jagged data: the same events in C++ and Python --------------------------------------------
+
+def test_jagged_counts_match_the_cpp_generator(tmp_path):
+    source = tmp_path / "probe.cpp"
+    source.write_text('#include <cstdio>\n#include "jagged.hpp"\nint main() {\n'
+                      '  for (long long e = 0; e < 2000; ++e) std::printf("%lld\\n", jagged::count(e, 4));\n'
+                      '  std::printf("%lld\\n", jagged::offsets(2000, 4).back());\n}\n')
+    subprocess.run(["g++", "-std=c++17", "-O1", f"-I{REPO}/kernels/gpu_bandwidth", str(source), "-o",
+                    str(tmp_path / "probe")], check=True)
+    printed = [int(v) for v in subprocess.run([str(tmp_path / "probe")], capture_output=True, text=True,
+                                              check=True).stdout.split()]
+    counts = gb.jagged_counts(2000, 4)
+    assert printed[:-1] == counts.tolist()
+    assert printed[-1] == gb.make_jagged(2000, 4, "float32").particles
+    assert counts.min() == 0 and counts.max() == 8, "empty events and the full range are part of the data"
+
+
+@pytest.mark.parametrize("mean", [0, 1, 4])
+def test_make_jagged_structure(mean):
+    data = gb.make_jagged(500, mean, "float32")
+    counts = np.diff(data.offsets)
+    assert data.offsets[0] == 0 and (counts >= 0).all() and counts.max(initial=0) <= 2 * mean
+    assert data.pairs == int((counts * (counts - 1) // 2).sum())
+    assert data.values.dtype == np.float32 and data.values.size == data.particles
+    assert np.array_equal(data.values, np.arange(data.particles) % 1000)
+
+
+@pytest.mark.parametrize("op", gb.JAGGED_OPS)
+@pytest.mark.parametrize("name", list(JAGGED_CASES))
+def test_reference_matches_awkward_and_the_exact_checksum(name, op):
+    data = awkward_jagged(JAGGED_CASES[name])
+    array = ak.Array(JAGGED_CASES[name])
+    if op == "explode":
+        expected = ak.flatten(ak.broadcast_arrays(data.event_values, array)[0])
+    elif op == "combine":
+        pairs = ak.combinations(array, 2)
+        expected = ak.flatten(pairs["0"] + pairs["1"])
+    elif op == "flat_immutable":
+        expected = ak.flatten(array) + 1
+    else:
+        expected = ak.flatten(array) + 3
+    got = gb.reference(op, data, passes=3)
+    assert np.array_equal(got, ak.to_numpy(expected).astype(np.float64))
+    assert gb.exact_checksum(op, data, passes=3) == float(got.sum())
+
+
+# --- CPU explode/combine on awkward-built jagged arrays --------------------------------------
+
+@pytest.mark.parametrize("dtype", gb.DTYPES)
+@pytest.mark.parametrize("name", list(JAGGED_CASES))
+def test_numba_explode_and_combine_on_awkward_arrays(name, dtype):
+    array = ak.values_astype(ak.Array(JAGGED_CASES[name]), dtype)
+    data = awkward_jagged(JAGGED_CASES[name], dtype)
+
+    out = np.full(data.particles, -1, dtype)
+    gb.explode_cpu(data.offsets, data.event_values, out)
+    assert np.array_equal(out, ak.to_numpy(ak.flatten(ak.broadcast_arrays(data.event_values, array)[0])))
+
+    pairs = ak.combinations(array, 2)
+    out = np.full(data.pairs, -1, dtype)
+    pair_offsets = np.full(data.events + 1, -7, np.int64)
+    gb.combine_cpu(data.offsets, data.values, pair_offsets, out)
+    assert np.array_equal(out, ak.to_numpy(ak.flatten(pairs["0"] + pairs["1"])))
+    assert np.array_equal(pair_offsets, np.concatenate([[0], np.cumsum(ak.to_numpy(ak.num(pairs)))]))
+
+
+@pytest.mark.parametrize("name", list(JAGGED_CASES))
+def test_awkward_ops_match_the_reference(name):
+    data = awkward_jagged(JAGGED_CASES[name])
+    array = gb._awkward_array(data)
+    for op in gb.CPU_METHOD_JAGGED["awkward"]:
+        got = gb.awkward_op(op, array, data.event_values, np.float64(1))
+        assert np.array_equal(got, gb.reference(op, data, passes=1)), op
+    with pytest.raises(ValueError, match="awkward has no"):
+        gb.awkward_op("flat_inplace", array, data.event_values, 1.0)
+
+
+@pytest.mark.parametrize("method, threads", [("numba", 1), ("numba", 2), ("awkward", 1)])
+@pytest.mark.parametrize("dtype", gb.DTYPES)
+def test_jagged_cpu_runs_validate(method, threads, dtype):
+    data = gb.make_jagged(400, 3, dtype)
+    for op in gb.CPU_METHOD_JAGGED[method]:
+        frame, validation = gb.jagged_cpu(method, op, data, threads, REPS, WARMUP)
+        assert validation["ok"] and validation["checksum"] == gb.exact_checksum(op, data, REPS + WARMUP)
+        assert len(frame) == REPS + WARMUP and int(frame["warmup"].sum()) == WARMUP
+        assert set(frame["n"]) == {data.pairs if op == "combine" else data.particles}
+        assert (frame["wall_s"] > 0).all()
+
+
+def test_validate_output_fails_on_one_wrong_value():
+    expected = np.arange(10.0)
+    got = expected.copy()
+    got[3] += 0.5
+    with pytest.raises(AssertionError, match="1 of 10 values wrong"):
+        gb.validate_output(got, expected, "probe")
+    with pytest.raises(AssertionError, match="expected 10"):
+        gb.validate_output(expected[:9], expected, "probe")
+
+
+# --- the GPU paths' logic, with numpy standing in for the device -----------------------------
+
+@pytest.mark.parametrize("dtype", gb.DTYPES)
+@pytest.mark.parametrize("case", gb.GPU_CASES)
+def test_table2_python_logic(case, dtype):
+    frame, validation = gb.table2_python(case, dtype, N, REPS, WARMUP, gb.NumpyBackend())
+    passes = REPS + WARMUP
+    init = gb.initial(N, "float64")
+    added = {"inplace_global": passes, "immutable_global": 1, "inplace_managed": 1, "immutable_managed": 1}
+    assert validation["checksum"] == float(init.sum() + N * added.get(case, 0))
+    assert len(frame) == passes and int(frame["warmup"].sum()) == WARMUP
+    size = np.dtype(dtype).itemsize
+    assert set(frame["bytes_moved"]) == {N * size if case.startswith(("h2d", "d2h")) else 2 * N * size}
+
+
+class DroppingBackend(gb.NumpyBackend):
+    """A transfer that loses one value: validation must catch it."""
+
+    def to_device(self, device, host):
+        np.copyto(device, host)
+        device[-1] = 12345
+
+
+def test_table2_python_fails_on_a_lost_value():
+    with pytest.raises(AssertionError, match="validation failed"):
+        gb.table2_python("h2d_pinned", "float32", N, 1, 0, DroppingBackend())
+    with pytest.raises(ValueError, match="unknown Table 2 case"):
+        gb.table2_python("h2d", "float32", N, 1, 0, gb.NumpyBackend())
+
+
+# --- plan, measure and the paper's tables without a GPU --------------------------------------
+
+def test_plan_covers_every_case_method_and_type():
+    runs = gb.plan(TINY)
+    gpu = {(r["method"], r["case"], r["dtype"]) for r in runs if r["gpu_method"]}
+    for case in gb.GPU_CASES:
+        for dtype in gb.DTYPES:
+            assert ("CUDA C++", case, dtype) in gpu and ("CuPy", case, dtype) in gpu
+    for op in gb.JAGGED_OPS:
+        assert ("numba.cuda", op, "float64") in gpu and ("CUDA C++", op, "float32") in gpu
+    assert {(r["case"], r["threads"]) for r in runs if r["method"] == "numba"} >= {("explode", 1), ("combine", 2)}
+    assert len({gb.run_name(r) for r in runs}) == len(runs), "run names must be unique"
+
+
+@pytest.fixture(scope="module")
+def measured_without_gpu(tmp_path_factory):
+    raw = tmp_path_factory.mktemp("raw")
+    frame, skipped = gb.measure(dict(TINY), raw, NO_GPU_STATUS, progress=False)
+    return frame, skipped, raw
+
+
+def test_measure_without_gpu_fills_cpu_rows_and_skips_gpu_rows(measured_without_gpu):
+    frame, skipped, raw = measured_without_gpu
+    assert not frame["method"].isin(list(gb.GPU_METHODS.values())).any(), "no GPU number without a GPU"
+    assert set(frame["method"]) == {"C++", "numba", "awkward"}
+    gpu_skipped = skipped[skipped["gpu_method"].notna()]
+    assert len(gpu_skipped) == sum(1 for r in gb.plan(TINY) if r["gpu_method"])
+    assert set(gpu_skipped["reason"]) == {"not measured: no GPU on this host"}
+    if gb.numa_reason() == "one NUMA node":
+        assert set(skipped[skipped["group"] == "numa"]["reason"]) == {"not measured: one NUMA node"}
+    gb.check_agreement(frame)
+    assert len(list(raw.glob("*.parquet"))) == frame.groupby(["group", "method", "case", "dtype", "threads"]).ngroups
+
+
+def test_measure_reuses_stored_runs(measured_without_gpu):
+    frame, _, raw = measured_without_gpu
+    before = {p.name: p.stat().st_mtime_ns for p in raw.glob("*.parquet")}
+    again, _ = gb.measure(dict(TINY), raw, NO_GPU_STATUS, progress=False)
+    assert {p.name: p.stat().st_mtime_ns for p in raw.glob("*.parquet")} == before
+    assert len(again) == len(frame)
+
+
+def test_paper_tables_without_gpu_say_not_measured(measured_without_gpu):
+    frame, skipped, _ = measured_without_gpu
+    table = gb.summary(frame)
+    rows = gb.table2_rows(table, skipped, TINY["dtypes"])
+    tex = gb.table2_tex(rows, TINY["dtypes"])
+    lines = {line.split(" & ")[0]: line for line in tex.splitlines() if " & " in line}
+    assert r"\multicolumn{3}{l}{not measured: no GPU on this host}" in lines["within GPU"]
+    assert r"\num{56.9}" in lines["within GPU"], "the seed's P100 figure"
+    cpu = lines["DRAM to CPU (memcpy, one thread)"]
+    assert "not measured" not in cpu and cpu.count(r"\num{") == 6 + 2
+    assert sum("not measured: no GPU on this host" in line for line in lines.values()) == len(gb.GPU_CASES)
+    detail = gb.gpu_detail_tex(table, skipped)
+    assert "not measured: no GPU on this host" in detail and r"\num" not in detail
+    wide = gb.jagged_table(table)
+    jag = gb.jagged_tex(wide, skipped)
+    assert "CUDA C++ & \\multicolumn{8}{l}{not measured: no GPU on this host}" in jag
+    assert (wide["explode_ratio"] > 0).all() and (wide["combine_ratio"] > 0).all()
+    assert "not measured on this host" in gb.jagged_sentence(wide)
+    goal = gb.targets(table, NO_GPU_STATUS, TINY["dtypes"])
+    assert not goal["checked"] and gb.target_sentence(goal) == "It is not checked in this build: no GPU on this host."
+
+
+def _gpu_frame(copy_fraction: float, inplace_fraction: float) -> pd.DataFrame:
+    rows = []
+    for case, fraction in (("d2d_copy", copy_fraction), ("inplace_global", inplace_fraction)):
+        for dtype in gb.DTYPES:
+            n = 2**20
+            bytes_moved = 2 * n * np.dtype(dtype).itemsize
+            event_s = bytes_moved / (fraction * FAKE_DEVICE["nominal_gb_s"] * 1e9)
+            for rep in (-1, 0, 1):
+                rows.append({"group": "table2", "method": "CUDA C++", "case": case, "dtype": dtype, "n": n,
+                             "threads": 1, "rep": rep, "warmup": rep < 0, "wall_s": 1.0, "cpu_s": 1.0,
+                             "event_s": event_s, "bytes_moved": bytes_moved, "clock": "cuda_event",
+                             "checksum": 1.0})
+    return gb.with_rates(pd.DataFrame(rows), FAKE_DEVICE["nominal_gb_s"])
+
+
+@pytest.mark.parametrize("copy, inplace, met", [(0.9, 0.88, True), (0.9, 0.8, False)])
+def test_target_is_checked_from_the_measured_fractions(copy, inplace, met):
+    status = gb.GpuStatus(device=FAKE_DEVICE, reasons={"cuda": None})
+    frame = _gpu_frame(copy, inplace)
+    assert np.allclose(frame["fraction"], np.repeat([copy, inplace], 6))  # rated by the CUDA-event time
+    table = gb.summary(frame)
+    goal = gb.targets(table, status, list(gb.DTYPES))
+    assert goal["checked"] and goal["met"] is met
+    assert goal["fractions"][("inplace_global", "float64")] == pytest.approx(inplace)
+    sentence = gb.target_sentence(goal)
+    assert ("the target is met" if met else "the target is NOT met") in sentence and "3352 GB/s" in sentence
+    rows = gb.table2_rows(table, pd.DataFrame(columns=[*gb.RUN_KEYS, "reason"]), list(gb.DTYPES))
+    tex = gb.table2_tex(rows, list(gb.DTYPES))
+    assert rf"\num{{{copy:g}}}" in next(line for line in tex.splitlines() if line.startswith("within GPU"))
+
+
+def test_check_agreement_raises_on_disagreement():
+    frame = pd.DataFrame({"group": ["jagged"] * 3, "case": ["combine"] * 3, "dtype": ["float32"] * 3,
+                          "n": [10] * 3, "method": ["numba", "awkward", "numba.cuda"], "checksum": [5.0, 5.0, 5.0]})
+    gb.check_agreement(frame)
+    frame.loc[2, "checksum"] = 6.0
+    with pytest.raises(AssertionError, match="combine"):
+        gb.check_agreement(frame)
+
+
+# --- device facts, NUMA, configuration ----------------------------------------------------------
+
+def test_nominal_bandwidth_from_clock_and_bus():
+    # H100 SXM: HBM3 at 2619 MHz over 5120 bits
+    assert gb.nominal_gb_s(2_619_000, 5120) == pytest.approx(3352.3, rel=1e-4)
+
+
+def test_device_fit_and_l2_note():
+    small = {**FAKE_DEVICE, "free_bytes": 10**9}
+    status = gb.GpuStatus(device=small, reasons={"cuda": None})
+    with pytest.raises(config.ConfigError, match="gpu_bandwidth.gpu_array_mib"):
+        gb.check_device_fit({**TINY, "gpu_array_mib": 1024}, status)
+    with pytest.raises(config.ConfigError, match="gpu_bandwidth.gpu_events"):
+        gb.check_device_fit({**TINY, "gpu_events": 10**8}, status)
+    gb.check_device_fit(TINY, status)
+    gb.check_device_fit({**TINY, "gpu_array_mib": 10**6}, NO_GPU_STATUS)  # nothing to check without a GPU
+    assert "20 times the 50 MiB L2" in gb.l2_note({"gpu_array_mib": 1024}, gb.GpuStatus(device=FAKE_DEVICE))
+    assert "NOT well beyond" in gb.l2_note({"gpu_array_mib": 64}, gb.GpuStatus(device=FAKE_DEVICE))
+
+
+def test_numa_reasons_and_command(monkeypatch):
+    monkeypatch.setattr(gb.provenance, "numa_nodes", lambda: 1)
+    assert gb.numa_reason() == "one NUMA node"
+    monkeypatch.setattr(gb.provenance, "numa_nodes", lambda: 2)
+    monkeypatch.setattr(gb.shutil, "which", lambda name: None)
+    assert "numactl is not installed" in gb.numa_reason()
+    argv = gb.numa_command(0, 1, 4, 1000, "float64", 3, 1)
+    assert argv[:3] == ["numactl", "--cpunodebind=0", "--membind=1"]
+    assert argv[3].endswith(gb.HOST_KERNEL) and argv[argv.index("--threads") + 1] == "4"
+    assert gb.node_cpus(0) >= 1
+    sentence = gb.numa_sentence(pd.DataFrame(columns=["group"]), pd.DataFrame(
+        [{"group": "numa", "reason": "not measured: one NUMA node"}]))
+    assert sentence == "Local against remote memory: not measured: one NUMA node."
+
+
+@pytest.mark.parametrize("bad, key", [
+    ({"events": 10**10}, "gpu_bandwidth.events"),
+    ({"cpu_array_mib": 10**7}, "gpu_bandwidth.cpu_array_mib"),
+    ({"max_threads": 10**4}, "gpu_bandwidth.max_threads"),
+    ({"dtypes": ["float16"]}, "gpu_bandwidth.dtypes[0]"),
+    ({"gpu_methods": ["opencl"]}, "gpu_bandwidth.gpu_methods[0]"),
+    ({"mean_particles": -1}, "gpu_bandwidth.mean_particles"),
+    ({"gpu_arrray_mib": 4}, "gpu_bandwidth.gpu_arrray_mib"),
+])
+def test_bad_config_names_the_key(bad, key):
+    with pytest.raises(config.ConfigError) as error:
+        config.validate({"gpu_bandwidth": bad})
+    assert f"'{key}'" in str(error.value)
+
+
+def test_config_defaults_and_max_threads():
+    section = config.validate({"gpu_bandwidth": {}})["gpu_bandwidth"]
+    assert section["max_threads"] is None and gb.max_threads(section) == config.usable_cores()
+    assert {r["threads"] for r in gb.plan({**section, "repetitions": 1, "warmup": 0})
+            if r["method"] == "numba"} == {1, config.usable_cores()}
+    assert section["dtypes"] == ["float32", "float64"] and section["numa"] is True
+
+
+def test_seed_table_is_typed_in_full():
+    assert len(gb.SEED_TABLE2) == 10 and all(len(v) == len(gb.SEED_GPUS) for v in gb.SEED_TABLE2.values())
+    assert gb.SEED_TABLE2["in-place global"][-1] == 56.9 and gb.SEED_TABLE2["DRAM to GPU"][4] == 0.51
+    assert {c.seed_row for c in gb.CASES if c.seed_row} == set(gb.SEED_TABLE2)
+
+
+def test_module_import_does_not_import_numba_cuda():
+    code = ("import sys; import throughput.experiments.gpu_bandwidth; "
+            "assert 'numba.cuda' not in sys.modules, 'numba.cuda imported at import time'")
+    subprocess.run([Path(__import__("sys").executable), "-c", code], check=True)
+
+
+def test_jagged_sentence_compares_one_cpu_thread_with_the_gpu():
+    wide = pd.DataFrame([
+        {"method": "numba", "threads": 1, "dtype": "float32", "explode_ratio": 0.5, "combine_ratio": 0.4},
+        {"method": "numba", "threads": 2, "dtype": "float32", "explode_ratio": 0.01, "combine_ratio": 0.01},
+        {"method": "CUDA C++", "threads": 1, "dtype": "float32", "explode_ratio": 0.2, "combine_ratio": 0.1}])
+    sentence = gb.jagged_sentence(wide)
+    assert sentence.startswith("With numba on one CPU thread, explode runs at 0.50 and combine at 0.40")
+    assert "which supports the seed's claim" in sentence
+    wide.loc[2, "combine_ratio"] = 0.9
+    assert "which does not support the seed's claim" in gb.jagged_sentence(wide)
