@@ -1,0 +1,132 @@
+// The state of a file in the Linux page cache, set and checked per file (never
+// the whole machine's cache):
+//   evict(path)     posix_fadvise(POSIX_FADV_DONTNEED) on the file, then checks
+//                   with mincore() that none of its pages is still resident
+//                   ("cold" reads come from the device);
+//   warm(path)      reads the whole file, then checks that every page is
+//                   resident ("warm" reads come from memory, as the seed's
+//                   pre-read files did);
+//   resident(path)  the fraction of the file's pages that are resident now.
+// Each throws std::runtime_error naming the file when it cannot do or verify
+// what was asked.
+#pragma once
+
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace bench {
+namespace page_cache {
+
+struct Residency {
+  long long pages = 0;
+  long long resident = 0;
+  double fraction() const { return pages ? static_cast<double>(resident) / static_cast<double>(pages) : 1.0; }
+};
+
+namespace detail {
+
+class Fd {
+ public:
+  explicit Fd(const std::string &path) : fd_(::open(path.c_str(), O_RDONLY | O_CLOEXEC)) {
+    if (fd_ < 0) throw std::runtime_error("cannot open " + path + ": " + std::strerror(errno));
+  }
+  ~Fd() { ::close(fd_); }
+  Fd(const Fd &) = delete;
+  Fd &operator=(const Fd &) = delete;
+  int get() const { return fd_; }
+
+ private:
+  int fd_;
+};
+
+inline long long file_size(int fd, const std::string &path) {
+  struct stat st {};
+  if (::fstat(fd, &st) != 0) throw std::runtime_error("cannot stat " + path + ": " + std::strerror(errno));
+  return static_cast<long long>(st.st_size);
+}
+
+inline Residency residency(int fd, const std::string &path) {
+  Residency r;
+  const long long size = file_size(fd, path);
+  if (size == 0) return r;
+  const long page = ::sysconf(_SC_PAGESIZE);
+  r.pages = (size + page - 1) / page;
+  void *map = ::mmap(nullptr, static_cast<std::size_t>(size), PROT_READ, MAP_SHARED, fd, 0);
+  if (map == MAP_FAILED) throw std::runtime_error("cannot mmap " + path + ": " + std::strerror(errno));
+  std::vector<unsigned char> flags(static_cast<std::size_t>(r.pages));
+  const int status = ::mincore(map, static_cast<std::size_t>(size), flags.data());
+  const int error = errno;
+  ::munmap(map, static_cast<std::size_t>(size));
+  if (status != 0) throw std::runtime_error("mincore failed on " + path + ": " + std::strerror(error));
+  for (unsigned char f : flags) r.resident += f & 1;
+  return r;
+}
+
+}  // namespace detail
+
+inline Residency resident(const std::string &path) {
+  detail::Fd fd(path);
+  return detail::residency(fd.get(), path);
+}
+
+// Drops the file's pages from the page cache and checks that they are gone.
+// Dirty pages cannot be dropped, so the file is synced first; a page that a
+// concurrent reader brings back makes the check fail (and the caller retry).
+inline Residency evict(const std::string &path, int attempts = 3) {
+  detail::Fd fd(path);
+  Residency r;
+  for (int attempt = 0; attempt < attempts; ++attempt) {
+    ::fdatasync(fd.get());  // allowed on a read-only descriptor; harmless if clean
+    const int status = ::posix_fadvise(fd.get(), 0, 0, POSIX_FADV_DONTNEED);
+    if (status != 0) throw std::runtime_error("posix_fadvise(DONTNEED) failed on " + path + ": " + std::strerror(status));
+    r = detail::residency(fd.get(), path);
+    if (r.resident == 0) return r;
+  }
+  throw std::runtime_error("cannot evict " + path + " from the page cache: " + std::to_string(r.resident) + " of " +
+                           std::to_string(r.pages) + " pages still resident after posix_fadvise(DONTNEED)");
+}
+
+// Reads the whole file (into the page cache) and checks that it is all resident.
+inline Residency warm(const std::string &path) {
+  detail::Fd fd(path);
+  const long long size = detail::file_size(fd.get(), path);
+  ::posix_fadvise(fd.get(), 0, 0, POSIX_FADV_WILLNEED);
+  std::vector<char> buffer(1 << 20);
+  long long done = 0;
+  while (done < size) {
+    const ssize_t got = ::pread(fd.get(), buffer.data(), buffer.size(), done);
+    if (got < 0) throw std::runtime_error("cannot read " + path + ": " + std::strerror(errno));
+    if (got == 0) break;
+    done += got;
+  }
+  const Residency r = detail::residency(fd.get(), path);
+  if (r.resident != r.pages)
+    throw std::runtime_error("cannot keep " + path + " in the page cache: " + std::to_string(r.resident) + " of " +
+                             std::to_string(r.pages) + " pages resident after reading it (memory pressure?)");
+  return r;
+}
+
+// Brings every file to the state `mode` ("warm" or "cold"); returns the
+// smallest resident fraction (warm: 1.0) or the largest (cold: 0.0) seen.
+inline double prepare(const std::vector<std::string> &paths, const std::string &mode) {
+  if (mode != "warm" && mode != "cold")
+    throw std::invalid_argument("cache mode must be 'warm' or 'cold', got '" + mode + "'");
+  double extreme = mode == "warm" ? 1.0 : 0.0;
+  for (const auto &path : paths) {
+    const double f = (mode == "warm" ? warm(path) : evict(path)).fraction();
+    extreme = mode == "warm" ? std::min(extreme, f) : std::max(extreme, f);
+  }
+  return extreme;
+}
+
+}  // namespace page_cache
+}  // namespace bench

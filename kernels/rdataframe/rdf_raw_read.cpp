@@ -1,0 +1,123 @@
+// R_IO of the I/O rate model (seed 004): the pure I/O rate, reading the bytes
+// of the input files with read() in large blocks, nothing decoded. With
+// --cache cold every file is dropped from the page cache first (per file,
+// posix_fadvise DONTNEED, checked with mincore; outside the timed region), so
+// the bytes come from the device; with --cache warm every file is read and
+// checked resident first, so they come from memory.
+//
+// A 64-bit word sum of the bytes proves they were read; it must be the same in
+// every repetition, cold or warm.
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdint>
+#include <cstring>
+#include <vector>
+
+#include "bench.hpp"
+#include "file_list.hpp"
+#include "page_cache.hpp"
+
+namespace {
+
+struct Read {
+  long long bytes = 0;
+  std::uint64_t sum = 0;
+};
+
+Read read_file(const std::string &path, std::vector<std::uint64_t> &buffer) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) throw std::runtime_error("cannot open " + path + ": " + std::strerror(errno));
+  ::posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
+  Read r;
+  auto *bytes = reinterpret_cast<char *>(buffer.data());
+  const std::size_t capacity = buffer.size() * sizeof(std::uint64_t);
+  for (;;) {
+    const ssize_t got = ::read(fd, bytes, capacity);
+    if (got < 0) {
+      const int error = errno;
+      ::close(fd);
+      throw std::runtime_error("cannot read " + path + ": " + std::strerror(error));
+    }
+    if (got == 0) break;
+    // Zero the tail of a partial last word so the sum only sees file bytes.
+    const std::size_t words = (static_cast<std::size_t>(got) + 7) / 8;
+    std::memset(bytes + got, 0, words * 8 - static_cast<std::size_t>(got));
+    std::uint64_t s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+    std::size_t i = 0;
+    for (; i + 4 <= words; i += 4) {
+      s0 += buffer[i];
+      s1 += buffer[i + 1];
+      s2 += buffer[i + 2];
+      s3 += buffer[i + 3];
+    }
+    for (; i < words; ++i) s0 += buffer[i];
+    r.sum += s0 + s1 + s2 + s3;
+    r.bytes += got;
+  }
+  ::close(fd);
+  return r;
+}
+
+}  // namespace
+
+int main(int argc, char **argv) {
+  return bench::guarded_main("rdf_raw_read", [&] {
+    bench::Options opt(argc, argv,
+                       {{"file-list", ""}, {"cache", "cold"}, {"reps", "5"}, {"warmup", "1"}, {"block-bytes", "4194304"}});
+    if (opt.build_info()) {
+      bench::print_build_info("rdf_raw_read");
+      return 0;
+    }
+    const std::string cache = opt.str("cache");
+    if (cache != "cold" && cache != "warm") throw std::invalid_argument("--cache must be cold or warm, got '" + cache + "'");
+    const auto files = rdfx::read_lines(opt.str("file-list"), "file-list");
+    const long long reps = opt.integer("reps", 1), warmup = opt.integer("warmup", 0);
+    std::vector<std::uint64_t> buffer(static_cast<std::size_t>(opt.integer("block-bytes", 4096) + 7) / 8 + 1);
+
+    std::uint64_t first_sum = 0;
+    long long first_bytes = -1;
+    bool same = true;
+    for (long long rep = 0; rep < warmup + reps; ++rep) {
+      const double resident = bench::page_cache::prepare(files, cache);  // untimed, checked
+      Read total;
+      const bench::Timing t = bench::time_it([&] {
+        for (const auto &path : files) {
+          const Read r = read_file(path, buffer);
+          total.bytes += r.bytes;
+          total.sum += r.sum;
+        }
+      });
+      if (first_bytes < 0) {
+        first_bytes = total.bytes;
+        first_sum = total.sum;
+      }
+      same = same && total.bytes == first_bytes && total.sum == first_sum;
+      bench::JsonLine()
+          .add("record", "timing")
+          .add("kernel", "rdf_raw_read")
+          .add("cache", cache)
+          .add("resident_before", resident)
+          .add("rep", rep - warmup)
+          .add("warmup", rep < warmup)
+          .add("wall_s", t.wall_s)
+          .add("cpu_s", t.cpu_s)
+          .add("bytes", total.bytes)
+          .add("files", static_cast<long long>(files.size()))
+          .print();
+    }
+    bench::JsonLine()
+        .add("record", "validation")
+        .add("ok", same)
+        .add("bytes", first_bytes)
+        .add("checksum", static_cast<double>(first_sum % (1ULL << 52)))
+        .print();
+    if (!same) {
+      std::fprintf(stderr, "rdf_raw_read: the bytes read differ between repetitions\n");
+      return 3;
+    }
+    return 0;
+  });
+}

@@ -1,0 +1,197 @@
+// What every reader of the reader comparison shares (the C++ readers here, and
+// by the same definitions the Python and Java readers):
+//
+// * the checksum: the sum, modulo 2^64, of mix(bits) over every value read,
+//   where bits is the value's float32 bit pattern and
+//       mix(b) = h ^ (h >> 32),  h = (b + 1) * 0x9E3779B97F4A7C15  (mod 2^64).
+//   It is exact, independent of the order of reading, and changes when any
+//   single value changes; it is printed as 16 hex digits;
+// * a Pass: one timed read of one branch over all files, with the rate
+//   sampled every `sample_every` items and at the end (for the rate-vs-time
+//   figure);
+// * the cache state of each file before it is read (warm: pre-read and
+//   checked resident; cold: evicted and checked absent), prepared outside the
+//   timed region;
+// * ROOT's error messages turned into a failure that names file and branch.
+#pragma once
+
+#include <TError.h>
+
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "bench.hpp"
+#include "page_cache.hpp"
+
+namespace rc {
+
+constexpr std::uint64_t kGolden = 0x9E3779B97F4A7C15ULL;
+
+inline std::uint64_t mix(std::uint32_t bits) {
+  const std::uint64_t h = (static_cast<std::uint64_t>(bits) + 1) * kGolden;
+  return h ^ (h >> 32);
+}
+
+inline std::uint32_t bits_of(float v) {
+  std::uint32_t b;
+  std::memcpy(&b, &v, sizeof b);
+  return b;
+}
+
+inline std::string hex(std::uint64_t v) {
+  char text[24];
+  std::snprintf(text, sizeof text, "%016llx", static_cast<unsigned long long>(v));
+  return text;
+}
+
+// --- ROOT's errors -----------------------------------------------------------------------------
+// ROOT reports many read problems (a basket that does not decompress, a
+// damaged key) as an Error message and goes on. The handler keeps the first
+// one; readers call check_root_errors after each file, so such a file fails
+// the run with a message naming it, instead of giving a number.
+inline std::string &first_root_error() {
+  static std::string message;
+  return message;
+}
+
+inline void root_error_handler(int level, Bool_t abort, const char *location, const char *message) {
+  if (level >= kError && first_root_error().empty())
+    first_root_error() = std::string(location ? location : "") + ": " + (message ? message : "");
+  DefaultErrorHandler(level, abort, location, message);
+}
+
+inline void install_root_error_handler() { SetErrorHandler(root_error_handler); }
+
+inline void check_root_errors(const std::string &context) {
+  if (first_root_error().empty()) return;
+  const std::string message = first_root_error();
+  first_root_error().clear();
+  throw std::runtime_error(context + ": ROOT reported an error: " + message);
+}
+
+// --- cache state -------------------------------------------------------------------------------
+// warm: each file is read completely and checked resident just before it is
+// opened (the time this takes is measured and left out of the pass); cold:
+// every file of the pass is evicted, and checked, before the pass starts.
+class CachePrep {
+ public:
+  explicit CachePrep(std::string mode) : mode_(std::move(mode)) {
+    if (mode_ != "warm" && mode_ != "cold")
+      throw std::invalid_argument("--cache must be 'warm' or 'cold', got '" + mode_ + "'");
+  }
+  const std::string &mode() const { return mode_; }
+  void start_pass(const std::vector<std::string> &files) {
+    wall_ = cpu_ = 0;
+    extreme_ = mode_ == "warm" ? 1.0 : 0.0;
+    // Before the pass's clock starts, so nothing to subtract.
+    if (mode_ == "cold")
+      for (const auto &f : files) extreme_ = std::max(extreme_, bench::page_cache::evict(f).fraction());
+  }
+  void before_file(const std::string &file) {
+    if (mode_ == "warm") timed([&] { extreme_ = std::min(extreme_, bench::page_cache::warm(file).fraction()); });
+  }
+  double wall() const { return wall_; }
+  double cpu() const { return cpu_; }
+  // warm: the smallest resident fraction seen (1.0); cold: the largest (0.0).
+  double residency() const { return extreme_; }
+
+ private:
+  template <class F>
+  void timed(F &&f) {
+    const bench::Timing t = bench::time_it(f);
+    wall_ += t.wall_s;
+    cpu_ += t.cpu_s;
+  }
+  std::string mode_;
+  double wall_ = 0, cpu_ = 0, extreme_ = 1.0;
+};
+
+// --- one pass ----------------------------------------------------------------------------------
+struct Sample {
+  long long items, events;
+  double wall_s;
+};
+
+class Pass {
+ public:
+  Pass(long long sample_every, CachePrep &prep) : every_(sample_every), next_(sample_every), prep_(prep) {}
+
+  void start() {
+    wall0_ = bench::wall_seconds();
+    cpu0_ = bench::cpu_seconds();
+  }
+  void stop() {
+    wall_ = bench::wall_seconds() - wall0_ - prep_.wall();
+    cpu_ = bench::cpu_seconds() - cpu0_ - prep_.cpu();
+    if (samples_.empty() || samples_.back().items != items_) samples_.push_back({items_, events_, wall_});
+  }
+  // Seconds since start(), cache preparation left out.
+  double elapsed() const { return bench::wall_seconds() - wall0_ - prep_.wall(); }
+
+  inline void value(float v) {
+    checksum_ += mix(bits_of(v));
+    ++items_;
+  }
+  inline void values(const float *v, long long n) {
+    for (long long j = 0; j < n; ++j) checksum_ += mix(bits_of(v[j]));
+    items_ += n;
+    end_events(1);
+  }
+  // Big-endian float32 values as they lie in a basket (ROOT's bulk I/O).
+  inline void values_big_endian(const char *p, long long n) {
+    for (long long j = 0; j < n; ++j) {
+      std::uint32_t b;
+      std::memcpy(&b, p + 4 * j, 4);
+      checksum_ += mix(__builtin_bswap32(b));
+    }
+    items_ += n;
+    end_events(1);
+  }
+  inline void end_events(long long n) {
+    events_ += n;
+    if (items_ >= next_) sample();
+  }
+  void opened(double seconds) { open_s_ += seconds; }
+
+  long long items() const { return items_; }
+  long long events() const { return events_; }
+  std::uint64_t checksum() const { return checksum_; }
+  void corrupt() { checksum_ ^= 1; }  // --corrupt-for-test: a deliberately wrong reader
+  double wall() const { return wall_; }
+  double cpu() const { return cpu_; }
+  double open_s() const { return open_s_; }
+  const std::vector<Sample> &samples() const { return samples_; }
+
+ private:
+  void sample() {
+    samples_.push_back({items_, events_, bench::wall_seconds() - wall0_ - prep_.wall()});
+    while (next_ <= items_) next_ += every_;
+  }
+  long long every_, next_;
+  CachePrep &prep_;
+  std::uint64_t checksum_ = 0;
+  long long items_ = 0, events_ = 0;
+  double wall0_ = 0, cpu0_ = 0, wall_ = 0, cpu_ = 0, open_s_ = 0;
+  std::vector<Sample> samples_;
+};
+
+// "a,b,c" -> {"a", "b", "c"}; an empty element is an error naming the option.
+inline std::vector<std::string> split_list(const std::string &text, const std::string &option) {
+  std::vector<std::string> items;
+  std::size_t start = 0;
+  while (start <= text.size()) {
+    const std::size_t end = text.find(',', start);
+    const std::string item = text.substr(start, end == std::string::npos ? std::string::npos : end - start);
+    if (item.empty()) throw std::invalid_argument("--" + option + " has an empty element: '" + text + "'");
+    items.push_back(item);
+    if (end == std::string::npos) break;
+    start = end + 1;
+  }
+  return items;
+}
+
+}  // namespace rc

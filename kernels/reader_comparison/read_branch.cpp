@@ -1,0 +1,609 @@
+// Seed 000's "ROOT file reading" study on today's ROOT: one float attribute
+// (the pT) of one particle collection, read from every file by one of
+// several C++ methods, each reporting items read, the exact checksum of
+// pass.hpp, wall and CPU time, and the rate every --sample-every items.
+//
+//   columnar     only the value branch and its counter, TBranch::GetEntry into
+//                flat buffers, no objects (the seed's "FemtoCode ROOT reader")
+//   bulk         ROOT's bulk I/O: whole baskets at once (GetEntriesSerialized),
+//                counter first, big-endian values decoded here
+//   ttreereader  TTreeReader with a TTreeReaderArray<float>
+//   draw         TTree::Draw("<branch>", "", "goff"), values taken from GetV1()
+//   rdataframe   RDataFrame on one thread, Foreach over an RVecF column
+//   cmssw        a CMSSW-like reader: every branch of the collection is read
+//                (TTree::GetEntry) and a std::vector<Particle> with all
+//                attributes is built per event; the pT is taken from the objects
+//   rntuple      RNTupleReader on the RNTuple copy (--rntuple-files): the
+//                collection's offsets and the value column, no objects
+//
+// Methods are rotated: repetition r starts with method r (mod the number of
+// methods), so no method always runs first; the first --warmup passes of every
+// method are flagged warm-up (TTree::Draw's first call included, as the seed
+// discarded it). Before each pass the files are brought to --cache state (see
+// pass.hpp), outside the timed region.
+//
+// Every pass of every method must give the same items and checksum for the
+// same branch; otherwise the validation record says so and the exit code is 3.
+// A missing file, tree or branch, a damaged file or any error ROOT reports
+// while reading stops the run (exit 2) with a message naming file and branch.
+#include <ROOT/RDataFrame.hxx>
+#include <ROOT/RNTupleDescriptor.hxx>
+#include <ROOT/RNTupleInspector.hxx>
+#include <ROOT/RNTupleReader.hxx>
+#include <ROOT/RNTupleView.hxx>
+#include <ROOT/RVec.hxx>
+#include <TBranch.h>
+#include <TBufferFile.h>
+#include <TFile.h>
+#include <TLeaf.h>
+#include <TROOT.h>
+#include <TTree.h>
+#include <TTreeReader.h>
+#include <TTreeReaderArray.h>
+
+#include <algorithm>
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "bench.hpp"
+#include "pass.hpp"
+
+namespace {
+
+using rc::CachePrep;
+using rc::Pass;
+
+struct Job {
+  std::vector<std::string> files;          // TTree files
+  std::vector<std::string> rntuple_files;  // the same events as RNTuples
+  std::string tree;
+  std::string branch;
+};
+
+std::string where(const std::string &file, const std::string &branch) { return "file " + file + ", branch " + branch; }
+
+// --- opening a file ----------------------------------------------------------------------------
+struct OpenTree {
+  std::unique_ptr<TFile> file;
+  TTree *tree = nullptr;
+  TBranch *branch = nullptr;
+  TLeaf *leaf = nullptr;
+  TLeaf *count = nullptr;  // the collection's counter; null for one value per event
+  int max_len = 1;         // most values in one event
+};
+
+OpenTree open_tree(const std::string &path, const Job &job) {
+  const std::string at = where(path, job.branch);
+  OpenTree t;
+  t.file.reset(TFile::Open(path.c_str(), "READ"));
+  if (!t.file || t.file->IsZombie()) {
+    rc::first_root_error().clear();
+    throw std::runtime_error("cannot open " + at + " (missing or not a ROOT file)");
+  }
+  if (t.file->TestBit(TFile::kRecovered)) {
+    rc::first_root_error().clear();
+    throw std::runtime_error(at + ": the file is damaged (truncated or not closed; ROOT had to recover its keys)");
+  }
+  t.tree = t.file->Get<TTree>(job.tree.c_str());
+  if (!t.tree) throw std::runtime_error(at + ": no tree '" + job.tree + "' in the file");
+  t.branch = t.tree->GetBranch(job.branch.c_str());
+  if (!t.branch) throw std::runtime_error(at + ": no such branch in tree '" + job.tree + "'");
+  t.leaf = static_cast<TLeaf *>(t.branch->GetListOfLeaves()->At(0));
+  if (t.branch->GetListOfLeaves()->GetEntries() != 1 || std::string(t.leaf->GetTypeName()) != "Float_t")
+    throw std::runtime_error(at + ": the readers compare one Float_t leaf per branch, this branch has " +
+                             std::to_string(t.branch->GetListOfLeaves()->GetEntries()) + " leaves of type " +
+                             t.leaf->GetTypeName());
+  t.count = t.leaf->GetLeafCount();
+  t.max_len = t.count ? std::max(1, t.count->GetMaximum()) * t.leaf->GetLenStatic() : t.leaf->GetLen();
+  rc::check_root_errors(at);
+  return t;
+}
+
+void check_entry(Int_t bytes, const std::string &path, const std::string &branch, Long64_t entry) {
+  if (bytes < 0)
+    throw std::runtime_error(where(path, branch) + ": reading entry " + std::to_string(entry) +
+                             " failed (damaged basket?)");
+}
+
+// --- the methods -------------------------------------------------------------------------------
+void read_columnar(const Job &job, Pass &pass, CachePrep &prep) {
+  std::vector<float> buffer;
+  for (const auto &path : job.files) {
+    prep.before_file(path);
+    const double t0 = bench::wall_seconds();
+    OpenTree t = open_tree(path, job);
+    TBranch *counter = t.count ? t.count->GetBranch() : nullptr;
+    buffer.assign(static_cast<std::size_t>(t.max_len) + 1, 0.f);
+    Int_t n = t.max_len;  // UInt_t and Int_t counters are both 4 bytes
+    if (counter) counter->SetAddress(&n);
+    t.branch->SetAddress(buffer.data());
+    pass.opened(bench::wall_seconds() - t0);
+    const Long64_t entries = t.tree->GetEntries();
+    for (Long64_t i = 0; i < entries; ++i) {
+      if (counter) check_entry(counter->GetEntry(i), path, job.branch, i);
+      check_entry(t.branch->GetEntry(i), path, job.branch, i);
+      if (n < 0 || n > t.max_len)
+        throw std::runtime_error(where(path, job.branch) + ": counter " + std::to_string(n) + " at entry " +
+                                 std::to_string(i) + " exceeds the leaf's maximum");
+      pass.values(buffer.data(), n);
+    }
+    rc::check_root_errors(where(path, job.branch));
+    t.branch->ResetAddress();
+    if (counter) counter->ResetAddress();
+  }
+}
+
+void read_bulk(const Job &job, Pass &pass, CachePrep &prep) {
+  std::vector<Int_t> counts;
+  TBufferFile buffer(TBuffer::kWrite, 1 << 16), counter_buffer(TBuffer::kWrite, 1 << 16);
+  for (const auto &path : job.files) {
+    prep.before_file(path);
+    const double t0 = bench::wall_seconds();
+    OpenTree t = open_tree(path, job);
+    if (!t.branch->SupportsBulkRead())
+      throw std::runtime_error(where(path, job.branch) + ": the branch does not support bulk reading");
+    TBranch *counter = t.count ? t.count->GetBranch() : nullptr;
+    if (counter && !counter->SupportsBulkRead())
+      throw std::runtime_error(where(path, job.branch) + ": its counter " + counter->GetName() +
+                               " does not support bulk reading");
+    const Long64_t entries = t.tree->GetEntries();
+    pass.opened(bench::wall_seconds() - t0);
+    // Counts first (bulk reads must start at a basket boundary, and the
+    // value branch's baskets need not start where the counter's do).
+    counts.assign(static_cast<std::size_t>(entries), counter ? 0 : t.leaf->GetLen());
+    for (Long64_t e = 0; counter && e < entries;) {
+      const Int_t got = counter->GetBulkRead().GetEntriesSerialized(e, counter_buffer);
+      if (got <= 0 || e + got > entries)
+        throw std::runtime_error(where(path, job.branch) + ": bulk read of counter " + counter->GetName() +
+                                 " failed at entry " + std::to_string(e));
+      const char *p = counter_buffer.GetCurrent();
+      for (Int_t k = 0; k < got; ++k) {
+        std::uint32_t b;
+        std::memcpy(&b, p + 4 * k, 4);
+        counts[static_cast<std::size_t>(e + k)] = static_cast<Int_t>(__builtin_bswap32(b));
+      }
+      e += got;
+    }
+    for (Long64_t e = 0; e < entries;) {
+      const Int_t got = t.branch->GetBulkRead().GetEntriesSerialized(e, buffer);
+      if (got <= 0 || e + got > entries)
+        throw std::runtime_error(where(path, job.branch) + ": bulk read failed at entry " + std::to_string(e));
+      const char *p = buffer.GetCurrent();
+      for (Int_t k = 0; k < got; ++k) {
+        const Int_t n = counts[static_cast<std::size_t>(e + k)];
+        pass.values_big_endian(p, n);
+        p += 4 * static_cast<std::ptrdiff_t>(n);
+      }
+      e += got;
+    }
+    rc::check_root_errors(where(path, job.branch));
+  }
+}
+
+void read_ttreereader(const Job &job, Pass &pass, CachePrep &prep) {
+  for (const auto &path : job.files) {
+    prep.before_file(path);
+    const double t0 = bench::wall_seconds();
+    OpenTree t = open_tree(path, job);
+    TTreeReader reader(t.tree);
+    TTreeReaderArray<float> values(reader, job.branch.c_str());
+    pass.opened(bench::wall_seconds() - t0);
+    while (reader.Next()) {
+      for (float v : values) pass.value(v);
+      pass.end_events(1);
+    }
+    if (values.GetSetupStatus() < 0 || reader.GetEntryStatus() != TTreeReader::kEntryBeyondEnd)
+      throw std::runtime_error(where(path, job.branch) + ": TTreeReader stopped with status " +
+                               std::to_string(static_cast<int>(reader.GetEntryStatus())) + " (setup status " +
+                               std::to_string(static_cast<int>(values.GetSetupStatus())) + ")");
+    rc::check_root_errors(where(path, job.branch));
+  }
+}
+
+void read_draw(const Job &job, Pass &pass, CachePrep &prep) {
+  for (const auto &path : job.files) {
+    prep.before_file(path);
+    const double t0 = bench::wall_seconds();
+    OpenTree t = open_tree(path, job);
+    const Long64_t entries = t.tree->GetEntries();
+    // TTree::Draw keeps at most GetEstimate() values in GetV1(): draw in
+    // chunks of entries that cannot exceed it (at most ~10^7 values each).
+    const Long64_t chunk = std::max<Long64_t>(1, std::min<Long64_t>(entries, 10000000 / t.max_len));
+    t.tree->SetEstimate(chunk * t.max_len + 1);
+    pass.opened(bench::wall_seconds() - t0);
+    for (Long64_t first = 0; first < entries; first += chunk) {
+      const Long64_t n = std::min(chunk, entries - first);
+      const Long64_t rows = t.tree->Draw(job.branch.c_str(), "", "goff", n, first);
+      if (rows < 0 || rows > t.tree->GetEstimate())
+        throw std::runtime_error(where(path, job.branch) + ": TTree::Draw failed (returned " + std::to_string(rows) +
+                                 ") for entries " + std::to_string(first) + ".." + std::to_string(first + n));
+      const double *v = t.tree->GetV1();
+      for (Long64_t r = 0; r < rows; ++r) pass.value(static_cast<float>(v[r]));  // float -> double -> float is exact
+      pass.end_events(n);
+    }
+    rc::check_root_errors(where(path, job.branch));
+  }
+}
+
+void read_rdataframe(const Job &job, Pass &pass, CachePrep &prep) {
+  // Files are opened by RDataFrame itself: each file is brought to its cache
+  // state when RDataFrame starts on it (the per-sample callback; the first
+  // one also before the clock starts, so warm reads stay warm). Its "open"
+  // time is its set-up up to the start of the first file; later files'
+  // opening stays in the reading time.
+  prep.before_file(job.files.front());
+  std::size_t next_file = 0;
+  try {
+    ROOT::RDataFrame frame(job.tree, job.files);
+    auto with_prep = frame.DefinePerSample("rc_sample_", [&](unsigned int, const ROOT::RDF::RSampleInfo &) {
+      if (next_file == 0) pass.opened(pass.elapsed());
+      if (next_file > 0 && next_file < job.files.size()) prep.before_file(job.files[next_file]);
+      ++next_file;
+      return 0;
+    });
+    with_prep.Foreach([&](int, const ROOT::RVecF &values) { pass.values(values.data(), values.size()); },
+                      {"rc_sample_", job.branch});
+  } catch (const std::exception &e) {
+    rc::first_root_error().clear();
+    throw std::runtime_error("RDataFrame on files " + job.files.front() + (job.files.size() > 1 ? ", ..." : "") +
+                             ", branch " + job.branch + ": " + e.what());
+  }
+  rc::check_root_errors("RDataFrame on " + where(job.files.front(), job.branch));
+}
+
+// The CMSSW-like reader's object: every attribute of the collection, as an
+// analysis framework's class would hold them, in memory of its own.
+struct Particle {
+  float pt;
+  std::vector<double> attributes;
+};
+
+struct Attribute {
+  TBranch *branch;
+  const char *type;
+  int per_particle;  // values per particle (1 unless the leaf is [n][k])
+  std::vector<char> buffer;
+  double (*get)(const char *, std::size_t);
+};
+
+template <class T>
+double get_as(const char *p, std::size_t i) {
+  T v;
+  std::memcpy(&v, p + i * sizeof(T), sizeof(T));
+  return static_cast<double>(v);
+}
+
+std::pair<double (*)(const char *, std::size_t), std::size_t> converter(const std::string &type, const std::string &at) {
+  if (type == "Float_t") return {get_as<Float_t>, sizeof(Float_t)};
+  if (type == "Double_t") return {get_as<Double_t>, sizeof(Double_t)};
+  if (type == "Int_t") return {get_as<Int_t>, sizeof(Int_t)};
+  if (type == "UInt_t") return {get_as<UInt_t>, sizeof(UInt_t)};
+  if (type == "Short_t") return {get_as<Short_t>, sizeof(Short_t)};
+  if (type == "UShort_t") return {get_as<UShort_t>, sizeof(UShort_t)};
+  if (type == "Char_t") return {get_as<Char_t>, sizeof(Char_t)};
+  if (type == "UChar_t") return {get_as<UChar_t>, sizeof(UChar_t)};
+  if (type == "Bool_t") return {get_as<Bool_t>, sizeof(Bool_t)};
+  if (type == "Long64_t") return {get_as<Long64_t>, sizeof(Long64_t)};
+  if (type == "ULong64_t") return {get_as<ULong64_t>, sizeof(ULong64_t)};
+  throw std::runtime_error(at + ": attribute of unsupported type " + type);
+}
+
+void read_cmssw(const Job &job, Pass &pass, CachePrep &prep) {
+  for (const auto &path : job.files) {
+    prep.before_file(path);
+    const double t0 = bench::wall_seconds();
+    OpenTree t = open_tree(path, job);
+    if (!t.count) throw std::runtime_error(where(path, job.branch) + ": the cmssw method needs a collection branch");
+    const int max_count = std::max(1, t.count->GetMaximum());
+    t.tree->SetBranchStatus("*", false);
+    UInt_t n = 0;
+    t.tree->SetBranchStatus(t.count->GetBranch()->GetName(), true);
+    t.count->GetBranch()->SetAddress(&n);
+    std::vector<Attribute> attributes;
+    std::size_t pt_index = 0;
+    for (auto *object : *t.tree->GetListOfBranches()) {
+      auto *branch = static_cast<TBranch *>(object);
+      auto *leaf = static_cast<TLeaf *>(branch->GetListOfLeaves()->At(0));
+      if (branch->GetListOfLeaves()->GetEntries() != 1 || leaf->GetLeafCount() != t.count) continue;
+      auto [get, size] = converter(leaf->GetTypeName(), where(path, branch->GetName()));
+      if (branch == t.branch) pt_index = attributes.size();
+      attributes.push_back({branch, leaf->GetTypeName(), leaf->GetLenStatic(),
+                            std::vector<char>(size * leaf->GetLenStatic() * (max_count + 1)), get});
+      t.tree->SetBranchStatus(branch->GetName(), true);
+      branch->SetAddress(attributes.back().buffer.data());
+    }
+    pass.opened(bench::wall_seconds() - t0);
+    const Long64_t entries = t.tree->GetEntries();
+    for (Long64_t i = 0; i < entries; ++i) {
+      check_entry(t.tree->GetEntry(i), path, job.branch, i);
+      if (n > static_cast<UInt_t>(max_count))
+        throw std::runtime_error(where(path, job.branch) + ": counter exceeds the leaf's maximum at entry " +
+                                 std::to_string(i));
+      std::vector<Particle> particles;
+      for (UInt_t j = 0; j < n; ++j) {
+        Particle p;
+        p.attributes.reserve(attributes.size());
+        for (const auto &a : attributes)
+          for (int k = 0; k < a.per_particle; ++k)
+            p.attributes.push_back(a.get(a.buffer.data(), j * static_cast<std::size_t>(a.per_particle) + k));
+        std::memcpy(&p.pt, attributes[pt_index].buffer.data() + j * sizeof(float), sizeof(float));
+        particles.push_back(std::move(p));
+      }
+      for (const Particle &p : particles) pass.value(p.pt);
+      pass.end_events(1);
+    }
+    rc::check_root_errors(where(path, job.branch));
+    t.tree->ResetBranchAddresses();
+  }
+}
+
+// The RNTuple copy made by RNTupleImporter keeps a leaf-list collection as a
+// collection field (_collectionN) of records, and the branch name as a
+// projected RVec field onto one of the records' members.
+struct RNTupleFields {
+  ROOT::DescriptorId_t collection, value;
+};
+
+RNTupleFields rntuple_fields(const ROOT::RNTupleDescriptor &desc, const std::string &path, const std::string &name) {
+  const auto id = desc.FindFieldId(name);
+  if (id == ROOT::kInvalidDescriptorId)
+    throw std::runtime_error(where(path, name) + ": no such field in the RNTuple");
+  const auto &field = desc.GetFieldDescriptor(id);
+  if (field.GetStructure() != ROOT::ENTupleStructure::kCollection || field.GetLinkIds().size() != 1)
+    throw std::runtime_error(where(path, name) + ": expected a collection of float, got " + field.GetTypeName());
+  auto source = [&](ROOT::DescriptorId_t f) {
+    const auto &d = desc.GetFieldDescriptor(f);
+    return d.IsProjectedField() ? d.GetProjectionSourceId() : f;
+  };
+  const ROOT::DescriptorId_t value = source(field.GetLinkIds()[0]);
+  ROOT::DescriptorId_t collection = source(id);
+  if (desc.GetFieldDescriptor(value).GetTypeName() != "float")
+    throw std::runtime_error(where(path, name) + ": the values are " + desc.GetFieldDescriptor(value).GetTypeName() +
+                             ", not float");
+  return {collection, value};
+}
+
+void read_rntuple(const Job &job, Pass &pass, CachePrep &prep) {
+  for (const auto &path : job.rntuple_files) {
+    prep.before_file(path);
+    const double t0 = bench::wall_seconds();
+    std::unique_ptr<ROOT::RNTupleReader> reader;
+    try {
+      reader = ROOT::RNTupleReader::Open(job.tree, path);
+    } catch (const std::exception &e) {
+      rc::first_root_error().clear();
+      throw std::runtime_error("cannot read " + where(path, job.branch) + " (RNTuple): " + e.what());
+    }
+    try {
+      const RNTupleFields ids = rntuple_fields(reader->GetDescriptor(), path, job.branch);
+      auto collection = reader->GetCollectionView(ids.collection);
+      auto values = reader->GetDirectAccessView<float>(ids.value);
+      pass.opened(bench::wall_seconds() - t0);
+      const auto entries = reader->GetNEntries();
+      for (ROOT::NTupleSize_t i = 0; i < entries; ++i) {
+        for (auto j : collection.GetCollectionRange(i)) pass.value(values(j));
+        pass.end_events(1);
+      }
+    } catch (const ROOT::RException &e) {
+      rc::first_root_error().clear();
+      throw std::runtime_error(where(path, job.branch) + " (RNTuple): " + e.what());
+    }
+    rc::check_root_errors(where(path, job.branch) + " (RNTuple)");
+  }
+}
+
+// --- bytes each method reads (from the files' metadata, outside the timing) --------------------
+struct Bytes {
+  long long compressed = 0, uncompressed = 0;
+};
+
+Bytes tree_bytes(const Job &job, bool whole_collection) {
+  Bytes bytes;
+  for (const auto &path : job.files) {
+    OpenTree t = open_tree(path, job);
+    std::vector<TBranch *> branches{t.branch};
+    if (t.count) branches.push_back(t.count->GetBranch());
+    if (whole_collection && t.count)
+      for (auto *object : *t.tree->GetListOfBranches()) {
+        auto *b = static_cast<TBranch *>(object);
+        auto *leaf = static_cast<TLeaf *>(b->GetListOfLeaves()->At(0));
+        if (b != t.branch && leaf && leaf->GetLeafCount() == t.count) branches.push_back(b);
+      }
+    for (auto *b : branches) {
+      bytes.compressed += b->GetZipBytes();
+      bytes.uncompressed += b->GetTotBytes();
+    }
+  }
+  return bytes;
+}
+
+Bytes rntuple_bytes(const Job &job) {
+  Bytes bytes;
+  for (const auto &path : job.rntuple_files) {
+    std::unique_ptr<ROOT::Experimental::RNTupleInspector> inspector;
+    try {
+      inspector = ROOT::Experimental::RNTupleInspector::Create(job.tree, path);
+    } catch (const std::exception &e) {
+      rc::first_root_error().clear();
+      throw std::runtime_error("cannot read " + where(path, job.branch) + " (RNTuple): " + e.what());
+    }
+    try {
+      const auto &desc = inspector->GetDescriptor();
+      const RNTupleFields ids = rntuple_fields(desc, path, job.branch);
+      for (auto field : {ids.collection, ids.value})
+        for (const auto &column : desc.GetColumnIterable(field)) {
+          const auto &info = inspector->GetColumnInspector(column.GetPhysicalId());
+          bytes.compressed += static_cast<long long>(info.GetCompressedSize());
+          bytes.uncompressed += static_cast<long long>(info.GetUncompressedSize());
+        }
+    } catch (const ROOT::RException &e) {
+      rc::first_root_error().clear();
+      throw std::runtime_error("cannot read " + where(path, job.branch) + " (RNTuple): " + e.what());
+    }
+    rc::check_root_errors(where(path, job.branch) + " (RNTuple)");
+  }
+  return bytes;
+}
+
+using Method = std::function<void(const Job &, Pass &, CachePrep &)>;
+
+const std::map<std::string, Method> &methods() {
+  static const std::map<std::string, Method> table{
+      {"columnar", read_columnar}, {"bulk", read_bulk},   {"ttreereader", read_ttreereader},
+      {"draw", read_draw},         {"rdataframe", read_rdataframe}, {"cmssw", read_cmssw},
+      {"rntuple", read_rntuple}};
+  return table;
+}
+
+struct Reference {
+  std::string method;
+  long long items, events;
+  std::uint64_t checksum;
+};
+
+}  // namespace
+
+int main(int argc, char **argv) {
+  return bench::guarded_main("read_branch", [&] {
+    bench::Options opt(argc, argv,
+                       {{"files", ""},
+                        {"rntuple-files", ""},
+                        {"tree", "Events"},
+                        {"branches", ""},
+                        {"methods", "columnar"},
+                        {"reps", "5"},
+                        {"warmup", "1"},
+                        {"cache", "warm"},
+                        {"sample-every", "100000"},
+                        {"corrupt-for-test", ""}});
+    if (opt.build_info()) {
+      bench::print_build_info("read_branch");
+      return 0;
+    }
+    if (opt.str("files").empty()) throw std::invalid_argument("--files is required (comma-separated ROOT files)");
+    if (opt.str("branches").empty()) throw std::invalid_argument("--branches is required (comma-separated)");
+    const auto files = rc::split_list(opt.str("files"), "files");
+    const auto branches = rc::split_list(opt.str("branches"), "branches");
+    const auto method_names = rc::split_list(opt.str("methods"), "methods");
+    for (const auto &m : method_names)
+      if (!methods().count(m))
+        throw std::invalid_argument("unknown method '" + m +
+                                    "' in --methods (columnar, bulk, ttreereader, draw, rdataframe, cmssw, rntuple)");
+    const bool wants_rntuple = std::count(method_names.begin(), method_names.end(), "rntuple") > 0;
+    std::vector<std::string> rntuple_files;
+    if (wants_rntuple) {
+      if (opt.str("rntuple-files").empty())
+        throw std::invalid_argument("method rntuple needs --rntuple-files (the RNTuple copies of --files)");
+      rntuple_files = rc::split_list(opt.str("rntuple-files"), "rntuple-files");
+    }
+    const long long reps = opt.integer("reps", 1), warmup = opt.integer("warmup", 0);
+    const long long every = opt.integer("sample-every", 1);
+    const std::string corrupt = opt.str("corrupt-for-test");
+    if (!corrupt.empty() && !methods().count(corrupt))
+      throw std::invalid_argument("--corrupt-for-test names unknown method '" + corrupt + "'");
+    CachePrep prep(opt.str("cache"));
+
+    gROOT->SetBatch(true);  // one thread, as the seed: implicit multi-threading stays off
+    rc::install_root_error_handler();
+
+    // Bytes per method and branch, and a first check of every input, before any timing.
+    std::map<std::pair<std::string, std::string>, Bytes> bytes;
+    for (const auto &branch : branches) {
+      const Job job{files, rntuple_files, opt.str("tree"), branch};
+      std::unique_ptr<Bytes> columns;  // value and counter: the same for every TTree method but cmssw
+      for (const auto &m : method_names) {
+        if (m == "cmssw") {
+          bytes[{m, branch}] = tree_bytes(job, true);
+        } else if (m == "rntuple") {
+          bytes[{m, branch}] = rntuple_bytes(job);
+        } else {
+          if (!columns) columns = std::make_unique<Bytes>(tree_bytes(job, false));
+          bytes[{m, branch}] = *columns;
+        }
+      }
+    }
+
+    std::map<std::string, Reference> reference;  // per branch: the first pass
+    long long disagreements = 0;
+    const long long methods_count = static_cast<long long>(method_names.size());
+    for (long long rep = 0; rep < warmup + reps; ++rep) {
+      for (const auto &branch : branches) {
+        const Job job{files, rntuple_files, opt.str("tree"), branch};
+        for (long long k = 0; k < methods_count; ++k) {
+          const std::string &name = method_names[static_cast<std::size_t>((k + rep) % methods_count)];
+          const auto &inputs = name == "rntuple" ? rntuple_files : files;
+          prep.start_pass(inputs);
+          Pass pass(every, prep);
+          pass.start();
+          methods().at(name)(job, pass, prep);
+          pass.stop();
+          if (name == corrupt) pass.corrupt();
+
+          auto [it, first] = reference.try_emplace(branch, Reference{name, pass.items(), pass.events(), pass.checksum()});
+          const bool agrees = it->second.items == pass.items() && it->second.events == pass.events() &&
+                              it->second.checksum == pass.checksum();
+          if (!agrees) {
+            ++disagreements;
+            std::fprintf(stderr,
+                         "read_branch: %s disagrees with %s on branch %s: %lld items, %lld events, checksum %s vs "
+                         "%lld, %lld, %s\n",
+                         name.c_str(), it->second.method.c_str(), branch.c_str(), pass.items(), pass.events(),
+                         rc::hex(pass.checksum()).c_str(), it->second.items, it->second.events,
+                         rc::hex(it->second.checksum).c_str());
+          }
+          const Bytes &b = bytes.at({name, branch});
+          bench::JsonLine()
+              .add("record", "timing")
+              .add("kernel", "read_branch")
+              .add("method", name)
+              .add("branch", branch)
+              .add("rep", rep - warmup)
+              .add("warmup", rep < warmup)
+              .add("order", k)
+              .add("wall_s", pass.wall())
+              .add("cpu_s", pass.cpu())
+              .add("open_s", pass.open_s())
+              .add("events", pass.events())
+              .add("items", pass.items())
+              .add("checksum", rc::hex(pass.checksum()))
+              .add("bytes_compressed", b.compressed)
+              .add("bytes_uncompressed", b.uncompressed)
+              .add("files", static_cast<long long>(inputs.size()))
+              .add("cache", prep.mode())
+              .add("residency", prep.residency())
+              .add("prep_s", prep.wall())
+              .print();
+          for (const auto &s : pass.samples())
+            bench::JsonLine()
+                .add("record", "sample")
+                .add("method", name)
+                .add("branch", branch)
+                .add("rep", rep - warmup)
+                .add("items", s.items)
+                .add("events", s.events)
+                .add("wall_s", s.wall_s)
+                .print();
+        }
+      }
+    }
+    for (const auto &[branch, ref] : reference)
+      bench::JsonLine()
+          .add("record", "result")
+          .add("branch", branch)
+          .add("items", ref.items)
+          .add("events", ref.events)
+          .add("checksum", rc::hex(ref.checksum))
+          .print();
+    bench::JsonLine()
+        .add("record", "validation")
+        .add("kernel", "read_branch")
+        .add("ok", disagreements == 0)
+        .add("disagreements", disagreements)
+        .add("checksum", reference.empty() ? std::string() : rc::hex(reference.begin()->second.checksum))
+        .print();
+    return disagreements == 0 ? 0 : 3;
+  });
+}

@@ -1,0 +1,253 @@
+// The writing experiment's benchmark (seeds 001 and 003): writes a workload
+// with one of four writers to one medium, `warmup` + `reps` times, and reads
+// every pass's output back.
+//
+//   --workload random   seed 003: --mb MB of uniform random doubles in
+//                       --random-branches double branches (tree "random")
+//   --workload events   seed 001: NanoAOD-like events from --inputs (the
+//                       --branches globs), loaded into memory before any
+//                       timing, --events of them written (tree "Events")
+//   --method tbuffermerger | rntuple | root_imt | simple   (writers.hpp)
+//   --medium disk | tmpfs | memory | slow, --dir DIR       (media.hpp)
+//
+// A pass is timed from opening the output to closing it (and, with --fsync 1,
+// fsync-ing it: the data is on the device); its peak resident memory is
+// measured beside. Untimed, the output is then read back and every column's
+// checksum and the entry count compared with those of the entries written;
+// a difference fails the run (exit 3). Any error (an unwritable directory,
+// a full disk or a file size limit, an unknown compression) names what failed,
+// removes the partial file and exits 2.
+#include <ROOT/RNTupleParallelWriter.hxx>
+#include <TROOT.h>
+#include <lz4.h>
+#include <sys/resource.h>
+#include <sys/statvfs.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <sstream>
+#include <thread>
+
+#include "bench.hpp"
+#include "media.hpp"
+#include "root_formats.hpp"
+#include "root_io.hpp"
+#include "simple_format.hpp"
+#include "writers.hpp"
+
+using namespace writing;
+
+namespace {
+
+std::vector<std::string> split(const std::string &text) {
+  std::vector<std::string> parts;
+  std::stringstream stream(text);
+  std::string part;
+  while (std::getline(stream, part, ','))
+    if (!part.empty()) parts.push_back(part);
+  return parts;
+}
+
+// What may explain a failed write: ROOT's first error, the free space left
+// and the file size limit (a full disk and RLIMIT_FSIZE look alike to ROOT).
+std::string describe_failure(const Output &out) {
+  std::string text;
+  const std::string root = RootErrors::first();
+  if (!root.empty()) text += " [ROOT: " + root + "]";
+  if (out.medium().in_memory()) return text;
+  struct statvfs fs {};
+  if (statvfs(out.medium().dir.c_str(), &fs) == 0)
+    text += " [" + std::to_string(static_cast<unsigned long long>(fs.f_bavail) * fs.f_frsize / 1000000) + " MB free in " +
+            out.medium().dir + "]";
+  struct rlimit limit {};
+  if (getrlimit(RLIMIT_FSIZE, &limit) == 0 && limit.rlim_cur != RLIM_INFINITY)
+    text += " [file size limit " + std::to_string(static_cast<unsigned long long>(limit.rlim_cur)) + " bytes]";
+  return text;
+}
+
+}  // namespace
+
+int main(int argc, char **argv) {
+  return bench::guarded_main("write_bench", [&] {
+    bench::Options opt(argc, argv,
+                       {{"workload", "random"},
+                        {"method", "tbuffermerger"},
+                        {"threads", "1"},
+                        {"mb", "16"},
+                        {"random-branches", "1"},
+                        {"seed", "1"},
+                        {"inputs", ""},
+                        {"tree", "Events"},
+                        {"branches", "*"},
+                        {"events", "1000"},
+                        {"compression", "LZ4"},
+                        {"level", "4"},
+                        {"flush-mb", "32"},
+                        {"medium", "tmpfs"},
+                        {"dir", "/dev/shm"},
+                        {"slow-mb-s", "100"},
+                        {"fsync", "1"},
+                        {"reps", "3"},
+                        {"warmup", "1"},
+                        {"max-file-bytes", "0"},
+                        {"keep", "0"},
+                        {"corrupt-for-test", "0"}});
+    if (opt.build_info()) {
+      bench::print_build_info("write_bench");
+      return 0;
+    }
+    // Every option is checked before any work starts.
+    const std::string workload = opt.str("workload"), method = opt.str("method");
+    if (workload != "random" && workload != "events")
+      throw std::invalid_argument("unknown --workload '" + workload + "' (random, events)");
+    if (method != "tbuffermerger" && method != "rntuple" && method != "root_imt" && method != "simple")
+      throw std::invalid_argument("unknown --method '" + method + "' (tbuffermerger, rntuple, root_imt, simple)");
+    WriteSettings s;
+    s.threads = static_cast<int>(opt.integer("threads", 1));
+    s.compression = opt.str("compression");
+    s.level = s.compression == "none" ? 0 : static_cast<int>(opt.integer("level", 1));
+    s.root_settings = bench::compression_settings(s.compression, s.level);  // names an unknown compression
+    if (method == "simple") simple::codec_from_name(s.compression);
+    s.flush_bytes = static_cast<long long>(opt.real("flush-mb") * 1e6);
+    if (s.flush_bytes != 0 && s.flush_bytes < 100000)
+      throw std::invalid_argument("--flush-mb must be 0 (each format's default) or >= 0.1");
+    const long long reps = opt.integer("reps", 1), warmup = opt.integer("warmup", 0);
+    const Medium medium = Medium::from_options(opt);
+    limit_file_size(opt.integer("max-file-bytes", 0));
+    RootErrors::install();
+
+    ROOT::EnableThreadSafety();
+    if (method == "root_imt" && s.threads > 1) {
+      ROOT::EnableImplicitMT(static_cast<UInt_t>(s.threads));
+      if (ROOT::GetThreadPoolSize() != static_cast<UInt_t>(s.threads))
+        throw std::runtime_error("asked ROOT for " + std::to_string(s.threads) + " IMT threads, got " +
+                                 std::to_string(ROOT::GetThreadPoolSize()));
+    }
+
+    // The entries, in memory or made on the fly; never timed.
+    std::unique_ptr<EntrySource> source;
+    std::uint64_t loaded = 0;
+    const bench::Timing load = bench::time_it([&] {
+      if (workload == "random") {
+        s.tree_name = "random";
+        const double mb = opt.real("mb");
+        const int columns = static_cast<int>(opt.integer("random-branches", 1));
+        if (!(mb > 0)) throw std::invalid_argument("--mb must be > 0");
+        const auto entries = static_cast<std::uint64_t>(std::ceil(mb * 1e6 / (8.0 * columns)));
+        source = std::make_unique<RandomSource>(entries, columns, static_cast<std::uint64_t>(opt.integer("seed", 0)));
+      } else {
+        s.tree_name = "Events";
+        const auto events = static_cast<std::uint64_t>(opt.integer("events", 1));
+        auto store = std::make_unique<EventStore>(split(opt.str("inputs")), opt.str("tree"), split(opt.str("branches")),
+                                                  events, events);
+        loaded = store->loaded();
+        source = std::move(store);
+      }
+    });
+    const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+    const std::uint64_t n = source->entries();
+    const Expected expected = expected_checksums(*source, n, cores);
+    const long long baseline_rss = PeakRss::status_bytes("VmRSS");  // entries loaded, nothing written yet
+    const std::uint64_t to_write = n - static_cast<std::uint64_t>(opt.integer("corrupt-for-test", 0) ? 1 : 0);
+
+    auto write = [&](Output &out) {
+      if (method == "tbuffermerger") write_tbuffermerger(out, *source, to_write, s);
+      else if (method == "rntuple") write_rntuple(out, *source, to_write, s);
+      else if (method == "root_imt") write_root_imt(out, *source, to_write, s);
+      else write_simple(out, *source, to_write, s);
+      if (!medium.in_memory() && medium.fsync) sync_file(out.write_path());
+    };
+    auto read_back = [&](Output &out) {  // untimed, with every core
+      if (method == "rntuple") return read_rntuple(out, source->schema(), s, cores);
+      if (method == "simple") return read_simple(out, *source);
+      return read_tree(out, source->schema(), s, cores);
+    };
+
+    const std::string stem = "write_bench_" + method + "_" + std::to_string(getpid()) + (method == "simple" ? ".tpsimple" : ".root");
+    const bool keep = opt.integer("keep", 0) != 0;
+    std::string kept;
+    for (long long rep = 0; rep < warmup + reps; ++rep) {
+      Output out(medium, stem);
+      RootErrors::clear();
+      PeakRss rss;
+      rss.start();
+      const bench::Timing t = bench::time_it([&] {
+        try {
+          write(out);
+        } catch (const std::exception &e) {
+          throw std::runtime_error("writing " + out.where() + " failed: " + e.what() + describe_failure(out));
+        }
+      });
+      const PeakRss::Result memory = rss.stop();
+      if (!RootErrors::first().empty())
+        throw std::runtime_error("writing " + out.where() + " failed:" + describe_failure(out));
+      out.commit();
+      const std::uint64_t file_bytes = out.size();
+      Checksums got;
+      const bench::Timing read = bench::time_it([&] { got = read_back(out); });
+      RootErrors::throw_if_any("reading back " + out.where());
+      const int column = got.first_difference(expected.checksums);
+      if (got.entries() != n || column >= 0) {
+        bench::JsonLine()
+            .add("record", "validation")
+            .add("kernel", "write_bench")
+            .add("ok", false)
+            .add("entries_expected", static_cast<long long>(n))
+            .add("entries_read", static_cast<long long>(got.entries()))
+            .add("first_bad_column", column >= 0 ? source->schema().columns[static_cast<std::size_t>(column)].name : "")
+            .print();
+        std::fprintf(stderr, "write_bench: %s read back %llu entries of %llu%s%s\n", out.where().c_str(),
+                     static_cast<unsigned long long>(got.entries()), static_cast<unsigned long long>(n),
+                     column >= 0 ? ", checksum differs in column " : "",
+                     column >= 0 ? source->schema().columns[static_cast<std::size_t>(column)].name.c_str() : "");
+        return 3;
+      }
+      bench::JsonLine()
+          .add("record", "timing")
+          .add("kernel", "write_bench")
+          .add("workload", workload)
+          .add("method", method)
+          .add("medium", medium.kind)
+          .add("fs_type", medium.fs_type)
+          .add("compression", s.compression)
+          .add("level", s.level)
+          .add("threads", s.threads)
+          .add("imt_pool", static_cast<int>(ROOT::GetThreadPoolSize()))
+          .add("flush_bytes", s.flush_bytes)
+          .add("entries", static_cast<long long>(n))
+          .add("raw_bytes", static_cast<long long>(expected.bytes))
+          .add("rep", rep - warmup)
+          .add("warmup", rep < warmup)
+          .add("wall_s", t.wall_s)
+          .add("cpu_s", t.cpu_s)
+          .add("file_bytes", static_cast<long long>(file_bytes))
+          .add("peak_rss_bytes", memory.peak_bytes)
+          .add("start_rss_bytes", memory.start_bytes)
+          .add("rss_method", memory.method)
+          .add("read_s", read.wall_s)
+          .print();
+      bench::JsonLine().add("record", "progress").add("done", rep + 1).add("total", warmup + reps).print();
+      if (keep && rep + 1 == warmup + reps && !medium.in_memory()) {
+        // The last pass's output stays, under a name without the process id (for the tests and readers).
+        kept = medium.dir + "/write_bench_" + method + (method == "simple" ? ".tpsimple" : ".root");
+        if (std::rename(out.path().c_str(), kept.c_str()) != 0) throw std::runtime_error("cannot keep " + kept);
+      }
+    }
+    bench::JsonLine()
+        .add("record", "validation")
+        .add("kernel", "write_bench")
+        .add("ok", true)
+        .add("checksum", expected.checksums.digest())
+        .add("entries", static_cast<long long>(n))
+        .add("raw_bytes", static_cast<long long>(expected.bytes))
+        .add("columns", static_cast<long long>(source->schema().columns.size()))
+        .add("loaded_events", static_cast<long long>(loaded))
+        .add("load_s", load.wall_s)
+        .add("passes_checked", warmup + reps)
+        .add("baseline_rss_bytes", baseline_rss)
+        .add("lz4_version", LZ4_versionString())
+        .add("kept", kept)
+        .print();
+    return 0;
+  });
+}

@@ -1,0 +1,221 @@
+#include "writers.hpp"
+
+#include <ROOT/RNTuple.hxx>
+#include <ROOT/RNTupleParallelWriter.hxx>
+#include <ROOT/RNTupleWriteOptions.hxx>
+#include <ROOT/TBufferMerger.hxx>
+#include <TDirectory.h>
+#include <TTree.h>
+
+#include <atomic>
+#include <exception>
+#include <mutex>
+#include <stdexcept>
+#include <thread>
+
+#include "root_formats.hpp"
+#include "simple_format.hpp"
+
+namespace writing {
+
+namespace {
+
+// Runs work(w) on `threads` threads; the first exception is rethrown after all joined.
+// `failed` turns true as soon as one thread fails, so the others can stop early.
+template <class F>
+void run_threads(int threads, std::atomic<bool> &failed, F &&work) {
+  std::exception_ptr error;
+  std::mutex error_mutex;
+  std::vector<std::thread> workers;
+  for (int w = 0; w < threads; ++w)
+    workers.emplace_back([&, w] {
+      try {
+        work(w);
+      } catch (...) {
+        std::lock_guard<std::mutex> lock(error_mutex);
+        if (!error) error = std::current_exception();
+        failed = true;
+      }
+    });
+  for (auto &t : workers) t.join();
+  if (error) std::rethrow_exception(error);
+}
+
+std::uint64_t range_begin(std::uint64_t n, int threads, int w) {
+  return n * static_cast<std::uint64_t>(w) / static_cast<std::uint64_t>(threads);
+}
+
+}  // namespace
+
+Expected expected_checksums(const EntrySource &source, std::uint64_t n, int threads) {
+  std::vector<Expected> parts(static_cast<std::size_t>(threads));
+  std::atomic<bool> failed{false};
+  run_threads(threads, failed, [&](int w) {
+    Expected &part = parts[static_cast<std::size_t>(w)];
+    part.checksums = Checksums(source.schema());
+    EntryView view;
+    std::vector<unsigned char> scratch;
+    for (std::uint64_t i = range_begin(n, threads, w); i < range_begin(n, threads, w + 1); ++i) {
+      source.get(i, view, scratch);
+      part.checksums.add(view);
+      part.bytes += view.total_bytes();
+    }
+  });
+  Expected all;
+  for (const auto &part : parts) {
+    all.checksums.merge(part.checksums);
+    all.bytes += part.bytes;
+  }
+  return all;
+}
+
+void write_tbuffermerger(Output &out, const EntrySource &source, std::uint64_t n, const WriteSettings &s) {
+  ROOT::TBufferMerger merger(open_root_output(out, s.root_settings));
+  std::atomic<bool> failed{false};
+  run_threads(s.threads, failed, [&](int w) {
+    std::unique_ptr<TreeFiller> filler;  // its buffers must outlive the file that owns the tree
+    auto file = merger.GetFile();
+    TTree *tree = nullptr;
+    {
+      TDirectory::TContext here(file.get());
+      tree = new TTree(s.tree_name.c_str(), s.tree_name.c_str());  // owned by `file`
+    }
+    tree->ResetBit(kMustCleanup);
+    if (s.flush_bytes > 0) tree->SetAutoFlush(-s.flush_bytes);
+    filler = std::make_unique<TreeFiller>(*tree, source.schema());
+    EntryView view;
+    std::vector<unsigned char> scratch;
+    Long64_t since_write = 0;
+    // As in ROOT's own TBufferMerger benchmark: hand the file over at every
+    // auto-flush (once the tree knows how many entries one flush holds).
+    for (std::uint64_t i = range_begin(n, s.threads, w); i < range_begin(n, s.threads, w + 1) && !failed; ++i) {
+      source.get(i, view, scratch);
+      if (filler->fill(view) < 0) throw std::runtime_error("TTree::Fill failed for entry " + std::to_string(i));
+      if (++since_write == tree->GetAutoFlush()) {
+        since_write = 0;
+        file->Write();
+      }
+    }
+    file->Write();
+  });
+}  // ~TBufferMerger writes the rest and closes the output
+
+void write_rntuple(Output &out, const EntrySource &source, std::uint64_t n, const WriteSettings &s) {
+  ROOT::RNTupleWriteOptions options;
+  options.SetCompression(static_cast<std::uint32_t>(s.root_settings));
+  if (s.flush_bytes > 0) {
+    const auto cluster = static_cast<std::size_t>(s.flush_bytes);
+    options.SetMaxUnzippedClusterSize(std::max(options.GetMaxUnzippedClusterSize(), 10 * cluster));
+    options.SetApproxZippedClusterSize(cluster);
+  }
+  // Disk and tmpfs: RNTuple's own file writer. Memory and the throttled
+  // medium: into a TFile (TMemFile, throttled TFile), as RNTuple appends to
+  // an existing ROOT file.
+  std::unique_ptr<TFile> file;
+  std::unique_ptr<ROOT::RNTupleParallelWriter> writer;
+  if (out.medium().in_memory() || out.medium().throttled()) {
+    file = open_root_output(out, s.root_settings);
+    writer = ROOT::RNTupleParallelWriter::Append(make_model(source.schema()), s.tree_name, *file, options);
+  } else {
+    writer = ROOT::RNTupleParallelWriter::Recreate(make_model(source.schema()), s.tree_name, out.write_path(), options);
+  }
+  std::atomic<bool> failed{false};
+  run_threads(s.threads, failed, [&](int w) {
+    auto context = writer->CreateFillContext();
+    NTupleFiller filler(*context, source.schema());
+    EntryView view;
+    std::vector<unsigned char> scratch;
+    for (std::uint64_t i = range_begin(n, s.threads, w); i < range_begin(n, s.threads, w + 1) && !failed; ++i) {
+      source.get(i, view, scratch);
+      filler.fill(view);
+    }
+    context->FlushCluster();
+  });
+  writer->CommitDataset();
+  writer.reset();
+  if (file) {
+    file->Close();
+    file.reset();
+  }
+}
+
+void write_root_imt(Output &out, const EntrySource &source, std::uint64_t n, const WriteSettings &s) {
+  std::unique_ptr<TreeFiller> filler;  // its buffers must outlive the file that owns the tree
+  auto file = open_root_output(out, s.root_settings);
+  TTree *tree = nullptr;
+  {
+    TDirectory::TContext here(file.get());
+    tree = new TTree(s.tree_name.c_str(), s.tree_name.c_str());  // owned by `file`
+  }
+  if (s.flush_bytes > 0) tree->SetAutoFlush(-s.flush_bytes);
+  filler = std::make_unique<TreeFiller>(*tree, source.schema());
+  EntryView view;
+  std::vector<unsigned char> scratch;
+  for (std::uint64_t i = 0; i < n; ++i) {
+    source.get(i, view, scratch);
+    if (filler->fill(view) < 0) throw std::runtime_error("TTree::Fill failed for entry " + std::to_string(i));
+  }
+  tree->Write();
+  file->Close();
+}
+
+void write_simple(Output &out, const EntrySource &source, std::uint64_t n, const WriteSettings &s) {
+  auto sink = out.medium().in_memory() ? simple::memory_sink(out.memory())
+                                       : simple::file_sink(out.write_path(), false, out.throttle());
+  simple::write(*sink, source, n, s.threads, simple::codec_from_name(s.compression), s.level, s.simple_batch_bytes);
+}
+
+namespace {
+
+// Sums of per-thread checksums over [0, n), each thread with its own reader.
+template <class F>
+Checksums read_in_parallel(std::uint64_t n, int threads, const Schema &schema, F &&read_range) {
+  threads = static_cast<int>(std::max<std::uint64_t>(1, std::min<std::uint64_t>(threads, n)));
+  std::vector<Checksums> parts(static_cast<std::size_t>(threads));
+  std::atomic<bool> failed{false};
+  run_threads(threads, failed, [&](int w) {
+    parts[static_cast<std::size_t>(w)] = read_range(range_begin(n, threads, w), range_begin(n, threads, w + 1));
+  });
+  Checksums all(schema);
+  for (const auto &part : parts) all.merge(part);
+  return all;
+}
+
+TTree *get_tree(TFile &file, Output &out, const WriteSettings &s) {
+  auto *tree = file.Get<TTree>(s.tree_name.c_str());
+  if (!tree) throw std::runtime_error(out.where() + " has no tree '" + s.tree_name + "'");
+  return tree;
+}
+
+std::unique_ptr<ROOT::RNTupleReader> get_ntuple(TFile &file, Output &out, const WriteSettings &s) {
+  auto *anchor = file.Get<ROOT::RNTuple>(s.tree_name.c_str());
+  if (!anchor) throw std::runtime_error(out.where() + " has no RNTuple '" + s.tree_name + "'");
+  return ROOT::RNTupleReader::Open(*anchor);
+}
+
+}  // namespace
+
+Checksums read_tree(Output &out, const Schema &schema, const WriteSettings &s, int threads) {
+  const auto n = static_cast<std::uint64_t>(get_tree(*open_root_input(out), out, s)->GetEntries());
+  return read_in_parallel(n, threads, schema, [&](std::uint64_t begin, std::uint64_t end) {
+    auto file = open_root_input(out);
+    return tree_checksums(*get_tree(*file, out, s), schema, out.where(), static_cast<Long64_t>(begin),
+                          static_cast<Long64_t>(end));
+  });
+}
+
+Checksums read_rntuple(Output &out, const Schema &schema, const WriteSettings &s, int threads) {
+  const std::uint64_t n = get_ntuple(*open_root_input(out), out, s)->GetNEntries();
+  return read_in_parallel(n, threads, schema, [&](std::uint64_t begin, std::uint64_t end) {
+    auto file = open_root_input(out);
+    return ntuple_checksums(*get_ntuple(*file, out, s), schema, out.where(), begin, end);
+  });
+}
+
+Checksums read_simple(Output &out, const EntrySource &source) {
+  const auto result = out.medium().in_memory() ? simple::read_memory(out.memory(), out.where(), &source)
+                                               : simple::read_file(out.path(), &source);
+  return result.checksums;
+}
+
+}  // namespace writing

@@ -1,0 +1,435 @@
+"""Writing experiment: every writer reads back what it wrote, all agree, errors are named, analysis is right."""
+from __future__ import annotations
+
+import re
+import struct
+import subprocess
+import tempfile
+from pathlib import Path
+
+import awkward as ak
+import cramjam
+import numpy as np
+import pandas as pd
+import pytest
+import uproot
+
+from throughput import config, datasets, harness
+from throughput.experiments import writing as wr
+
+METHODS = ("tbuffermerger", "rntuple", "root_imt", "simple")
+EVENTS_IN_FILE = 60
+SECTION = config.validate({}, check_resources=False)
+
+
+@pytest.fixture(scope="module", autouse=True)
+def kernels_built():
+    missing = [k for k in (wr.KERNEL, wr.READER) if not (harness.kernels_dir() / k).is_file()]
+    if missing:
+        pytest.fail(f"kernels not built in {harness.kernels_dir()}: {missing} (run kernels/build.sh)")
+
+
+@pytest.fixture(scope="module")
+def nanoaod(tmp_path_factory) -> Path:
+    path = tmp_path_factory.mktemp("writing_inputs") / "part0.root"
+    datasets.make_nanoaod_like(path, EVENTS_IN_FILE, "ZLIB", SECTION["datasets"], progress=False)
+    return path
+
+
+@pytest.fixture
+def tmpfs_dir():
+    with tempfile.TemporaryDirectory(dir="/dev/shm") as directory:
+        yield directory
+
+
+def run(args: dict, **kw):
+    base = {"reps": 1, "warmup": 1, "threads": 2, "medium": "memory", "compression": "LZ4", "level": 4}
+    return harness.run_kernel(wr.KERNEL, {**base, **args}, **kw)
+
+
+# ---- every writer, every medium: read back and agree ------------------------------------------
+
+@pytest.mark.parametrize("medium", ["memory", "tmpfs", "disk", "slow"])
+def test_random_workload_every_writer_reads_back_the_same_entries(medium, tmpfs_dir, tmp_path):
+    directory = tmpfs_dir if medium == "tmpfs" else str(tmp_path)
+    checksums = set()
+    for method in METHODS:
+        result = run({"workload": "random", "method": method, "mb": 0.04, "random-branches": 2, "medium": medium,
+                      "dir": directory, "slow-mb-s": 50})
+        v, t = result.validation, result.timings
+        assert v["ok"] and v["entries"] == 2500 and v["raw_bytes"] == 40000 and v["passes_checked"] == 2
+        assert len(t) == 2 and list(t["warmup"]) == [True, False]
+        assert set(t["method"]) == {method} and set(t["medium"]) == {medium}
+        assert (t["file_bytes"] > 0).all() and (t["peak_rss_bytes"] >= t["start_rss_bytes"]).all()
+        if medium == "tmpfs":
+            assert set(t["fs_type"]) == {"tmpfs"}
+        checksums.add(v["checksum"])
+    assert len(checksums) == 1, "writers disagree on what they wrote"
+    assert not list(Path(directory).iterdir()), "outputs were left behind"
+
+
+def test_other_seed_other_checksum():
+    a = run({"workload": "random", "method": "rntuple", "mb": 0.01, "seed": 1}).validation["checksum"]
+    b = run({"workload": "random", "method": "rntuple", "mb": 0.01, "seed": 2}).validation["checksum"]
+    assert a != b
+
+
+@pytest.mark.parametrize("compression", wr.COMPRESSIONS)
+def test_every_compression_reads_back(compression, nanoaod):
+    sizes, checksums = {}, set()
+    for method in ("tbuffermerger", "rntuple"):
+        result = run({"workload": "events", "method": method, "inputs": nanoaod, "events": EVENTS_IN_FILE,
+                      "compression": compression, "level": 1 if compression == "none" else 3,
+                      "branches": "Jet_*,Muon_*,HLT_*"})
+        sizes[method] = int(result.timings["file_bytes"].iloc[0])
+        checksums.add(result.validation["checksum"])
+        assert set(result.timings["compression"]) == {compression}
+    assert len(checksums) == 1
+
+
+def test_compression_makes_files_smaller(nanoaod):
+    size = {c: int(run({"workload": "events", "method": "root_imt", "inputs": nanoaod, "events": 200,
+                        "compression": c, "threads": 1, "branches": "Jet_*,Muon_*"}).timings["file_bytes"].iloc[0])
+            for c in ("none", "LZMA")}
+    assert size["LZMA"] < 0.8 * size["none"]
+
+
+def test_event_methods_agree_and_replay_the_input(nanoaod, tmpfs_dir):
+    checksums = {}
+    for method in ("root_imt", "simple", "rntuple"):
+        for threads in (1, 2):
+            result = run({"workload": "events", "method": method, "inputs": nanoaod, "events": 100,
+                          "threads": threads, "medium": "tmpfs", "dir": tmpfs_dir})
+            v = result.validation
+            assert v["entries"] == 100 and v["loaded_events"] == EVENTS_IN_FILE and v["columns"] == 947
+            if method == "root_imt":
+                assert set(result.timings["imt_pool"]) == ({0} if threads == 1 else {threads})
+            checksums[(method, threads)] = v["checksum"]
+    assert len(set(checksums.values())) == 1, checksums
+
+
+def test_branch_selection_adds_counters_and_changes_the_checksum(nanoaod):
+    full = run({"workload": "events", "method": "simple", "inputs": nanoaod, "events": 20}).validation
+    jets = run({"workload": "events", "method": "simple", "inputs": nanoaod, "events": 20,
+                "branches": "Jet_pt,Jet_eta,MET_pt"}).validation
+    assert jets["columns"] == 4  # nJet, Jet_pt, Jet_eta, MET_pt
+    assert jets["checksum"] != full["checksum"]
+
+
+# ---- the simple format: its reader, its documented layout --------------------------------------
+
+def _kept(nanoaod, directory, compression="LZ4", events=80):
+    result = run({"workload": "events", "method": "simple", "inputs": nanoaod, "events": events,
+                  "medium": "disk", "dir": directory, "keep": 1, "compression": compression,
+                  "branches": "nJet,Jet_pt,Jet_jetId,Muon_*,HLT_IsoMu27,event"})
+    return result.validation, Path(result.validation["kept"])
+
+
+def test_standalone_reader_verifies_the_file(nanoaod, tmp_path):
+    written, path = _kept(nanoaod, tmp_path)
+    assert path.is_file()
+    read = harness.run_kernel(wr.READER, {"input": path}).validation
+    assert read["events"] == written["entries"] == 80
+    assert read["checksum"] == written["checksum"] and read["columns"] == written["columns"]
+
+
+def test_standalone_reader_rejects_damaged_files(nanoaod, tmp_path):
+    _, path = _kept(nanoaod, tmp_path)
+    data = bytearray(path.read_bytes())
+    truncated = tmp_path / "truncated.tpsimple"
+    truncated.write_bytes(data[: len(data) - 100])
+    with pytest.raises(harness.KernelError, match="truncated.tpsimple"):
+        harness.run_kernel(wr.READER, {"input": truncated})
+    damaged = tmp_path / "damaged.tpsimple"
+    data[len(data) // 2] ^= 0xFF
+    data[len(data) // 2 + 1] ^= 0xFF
+    damaged.write_bytes(data)
+    with pytest.raises(harness.KernelError, match="damaged.tpsimple"):
+        harness.run_kernel(wr.READER, {"input": damaged})
+    with pytest.raises(harness.KernelError, match="not a file of the simple format"):
+        harness.run_kernel(wr.READER, {"input": nanoaod})
+
+
+MASK = (1 << 64) - 1
+
+
+def _mix64(z: int) -> int:
+    z = (z + 0x9E3779B97F4A7C15) & MASK
+    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & MASK
+    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & MASK
+    return z ^ (z >> 31)
+
+
+def _hash_bytes(data: bytes, salt: int = 0) -> int:
+    """kernels/writing/schema.hpp's hash_bytes, as documented."""
+    h = _mix64(salt ^ ((0x100000001B3 * (len(data) + 1)) & MASK))
+    full = len(data) // 8 * 8
+    for i in range(0, full, 8):
+        h = _mix64(h ^ int.from_bytes(data[i:i + 8], "little"))
+    if full < len(data):
+        h = _mix64(h ^ int.from_bytes(data[full:].ljust(8, b"\0"), "little") ^ 0xFF00000000000000)
+    return h
+
+
+def _parse_simple(path: Path) -> tuple[list[tuple[str, str, int]], dict[int, dict[str, np.ndarray]]]:
+    """An independent reader of the layout documented in kernels/writing/simple_format.hpp."""
+    types = {1: "?", 2: "u1", 3: "<i4", 4: "<u4", 5: "<u8", 6: "<f4", 7: "<f8"}
+    data = path.read_bytes()
+    assert data[:8] == b"TPSIMPLE"
+    version, codec, _level, n = struct.unpack_from("<IBBI", data, 8)
+    assert version == 1
+    pos, columns = 18, []
+    for _ in range(n):
+        kind, counter, length = struct.unpack_from("<BiH", data, pos)
+        pos += 7
+        columns.append((data[pos:pos + length].decode(), types[kind], counter))
+        pos += length
+    events = {}
+    while True:
+        stored, = struct.unpack_from("<I", data, pos)
+        if stored == 0:
+            count, = struct.unpack_from("<Q", data, pos + 4)
+            assert pos + 12 == len(data) and count == len(events)
+            return columns, events
+        raw_size, digest = struct.unpack_from("<IQ", data, pos + 4)
+        block = data[pos + 16: pos + 16 + stored]
+        raw = bytes(cramjam.lz4.decompress_block(block, output_len=raw_size)) if codec == 1 else block
+        assert _hash_bytes(raw) == digest
+        pos += 16 + stored
+        number, = struct.unpack_from("<Q", raw, 0)
+        at, values = 8, {}
+        for name, dtype, counter in columns:
+            count = 1 if counter < 0 else int(values[columns[counter][0]][0])
+            values[name] = np.frombuffer(raw, dtype=dtype, count=count, offset=at)
+            at += count * np.dtype(dtype).itemsize
+        assert at == raw_size
+        events[number] = values
+
+
+@pytest.mark.parametrize("compression", ["LZ4", "none"])
+def test_documented_layout_holds_the_input_events(nanoaod, tmp_path, compression):
+    _, path = _kept(nanoaod, tmp_path, compression=compression)
+    columns, events = _parse_simple(path)
+    names = [c[0] for c in columns]
+    assert names[:2] == ["nJet", "nMuon"] and "Jet_pt" in names and "HLT_IsoMu27" in names
+    assert sorted(events) == list(range(80))
+    source = uproot.open(nanoaod)["Events"].arrays(["Jet_pt", "Jet_jetId", "Muon_pt", "HLT_IsoMu27", "event"])
+    for number, values in events.items():
+        k = number % EVENTS_IN_FILE  # events beyond the file's are replayed
+        np.testing.assert_array_equal(values["Jet_pt"], ak.to_numpy(source["Jet_pt"][k]))
+        np.testing.assert_array_equal(values["Jet_jetId"], ak.to_numpy(source["Jet_jetId"][k]))
+        np.testing.assert_array_equal(values["Muon_pt"], ak.to_numpy(source["Muon_pt"][k]))
+        assert values["HLT_IsoMu27"][0] == source["HLT_IsoMu27"][k] and values["event"][0] == source["event"][k]
+
+
+def test_written_tree_and_rntuple_hold_the_input_events(nanoaod, tmp_path):
+    source = uproot.open(nanoaod)["Events"]["Jet_pt"].array()
+    for method in ("root_imt", "tbuffermerger", "rntuple"):
+        result = run({"workload": "events", "method": method, "inputs": nanoaod, "events": EVENTS_IN_FILE,
+                      "medium": "disk", "dir": tmp_path, "keep": 1, "branches": "Jet_pt"})
+        written = uproot.open(result.validation["kept"])["Events"]
+        got = written.arrays(["Jet_pt"])["Jet_pt"]
+        # TBufferMerger and the parallel writer do not keep the order of entries.
+        key = lambda a: sorted(tuple(np.round(ak.to_numpy(x), 6)) for x in a)  # noqa: E731
+        assert key(got) == key(source), method
+
+
+# ---- failures are named, partial files removed -------------------------------------------------
+
+def test_corrupted_write_fails_validation():
+    with pytest.raises(harness.KernelError, match="validation failed|entries"):
+        run({"workload": "random", "method": "tbuffermerger", "mb": 0.01, "corrupt-for-test": 1})
+
+
+@pytest.mark.parametrize("method", METHODS)
+def test_file_size_limit_is_a_named_error_and_leaves_no_file(method, nanoaod, tmp_path):
+    with pytest.raises(harness.KernelError) as error:
+        run({"workload": "events", "method": method, "inputs": nanoaod, "events": 400, "medium": "disk",
+             "dir": tmp_path, "max-file-bytes": 300000, "flush-mb": 0.1})
+    message = str(error.value)
+    assert f"writing {tmp_path}/write_bench_{method}" in message and "failed" in message, message
+    assert "File too large" in message or "file size limit" in message, message
+    assert not list(tmp_path.iterdir())
+
+
+@pytest.fixture
+def small_tmpfs(tmp_path):
+    """A 1 MB tmpfs: a really full disk (needs the right to mount, as CI's root has)."""
+    mount = tmp_path / "small"
+    mount.mkdir()
+    if subprocess.run(["mount", "-t", "tmpfs", "-o", "size=1m", "tmpfs", str(mount)],
+                      capture_output=True).returncode != 0:
+        pytest.skip("cannot mount a small tmpfs here (not root); the file size limit test covers the path")
+    try:
+        yield mount
+    finally:
+        subprocess.run(["umount", str(mount)], check=True)
+
+
+@pytest.mark.parametrize("method", METHODS)
+def test_full_disk_is_a_named_error_and_leaves_no_file(method, nanoaod, small_tmpfs):
+    with pytest.raises(harness.KernelError) as error:
+        run({"workload": "events", "method": method, "inputs": nanoaod, "events": 600, "medium": "tmpfs",
+             "dir": small_tmpfs, "flush-mb": 0.1, "compression": "none"})
+    message = str(error.value)
+    assert f"writing {small_tmpfs}/write_bench_{method}" in message, message
+    assert "No space left on device" in message or "MB free" in message, message
+    assert not list(small_tmpfs.iterdir())
+
+
+def test_unwritable_directory_is_named(tmp_path):
+    blocker = tmp_path / "a_file"
+    blocker.write_text("not a directory")
+    with pytest.raises(harness.KernelError, match=re.escape(f"output directory {blocker}/out (medium disk): Not a directory")):
+        run({"medium": "disk", "dir": blocker / "out"})
+
+
+@pytest.mark.parametrize("args, culprit", [
+    ({"compression": "BROTLI"}, "unknown compression 'BROTLI'"),
+    ({"method": "simple", "compression": "ZSTD"}, "compression 'ZSTD' is not available for the simple format"),
+    ({"medium": "tape"}, "unknown --medium 'tape'"),
+    ({"method": "fwrite"}, "unknown --method 'fwrite'"),
+    ({"medium": "tmpfs", "dir": "/"}, "not tmpfs"),
+    ({"workload": "events", "inputs": "/nonexistent/x.root"}, "cannot open input file /nonexistent/x.root"),
+])
+def test_bad_options_are_named_before_any_work(args, culprit):
+    with pytest.raises(harness.KernelError, match=culprit):
+        run(args)
+
+
+def test_missing_branch_pattern_is_named(nanoaod):
+    with pytest.raises(harness.KernelError, match="matches --branches pattern 'NoSuch_\\*'"):
+        run({"workload": "events", "inputs": nanoaod, "branches": "Jet_pt,NoSuch_*"})
+
+
+# ---- configuration ------------------------------------------------------------------------------
+
+def _problems(section: dict) -> str:
+    with pytest.raises(config.ConfigError) as error:
+        config.validate({"writing": section})
+    return str(error.value)
+
+
+def test_config_names_bad_values():
+    assert "'writing.random_compressions[1]' = 'BROTLI'" in _problems({"random_compressions": ["LZ4", "BROTLI"]})
+    assert "'writing.media[0]' = 'tape'" in _problems({"media": ["tape"]})
+    assert "'writing.event_branches[0]'" in _problems({"event_branches": ["Jet_pt,Jet_eta"]})
+    assert "'writing.tmpfs_dir' = '/'" in _problems({"tmpfs_dir": "/"})
+    assert "'writing.tmpfs_dir' = '/nonexistent'" in _problems({"tmpfs_dir": "/nonexistent"})
+    assert "'writing.disk_dir'" in _problems({"disk_dir": "/nonexistent/deeper/still"})
+    assert "'writing.events'" in _problems({"events": 10**10})
+
+
+def test_config_lowers_threads_to_the_cores():
+    section = config.validate({"writing": {"max_threads": 1024}})["writing"]
+    assert section["max_threads"] == config.usable_cores()
+    section = config.validate({})["writing"]
+    assert section["max_threads"] is None
+    assert wr.resolve_threads(section)["max_threads"] == config.usable_cores()
+
+
+def test_filesystem_type():
+    assert wr.filesystem_type("/dev/shm") == "tmpfs"
+    assert wr.filesystem_type("/dev/shm/some/deeper/path") == "tmpfs"
+
+
+# ---- analysis ------------------------------------------------------------------------------------
+
+def _synthetic(params: dict) -> pd.DataFrame:
+    """Passes of a made-up run: wall time = base / threads**scaling, known file sizes."""
+    rows = []
+    for run_ in wr.plan(params):
+        base = {"tbuffermerger": 2.0, "rntuple": 1.0, "root_imt": 3.0, "simple": 1.0}[run_["method"]]
+        scaling = {"root_imt": 0.1, "simple": 1.0}.get(run_["method"], 0.5)
+        size = {"root_imt": 100, "simple": 300, "rntuple": 80}.get(run_["method"], 50)
+        for rep in (-1, 0, 1):
+            wall = base / run_["threads"] ** scaling * (5 if rep < 0 else 1 + 0.01 * rep)
+            rows.append({**run_, "rep": rep, "warmup": rep < 0, "wall_s": wall, "cpu_s": wall, "entries": 1000,
+                         "raw_bytes": 10**6, "file_bytes": size * 1000, "peak_rss_bytes": 3 * 10**8,
+                         "baseline_rss_bytes": 2 * 10**8, "checksum": f"{run_['part']}-sum", "rss_method": "x",
+                         "lz4_version": "1.9.4", "columns": 947, "load_1min_before": 0.5})
+    return wr.with_rates(pd.DataFrame(rows))
+
+
+PARAMS = {**config.validate({"writing": {"media": ["tmpfs", "slow"], "random_compressions": ["none", "LZMA"]}},
+                            check_resources=False)["writing"], "max_threads": 4, "repetitions": 2, "warmup": 1}
+
+
+def test_summary_speedup_efficiency_and_ratios():
+    frame = _synthetic(PARAMS)
+    wr.check_agreement(frame)
+    table = wr.summary(frame)
+    simple = table[(table["method"] == "simple") & (table["medium"] == "tmpfs")].set_index("threads")
+    assert simple.loc[4, "wall_s"] == pytest.approx(0.25 * 1.005)
+    assert simple.loc[4, "speedup"] == pytest.approx(4.0) and simple.loc[4, "efficiency"] == pytest.approx(1.0)
+    assert (table["passes"] == 2).all()
+    rows = wr.seed001_rows(table, PARAMS).set_index("who")
+    assert rows.loc["seed, AOD", "faster_n"] == 58.0
+    assert rows.loc["this run, simple format", "faster_1"] == pytest.approx(3.0)
+    assert rows.loc["this run, simple format", "faster_n"] == pytest.approx(3.0 * 4 / 4 ** 0.1)
+    assert rows.loc["this run, simple format", "size_ratio"] == pytest.approx(3.0)
+    goal = wr.efficiency_target(table, PARAMS)
+    assert goal["measured"] and goal["met"] and goal["efficiency"] == pytest.approx(1.0)
+    claims = wr.seed003_claims(table, PARAMS)
+    assert list(claims["verdict"][:1]) == ["does not hold: none scales best"] or claims["verdict"][0] == "holds"
+    assert claims["verdict"].iloc[3] == "no longer holds: writers block instead"
+    for builder in (wr.random_table, wr.events_table, wr.seed001_table):
+        assert len(builder(table, PARAMS)) > 0
+
+
+def test_macros_figures_and_tables_are_written(tmp_path):
+    import matplotlib
+    matplotlib.use("Agg")
+    from throughput import paper
+    frame = _synthetic(PARAMS)
+    table = wr.summary(frame)
+    values = wr.macros(table, PARAMS, frame, {"disk": str(tmp_path)}, None, "GNU 12")
+    paper.write_macros(values, tmp_path / "macros.tex")
+    assert values["WrtSimpleFasterOne"] == r"\num{3}" and values["WrtTargetResult"] == r"at \num{100}\% it meets it"
+    assert values["WrtLoadMax"] == r"\num{0.5}" and values["WrtRandomBranches"] == "one double branch"
+    for figure in (wr.figure_random(table, "wall_s", "s", PARAMS), wr.figure_random(table, "speedup", "x", PARAMS, True),
+                   wr.figure_memory(table, PARAMS), wr.figure_events(table, PARAMS)):
+        assert figure.axes
+
+
+def test_check_agreement_fails_on_a_different_checksum():
+    frame = _synthetic(PARAMS)
+    frame.loc[frame.index[-1], "checksum"] = "something else"
+    with pytest.raises(AssertionError, match="disagree"):
+        wr.check_agreement(frame)
+
+
+def test_efficiency_target_not_measured_is_said_with_the_reason():
+    params = {**PARAMS, "event_media": ["memory"]}
+    goal = wr.efficiency_target(wr.summary(_synthetic(params)), params)
+    assert not goal["measured"] and "tmpfs" in goal["reason"]
+
+
+# ---- measure(): stored runs, reuse, failure leaves earlier results ---------------------------------
+
+def test_measure_stores_reuses_and_a_failure_leaves_earlier_results(nanoaod, tmp_path, tmpfs_dir):
+    params = {**config.validate({"writing": {"media": ["memory"], "event_media": ["memory", "tmpfs"],
+                                              "random_compressions": ["LZ4"], "random_mb": 0.02, "events": 30,
+                                              "event_branches": ["Jet_*", "MET_*"],
+                                              "max_threads": 1, "tmpfs_dir": tmpfs_dir}},
+                                check_resources=False)["writing"], "repetitions": 1, "warmup": 0}
+    params["max_threads"] = 1
+    dirs = wr.medium_dirs(params, tmp_path)
+    frame = wr.measure(params, tmp_path / "raw", dirs, [nanoaod], progress=False)
+    wr.check_agreement(frame)
+    stored = {p.name: p.stat().st_mtime_ns for p in (tmp_path / "raw").glob("*.parquet")}
+    assert len(stored) == len(wr.plan(params)) == 2 + 6
+    again = wr.measure(params, tmp_path / "raw", dirs, [nanoaod], progress=False)
+    assert {p.name: p.stat().st_mtime_ns for p in (tmp_path / "raw").glob("*.parquet")} == stored
+    assert len(again) == len(frame)
+    # A run that cannot write stops with the directory named; what was stored stays.
+    blocker = tmp_path / "blocker"
+    blocker.write_text("")
+    broken = {**dirs, "tmpfs": str(blocker / "sub")}
+    with pytest.raises(harness.KernelError, match=re.escape(str(blocker / "sub"))):
+        wr.measure(params, tmp_path / "raw", broken, [nanoaod], progress=False)
+    assert {p.name: p.stat().st_mtime_ns for p in (tmp_path / "raw").glob("*.parquet")} == stored
+    # Another event count re-measures the event runs only.
+    wr.measure({**params, "events": 31}, tmp_path / "raw", dirs, [nanoaod], progress=False)
+    now = {p.name: p.stat().st_mtime_ns for p in (tmp_path / "raw").glob("*.parquet")}
+    assert {k for k in stored if now[k] != stored[k]} == {k for k in stored if k.startswith("events_")}

@@ -1,0 +1,170 @@
+# Reader comparison (seed 000, Table 1 and Figure 1): notebooks/reader_comparison.ipynb
+# reads one attribute of every particle collection with every reader (C++
+# methods, uproot, Java/laurelin, RNTuple, a Numpy file, rootreadspeed) and
+# writes Table 1's analogue, the rate-vs-values figure and the ratio tables.
+# Its inputs: the shared NanoAOD-like files (rules/datasets.smk), and here the
+# AOD-like files with the seed's particle types, RNTuple and Numpy copies, the
+# copies of the real files, and the Java reader.
+import math
+
+from throughput.experiments import reader_comparison as rc_module
+
+KERNELS["reader_comparison"] = [f"{KERNEL_BIN}/read_branch", f"{KERNEL_BIN}/make_aod_like", f"{KERNEL_BIN}/page_cache"]
+
+RC = STUDY["reader_comparison"]
+RC_COMPRESSION = STUDY["datasets"]["compression"]
+RC_DATA = "data/reader_comparison"
+RC_REAL = REPO.parent / "shared" / "data"
+RC_JAVA = "build/java/reader_comparison/laurelin-reader.jar"
+RC_WANTS_JAVA = "laurelin" in RC["readers"] and rc_module.java_available() is None
+
+
+def rc_level(compression):
+    return 0 if compression == "none" else STUDY["datasets"]["levels"][compression]
+
+
+def rc_aod_events(index):
+    """Events in AOD-like file `index` (the last file takes the rest)."""
+    per_file = RC["aod_events_per_file"]
+    return min(per_file, RC["aod_events"] - int(index) * per_file)
+
+
+def rc_inputs():
+    """Every input set of the notebook: {set: {role, layout, compression, root, rntuple, numpy}}."""
+    sets = {}
+
+    def nanoaod(events, compression, role):
+        count = rc_module.file_count(events, STUDY["datasets"]["events_per_file"])
+        sets[f"nanoaod/{compression}"] = {
+            "role": role, "layout": "nanoaod", "compression": compression,
+            "root": nanoaod_files(compression, count), "rntuple": nanoaod_files(compression, count, rntuple=True),
+            "numpy": [f"{RC_DATA}/numpy/nanoaod/{compression}/part{k}.npz" for k in range(count)]}
+
+    nanoaod(RC["nanoaod_events"], RC_COMPRESSION, "main")
+    count = rc_module.file_count(RC["aod_events"], RC["aod_events_per_file"])
+    sets[f"aod/{RC_COMPRESSION}"] = {
+        "role": "main", "layout": "aod", "compression": RC_COMPRESSION,
+        "root": [f"{RC_DATA}/aod/{RC_COMPRESSION}/part{k}.root" for k in range(count)],
+        "rntuple": [f"{RC_DATA}/aod/{RC_COMPRESSION}/part{k}.ntuple.root" for k in range(count)],
+        "numpy": [f"{RC_DATA}/numpy/aod/{RC_COMPRESSION}/part{k}.npz" for k in range(count)]}
+    for compression in RC["compression_scan"]:
+        if compression != RC_COMPRESSION:
+            nanoaod(RC["scan_events"], compression, "scan")
+    for name in RC["real_files"]:
+        stem = name.removesuffix(".root")
+        sets[f"real/{stem}"] = {
+            "role": "real", "layout": rc_module.real_layout(stem),
+            "compression": rc_module.file_compression(RC_REAL / name), "root": [str(RC_REAL / name)],
+            "rntuple": [f"{RC_DATA}/real/{stem}.ntuple.root"], "numpy": [f"{RC_DATA}/real/{stem}.npz"]}
+    return sets
+
+
+RC_INPUTS = rc_inputs()
+
+
+def rc_inputs_absolute():
+    """The same, with absolute paths (the notebook runs in notebooks/)."""
+    return {name: {key: [str(Path(p).resolve()) for p in value] if isinstance(value, list) else value
+                   for key, value in spec.items()} for name, spec in RC_INPUTS.items()}
+
+
+wildcard_constraints:
+    rc_layout="nanoaod|aod",
+    rc_stem=r"[A-Za-z0-9_.-]+",
+
+
+rule reader_comparison_aod:
+    input:
+        kernel=f"{KERNEL_BIN}/make_aod_like",
+    output:
+        f"{RC_DATA}/aod/{{compression}}/part{{index}}.root",
+    params:
+        events=lambda wildcards: rc_aod_events(wildcards.index),
+        level=lambda wildcards: rc_level(wildcards.compression),
+        seed=lambda wildcards: STUDY["datasets"]["seed"] + int(wildcards.index),
+    shell:
+        "python -m throughput.experiments.reader_comparison make-aod {output} --events {params.events} "
+        "--compression {wildcards.compression} --level {params.level} --seed {params.seed}"
+
+
+rule reader_comparison_aod_rntuple:
+    input:
+        kernel=KERNELS["datasets"][1],
+        tree=f"{RC_DATA}/aod/{{compression}}/part{{index}}.root",
+    output:
+        f"{RC_DATA}/aod/{{compression}}/part{{index}}.ntuple.root",
+    params:
+        level=lambda wildcards: rc_level(wildcards.compression),
+    shell:
+        "python -m throughput.experiments.reader_comparison make-rntuple {input.tree} {output} --layout aod "
+        "--compression {wildcards.compression} --level {params.level}"
+
+
+def rc_numpy_source(wildcards):
+    if wildcards.rc_layout == "aod":
+        return f"{RC_DATA}/aod/{wildcards.compression}/part{wildcards.index}.root"
+    return f"data/nanoaod/{wildcards.compression}/part{wildcards.index}.root"
+
+
+rule reader_comparison_numpy:
+    input:
+        rc_numpy_source,
+    output:
+        f"{RC_DATA}/numpy/{{rc_layout}}/{{compression}}/part{{index}}.npz",
+    shell:
+        "python -m throughput.experiments.reader_comparison make-numpy {input} {output} --layout {wildcards.rc_layout}"
+
+
+rule reader_comparison_real_copies:
+    input:
+        kernel=KERNELS["datasets"][1],
+        source=str(RC_REAL / "{rc_stem}.root"),
+    output:
+        numpy=f"{RC_DATA}/real/{{rc_stem}}.npz",
+        rntuple=f"{RC_DATA}/real/{{rc_stem}}.ntuple.root",
+    params:
+        layout=lambda wildcards: rc_module.real_layout(wildcards.rc_stem),
+        compression=lambda wildcards: rc_module.file_compression(RC_REAL / f"{wildcards.rc_stem}.root"),
+        level=lambda wildcards: rc_level(rc_module.file_compression(RC_REAL / f"{wildcards.rc_stem}.root")),
+    shell:
+        "python -m throughput.experiments.reader_comparison make-numpy {input.source} {output.numpy} "
+        "--layout {params.layout} && "
+        "python -m throughput.experiments.reader_comparison make-rntuple {input.source} {output.rntuple} "
+        "--layout {params.layout} --compression {params.compression} --level {params.level}"
+
+
+rule reader_comparison_java:
+    input:
+        [str(p) for p in (REPO / "kernels" / "reader_comparison" / "java").rglob("*") if p.is_file()],
+    output:
+        RC_JAVA,
+    shell:
+        # Maven: offline from the local repository under $XDG_CACHE_HOME/m2 when it has
+        # everything, else from Maven Central (laurelin 1.0.1 and the build plugins).
+        "python -m throughput.experiments.reader_comparison build-java build/java/reader_comparison"
+
+
+rule reader_comparison:
+    input:
+        notebook=str(REPO / "notebooks" / "reader_comparison.ipynb"),
+        kernels=KERNELS["reader_comparison"],
+        data=[path for spec in RC_INPUTS.values() for key in ("root", "rntuple", "numpy") for path in spec[key]],
+        java=[RC_JAVA] if RC_WANTS_JAVA else [],
+    output:
+        notebook="results/reader_comparison/reader_comparison.ipynb",
+        figures=expand("figures/reader_comparison/{name}.pdf", name=["timeline", "table1"]),
+        tables=expand("paper/generated/reader_comparison/{name}.tex",
+                      name=["table1_aod", "table1_nanoaod", "ratio_table", "open_table", "compression_table",
+                            "real_table", "cold_table", "macros"]),
+    params:
+        parameters=lambda wildcards: notebook_parameters(
+            "reader_comparison", compression=RC_COMPRESSION, inputs=rc_inputs_absolute()),
+    # A benchmark needs the machine to itself: take every core so that no
+    # other job runs beside it.
+    threads: workflow.cores
+    shell:
+        "python -m throughput.notebook {input.notebook} {output.notebook} "
+        "--cwd {REPO}/notebooks --parameters {params.parameters:q}"
+
+
+PAPER_INPUTS += rules.reader_comparison.output
