@@ -264,13 +264,69 @@ def test_damaged_input_stops_the_reader_naming_file_and_branch(files, tmp_path, 
     assert '"record": "validation"' not in out
 
 
-def test_laurelin_reports_cannot_read_for_zstd_and_uncompressed(jar, files, tmp_path):
-    for compression in ("ZSTD", "none"):
+def test_laurelin_cannot_read_is_classified_from_its_own_error(jar, files, tmp_path):
+    """ZSTD and uncompressed files: laurelin's exception, not an exit code, says "cannot read"."""
+    for compression, reason in (("ZSTD", "no ZSTD decompressor"), ("none", "stored uncompressed")):
         path = tmp_path / f"nano_{compression}.root"
         datasets.make_nanoaod_like(path, 50, compression, SECTION, progress=False)
-        with pytest.raises(rc.CannotRead, match=f"{compression} compression"):
+        with pytest.raises(rc.ReaderFailed, match=f"{compression} compression") as failure:
             rc.run_json_process(_argv("laurelin", {"root": str(path)}, ["Jet_pt"], jar), "laurelin")
+        kind, message = rc.classify_failure("laurelin", compression, failure.value.error)
+        assert (kind, reason in message) == ("cannot_read", True), failure.value.error
     assert rc.file_compression(path) == "none"
+
+
+def test_classify_failure_keeps_an_unknown_error_as_failed_with_its_first_line():
+    error = "file x.root (ZLIB compression), branch Jet_pt: laurelin failed: java.lang.ArrayIndexOutOfBoundsException: " \
+            "Index -1 out of bounds for length 0\n\tat somewhere"
+    kind, message = rc.classify_failure("laurelin", "ZLIB", error)
+    assert kind == "failed" and message == error.splitlines()[0]
+    assert rc.failure_summary(message) == "ArrayIndexOutOfBoundsException"
+    # the same words from another reader are not laurelin's capability limit
+    assert rc.classify_failure("uproot", "ZSTD", "Unable to determine compression algorithm")[0] == "failed"
+
+
+def test_a_reader_that_fails_is_a_row_with_its_error_not_a_crash(jar, files, tmp_path):
+    """laurelin on the real CMS NanoAOD file throws; the run is stored as a failure
+    row, the tables say so with the exception, and the other readers still count."""
+    real = str(rc.real_data_dir() / "nanoAOD_2015_CMS_Open_Data_ttbar.root")
+    params = _params(readers=["columnar", "laurelin"], rootreadspeed=False, cold_collections=[])
+    inputs = {"real/nano": {"role": "real", "layout": "nanoaod", "compression": rc.file_compression(real),
+                            "root": [real], "rntuple": [], "numpy": []}}
+    frame = rc.measure(params, inputs, tmp_path / "raw", progress=False)
+    unreadable = rc.cannot_read(frame)
+    failed = unreadable[unreadable["reader"] == "laurelin"]
+    assert set(failed["record"]) == {"failed"}, unreadable
+    assert "ArrayIndexOutOfBoundsException" in failed["message"].iloc[0]
+    rc.check_agreement(frame)  # the columnar reader's values still stand on their own
+    table = rc.summary(frame)
+    cells = rc.real_frame(table, unreadable, inputs)
+    laurelin = cells[cells["reader"] == rc.LABELS["laurelin"]].iloc[0].tolist()
+    assert laurelin[1] == "failed: ArrayIndexOutOfBoundsException", cells
+    listed = rc.failures_frame(unreadable)
+    assert listed["outcome"].tolist() == ["failed"] and "Index -1" in listed["reason"].iloc[0]
+    # stored: a second run reuses the failure instead of measuring again
+    assert not rc.measure(params, inputs, tmp_path / "raw", progress=False).empty
+
+
+def test_failures_table_is_never_empty():
+    assert rc.failures_frame(rc.cannot_read(pd.DataFrame({"record": ["timing"]}))).shape == (1, 5)
+
+
+def test_warm_threshold_is_checked_and_the_fraction_recorded(files, monkeypatch):
+    path = files["nanoaod"]["root"]
+    for bad in ("1.5", "0", "half"):
+        monkeypatch.setenv("THROUGHPUT_WARM_MIN_RESIDENT", bad)
+        with pytest.raises(harness.KernelError, match="warm_min_resident"):
+            rc.page_cache([path], "warm")
+    monkeypatch.setenv("THROUGHPUT_WARM_MIN_RESIDENT", "0.9")
+    got = rc.page_cache([path], "warm")
+    assert 0.9 <= got["lowest_fraction"] <= 1.0
+    proc = subprocess.run(_argv("uproot", files["nanoaod"], ["Jet_pt"]), capture_output=True, text=True,
+                          env={**harness.pinned_env(), "THROUGHPUT_WARM_MIN_RESIDENT": "0.9"})
+    assert proc.returncode == 0, proc.stderr
+    timing = _records(proc.stdout)["timing"]
+    assert all(0.9 <= t["residency"] <= 1.0 for t in timing)
 
 
 def test_no_result_is_stored_for_a_failing_reader(files, tmp_path):

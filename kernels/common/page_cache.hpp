@@ -3,9 +3,10 @@
 //   evict(path)     posix_fadvise(POSIX_FADV_DONTNEED) on the file, then checks
 //                   with mincore() that none of its pages is still resident
 //                   ("cold" reads come from the device);
-//   warm(path)      reads the whole file, then checks that every page is
-//                   resident ("warm" reads come from memory, as the seed's
-//                   pre-read files did);
+//   warm(path)      reads the whole file, then checks that at least
+//                   min_warm_fraction() of its pages are resident ("warm"
+//                   reads come from memory, as the seed's pre-read files did);
+//                   the caller records the fraction it got;
 //   resident(path)  the fraction of the file's pages that are resident now.
 // Each throws std::runtime_error naming the file when it cannot do or verify
 // what was asked.
@@ -18,6 +19,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <stdexcept>
 #include <string>
@@ -95,28 +97,53 @@ inline Residency evict(const std::string &path, int attempts = 3) {
                            std::to_string(r.pages) + " pages still resident after posix_fadvise(DONTNEED)");
 }
 
-// Reads the whole file (into the page cache) and checks that it is all resident.
-inline Residency warm(const std::string &path) {
+// The smallest resident fraction a warm file may have. These VMs evict a few
+// pages of a file right after it was read (9315 of 9355 seen), so "every page"
+// would fail at random; the threshold comes from the config key
+// warm_min_resident, handed to every kernel in THROUGHPUT_WARM_MIN_RESIDENT.
+inline double min_warm_fraction() {
+  const char *text = std::getenv("THROUGHPUT_WARM_MIN_RESIDENT");
+  if (!text || !*text) return 0.99;
+  char *end = nullptr;
+  const double value = std::strtod(text, &end);
+  if (*end != '\0' || !(value > 0.0 && value <= 1.0))
+    throw std::invalid_argument(std::string("THROUGHPUT_WARM_MIN_RESIDENT (config key warm_min_resident) must be a "
+                                            "fraction in (0, 1], got '") + text + "'");
+  return value;
+}
+
+// Reads the whole file (into the page cache) until at least min_warm_fraction()
+// of its pages are resident, re-reading a few times when the kernel evicted
+// some at once; returns the best residency seen. Only a file that cannot be
+// brought in that far is an error.
+inline Residency warm(const std::string &path, int attempts = 5) {
   detail::Fd fd(path);
   const long long size = detail::file_size(fd.get(), path);
-  ::posix_fadvise(fd.get(), 0, 0, POSIX_FADV_WILLNEED);
+  const double needed = min_warm_fraction();
   std::vector<char> buffer(1 << 20);
-  long long done = 0;
-  while (done < size) {
-    const ssize_t got = ::pread(fd.get(), buffer.data(), buffer.size(), done);
-    if (got < 0) throw std::runtime_error("cannot read " + path + ": " + std::strerror(errno));
-    if (got == 0) break;
-    done += got;
+  Residency best;
+  for (int attempt = 0; attempt < attempts; ++attempt) {
+    ::posix_fadvise(fd.get(), 0, 0, POSIX_FADV_WILLNEED);
+    long long done = 0;
+    while (done < size) {
+      const ssize_t got = ::pread(fd.get(), buffer.data(), buffer.size(), done);
+      if (got < 0) throw std::runtime_error("cannot read " + path + ": " + std::strerror(errno));
+      if (got == 0) break;
+      done += got;
+    }
+    const Residency r = detail::residency(fd.get(), path);
+    if (attempt == 0 || r.resident > best.resident) best = r;
+    if (best.fraction() >= needed) return best;
   }
-  const Residency r = detail::residency(fd.get(), path);
-  if (r.resident != r.pages)
-    throw std::runtime_error("cannot keep " + path + " in the page cache: " + std::to_string(r.resident) + " of " +
-                             std::to_string(r.pages) + " pages resident after reading it (memory pressure?)");
-  return r;
+  throw std::runtime_error("cannot keep " + path + " in the page cache: at best " + std::to_string(best.resident) +
+                           " of " + std::to_string(best.pages) + " pages resident after reading it " +
+                           std::to_string(attempts) + " times, below warm_min_resident = " + std::to_string(needed) +
+                           " (memory pressure?)");
 }
 
 // Brings every file to the state `mode` ("warm" or "cold"); returns the
-// smallest resident fraction (warm: 1.0) or the largest (cold: 0.0) seen.
+// smallest resident fraction (warm: at least min_warm_fraction()) or the
+// largest (cold: 0.0) seen.
 inline double prepare(const std::vector<std::string> &paths, const std::string &mode) {
   if (mode != "warm" && mode != "cold")
     throw std::invalid_argument("cache mode must be 'warm' or 'cold', got '" + mode + "'");

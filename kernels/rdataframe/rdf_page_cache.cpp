@@ -2,7 +2,8 @@
 // per file and checked (seed 004 cleared the cache with posix_fadvise too):
 //   --action cold   posix_fadvise(POSIX_FADV_DONTNEED) on each file, then
 //                   mincore() must find none of its pages resident;
-//   --action warm   reads each file, then every page must be resident;
+//   --action warm   reads each file, then at least warm_min_resident of its
+//                   pages must be resident;
 //   --action check  only reports the resident fraction of each file.
 // Never touches other files' pages (no drop_caches). A file that cannot be
 // brought to the state asked is an error naming it (exit 2).
@@ -31,7 +32,8 @@ int main(int argc, char **argv) {
       resident += r.resident;
       bench::JsonLine().add("record", "file").add("path", path).add("pages", r.pages).add("resident", r.resident).print();
     }
-    const bool ok = action == "check" || (action == "cold" ? resident == 0 : resident == pages);
+    // warm() itself throws when a file stays below warm_min_resident.
+    const bool ok = action != "cold" || resident == 0;
     bench::JsonLine()
         .add("record", "validation")
         .add("ok", ok)

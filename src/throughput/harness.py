@@ -57,7 +57,7 @@ class KernelRun:
     build_info: dict[str, Any]
 
 
-def _json_lines(text: str, source: str) -> list[dict[str, Any]]:
+def json_lines(text: str, source: str) -> list[dict[str, Any]]:
     records = []
     for number, line in enumerate(text.splitlines(), 1):
         if not line.strip():
@@ -105,7 +105,7 @@ def run_kernel(name: str, args: dict[str, Any], timeout_s: float | None = None,
         message = stderr.read().strip()
     if proc.returncode != 0:
         raise KernelError(f"kernel {name} {command} exited with {proc.returncode}: {message}")
-    records = _json_lines("".join(lines), f"kernel {name}")
+    records = json_lines("".join(lines), f"kernel {name}")
     timings = [r for r in records if r.get("record") == "timing"]
     validations = [r for r in records if r.get("record") == "validation"]
     if len(validations) != 1:
@@ -121,7 +121,7 @@ def build_info(name: str) -> dict[str, Any]:
     proc = subprocess.run([str(kernel_path(name)), "--build-info"], capture_output=True, text=True)
     if proc.returncode != 0:
         raise KernelError(f"kernel {name} --build-info exited with {proc.returncode}: {proc.stderr.strip()}")
-    return _json_lines(proc.stdout, f"kernel {name} --build-info")[0]
+    return json_lines(proc.stdout, f"kernel {name} --build-info")[0]
 
 
 def time_python(

@@ -155,7 +155,7 @@ rule reader_comparison:
         figures=expand("figures/reader_comparison/{name}.pdf", name=["timeline", "table1"]),
         tables=expand("paper/generated/reader_comparison/{name}.tex",
                       name=["table1_aod", "table1_nanoaod", "ratio_table", "open_table", "compression_table",
-                            "real_table", "cold_table", "macros"]),
+                            "real_table", "failures_table", "cold_table", "macros"]),
     params:
         parameters=lambda wildcards: notebook_parameters(
             "reader_comparison", compression=RC_COMPRESSION, inputs=rc_inputs_absolute()),

@@ -71,7 +71,6 @@ LAYOUTS = {
     "hzz": ("events", "Px", HZZ_COLLECTIONS),
 }
 GOLDEN = 0x9E3779B97F4A7C15
-CANNOT_READ_EXIT = 5  # the Java reader's exit code for a compression laurelin cannot read
 AOD_BYTES_PER_EVENT_ESTIMATE = {"none": 16700, "ZLIB": 11100, "LZ4": 12500, "ZSTD": 10800, "LZMA": 9700}
 NANOAOD_BYTES_PER_EVENT_ESTIMATE = {"none": 4550, "ZLIB": 1880, "LZ4": 2370, "ZSTD": 1900, "LZMA": 1590}
 
@@ -94,8 +93,45 @@ class ReaderError(RuntimeError):
     """A Python reader could not read a file or branch (the message names both)."""
 
 
-class CannotRead(harness.KernelError):
-    """A reader that cannot read this input at all (laurelin and ZSTD or uncompressed files)."""
+class ReaderFailed(harness.KernelError):
+    """A reader process stopped with an error (exit code, exception, timeout) on an
+    input: a row of the tables ("failed: ..." or "cannot read: ..."), not a crash
+    of the paper. A reader that ran and disagrees is not this: that fails the job."""
+
+    def __init__(self, message: str, error: str):
+        super().__init__(message)
+        self.error = error  # the reader's own error text (its stderr)
+
+
+# Errors that mean "this reader has no support for this input's compression",
+# recognised in the reader's own error text, with the reason the tables give.
+# Found by trying (tests/test_reader_comparison.py): laurelin 1.0.1 has no ZSTD
+# decompressor, and parses every basket as compressed.
+CANNOT_READ_SIGNATURES = {
+    "laurelin": [
+        ("Unable to determine compression algorithm", "no {compression} decompressor"),
+        ("Read an inappropriate number", "expects compressed baskets, these are stored uncompressed"),
+    ],
+}
+
+
+def classify_failure(reader: str, compression: str, error: str) -> tuple[str, str]:
+    """("cannot_read", the reason) when the reader's own error says it lacks
+    support for this input; else ("failed", the first line of its error)."""
+    for signature, reason in CANNOT_READ_SIGNATURES.get(reader, []):
+        if signature in error:
+            return "cannot_read", reason.format(compression=compression)
+    lines = [line for line in error.strip().splitlines() if line.strip()]
+    return "failed", lines[0] if lines else "no error message"
+
+
+def failure_summary(message: str) -> str:
+    """A table cell's short form of a reader's error: its exception's name (the
+    part after the reader's 'failed:', without Java's package), else the text."""
+    text = message.rsplit("failed: ", 1)[-1]
+    text = text.split(":", 1)[0].strip() if "Exception" in text or "Error" in text else text
+    text = text.rsplit(".", 1)[-1] if text.startswith(("java.", "org.", "edu.")) else text
+    return text if len(text) <= 40 else text[:39] + "…"
 
 
 # --- the checksum (pass.hpp's definition) ---------------------------------------------------------
@@ -246,14 +282,21 @@ class _CachePrep:
         if mode not in ("warm", "cold"):
             raise ReaderError(f"--cache must be 'warm' or 'cold', got {mode!r}")
         self.mode, self.tool, self.wall, self.cpu = mode, tool, 0.0, 0.0
+        self.residency = 1.0  # warm: the smallest resident fraction seen; cold: the largest
 
     def _run(self, mode: str, files: list[str]) -> None:
         proc = subprocess.run([self.tool, "--mode", mode, "--files", ",".join(files)], capture_output=True, text=True)
         if proc.returncode != 0:
             raise ReaderError(f"page_cache --mode {mode} failed on {','.join(files)}: {proc.stderr.strip()}")
+        validation = [r for r in harness.json_lines(proc.stdout, "page_cache") if r.get("record") == "validation"][0]
+        if mode == "warm":
+            self.residency = min(self.residency, validation["lowest_fraction"])
+        else:
+            self.residency = max(self.residency, validation["highest_fraction"])
 
     def start_pass(self, files: list[str]) -> None:
         self.wall = self.cpu = 0.0
+        self.residency = 1.0 if self.mode == "warm" else 0.0
         if self.mode == "cold":
             self._run("cold", files)
 
@@ -413,7 +456,7 @@ def read_main(argv: list[str]) -> int:
             _json(record="timing", kernel=f"{args.reader}_reader", method=args.reader, branch=branch,
                   rep=rep - args.warmup, warmup=rep < args.warmup, order=0, wall_s=p.wall, cpu_s=p.cpu,
                   open_s=p.open_s, events=p.events, items=p.items, checksum=hex_checksum(p.checksum),
-                  files=len(files), cache=args.cache, prep_s=prep.wall)
+                  files=len(files), cache=args.cache, prep_s=prep.wall, residency=prep.residency)
             for items, events, wall in p.samples:
                 _json(record="sample", method=args.reader, branch=branch, rep=rep - args.warmup, items=items,
                       events=events, wall_s=wall)
@@ -429,20 +472,18 @@ def read_main(argv: list[str]) -> int:
 def run_json_process(argv: list[str], label: str, timeout_s: float | None = None) -> dict[str, list[dict]]:
     """Run a reader printing JSON lines; return its records by type.
 
-    Raises CannotRead for the Java reader's "cannot read this compression" exit,
-    KernelError (naming the command and quoting stderr) for any other failure,
-    a missing or repeated validation record, or a failed validation."""
+    Raises ReaderFailed when the reader stops with an error (non-zero exit,
+    timeout, cannot be started), KernelError (naming the command and quoting
+    stderr) for a missing or repeated validation record or a failed validation
+    (passes of a reader that ran disagree)."""
     try:
         proc = subprocess.run(argv, capture_output=True, text=True, timeout=timeout_s, env=harness.pinned_env())
     except subprocess.TimeoutExpired as error:
-        raise harness.KernelError(f"{label}: did not finish within {timeout_s} s") from error
+        raise ReaderFailed(f"{label}: did not finish within {timeout_s} s",
+                           f"did not finish within {timeout_s} s") from error
     except OSError as error:
-        raise harness.KernelError(f"{label}: cannot run {argv[0]}: {error}") from error
+        raise ReaderFailed(f"{label}: cannot run {argv[0]}: {error}", f"cannot run {argv[0]}: {error}") from error
     message = proc.stderr.strip()
-    if proc.returncode == CANNOT_READ_EXIT:
-        raise CannotRead(f"{label}: {message}")
-    if proc.returncode != 0:
-        raise harness.KernelError(f"{label} exited with {proc.returncode}: {message}")
     records: dict[str, list[dict]] = {}
     for number, line in enumerate(proc.stdout.splitlines(), 1):
         if not line.strip():
@@ -453,10 +494,15 @@ def run_json_process(argv: list[str], label: str, timeout_s: float | None = None
             raise harness.KernelError(f"{label}: line {number} is not JSON: {line!r}") from error
         records.setdefault(record.get("record", "?"), []).append(record)
     validations = records.get("validation", [])
+    # A reader that ran and whose passes disagree fails the job, whatever its exit code.
+    if any(not v.get("ok") for v in validations):
+        raise harness.KernelError(f"{label}: validation failed: {validations[0]}; {message}")
+    if proc.returncode != 0:
+        # the reader's own words, without the program's "name: error: " prefix
+        error = "\n".join(line.split(": error: ", 1)[-1] for line in message.splitlines()) or f"exit {proc.returncode}"
+        raise ReaderFailed(f"{label} exited with {proc.returncode}: {message}", error)
     if len(validations) != 1:
         raise harness.KernelError(f"{label}: expected exactly one validation record, got {len(validations)}")
-    if not validations[0].get("ok"):
-        raise harness.KernelError(f"{label}: validation failed: {validations[0]}; {message}")
     return records
 
 
@@ -715,9 +761,11 @@ def _measure(run: dict[str, Any], spec: dict[str, Any], params: dict[str, Any]) 
                                         counter_of(spec["root"][0], tree_name(run["layout"]), branch), run["cache"],
                                         params["repetitions"], params["warmup"]) for branch in run["branches"]]
             frame = pd.concat(frames, ignore_index=True)
-    except CannotRead as error:
-        frame = pd.DataFrame([{"record": "cannot_read", "method": run["methods"][0], "branch": b,
-                               "message": str(error)} for b in run["branches"]])
+    except ReaderFailed as error:
+        # every method of the process failed with it (the C++ group runs several)
+        kind, reason = classify_failure(run["group"], run["compression"], error.error)
+        frame = pd.DataFrame([{"record": kind, "method": method, "branch": b, "message": reason}
+                              for method in run["methods"] for b in run["branches"]])
     frame = frame.assign(**{k: run[k] for k in ("set", "role", "layout", "compression", "cache", "group")},
                          load_1min=load)
     frame["reader"] = frame["method"]
@@ -750,6 +798,11 @@ def measure(params: dict[str, Any], inputs: dict[str, dict[str, Any]], raw_dir: 
     raw_dir = Path(raw_dir)
     frames = []
     runs = plan(params, inputs)
+    # A missing input is bad input, not a reader's failure: stop before any run.
+    missing = sorted({path for run in runs for key in ("root", "rntuple", "numpy")
+                      for path in inputs[run["set"]].get(key, []) if not Path(path).is_file()})
+    if missing:
+        raise harness.KernelError(f"reader comparison: input files missing: {', '.join(missing)}")
     for run in tqdm(runs, desc="reader comparison", unit="run", disable=not progress):
         spec = inputs[run["set"]]
         key = {**{k: params[k] for k in ("repetitions", "warmup", "sample_every")}, **run,
@@ -824,12 +877,34 @@ def _rates(table: pd.DataFrame) -> pd.DataFrame:
     return table
 
 
+UNREAD_RECORDS = {"cannot_read": "cannot read", "failed": "failed", "not_measured": "not measured"}
+
+
 def cannot_read(frame: pd.DataFrame) -> pd.DataFrame:
-    """Readers that could not read an input at all, or were not measured, with the reason."""
+    """Readers that could not read an input (by design or by an error), or were
+    not measured, with the reason."""
     columns = ["set", "layout", "compression", "cache", "reader", "branch", "record", "message"]
     if "message" not in frame:
         return pd.DataFrame(columns=columns)
-    return frame[frame["record"].isin(["cannot_read", "not_measured"])][columns]
+    return frame[frame["record"].isin(list(UNREAD_RECORDS))][columns]
+
+
+def failures_frame(unreadable: pd.DataFrame) -> pd.DataFrame:
+    """One row per reader and input it could not read, with the reader's whole reason."""
+    columns = ["reader", "input", "cache", "outcome", "reason"]
+    if unreadable.empty:
+        return pd.DataFrame([["every reader", "every input", "both", "read", "--"]], columns=columns)
+    rows = unreadable.drop_duplicates(["set", "cache", "reader", "record", "message"])
+    return pd.DataFrame({"reader": [LABELS[r] for r in rows["reader"]],
+                         "input": [escape_name(s) for s in rows["set"]], "cache": list(rows["cache"]),
+                         "outcome": [UNREAD_RECORDS[r] for r in rows["record"]],
+                         "reason": [_escape(m) for m in rows["message"]]}, columns=columns)
+
+
+def _escape(text: str) -> str:
+    from .. import paper
+
+    return paper.escape(text)
 
 
 def numpy_bytes(paths: list[str], branch: str) -> tuple[int, int]:
@@ -962,11 +1037,16 @@ def _readers_present(table: pd.DataFrame, extra: tuple[str, ...] = ("rootreadspe
 
 def _cell(table: pd.DataFrame, unreadable: pd.DataFrame, set_name: str, cache: str, reader: str, branch: str,
           column: str) -> str:
-    """One rate as a table cell; "cannot read" where the reader failed on this input by design."""
-    if ((unreadable["set"] == set_name) & (unreadable["reader"] == reader) & (unreadable["branch"] == branch)
-            & (unreadable["cache"] == cache)).any():
-        kind = unreadable[(unreadable["set"] == set_name) & (unreadable["reader"] == reader)]["record"].iloc[0]
-        return "cannot read" if kind == "cannot_read" else "not measured"
+    """One rate as a table cell; where the reader could not read this input, the
+    outcome and its short reason ("failed: ...", "cannot read: ..."; the whole
+    reason is in the failures table)."""
+    match = unreadable[(unreadable["set"] == set_name) & (unreadable["reader"] == reader)
+                       & (unreadable["branch"] == branch) & (unreadable["cache"] == cache)]
+    if len(match):
+        kind, message = match["record"].iloc[0], match["message"].iloc[0]
+        if kind == "not_measured":
+            return "not measured"
+        return _escape(f"{UNREAD_RECORDS[kind]}: {failure_summary(message)}")
     return _num(_rate(table, set_name, cache, reader, branch, column))
 
 
@@ -1272,6 +1352,15 @@ def macros(params: dict[str, Any], table: pd.DataFrame, rated: pd.DataFrame, unr
     }
 
 
+def residency_macros(frame: pd.DataFrame) -> dict[str, str]:
+    """The lowest resident fraction any warm pass started from, and the
+    threshold it had to reach (config key warm_min_resident)."""
+    warm = frame[(frame["record"] == "timing") & (frame["cache"] == "warm")]
+    lowest = warm["residency"].min() if "residency" in warm else float("nan")
+    threshold = float(os.environ.get(provenance.WARM_MIN_RESIDENT_ENV, provenance.DEFAULT_WARM_MIN_RESIDENT))
+    return {"RcWarmResidencyLowest": _num(100 * lowest, 4), "RcWarmMinResident": _num(100 * threshold, 4)}
+
+
 # --- inputs for a standalone notebook run ----------------------------------------------------------
 
 def prepare_inputs(params: dict[str, Any], datasets_section: dict[str, Any], data_dir: str | Path,
@@ -1382,6 +1471,11 @@ def main(argv: list[str] | None = None) -> int:
             return 2
     except (ReaderError, harness.KernelError) as error:
         print(f"reader_comparison {command}: error: {error}", file=sys.stderr)
+        return 2
+    except Exception as error:  # a reader's unexpected exception: one line, its failure row's reason
+        if command != "read":
+            raise
+        print(f"reader_comparison {command}: error: {type(error).__name__}: {error}", file=sys.stderr)
         return 2
     return 0
 

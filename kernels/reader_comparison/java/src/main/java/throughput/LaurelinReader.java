@@ -36,9 +36,10 @@ import java.util.Map;
  * "validation". The checksum is the one of kernels/reader_comparison/pass.hpp.
  *
  * Exit codes: 0 fine; 2 a missing or damaged file, a missing branch, or any
- * read error (message naming file and branch); 3 passes disagree; 5 laurelin
- * cannot read the file's compression (ZSTD, or uncompressed files), a
- * capability limit that is reported as "cannot read", not as a result.
+ * read error (message naming file, its compression and branch, then laurelin's
+ * own exception); 3 passes disagree. Whether an error means "laurelin cannot
+ * read this compression" is decided from that exception by the Python side
+ * (reader_comparison.classify_failure), never from an exit code.
  */
 public final class LaurelinReader {
     static final long GOLDEN = 0x9E3779B97F4A7C15L;
@@ -48,7 +49,7 @@ public final class LaurelinReader {
         return h ^ (h >>> 32);
     }
 
-    /** A failure naming the file and branch; exit code 2 or 5. */
+    /** A failure naming the file and branch; exit code 2. */
     static final class ReaderError extends RuntimeException {
         final int exitCode;
 
@@ -145,6 +146,7 @@ public final class LaurelinReader {
         final String tool;
         double wall;
         double cpu;
+        double residency;  // warm: the smallest resident fraction seen; cold: the largest
 
         CachePrep(String mode, String tool) {
             if (!mode.equals("warm") && !mode.equals("cold")) {
@@ -160,14 +162,23 @@ public final class LaurelinReader {
         void run(String mode, List<String> files) {
             try {
                 Process p = new ProcessBuilder(tool, "--mode", mode, "--files", String.join(",", files))
-                        .redirectOutput(ProcessBuilder.Redirect.DISCARD)
                         .redirectError(ProcessBuilder.Redirect.INHERIT)
                         .start();
+                String out = new String(p.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
                 int status = p.waitFor();
                 if (status != 0) {
                     throw new ReaderError("page_cache --mode " + mode + " failed (exit " + status + ") on "
                             + String.join(",", files), 2);
                 }
+                // The tool's validation record says how resident the files ended up.
+                String key = mode.equals("warm") ? "lowest_fraction" : "highest_fraction";
+                java.util.regex.Matcher m = java.util.regex.Pattern
+                        .compile("\"" + key + "\":\\s*([0-9.eE+-]+)").matcher(out);
+                if (!m.find()) {
+                    throw new ReaderError("page_cache --mode " + mode + " printed no " + key + ": " + out, 2);
+                }
+                double fraction = Double.parseDouble(m.group(1));
+                residency = mode.equals("warm") ? Math.min(residency, fraction) : Math.max(residency, fraction);
             } catch (IOException | InterruptedException e) {
                 throw new ReaderError("cannot run " + tool + ": " + e, 2);
             }
@@ -176,6 +187,7 @@ public final class LaurelinReader {
         void startPass(List<String> files) {
             wall = 0;
             cpu = 0;
+            residency = mode.equals("warm") ? 1.0 : 0.0;
             if (mode.equals("cold")) {
                 run("cold", files);  // before the pass's clock starts
             }
@@ -269,11 +281,6 @@ public final class LaurelinReader {
         }
     }
 
-    /** laurelin 1.0.1 reads ZLIB, LZMA and LZ4 baskets; not ZSTD, and not uncompressed files. */
-    static boolean laurelinCanRead(String compression) {
-        return compression.equals("ZLIB") || compression.equals("LZMA") || compression.equals("LZ4");
-    }
-
     /** Baskets straight from the file through laurelin's decompression, with no basket cache. */
     static final class Baskets implements ArrayBuilder.GetBasket {
         final SlimTBranch branch;
@@ -363,12 +370,8 @@ public final class LaurelinReader {
             } catch (ReaderError e) {
                 throw e;
             } catch (Throwable e) {
-                String compression = compressionName(setting);
-                if (!laurelinCanRead(compression)) {
-                    throw new ReaderError("laurelin cannot read " + where + " (" + compression + " compression): "
-                            + e, 5);
-                }
-                throw new ReaderError(where + ": laurelin failed: " + e, 2);
+                throw new ReaderError("file " + path + " (" + compressionName(setting) + " compression), branch "
+                        + branch + ": laurelin failed: " + e, 2);
             }
             if (pass.events == eventsBefore && fileEntries(path, tree) > 0) {
                 throw new ReaderError(where + ": laurelin read no entries", 2);
@@ -427,7 +430,7 @@ public final class LaurelinReader {
                         "rep", rep - warmup, "warmup", rep < warmup, "order", 0, "wall_s", pass.wall,
                         "cpu_s", pass.cpu, "open_s", pass.openSeconds, "events", pass.events, "items", pass.items,
                         "checksum", String.format("%016x", pass.checksum), "files", files.size(),
-                        "cache", prep.mode, "prep_s", prep.wall);
+                        "cache", prep.mode, "prep_s", prep.wall, "residency", prep.residency);
                 for (double[] s : pass.samples) {
                     json("record", "sample", "method", "laurelin", "branch", branch, "rep", rep - warmup,
                             "items", (long) s[0], "events", (long) s[1], "wall_s", s[2]);
