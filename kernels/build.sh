@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
-# Builds every benchmark kernel against the ROOT wheel of a Python environment.
-#   kernels/build.sh BUILD_DIR [PYTHON]
+# Builds the benchmark kernels against the ROOT wheel of a Python environment.
+#   kernels/build.sh BUILD_DIR [PYTHON [TARGET...]]
 # PYTHON defaults to the `python3` on PATH (the project's .venv when run from
-# make or Snakemake). Re-running only rebuilds what changed.
+# make or Snakemake); TARGETs (binary names) default to every kernel.
+# Re-running only rebuilds what changed. Builds into one BUILD_DIR take turns
+# (a lock), so Snakemake may run one job per binary side by side.
 #
 # The wheel's CMake config and root-config point to a `mock_site_packages`
 # folder that does not exist (DESIGN.md, "Environment facts"); the two links
@@ -10,6 +12,7 @@
 set -euo pipefail
 build_dir=${1:?usage: kernels/build.sh BUILD_DIR [PYTHON]}
 python=${2:-python3}
+targets=("${@:3}")
 source_dir=$(cd "$(dirname "$0")" && pwd)
 
 site=$("$python" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')
@@ -29,10 +32,12 @@ nvcc=$(ls "$site"/nvidia/cu*/bin/nvcc 2>/dev/null | sort -V | tail -n 1 || true)
 generator=()
 command -v ninja >/dev/null && generator=(-G Ninja)
 mkdir -p "$build_dir"
+exec 9>"$build_dir/.build.lock"
+flock 9
 cached_nvcc=$(sed -n 's/^CMAKE_CUDA_COMPILER:[A-Z]*=//p' "$build_dir/CMakeCache.txt" 2>/dev/null | sed 's/.*NOTFOUND$//' || true)
 if [ ! -f "$build_dir/CMakeCache.txt" ] || [ "$cached_nvcc" != "$nvcc" ]; then
   cmake -S "$source_dir" -B "$build_dir" "${generator[@]}" ${nvcc:+-DCMAKE_CUDA_COMPILER="$nvcc"} \
     -DROOT_DIR="$site/ROOT/cmake" -DROOT_WHEEL_LIBS="$site/root.libs" >"$build_dir/configure.log" 2>&1 ||
     { cat "$build_dir/configure.log" >&2; exit 1; }
 fi
-cmake --build "$build_dir" --parallel
+cmake --build "$build_dir" --parallel ${targets[@]:+--target "${targets[@]}"}

@@ -13,6 +13,7 @@ import pytest
 import yaml
 
 from conftest import TINY_CONFIG, command_env, snakemake
+from throughput import paper_check
 
 SEED_ROWS = {"inplace, seed": ["87.8", "27.2", "27.1", "25.6"], "immutable, seed": ["91.2", "38.7", "39.2", "39.2"]}
 
@@ -20,7 +21,7 @@ SEED_ROWS = {"inplace, seed": ["87.8", "27.2", "27.1", "25.6"], "immutable, seed
 def test_dry_run_lists_the_plan_even_with_more_cores_than_the_machine(tmp_path):
     result = snakemake(tmp_path, "-n", "--cores", "64")
     assert result.returncode == 0, result.stderr
-    for rule in ("kernels", "memory_bandwidth", "study_macros", "paper"):
+    for rule in ("kernel", "memory_bandwidth", "study_macros", "paper"):
         assert re.search(rf"\b{rule}\b", result.stdout), f"rule {rule} missing from the plan"
     assert not (tmp_path / "results").exists()
 
@@ -69,6 +70,7 @@ def test_tiny_run_produces_the_paper_with_the_memory_bandwidth_table(tmp_path):
     assert "Memory bandwidth" in text
     assert re.search(r"inplace, this run\s+[0-9.]+\s+[0-9.]+\s+[0-9.]+\s+[0-9.]+", text), "opt table not in the PDF"
     assert "??" not in text, "unresolved reference or macro in the PDF"
+    assert paper_check.problems(tmp_path) == []  # what CI checks after `make paper`
 
     executed = tmp_path / "results/memory_bandwidth/memory_bandwidth.ipynb"
     assert executed.exists() and len(list((tmp_path / "results/memory_bandwidth/raw").glob("*.parquet"))) > 10
@@ -76,6 +78,38 @@ def test_tiny_run_produces_the_paper_with_the_memory_bandwidth_table(tmp_path):
     # A second run has nothing to do.
     again = snakemake(tmp_path, "-n", "--cores", "2", "--configfile", str(TINY_CONFIG))
     assert again.returncode == 0 and "Nothing to be done" in again.stdout + again.stderr
+
+    # An edit to one experiment's kernel re-runs that experiment and the paper,
+    # nothing else; an edit to a dataset generator re-makes its datasets and
+    # what reads them. (The edit is a newer modification time, put back after.)
+    for source, expected in _EDITS.items():
+        assert _would_run_after_touching(tmp_path, source) == expected, source
+
+
+REPO_KERNELS = Path(__file__).resolve().parents[1] / "kernels"
+_EDITS = {
+    "memory_bandwidth/add_constant.cpp":
+        {"kernel": 4, "memory_bandwidth": 1, "paper": 1, "all": 1},
+    "reader_comparison/read_branch.cpp":
+        {"kernel": 1, "reader_comparison": 1, "paper": 1, "all": 1},
+    "reader_comparison/make_aod_like.cpp":
+        {"kernel": 1, "reader_comparison_aod": 1, "reader_comparison_aod_rntuple": 1, "reader_comparison_numpy": 1,
+         "reader_comparison": 1, "paper": 1, "all": 1},
+}
+
+
+def _would_run_after_touching(workdir: Path, source: str) -> dict[str, int]:
+    """Jobs per rule that `snakemake -n` plans once `source` looks edited."""
+    path = REPO_KERNELS / source
+    before = path.stat()
+    try:
+        os.utime(path, ns=(before.st_atime_ns, time.time_ns()))
+        plan = snakemake(workdir, "-n", "--cores", "2", "--configfile", str(TINY_CONFIG))
+    finally:
+        os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns))
+    assert plan.returncode == 0, plan.stderr[-2000:]
+    stats = (plan.stdout + plan.stderr).split("Job stats:")[1].split("total")[0]
+    return {m.group(1): int(m.group(2)) for m in re.finditer(r"^(\w+)\s+(\d+)\s*$", stats, re.MULTILINE)}
 
 
 @pytest.mark.slow

@@ -1,14 +1,24 @@
-# All compiled kernels (KERNELS, filled by the experiments' rules), in one
-# CMake build (kernels/build.sh): incremental, so re-running costs seconds and
-# only changed sources are recompiled.
-rule kernels:
+# One rule per compiled kernel (KERNELS, filled by the experiments' rules),
+# its inputs exactly the sources it is made from (src/throughput/kernel_sources.py):
+# an edit to one experiment's kernel re-runs that experiment alone, and a
+# dataset is re-made only when its generator's sources change. The CMake build
+# (kernels/build.sh) is incremental and takes turns between jobs.
+from throughput import kernel_sources
+
+KERNEL_NAMES = sorted({Path(binary).name for group in KERNELS.values() for binary in group})
+
+
+rule kernel:
     input:
-        sources=[str(p) for p in (REPO / "kernels").rglob("*") if p.is_file()],
+        lambda wildcards: kernel_sources.sources(wildcards.kernel, REPO / "kernels"),
     output:
-        [binary for group in KERNELS.values() for binary in group],
+        f"{KERNEL_BIN}/{{kernel}}",
+    wildcard_constraints:
+        kernel="|".join(KERNEL_NAMES),
     log:
-        "results/logs/kernels.log",
-    # ninja relinks only what changed; touching every output keeps Snakemake
-    # from seeing the untouched binaries as older than the edited source forever.
+        "results/logs/kernels/{kernel}.log",
+    # ninja leaves a binary alone when what it is built from did not change in a
+    # way that matters to it; touching it keeps Snakemake from seeing it older
+    # than an edited CMake file forever. Only this binary: nothing else re-runs.
     shell:
-        "{REPO}/kernels/build.sh build/kernels python > {log} 2>&1 && touch {output}"
+        "{REPO}/kernels/build.sh build/kernels python {wildcards.kernel} > {log} 2>&1 && touch {output}"
