@@ -2,7 +2,9 @@
 
 The executed copy is written under a temporary name and renamed when the
 notebook finished without error, so an interrupted or failed run never leaves
-an output that looks done.
+an output that looks done; a temporary left by a killed job is removed by the
+next run. Every notebook measures, so it runs holding the machine-wide
+measurement lock (throughput.measurement_lock).
 """
 from __future__ import annotations
 
@@ -12,12 +14,14 @@ from typing import Any
 
 import papermill
 
+from . import measurement_lock
 from .results import atomic_path
 
 
 def execute(notebook: str | os.PathLike, output: str | os.PathLike, parameters: dict[str, Any],
             cwd: str | os.PathLike | None = None, progress: bool = True) -> Path:
-    with atomic_path(output) as temporary:
+    measurement_lock.remove_stale_temporaries(Path(output))
+    with measurement_lock.held(f"notebook {Path(notebook).name} -> {output}"), atomic_path(output) as temporary:
         papermill.execute_notebook(
             str(notebook), str(temporary), parameters=parameters,
             cwd=str(cwd) if cwd else None, progress_bar=progress, kernel_name="python3",

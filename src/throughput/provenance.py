@@ -107,5 +107,7 @@ def capture(config: dict[str, Any], cache_state: str, build_info: dict[str, Any]
         "cache_state": cache_state,
         # what "warm" had to reach (kernels/common/page_cache.hpp)
         "warm_min_resident": float(os.environ.get(WARM_MIN_RESIDENT_ENV, DEFAULT_WARM_MIN_RESIDENT)),
+        # whether this run had the machine's measurement lock (throughput.measurement_lock)
+        "measurement_lock": os.environ.get("THROUGHPUT_MEASUREMENT_LOCK", "not held (run outside throughput.notebook)"),
         "config": config,
     }
