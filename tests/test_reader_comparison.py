@@ -289,7 +289,7 @@ def test_classify_failure_keeps_an_unknown_error_as_failed_with_its_first_line()
 def test_a_reader_that_fails_is_a_row_with_its_error_not_a_crash(jar, files, tmp_path):
     """laurelin on the real CMS NanoAOD file throws; the run is stored as a failure
     row, the tables say so with the exception, and the other readers still count."""
-    real = str(rc.real_data_dir() / "nanoAOD_2015_CMS_Open_Data_ttbar.root")
+    real = str(datasets.real_file(datasets.NANOAOD_SOURCE, SECTION))
     params = _params(readers=["columnar", "laurelin"], rootreadspeed=False, cold_collections=[])
     inputs = {"real/nano": {"role": "real", "layout": "nanoaod", "compression": rc.file_compression(real),
                             "root": [real], "rntuple": [], "numpy": []}}

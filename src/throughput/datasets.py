@@ -27,17 +27,49 @@ COMPRESSIONS = ("none", "ZLIB", "LZ4", "ZSTD", "LZMA")
 BYTES_PER_EVENT_ESTIMATE = {"none": 4550, "ZLIB": 1880, "LZ4": 2370, "ZSTD": 1900, "LZMA": 1590}
 
 
-def source_path(section: dict[str, Any]) -> Path:
-    """The real NanoAOD file named by datasets.source (relative paths are from the repository)."""
+# The real CMS NanoAOD file whose events are resampled, by its scikit-hep-testdata name.
+NANOAOD_SOURCE = "nanoAOD_2015_CMS_Open_Data_ttbar.root"
+# Where scikit-hep-testdata puts the real files it downloads (no local copy).
+DOWNLOADS = REPO / "data" / "real"
+
+
+class RealFileError(RuntimeError):
+    """A real file that is neither in the local copy nor downloadable."""
+
+
+def source_dir(section: dict[str, Any]) -> Path:
+    """The folder of local copies of the real files, datasets.source (relative paths are from the repository)."""
     path = Path(section["source"])
     return path if path.is_absolute() else (REPO / path).resolve()
 
 
+def real_file(name: str, section: dict[str, Any]) -> Path:
+    """A real file of scikit-hep-testdata, the field's way to get them: the local
+    copy in datasets.source when it is there (offline machines, CI), else
+    downloaded once by scikit-hep-testdata into data/real/."""
+    import skhep_testdata
+
+    local = source_dir(section)
+    cache = local if (local / name).is_file() else DOWNLOADS
+    cache.mkdir(parents=True, exist_ok=True) if cache == DOWNLOADS else None
+    try:
+        return Path(skhep_testdata.data_path(name, cache_dir=str(cache)))
+    except Exception as error:  # requests' network errors, an unknown name
+        raise RealFileError(f"real file {name!r}: no copy in {local} (config key 'datasets.source') and "
+                            f"scikit-hep-testdata could not fetch it: {type(error).__name__}: {error}") from error
+
+
+def source_path(section: dict[str, Any]) -> Path:
+    """The real NanoAOD file the generator resamples."""
+    return real_file(NANOAOD_SOURCE, section)
+
+
 def check_config(section: dict[str, Any], available_memory: int, problems: list[str]) -> None:
-    """The source file must exist (see throughput.config.validate)."""
-    source = source_path(section)
-    if not source.is_file():
-        problems.append(f"config key 'datasets.source' = {section['source']!r}: no such file ({source})")
+    """datasets.source, when it exists, must be a folder (a missing one: files are downloaded)."""
+    folder = source_dir(section)
+    if folder.exists() and not folder.is_dir():
+        problems.append(f"config key 'datasets.source' = {section['source']!r}: {folder} is not a folder "
+                        f"(it holds local copies of the real files, e.g. {NANOAOD_SOURCE})")
 
 
 def level(section: dict[str, Any], compression: str) -> int:

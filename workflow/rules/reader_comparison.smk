@@ -14,7 +14,10 @@ KERNELS["reader_comparison"] = [f"{KERNEL_BIN}/read_branch", f"{KERNEL_BIN}/make
 RC = STUDY["reader_comparison"]
 RC_COMPRESSION = STUDY["datasets"]["compression"]
 RC_DATA = "data/reader_comparison"
-RC_REAL = REPO.parent / "shared" / "data"
+# The real files: local copies in datasets.source, else fetched by scikit-hep-testdata.
+from throughput import datasets as _datasets
+
+RC_REAL = {Path(name).stem: _datasets.real_file(name, STUDY["datasets"]) for name in RC["real_files"]}
 RC_JAVA = "build/java/reader_comparison/laurelin-reader.jar"
 RC_WANTS_JAVA = "laurelin" in RC["readers"] and rc_module.java_available() is None
 
@@ -54,7 +57,7 @@ def rc_inputs():
         stem = name.removesuffix(".root")
         sets[f"real/{stem}"] = {
             "role": "real", "layout": rc_module.real_layout(stem),
-            "compression": rc_module.file_compression(RC_REAL / name), "root": [str(RC_REAL / name)],
+            "compression": rc_module.file_compression(RC_REAL[stem]), "root": [str(RC_REAL[stem])],
             "rntuple": [f"{RC_DATA}/real/{stem}.ntuple.root"], "numpy": [f"{RC_DATA}/real/{stem}.npz"]}
     return sets
 
@@ -118,14 +121,14 @@ rule reader_comparison_numpy:
 rule reader_comparison_real_copies:
     input:
         kernel=KERNELS["datasets"][1],
-        source=str(RC_REAL / "{rc_stem}.root"),
+        source=lambda wildcards: str(RC_REAL[wildcards.rc_stem]),
     output:
         numpy=f"{RC_DATA}/real/{{rc_stem}}.npz",
         rntuple=f"{RC_DATA}/real/{{rc_stem}}.ntuple.root",
     params:
         layout=lambda wildcards: rc_module.real_layout(wildcards.rc_stem),
-        compression=lambda wildcards: rc_module.file_compression(RC_REAL / f"{wildcards.rc_stem}.root"),
-        level=lambda wildcards: rc_level(rc_module.file_compression(RC_REAL / f"{wildcards.rc_stem}.root")),
+        compression=lambda wildcards: rc_module.file_compression(RC_REAL[wildcards.rc_stem]),
+        level=lambda wildcards: rc_level(rc_module.file_compression(RC_REAL[wildcards.rc_stem])),
     shell:
         "python -m throughput.experiments.reader_comparison make-numpy {input.source} {output.numpy} "
         "--layout {params.layout} && "

@@ -212,10 +212,6 @@ def file_compression(path: str | os.PathLike) -> str:
     return compression_name(struct.unpack(">i", header[offset:offset + 4])[0])
 
 
-def real_data_dir() -> Path:
-    return REPO.parent / "shared" / "data"
-
-
 def make_aod_like(output: str | os.PathLike, events: int, compression: str, level: int, seed: int,
                   progress: bool = True) -> dict[str, Any]:
     """Write `events` AOD-like events (kernel make_aod_like); return its validation record."""
@@ -642,9 +638,12 @@ def check_config(section: dict[str, Any], available_memory: int, problems: list[
     if section["timeline_collection"] not in section["collections"]:
         problems.append(f"config key 'reader_comparison.timeline_collection' = {section['timeline_collection']!r}: "
                         f"not in reader_comparison.collections {section['collections']!r}")
+    import skhep_testdata
+
     for name in section["real_files"]:
-        if not (real_data_dir() / name).is_file():
-            problems.append(f"config key 'reader_comparison.real_files': {name!r} is not in {real_data_dir()}")
+        if name not in skhep_testdata.known_files:
+            problems.append(f"config key 'reader_comparison.real_files': {name!r} is not a file of "
+                            f"scikit-hep-testdata (where the real files come from)")
     # Generated data: TTree files and their RNTuple copies (about the same size).
     need = 2 * (section["nanoaod_events"] * NANOAOD_BYTES_PER_EVENT_ESTIMATE["ZLIB"]
                 + section["aod_events"] * AOD_BYTES_PER_EVENT_ESTIMATE["ZLIB"]
@@ -1415,7 +1414,7 @@ def prepare_inputs(params: dict[str, Any], datasets_section: dict[str, Any], dat
         if other != compression:
             nanoaod(params["scan_events"], other, "scan")
     for name in params["real_files"]:
-        source = real_data_dir() / name
+        source = datasets.real_file(name, datasets_section)
         stem = Path(name).stem
         layout = real_layout(stem)
         add(f"real/{stem}", "real", layout, file_compression(source), [str(source)], lambda path, k: None,

@@ -1,0 +1,57 @@
+"""Real files come through scikit-hep-testdata: the local copy when there, else a download."""
+from __future__ import annotations
+
+import pytest
+import requests
+
+from throughput import config, datasets
+
+SECTION = config.validate({}, check_resources=False)["datasets"]
+NAME = "uproot-HZZ-lz4.root"
+
+
+class _Response:
+    def __init__(self, content: bytes):
+        self.content = content
+
+    def raise_for_status(self) -> None:
+        pass
+
+
+def test_the_local_copy_is_used_when_it_is_there():
+    path = datasets.real_file(NAME, SECTION)
+    assert path == datasets.source_dir(SECTION) / NAME and path.is_file()
+
+
+def test_a_file_not_in_the_local_copy_is_fetched_by_scikit_hep_testdata(tmp_path, monkeypatch):
+    original = (datasets.source_dir(SECTION) / NAME).read_bytes()
+    asked = []
+
+    def fake_get(url, timeout):  # the network, as scikit-hep-testdata calls it
+        asked.append(url)
+        return _Response(original)
+
+    monkeypatch.setattr(requests, "get", fake_get)
+    monkeypatch.setattr(datasets, "DOWNLOADS", tmp_path / "downloads")
+    path = datasets.real_file(NAME, {**SECTION, "source": str(tmp_path / "no-copies")})
+    assert path == tmp_path / "downloads" / NAME and path.read_bytes() == original
+    assert len(asked) == 1 and asked[0].endswith("/" + NAME)
+    # a second call finds the download and asks nothing
+    assert datasets.real_file(NAME, {**SECTION, "source": str(tmp_path / "no-copies")}) == path and len(asked) == 1
+
+
+def test_no_copy_and_no_network_names_the_file_and_the_key(tmp_path, monkeypatch):
+    def offline(url, timeout):
+        raise requests.ConnectionError("no network here")
+
+    monkeypatch.setattr(requests, "get", offline)
+    monkeypatch.setattr(datasets, "DOWNLOADS", tmp_path / "downloads")
+    with pytest.raises(datasets.RealFileError, match=rf"{NAME}.*datasets.source.*no network"):
+        datasets.real_file(NAME, {**SECTION, "source": str(tmp_path / "no-copies")})
+
+
+def test_a_source_that_is_not_a_folder_is_refused_before_any_job(tmp_path):
+    text = tmp_path / "notes.txt"
+    text.write_text("not a folder")
+    with pytest.raises(config.ConfigError, match="datasets.source"):
+        config.validate({"datasets": {"source": str(text)}})
