@@ -29,6 +29,7 @@ help:
 
 paper: env system-tex kernels
 	snakemake --cores $(CORES)
+	python -m throughput.paper_check
 
 test: env system-tex kernels
 	pytest

@@ -1,0 +1,94 @@
+"""Checks a built paper as a reader would see it (CI runs it after `make paper`).
+
+    python -m throughput.paper_check [--workdir DIR]
+
+Reads the PDF back with pdftotext and the generated tables from disk: every
+section and subsection of paper/sections/ is in the PDF, no unresolved
+reference or citation ("??") is, and every table the sections \\input has at
+least one row. A failed reader's cell ("failed: ...") is a filled cell; a
+table with no rows is not. Exits 1 naming each problem.
+"""
+from __future__ import annotations
+
+import argparse
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+from . import REPO
+
+PDF = Path("paper/build/paper.pdf")
+_HEADING = re.compile(r"\\(?:sub)*section\*?\{((?:[^{}]|\{[^{}]*\})*)\}")
+_TABLE_INPUT = re.compile(r"\\input\{(paper/generated/[^}]+\.tex)\}")
+
+
+def _plain(latex: str) -> str:
+    """A heading as pdftotext prints it: commands dropped, braces and escapes removed, spaces folded."""
+    text = re.sub(r"\\[a-zA-Z]+\*?", "", latex).replace("\\", "")
+    text = text.replace("{", "").replace("}", "").replace("~", " ").replace("--", "–")
+    return " ".join(text.split())
+
+
+def headings(sources: Path = REPO / "paper") -> list[str]:
+    titles = []
+    for tex in [sources / "paper.tex", *sorted((sources / "sections").glob("*.tex"))]:
+        text = re.sub(r"(?<!\\)%.*", "", tex.read_text())
+        titles += [_plain(t) for t in _HEADING.findall(text)]
+    return titles
+
+
+def table_inputs(sources: Path = REPO / "paper") -> list[str]:
+    """Generated files the sections \\input that are tables (their path as written)."""
+    found = []
+    for tex in sorted((sources / "sections").glob("*.tex")):
+        found += _TABLE_INPUT.findall(re.sub(r"(?<!\\)%.*", "", tex.read_text()))
+    return [name for name in found if not name.endswith("macros.tex")]
+
+
+def table_rows(text: str) -> int:
+    """Body rows of a booktabs tabular (between \\midrule and \\bottomrule)."""
+    if r"\midrule" not in text or r"\bottomrule" not in text:
+        return 0
+    body = text.split(r"\midrule", 1)[1].split(r"\bottomrule", 1)[0]
+    return sum(1 for line in body.splitlines() if line.strip().endswith("\\\\"))
+
+
+def problems(workdir: Path, sources: Path = REPO / "paper") -> list[str]:
+    found = []
+    pdf = workdir / PDF
+    if not pdf.is_file():
+        return [f"{pdf}: no PDF (run `make paper`)"]
+    text = subprocess.run(["pdftotext", str(pdf), "-"], capture_output=True, text=True, check=True).stdout
+    folded = " ".join(text.split())
+    for title in headings(sources):
+        if title not in folded:
+            found.append(f"section '{title}' is not in {pdf}")
+    if "??" in text:
+        where = folded.index("??")
+        found.append(f"{pdf} has an unresolved reference or citation: ...{folded[max(0, where - 80):where + 20]}...")
+    for name in table_inputs(sources):
+        table = workdir / name
+        if not table.is_file():
+            found.append(f"{name}: table missing")
+        elif table_rows(table.read_text()) == 0:
+            found.append(f"{name}: table has no rows")
+    return found
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m throughput.paper_check", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--workdir", default=".", type=Path, help="where the workflow ran (default: here)")
+    args = parser.parse_args(argv)
+    found = problems(args.workdir)
+    for problem in found:
+        print(f"paper check: {problem}", file=sys.stderr)
+    if not found:
+        print(f"paper check: {len(headings())} sections and {len(table_inputs())} tables present, "
+              f"no unresolved reference in {args.workdir / PDF}")
+    return 1 if found else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

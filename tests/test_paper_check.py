@@ -1,0 +1,46 @@
+"""The check CI runs on the built paper: sections, references, tables with rows."""
+from __future__ import annotations
+
+import shutil
+import subprocess
+
+import pytest
+
+from throughput import paper_check
+
+
+def test_headings_and_tables_are_read_from_the_sources():
+    titles = paper_check.headings()
+    assert "Memory bandwidth" in titles and "How we measure" in titles
+    tables = paper_check.table_inputs()
+    assert "paper/generated/reader_comparison/failures_table.tex" in tables
+    assert not any(t.endswith("macros.tex") for t in tables)
+
+
+def test_table_rows_counts_body_rows_only():
+    empty = "\\begin{tabular}{lr}\n\\toprule\na & b \\\\\n\\midrule\n\\bottomrule\n\\end{tabular}\n"
+    assert paper_check.table_rows(empty) == 0
+    assert paper_check.table_rows(empty.replace("\\midrule\n", "\\midrule\nx & failed: E \\\\\n")) == 1
+
+
+@pytest.mark.skipif(shutil.which("pdflatex") is None, reason="no pdflatex (make test installs TeX)")
+def test_a_pdf_with_a_missing_section_an_unresolved_reference_and_an_empty_table_fails(tmp_path):
+    sources = tmp_path / "paper"
+    (sources / "sections").mkdir(parents=True)
+    (sources / "paper.tex").write_text("")
+    (sources / "sections" / "a.tex").write_text(
+        "\\section{Present}\n\\subsection{Absent here}\n\\input{paper/generated/a/t.tex}\n")
+    table = tmp_path / "paper/generated/a/t.tex"
+    table.parent.mkdir(parents=True)
+    table.write_text("\\begin{tabular}{l}\n\\toprule\nx \\\\\n\\midrule\n\\bottomrule\n\\end{tabular}\n")
+    (tmp_path / "paper/build").mkdir(parents=True)
+    (tmp_path / "doc.tex").write_text("\\documentclass{article}\\begin{document}\\section{Present}"
+                                      "See~\\ref{nowhere}.\\end{document}\n")
+    subprocess.run(["pdflatex", "-interaction=nonstopmode", "-output-directory", str(tmp_path / "paper/build"),
+                    str(tmp_path / "doc.tex")], capture_output=True, cwd=tmp_path)
+    (tmp_path / "paper/build/doc.pdf").rename(tmp_path / "paper/build/paper.pdf")
+    found = paper_check.problems(tmp_path, sources)
+    assert any("Absent here" in p for p in found), found
+    assert any("unresolved" in p for p in found), found
+    assert any("t.tex: table has no rows" in p for p in found), found
+    assert not any("'Present'" in p for p in found), found
