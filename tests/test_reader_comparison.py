@@ -14,7 +14,7 @@ import pandas as pd
 import pytest
 import uproot
 
-from throughput import config, datasets, harness
+from throughput import config, datasets, harness, references
 from throughput.experiments import reader_comparison as rc
 
 SECTION = config.validate({}, check_resources=False)["datasets"]
@@ -457,3 +457,52 @@ def test_measure_summarize_and_tables(files, tmp_path):
     assert numbers["RcAodEvents"] == r"\num{150}" and numbers["RcNanoEvents"] == r"\num{300}"
     assert all(name.isalpha() and name.startswith("Rc") for name in numbers)
     assert numbers["RcNumpyVerdict"].startswith(("reaches", "does not reach"))
+
+
+# --- reference values kept outside the files -------------------------------------------------------
+
+def test_readers_that_agree_on_damaged_bytes_are_caught_by_the_reference(tmp_path):
+    """4 flipped bytes inside an uncompressed basket are read as values by every
+    reader alike; their agreement passes, the file's reference does not."""
+    good = tmp_path / "nano_none.root"
+    datasets.make_nanoaod_like(good, 300, "none", SECTION, progress=False)
+    assert references.load(good)["branches"]["Jet_pt"]["items"] > 0  # taken by the generator
+    bad = tmp_path / "bad" / "nano_none.root"
+    bad.parent.mkdir()
+    shutil.copyfile(good, bad)
+    shutil.copyfile(references.reference_path(good), references.reference_path(bad))
+    with uproot.open(good) as f:
+        b = f["Events"]["Jet_pt"]
+        start = int(b.member("fBasketSeek")[0]) + b.basket_key(0).fKeylen + 40  # inside the values, no header
+    data = bytearray(bad.read_bytes())
+    for i in range(start, start + 4):
+        data[i] ^= 0x5A
+    bad.write_bytes(bytes(data))
+
+    params = _params(readers=["columnar", "uproot"], rootreadspeed=False, collections=["Jet"],
+                     timeline_collection="Jet", cold_collections=[])
+    inputs = {"nanoaod/none": {"role": "main", "layout": "nanoaod", "compression": "none", "root": [str(bad)],
+                               "rntuple": [], "numpy": []}}
+    frame = rc.measure(params, inputs, tmp_path / "raw", progress=False)
+    agreed = rc.check_agreement(frame)  # both readers read the same wrong values
+    with pytest.raises(AssertionError, match=r"nanoaod/none branch Jet_pt .*damaged input"):
+        rc.check_references(agreed, inputs)
+    inputs["nanoaod/none"]["root"] = [str(good)]
+    checked = rc.check_references(rc.check_agreement(rc.measure(params, inputs, tmp_path / "raw2", progress=False)),
+                                  inputs)
+    assert checked["matches"].all()
+
+
+def test_a_real_file_is_registered_once_and_a_changed_file_is_refused(tmp_path, monkeypatch):
+    monkeypatch.setattr(references, "REGISTERED", tmp_path / "refs")
+    real = datasets.real_file("uproot-HZZ-lz4.root", SECTION)
+    stored = references.register(real, "events", ["Jet_Px"])
+    assert references.reference_path(real) == tmp_path / "refs" / "uproot-HZZ-lz4.root.reference.json"
+    assert stored["branches"]["Jet_Px"]["entries"] == uproot.open(real)["events"].num_entries
+    copy = tmp_path / "copy.root"
+    copy.write_bytes(real.read_bytes()[:-10])
+    references.reference_path(copy).write_text(references.reference_path(real).read_text())
+    with pytest.raises(references.ReferenceError, match="re-make it"):
+        references.load(copy)
+    with pytest.raises(references.ReferenceError, match="no reference"):
+        references.load(tmp_path / "refs" / "nothing.root")

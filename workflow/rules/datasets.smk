@@ -20,10 +20,12 @@ rule nanoaod_like:
         kernel=KERNELS["datasets"][0],
     output:
         "data/nanoaod/{compression}/part{index}.root",
+        # the values readers must find in it, taken when it is made (throughput.references)
+        "data/nanoaod/{compression}/part{index}.root.reference.json",
     params:
         section=json.dumps(STUDY["datasets"]),
     shell:
-        "python -m throughput.datasets nanoaod {output} --compression {wildcards.compression} "
+        "python -m throughput.datasets nanoaod {output[0]} --compression {wildcards.compression} "
         "--index {wildcards.index} --section {params.section:q}"
 
 

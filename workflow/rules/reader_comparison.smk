@@ -81,12 +81,13 @@ rule reader_comparison_aod:
         kernel=f"{KERNEL_BIN}/make_aod_like",
     output:
         f"{RC_DATA}/aod/{{compression}}/part{{index}}.root",
+        f"{RC_DATA}/aod/{{compression}}/part{{index}}.root.reference.json",
     params:
         events=lambda wildcards: rc_aod_events(wildcards.index),
         level=lambda wildcards: rc_level(wildcards.compression),
         seed=lambda wildcards: STUDY["datasets"]["seed"] + int(wildcards.index),
     shell:
-        "python -m throughput.experiments.reader_comparison make-aod {output} --events {params.events} "
+        "python -m throughput.experiments.reader_comparison make-aod {output[0]} --events {params.events} "
         "--compression {wildcards.compression} --level {params.level} --seed {params.seed}"
 
 

@@ -46,7 +46,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .. import REPO, harness, provenance
+from .. import REPO, harness, provenance, references
 from ..results import atomic_path, measure_once
 
 # --- the study's vocabulary ----------------------------------------------------------------------
@@ -225,6 +225,7 @@ def make_aod_like(output: str | os.PathLike, events: int, compression: str, leve
             "output": output, "events": events, "compression": compression,
             "level": 0 if compression == "none" else level, "seed": seed,
         }, on_progress=lambda record: bar.update(record["done"] - bar.n))
+    references.record(output, tree_name("aod"), [branch_name("aod", c) for c in COLLECTIONS])
     return run.validation
 
 
@@ -832,6 +833,30 @@ def check_agreement(frame: pd.DataFrame) -> pd.DataFrame:
         first = group.iloc[0]
         rows.append({"set": data, "branch": branch, "items": int(first["items"]), "events": int(first["events"]),
                      "checksum": first["checksum"], "readers": len(seen)})
+    if problems:
+        raise AssertionError("\n".join(problems))
+    return pd.DataFrame(rows)
+
+
+def check_references(agreed: pd.DataFrame, inputs: dict[str, dict[str, Any]]) -> pd.DataFrame:
+    """What the readers agreed on must be what each input holds: its reference
+    values, taken when the file was made (a real file: when first registered),
+    kept outside it (throughput.references). Readers that all read the same
+    damaged bytes agree with each other, not with this. Returns the rows
+    compared; raises AssertionError naming each input set, branch and file."""
+    rows, problems = [], []
+    for _, row in agreed.iterrows():
+        spec = inputs[row["set"]]
+        if spec["role"] == "real":  # registered once, the first time the study reads it
+            for path in spec["root"]:
+                references.register(path, tree_name(spec["layout"]), [branch_name(spec["layout"], c)
+                                                                     for c in LAYOUTS[spec["layout"]][2]])
+        want = references.expected(spec["root"], row["branch"])
+        got = {"entries": int(row["events"]), "items": int(row["items"]), "checksum": row["checksum"]}
+        if got != want:
+            problems.append(f"readers of {row['set']} branch {row['branch']} agree on {got}, but the files "
+                            f"({', '.join(spec['root'])}) held {want} when they were made: damaged input?")
+        rows.append({"set": row["set"], "branch": row["branch"], **want, "matches": got == want})
     if problems:
         raise AssertionError("\n".join(problems))
     return pd.DataFrame(rows)
