@@ -49,7 +49,12 @@ def held(what: str, poll_s: float = 2.0) -> Iterator[str]:
     saying that the lock was held and how long the wait was."""
     path = lock_path()
     path.parent.mkdir(parents=True, exist_ok=True)
-    with open(path, "a+") as handle:
+    try:  # writable by every user of the machine, so that all of them take turns
+        descriptor = os.open(path, os.O_RDWR | os.O_CREAT, 0o666)
+        os.fchmod(descriptor, 0o666) if os.fstat(descriptor).st_uid == os.getuid() else None
+    except PermissionError:  # another user's lock file: flock needs no write access
+        descriptor = os.open(path, os.O_RDONLY)
+    with os.fdopen(descriptor, "r+" if os.access(path, os.W_OK) else "r") as handle:
         waited = 0.0
         try:
             fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -62,11 +67,12 @@ def held(what: str, poll_s: float = 2.0) -> Iterator[str]:
             waited = time.monotonic() - start
             print(f"measurement lock {path} taken after {waited:.0f} s", file=sys.stderr, flush=True)
         since = dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")
-        handle.seek(0)
-        handle.truncate()
-        handle.write(json.dumps({"pid": os.getpid(), "what": what, "cwd": os.getcwd(), "since": since,
-                                 "host": socket.gethostname()}))
-        handle.flush()
+        if handle.writable():  # who holds it, for the message of the next one to wait
+            handle.seek(0)
+            handle.truncate()
+            handle.write(json.dumps({"pid": os.getpid(), "what": what, "cwd": os.getcwd(), "since": since,
+                                     "host": socket.gethostname()}))
+            handle.flush()
         line = f"held {path} from {since} (waited {waited:.0f} s) for {what}"
         previous = os.environ.get(HELD_ENV)
         os.environ[HELD_ENV] = line
@@ -77,9 +83,10 @@ def held(what: str, poll_s: float = 2.0) -> Iterator[str]:
                 os.environ.pop(HELD_ENV, None)
             else:
                 os.environ[HELD_ENV] = previous
-            handle.seek(0)
-            handle.truncate()
-            handle.flush()
+            if handle.writable():
+                handle.seek(0)
+                handle.truncate()
+                handle.flush()
             fcntl.flock(handle, fcntl.LOCK_UN)
 
 
