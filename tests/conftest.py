@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -29,3 +30,21 @@ def snakemake(workdir: Path, *args: str, check: bool = False, **kwargs) -> subpr
 @pytest.fixture
 def repo() -> Path:
     return REPO
+
+
+def flip_basket_bytes(source: str | Path, target: str | Path, branch: str, tree: str = "Events") -> None:
+    """Copy `source` to `target` with bytes flipped inside the compressed data of `branch`'s first
+    basket: the file opens, but that basket no longer decompresses."""
+    import uproot
+
+    target = Path(target)
+    shutil.copyfile(source, target)
+    with uproot.open(source) as f:
+        b = f[tree][branch]
+        seek, size = int(b.member("fBasketSeek")[0]), int(b.member("fBasketBytes")[0])
+        key_length = b.basket_key(0).fKeylen
+    data = bytearray(target.read_bytes())
+    start = seek + key_length + 9  # past the key and ROOT's 9-byte compression header
+    for i in range(start + 4, min(start + size - key_length - 9, start + 64), 3):
+        data[i] ^= 0xFF
+    target.write_bytes(bytes(data))

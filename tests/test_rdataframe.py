@@ -2,13 +2,19 @@
 model's readers add up, fits recover known parameters, and bad inputs stop before any event loop."""
 from __future__ import annotations
 
+import math
+import os
+import subprocess
 import time
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 import pytest
+import uproot
+from conftest import flip_basket_bytes
 
-from throughput import config, datasets, harness
+from throughput import config, datasets, harness, results
 from throughput.experiments import rdataframe as rdf
 
 EVENTS = 200
@@ -112,6 +118,31 @@ def test_missing_file_and_branch_are_named_before_any_event_loop(inputs, tmp_pat
     assert not list(tmp_path.glob("*.root*")), "a failed run left an output behind"
 
 
+@pytest.mark.parametrize("position", ["first", "second"])
+def test_a_basket_that_does_not_decompress_is_an_error_naming_file_and_branch(inputs, tmp_path, position):
+    """ROOT prints "R__unzip: error -3 in inflate" and goes on; the event loop then read garbage and
+    crashed (exit 139). Every workload and thread count must stop with exit 2 and a message."""
+    _, chosen, _ = inputs
+    bad = tmp_path / "damaged.root"
+    flip_basket_bytes(chosen["rate"][0], bad, "Jet_pt")  # a ZLIB file: inflate fails
+    files = [str(bad), chosen["main"][0]] if position == "first" else [chosen["main"][0], str(bad)]
+    listing = tmp_path / "files.txt"
+    listing.write_text("\n".join(files) + "\n")
+    output = tmp_path / "out.root"
+    for workload, extra in (("analysis", []), ("nhist", ["--histograms", "2"]), ("pdf", ["--method", "defines"])):
+        for threads in (0, 2):
+            argv = [str(harness.kernel_path("rdf_bench")), "--file-list", str(listing), "--workload", workload,
+                    "--threads", str(threads), "--reps", "1", "--warmup", "0", "--output", str(output), *extra]
+            proc = subprocess.run(argv, capture_output=True, text=True, env=harness.pinned_env())
+            what = f"{workload}, {threads} threads, damaged file {position}"
+            assert proc.returncode == 2, f"{what}: exit {proc.returncode}\n{proc.stderr[-1500:]}"
+            error = proc.stderr.strip().splitlines()[-1]
+            assert error.startswith("rdf_bench: error: input file " + str(bad)), f"{what}: {error}"
+            assert "branch 'Jet_pt'" in error, f"{what}: {error}"
+            assert '"record": "validation"' not in proc.stdout
+            assert not list(tmp_path.glob("out.root*")), f"{what}: a failed run left an output behind"
+
+
 def test_preflight_names_the_missing_file_and_the_config_key(inputs, section, tmp_path):
     _, chosen, _ = inputs
     absent = str(tmp_path / "part9.root")
@@ -134,6 +165,16 @@ def test_dask_histograms_agree_with_the_compiled_sequential_run(inputs, section,
     result = rdf.compare_histograms(reference, rdf.load_histograms(tmp_path / "histograms" / "dask_w1.root"),
                                     1e-9, "dask")
     assert result["histograms"] == 7
+    # The page-cache state the workers read in, set and checked by rdf_page_cache, is in the raw result.
+    stored, provenance, _ = results.read_raw(tmp_path / "raw" / "dask_w1.parquet")
+    pages = sum(math.ceil(Path(f).stat().st_size / os.sysconf("SC_PAGESIZE")) for f in chosen["main"])
+    assert stored["cache"].eq("warm").all() and stored["cache_hosts"].eq(1).all()
+    assert stored["pages"].eq(pages).all()
+    assert (stored["resident_pages"] <= stored["pages"]).all()
+    fraction = stored["resident_fraction"].iloc[0]
+    assert provenance["warm_min_resident"] <= fraction <= 1
+    assert fraction == stored["resident_pages"].iloc[0] / pages
+    assert provenance["cache_state"].startswith("warm") and f"{fraction:.4f}" in provenance["cache_state"]
 
 
 def test_bad_scheduler_fails_fast_naming_key_and_address(inputs, section, tmp_path):
@@ -179,8 +220,23 @@ def test_raw_read_reads_every_byte(inputs, tmp_path):
     listing = tmp_path / "files.txt"
     listing.write_text("\n".join(chosen["rate"]) + "\n")
     run = harness.run_kernel("rdf_raw_read", {"file-list": listing, "cache": "cold", "reps": 2, "warmup": 0})
-    assert run.validation["bytes"] == sum(Path(f).stat().st_size for f in chosen["rate"])
+    size = sum(Path(f).stat().st_size for f in chosen["rate"])
+    assert run.validation["bytes"] == size and run.timings["bytes"].eq(size).all()
     assert run.timings["resident_before"].eq(0).all()
+    rdf.check_raw_bytes(run.timings.assign(name="raw_cold"), size)
+
+
+def test_raw_read_fails_naming_a_file_whose_bytes_are_not_its_size(inputs, tmp_path):
+    """/proc/cpuinfo has size 0 but reads as text: the bytes read are not what R_IO would divide by."""
+    _, chosen, _ = inputs
+    listing = tmp_path / "files.txt"
+    listing.write_text(f"{chosen['rate'][0]}\n/proc/cpuinfo\n")
+    with pytest.raises(harness.KernelError, match=r"bytes from /proc/cpuinfo, its size is 0 bytes"):
+        harness.run_kernel("rdf_raw_read", {"file-list": listing, "cache": "warm", "reps": 1, "warmup": 0})
+    # The Python check, on what the kernel reported against the sizes it divides by.
+    frame = pd.DataFrame({"name": "raw_warm", "rep": [0, 1], "cache": "warm", "bytes": [100, 99]})
+    with pytest.raises(AssertionError, match="raw_warm pass 1 .* read 99 bytes.* add up to 100"):
+        rdf.check_raw_bytes(frame, 100)
 
 
 def test_split_ranges_are_disjoint_and_cover_every_entry():
@@ -237,11 +293,52 @@ def test_histogram_comparison_counts_exact_weights_within_tolerance():
     reference = {"met": counts, "pdf_000": weights}
     assert rdf.compare_histograms(reference, dict(reference), 1e-9, "same")["identical"]
     with pytest.raises(rdf.HistogramMismatch, match="counts of histogram met"):
-        rdf.compare_histograms(reference, {"met": (counts[0] + [0, 0, 1], counts[1])}, 1e-9, "run x")
-    nudged = {"pdf_000": (weights[0] * (1 + np.array([0, 1e-15, 0])), weights[1])}
+        rdf.compare_histograms(reference, {**reference, "met": (counts[0] + [0, 0, 1], counts[1])}, 1e-9, "run x")
+    nudged = {**reference, "pdf_000": (weights[0] * (1 + np.array([0, 1e-15, 0])), weights[1])}
     result = rdf.compare_histograms(reference, nudged, 1e-9, "order")
     assert not result["identical"] and 0 < result["max_rel_diff"] < 1e-9
     with pytest.raises(rdf.HistogramMismatch, match="pdf_000"):
-        rdf.compare_histograms(reference, {"pdf_000": (weights[0] * 1.01, weights[1])}, 1e-9, "run y")
-    with pytest.raises(rdf.HistogramMismatch, match="not in the reference"):
-        rdf.compare_histograms(reference, {"other": counts}, 1e-9, "run z")
+        rdf.compare_histograms(reference, {**reference, "pdf_000": (weights[0] * 1.01, weights[1])}, 1e-9, "run y")
+    with pytest.raises(rdf.HistogramMismatch, match=r"run z: histograms \['other'\] are not in the reference"):
+        rdf.compare_histograms(reference, {**reference, "other": counts}, 1e-9, "run z")
+
+
+def test_histogram_comparison_fails_on_a_lost_histogram():
+    counts = (np.array([1.0, 2.0]), np.array([1.0, 2.0]))
+    reference = {"met": counts, "npv": counts, "pdf_000": counts}
+    with pytest.raises(rdf.HistogramMismatch, match=r"run w: histograms \['npv'\] of the reference run are missing"):
+        rdf.compare_histograms(reference, {"met": counts, "pdf_000": counts}, 1e-9, "run w")
+    with pytest.raises(rdf.HistogramMismatch, match="missing"):
+        rdf.compare_histograms(reference, {}, 1e-9, "run v")
+    # A run asked for fewer histograms (nhist) must produce exactly those.
+    assert rdf.compare_histograms(reference, {"met": counts}, 1e-9, "run u", expected=["met"])["histograms"] == 1
+    with pytest.raises(rdf.HistogramMismatch, match=r"\['npv'\] are not in the reference"):
+        rdf.compare_histograms(reference, {"met": counts, "npv": counts}, 1e-9, "run t", expected=["met"])
+
+
+def _drop_histogram(source: Path, target: Path, name: str) -> None:
+    with uproot.open(source) as handle, uproot.recreate(target) as out:
+        for key in {k.split(";")[0] for k in handle.keys()} - {name}:
+            out[key] = handle[key]
+
+
+def test_agreement_check_compares_the_set_of_histograms_produced(inputs, tmp_path):
+    _, chosen, _ = inputs
+    hists = tmp_path / "histograms"
+    hists.mkdir()
+    _bench(chosen["main"], hists, "scan_t0", workload="analysis", threads=0, reps=1)
+    _bench(chosen["main"], hists, "scan_t2", workload="analysis", threads=2, reps=1)
+    _bench(chosen["main"], hists, "nhist_3_t0", workload="nhist", histograms=3, threads=0, reps=1)
+    _bench(chosen["main"], hists, "nhist_1_t2", workload="nhist", histograms=1, threads=2, reps=1)
+    _drop_histogram(hists / "scan_t2.root", hists / "scan_lost.root", "npv")
+    rows = [("scan_t0", "scan_t0", "scan", 0), ("scan_t2", "scan_t0", "scan", 0),
+            ("nhist_3_t0", "nhist_3_t0", "nhist", 3), ("nhist_1_t2", "nhist_3_t0", "nhist", 1)]
+    frame = pd.DataFrame(rows, columns=["name", "reference", "part", "histograms_asked"])
+    agreement = rdf.check_agreement(frame, tmp_path, 1e-9).set_index("run")
+    assert agreement.loc["scan_t2", "histograms"] == 7 and agreement.loc["nhist_1_t2", "histograms"] == 1
+    with pytest.raises(rdf.HistogramMismatch, match=r"run scan_lost vs scan_t0: histograms \['npv'\] .* missing"):
+        rdf.check_agreement(frame, tmp_path, 1e-9, {"scan_lost": "scan_t0"})
+    # The nhist run compared with what it was asked for: 2 histograms asked, 1 produced.
+    frame.loc[frame["name"] == "nhist_1_t2", "histograms_asked"] = 2
+    with pytest.raises(rdf.HistogramMismatch, match=r"run nhist_1_t2 .* \['nhist_001'\] .* missing"):
+        rdf.check_agreement(frame, tmp_path, 1e-9)

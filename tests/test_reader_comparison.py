@@ -13,6 +13,7 @@ import numpy as np
 import pandas as pd
 import pytest
 import uproot
+from conftest import flip_basket_bytes
 
 from throughput import config, datasets, harness, references
 from throughput.experiments import reader_comparison as rc
@@ -194,20 +195,6 @@ def test_check_agreement_catches_a_wrong_reader_across_processes(files):
 
 # --- damaged inputs: non-zero exit, message naming file and branch -------------------------------
 
-def _flip_value_basket(source: str, target, branch: str) -> None:
-    """Copy `source` with bytes flipped inside the compressed data of `branch`'s first basket."""
-    shutil.copyfile(source, target)
-    with uproot.open(source) as f:
-        b = f["Events"][branch]
-        seek, size = int(b.member("fBasketSeek")[0]), int(b.member("fBasketBytes")[0])
-        key_length = b.basket_key(0).fKeylen
-    data = bytearray(target.read_bytes())
-    start = seek + key_length + 9  # past the key and ROOT's 9-byte compression header
-    for i in range(start + 4, min(start + size - key_length - 9, start + 64), 3):
-        data[i] ^= 0xFF
-    target.write_bytes(bytes(data))
-
-
 def _flip_numpy_member(source: str, target, member: str) -> None:
     shutil.copyfile(source, target)
     with zipfile.ZipFile(source) as archive:
@@ -231,7 +218,7 @@ def _damaged(files, kind: str, reader: str, tmp_path) -> tuple[dict, str]:
         target.write_bytes(open(source, "rb").read()[: int(0.6 * len(open(source, 'rb').read()))])
     elif kind == "flipped bytes":
         if key == "root":
-            _flip_value_basket(source, target, "Jet_pt")
+            flip_basket_bytes(source, target, "Jet_pt")
         elif key == "numpy":
             _flip_numpy_member(source, target, "Jet_pt.npy")
         else:  # RNTuple: bytes flipped all over the pages and metadata

@@ -23,10 +23,12 @@
 //
 // Inputs are checked before any event loop: every file must open, hold the
 // tree and every branch the workload reads; an error names the file and the
-// branch.
+// branch. A basket that does not decompress (found only when read) stops the
+// run with an error naming the file and the branch, not a crash.
 #include <ROOT/RDFHelpers.hxx>
 #include <ROOT/RDataFrame.hxx>
 #include <TBranch.h>
+#include <TError.h>
 #include <TFile.h>
 #include <TH1D.h>
 #include <TH2D.h>
@@ -37,11 +39,13 @@
 #include <TTree.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <set>
 #include <string>
 #include <vector>
@@ -72,6 +76,55 @@ std::vector<std::string> branches_read(const Settings &s) {
   if (s.workload == "nhist") return {"Jet_pt"};
   return {"n" + c, c + "_pt", c + "_eta", s.pdf_branch};
 }
+
+// --- ROOT's errors --------------------------------------------------------------------------
+// ROOT reports a basket that does not decompress ("R__unzip: error -3 in
+// inflate") as an Error and goes on, handing the event loop garbage that then
+// crashes it. The handler keeps ROOT's first Error; while an event loop runs it
+// also throws it, which RDataFrame passes on from any worker thread, and main
+// then names the file and branch (unreadable_branch, run only after a failure).
+std::mutex &error_mutex() {
+  static std::mutex m;
+  return m;
+}
+std::string &first_root_error() {
+  static std::string message;
+  return message;
+}
+std::atomic<bool> &throw_root_errors() {
+  static std::atomic<bool> on{false};
+  return on;
+}
+
+std::string take_root_error() {
+  std::lock_guard<std::mutex> lock(error_mutex());
+  std::string message;
+  message.swap(first_root_error());
+  return message;
+}
+
+struct RootError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+void root_error_handler(int level, Bool_t abort, const char *location, const char *message) {
+  DefaultErrorHandler(level, abort, location, message);
+  if (level < kError) return;
+  const std::string text = std::string(location ? location : "") + ": " + (message ? message : "");
+  {
+    std::lock_guard<std::mutex> lock(error_mutex());
+    if (first_root_error().empty()) first_root_error() = text;
+  }
+  if (throw_root_errors()) throw RootError(text);
+}
+
+// Throws RootError for ROOT's errors while alive (the event loops).
+struct ThrowRootErrors {
+  ThrowRootErrors() { throw_root_errors() = true; }
+  ~ThrowRootErrors() { throw_root_errors() = false; }
+  ThrowRootErrors(const ThrowRootErrors &) = delete;
+  ThrowRootErrors &operator=(const ThrowRootErrors &) = delete;
+};
 
 struct Inputs {
   long long entries = 0, file_bytes = 0, read_zip_bytes = 0, read_tot_bytes = 0;
@@ -116,7 +169,9 @@ Inputs check_inputs(const std::vector<std::string> &files, const Settings &s, bo
         tree->SetBranchStatus("*", false);
         tree->SetBranchStatus(counter->GetBranch()->GetName(), true);
         for (Long64_t i = 0; i < tree->GetEntries(); ++i) {
-          counter->GetBranch()->GetEntry(i);
+          if (counter->GetBranch()->GetEntry(i) < 0)
+            throw std::runtime_error("input file " + path + ": branch '" + counter->GetBranch()->GetName() +
+                                     "' cannot be read at entry " + std::to_string(i) + " (damaged basket?)");
           const auto n = static_cast<long long>(counter->GetValue());
           low = low < 0 ? n : std::min(low, n);
           high = std::max(high, n);
@@ -134,8 +189,42 @@ Inputs check_inputs(const std::vector<std::string> &files, const Settings &s, bo
           .add("pdf_max", high)
           .print();
     }
+    const std::string error = take_root_error();
+    if (!error.empty()) throw std::runtime_error("input file " + path + ": ROOT reported an error: " + error);
   }
   return in;
+}
+
+// After an event loop failed on a ROOT error: the first branch the workload
+// reads (counters before the collections they count) that cannot be read,
+// entry by entry (TBranch::GetEntry gives -1 where a basket does not
+// decompress), as a message naming the file and the branch; empty if all read.
+std::string unreadable_branch(const std::vector<std::string> &files, const Settings &s) {
+  for (const auto &path : files) {
+    std::unique_ptr<TFile> f(TFile::Open(path.c_str(), "READ"));
+    auto *tree = f && !f->IsZombie() ? f->Get<TTree>(s.tree.c_str()) : nullptr;
+    if (!tree) return "input file " + path + " cannot be opened again, or its tree '" + s.tree + "' read";
+    std::vector<TBranch *> order;
+    for (const auto &name : branches_read(s)) {
+      TBranch *branch = tree->GetBranch(name.c_str());
+      auto *leaf = static_cast<TLeaf *>(branch->GetListOfLeaves()->At(0));
+      if (leaf && leaf->GetLeafCount()) order.push_back(leaf->GetLeafCount()->GetBranch());
+      order.push_back(branch);
+    }
+    std::set<TBranch *> seen;
+    for (TBranch *branch : order) {
+      if (!seen.insert(branch).second) continue;
+      take_root_error();
+      for (Long64_t i = 0; i < tree->GetEntries(); ++i) {
+        const Int_t bytes = branch->GetEntry(i);
+        const std::string error = take_root_error();
+        if (bytes < 0 || !error.empty())
+          return "input file " + path + ": branch '" + branch->GetName() + "' cannot be read at entry " +
+                 std::to_string(i) + " (damaged basket?)" + (error.empty() ? "" : "; ROOT: " + error);
+      }
+    }
+  }
+  return "";
 }
 
 ROOT::RDF::TH1DModel model1(const tpa::Axis &a, const std::string &name) {
@@ -369,9 +458,10 @@ std::string hex(std::uint64_t v) {
 }
 
 // Largest relative difference between two sets of the same histograms, and
-// whether they agree: counts (unweighted histograms) exactly; sums of
-// weights within rtol of the larger of the content and its uncertainty
-// (summing floating-point weights in another order may change the last bits).
+// whether they agree: the same names and binnings, in order; counts
+// (unweighted histograms) exactly; sums of weights within rtol of the larger
+// of the content and its uncertainty (summing floating-point weights in
+// another order may change the last bits).
 struct Agreement {
   bool ok = true, identical = true;
   double max_rel = 0;
@@ -380,7 +470,8 @@ Agreement compare(const Hists &a, const Hists &b, double rtol) {
   Agreement r;
   if (a.size() != b.size()) return {false, false, INFINITY};
   for (std::size_t k = 0; k < a.size(); ++k) {
-    if (a[k]->GetNcells() != b[k]->GetNcells()) return {false, false, INFINITY};
+    if (std::strcmp(a[k]->GetName(), b[k]->GetName()) != 0 || a[k]->GetNcells() != b[k]->GetNcells())
+      return {false, false, INFINITY};
     const bool w = weighted(*a[k]);
     for (int i = 0; i < a[k]->GetNcells(); ++i) {
       const double x = a[k]->GetBinContent(i), y = b[k]->GetBinContent(i);
@@ -410,6 +501,7 @@ void write_histograms(const Hists &hists, const std::string &path) {
 
 int main(int argc, char **argv) {
   return bench::guarded_main("rdf_bench", [&] {
+    SetErrorHandler(root_error_handler);
     bench::Options opt(argc, argv,
                        {{"file-list", ""},
                         {"tree", "Events"},
@@ -471,6 +563,18 @@ int main(int argc, char **argv) {
                                  std::to_string(ROOT::GetThreadPoolSize()));
     }
 
+    // ROOT errors in the event loops become exceptions (see root_error_handler); a
+    // failed loop is then blamed on the file and branch that cannot be read.
+    ThrowRootErrors throwing;
+    auto blame = [&](const std::string &root_error, const std::string &what) {
+      throw_root_errors() = false;
+      if (root_error.empty()) return std::runtime_error(what);
+      const std::string culprit = unreadable_branch(files, s);
+      return std::runtime_error((culprit.empty() ? "ROOT reported an error in the event loop: " + root_error
+                                                 : culprit) +
+                                " (workload " + s.workload + ", " + std::to_string(threads) + " threads)");
+    };
+
     Hists reference, last;
     Agreement across_reps;
     long long identical_reps = 0;
@@ -479,14 +583,21 @@ int main(int argc, char **argv) {
     for (long long rep = 0; rep < warmup + reps; ++rep) {
       Booked booked;
       unsigned int slots = 0;
-      const bench::Timing t = bench::time_it([&] {
-        ROOT::RDataFrame df(s.tree, files);
-        slots = df.GetNSlots();
-        booked = s.workload == "analysis" ? book_analysis(df, s)
-                 : s.workload == "nhist"  ? book_nhist(df, s)
-                                          : book_pdf(df, s);
-        booked.count.GetValue();  // runs the event loop for every booked result
-      });
+      bench::Timing t{};
+      try {
+        t = bench::time_it([&] {
+          ROOT::RDataFrame df(s.tree, files);
+          slots = df.GetNSlots();
+          booked = s.workload == "analysis" ? book_analysis(df, s)
+                   : s.workload == "nhist"  ? book_nhist(df, s)
+                                            : book_pdf(df, s);
+          booked.count.GetValue();  // runs the event loop for every booked result
+        });
+      } catch (const std::exception &error) {
+        throw blame(take_root_error(), error.what());
+      }
+      // An error that RDataFrame caught itself still fails the run.
+      if (const std::string error = take_root_error(); !error.empty()) throw blame(error, error);
       Hists hists = booked.collect();
       const unsigned long long entries = *booked.count;
       if (booked.selected) selected = *booked.selected;

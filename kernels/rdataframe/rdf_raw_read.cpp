@@ -6,8 +6,11 @@
 // checked resident first, so they come from memory.
 //
 // A 64-bit word sum of the bytes proves they were read; it must be the same in
-// every repetition, cold or warm.
+// every repetition, cold or warm. The bytes read from each file must be its
+// size (the rate R_IO is file bytes over time): a file that reads short or
+// long is an error naming it.
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -30,6 +33,12 @@ struct Read {
 Read read_file(const std::string &path, std::vector<std::uint64_t> &buffer) {
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) throw std::runtime_error("cannot open " + path + ": " + std::strerror(errno));
+  struct stat st {};
+  if (::fstat(fd, &st) != 0) {
+    const int error = errno;
+    ::close(fd);
+    throw std::runtime_error("cannot stat " + path + ": " + std::strerror(error));
+  }
   ::posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
   Read r;
   auto *bytes = reinterpret_cast<char *>(buffer.data());
@@ -58,6 +67,10 @@ Read read_file(const std::string &path, std::vector<std::uint64_t> &buffer) {
     r.bytes += got;
   }
   ::close(fd);
+  if (r.bytes != static_cast<long long>(st.st_size))
+    throw std::runtime_error("read " + std::to_string(r.bytes) + " bytes from " + path + ", its size is " +
+                             std::to_string(static_cast<long long>(st.st_size)) +
+                             " bytes (changed while read, or not a regular file?)");
   return r;
 }
 

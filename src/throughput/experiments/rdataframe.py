@@ -137,19 +137,65 @@ def parse_scheduler(address: str) -> tuple[str, int]:
     return parsed.hostname, parsed.port
 
 
+def _scheduler_identity(address: str, timeout_s: float) -> dict[str, Any]:
+    """The scheduler's answer to Dask's `identity` request, within timeout_s whatever the server
+    does: an open port alone proves nothing (a server that accepts and stays silent held a Client
+    for minutes), and distributed's own connect timeout does not bound its handshake. The request
+    runs on its own event loop in a daemon thread (the caller may be inside a running loop, e.g.
+    a notebook), and is abandoned at the deadline."""
+    import asyncio
+    import threading
+
+    from distributed import comm
+    from distributed.security import Security
+
+    async def ask() -> dict[str, Any]:
+        # deserialize=False: nothing from an unknown server is unpickled
+        connection = await comm.connect(address, timeout=timeout_s, deserialize=False,
+                                        **Security().get_connection_args("client"))
+        try:
+            await connection.write({"op": "identity", "reply": True})
+            return await connection.read()
+        finally:
+            connection.abort()
+
+    outcome: dict[str, Any] = {}
+
+    def run() -> None:
+        try:
+            outcome["reply"] = asyncio.run(asyncio.wait_for(ask(), timeout_s))
+        except BaseException as error:  # reported by the caller
+            outcome["error"] = error
+
+    thread = threading.Thread(target=run, name="dask-scheduler-check", daemon=True)
+    thread.start()
+    thread.join(timeout_s + 1)  # wait_for ends it at timeout_s; the second is for its clean-up
+    if "reply" in outcome:
+        return outcome["reply"]
+    error = outcome.get("error")
+    if error is None or isinstance(error, (asyncio.TimeoutError, TimeoutError)):
+        raise TimeoutError(f"no answer within {timeout_s:g} s")
+    raise error
+
+
 def scheduler_problem(address: str, timeout_s: float) -> str | None:
-    """Why the scheduler at `address` cannot be used (None if a TCP connection opens)."""
+    """Why the scheduler at `address` cannot be used (None if a Dask scheduler answers there
+    within timeout_s)."""
     key = "rdataframe.dask.scheduler"
     try:
-        host, port = parse_scheduler(address)
+        parse_scheduler(address)
     except ValueError as error:
         return f"config key '{key}' = {address!r}: not a scheduler address ({error})"
+    where = f"config key '{key}' = {address!r}"
     try:
-        with socket.create_connection((host, port), timeout=timeout_s):
-            return None
-    except OSError as error:
-        return (f"config key '{key}' = {address!r}: cannot connect within {timeout_s:g} s "
-                f"(rdataframe.dask.connect_timeout_s): {error}")
+        reply = _scheduler_identity(address, timeout_s)
+    except Exception as error:
+        return (f"{where}: no Dask scheduler answered within {timeout_s:g} s "
+                f"(rdataframe.dask.connect_timeout_s): {type(error).__name__}: {error}")
+    kind = reply.get("type") if isinstance(reply, dict) else None
+    if kind != "Scheduler":
+        return f"{where}: the server there is not a Dask scheduler (it answered {str(reply)[:80]!r})"
+    return None
 
 
 def file_sets(section: dict[str, Any]) -> dict[str, int]:
@@ -338,13 +384,28 @@ class HistogramMismatch(AssertionError):
     """Two runs that must give the same histograms do not."""
 
 
-def compare_histograms(reference: dict, other: dict, rtol: float, what: str) -> dict[str, Any]:
-    """Compare `other` with the same-named histograms of `reference`, bin by bin. Counts must be
+def nhist_names(n: int) -> list[str]:
+    """The histograms of rdf_bench's nhist workload with n histograms (nhist_name in rdf_bench.cpp)."""
+    return [f"nhist_{i:03d}" for i in range(n)]
+
+
+def compare_histograms(reference: dict, other: dict, rtol: float, what: str,
+                       expected: Iterable[str] | None = None) -> dict[str, Any]:
+    """Compare `other` with `reference`: first the names, as sets (`other` must hold exactly the
+    `expected` histograms, by default every one of the reference's), then bin by bin. Counts must be
     identical; sums of weights identical or within rtol of max(|a|, |b|, sqrt(variance)). Raises
-    HistogramMismatch naming the run, histogram and bin otherwise."""
-    missing = sorted(set(other) - set(reference))
-    if missing or not other:
-        raise HistogramMismatch(f"{what}: histograms {missing or '(none)'} are not in the reference run")
+    HistogramMismatch naming the run and the missing or extra histogram, or the histogram and bin."""
+    expected = set(reference) if expected is None else set(expected)
+    if not expected:
+        raise HistogramMismatch(f"{what}: the reference run has no histograms to compare with")
+    unknown = sorted(expected - set(reference))
+    if unknown:
+        raise HistogramMismatch(f"{what}: histograms {unknown} are expected but not in the reference run")
+    missing, extra = sorted(expected - set(other)), sorted(set(other) - expected)
+    if missing:
+        raise HistogramMismatch(f"{what}: histograms {missing} of the reference run are missing")
+    if extra:
+        raise HistogramMismatch(f"{what}: histograms {extra} are not in the reference run")
     identical, max_rel = True, 0.0
     for name, (values, variances) in other.items():
         ref_values, ref_variances = reference[name]
@@ -394,6 +455,25 @@ def _list_file(files: Iterable[str], directory: Path) -> Path:
 def set_cache(files: Iterable[str], state: str, work_dir: Path) -> dict[str, Any]:
     """Bring every file to page-cache `state` ('warm' or 'cold'), per file and checked."""
     return harness.run_kernel("rdf_page_cache", {"file-list": _list_file(files, work_dir), "action": state}).validation
+
+
+def cache_columns(state: str, prepared: Iterable[dict[str, Any]]) -> dict[str, Any]:
+    """The page-cache state a run was measured in, as columns of its rows: the state, and the pages
+    found resident by rdf_page_cache (validation records; one per host for Dask). The fraction is the
+    least resident host's (one host: resident / pages)."""
+    prepared = list(prepared)
+    if not prepared:
+        raise ValueError("no page-cache state was set up")
+    fractions = [p["resident"] / p["pages"] if p["pages"] else 1.0 for p in prepared]
+    return {"cache": state, "resident_pages": sum(int(p["resident"]) for p in prepared),
+            "pages": sum(int(p["pages"]) for p in prepared), "resident_fraction": min(fractions),
+            "cache_hosts": len(prepared)}
+
+
+def _cache_note(columns: dict[str, Any]) -> str:
+    return (f"{columns['cache']} (every file set and checked by rdf_page_cache first; resident fraction "
+            f"{columns['resident_fraction']:.4f}, {columns['resident_pages']} of {columns['pages']} pages, "
+            f"{columns['cache_hosts']} host(s))")
 
 
 def cpp_plan(params: dict[str, Any]) -> list[dict[str, Any]]:
@@ -453,7 +533,7 @@ def kernel_args(run: dict[str, Any], params: dict[str, Any], pdf_count: int, fil
 
 
 def _measure_cpp(run, params, files, pdf_count, work_dir, hist_path, progress):
-    set_cache(files, "warm", work_dir)
+    cache = cache_columns("warm", [set_cache(files, "warm", work_dir)])
     hist_path.parent.mkdir(parents=True, exist_ok=True)
     with tqdm(total=params["warmup"] + params["repetitions"], desc=run["name"], unit="loop", leave=False,
               disable=not progress) as bar:
@@ -470,8 +550,8 @@ def _measure_cpp(run, params, files, pdf_count, work_dir, hist_path, progress):
     for key in ("part", "name", "compression", "reference"):
         frame[key] = run[key]
     frame["method"] = run["method"]
-    return frame, provenance.capture(params, cache_state="warm (every file read and checked resident first)",
-                                     build_info=result.build_info)
+    frame = frame.assign(**cache)
+    return frame, provenance.capture(params, cache_state=_cache_note(cache), build_info=result.build_info)
 
 
 def measure_cpp(params: dict[str, Any], inputs: dict[str, Any], pdf_count: int, results_dir: str | Path,
@@ -489,17 +569,24 @@ def measure_cpp(params: dict[str, Any], inputs: dict[str, Any], pdf_count: int, 
         if not hist_path.exists():
             raw_path.unlink(missing_ok=True)  # its histograms are needed for the cross-checks
         key = {**_common_key(params, pdf_count), **run, "inputs": _file_ids(files), "binary_sha256": binary}
-        frames.append(measure_once(raw_path, key, lambda: _measure_cpp(run, params, files, pdf_count, work,
-                                                                      hist_path, progress)))
+        frame = measure_once(raw_path, key, lambda: _measure_cpp(run, params, files, pdf_count, work, hist_path,
+                                                                 progress))
+        # What the plan asked for (the key holds it, so a reused frame is this run's): the
+        # agreement check compares what was produced with it.
+        frames.append(frame.assign(histograms_asked=run["histograms"]))
     return pd.concat(frames, ignore_index=True)
 
 
 def check_agreement(frame: pd.DataFrame, results_dir: str | Path, rtol: float,
                     extra: dict[str, str] | None = None) -> pd.DataFrame:
-    """Compare every run's histograms bin by bin with its reference run; raise on a disagreement.
-    `extra` maps more runs (e.g. Dask's) to their references. Returns one row per comparison."""
+    """Compare every run's histograms with its reference run: the same set of histograms (an nhist
+    run with fewer histograms than its reference: the first ones), then bin by bin; raise on a
+    disagreement. `extra` maps more runs (e.g. Dask's, the same set as their reference) to their
+    references. Returns one row per comparison."""
     hists = Path(results_dir) / "histograms"
     pairs = dict(frame.groupby("name", sort=False)["reference"].first())
+    asked = dict(frame[frame["part"] == "nhist"].groupby("name", sort=False)["histograms_asked"].first()) \
+        if "part" in frame.columns and (frame["part"] == "nhist").any() else {}
     pairs.update(extra or {})
     cache: dict[str, dict] = {}
 
@@ -512,7 +599,8 @@ def check_agreement(frame: pd.DataFrame, results_dir: str | Path, rtol: float,
     for name, reference in pairs.items():
         if name == reference:
             continue
-        result = compare_histograms(get(reference), get(name), rtol, f"run {name} vs {reference}")
+        expected = nhist_names(int(asked[name])) if name in asked else None
+        result = compare_histograms(get(reference), get(name), rtol, f"run {name} vs {reference}", expected)
         rows.append({"run": name, "reference": reference, **result})
     return pd.DataFrame(rows)
 
@@ -603,6 +691,25 @@ def _worker_cpu(client) -> float:
     return float(sum(client.run(cpu).values()))
 
 
+def _warm_here(files: list[str]) -> dict[str, Any]:
+    """Warm the files in this machine's page cache, checked per file (run on a Dask worker)."""
+    with tempfile.TemporaryDirectory(prefix="rdf-cache-") as tmp:
+        return {**set_cache(files, "warm", Path(tmp)), "host": socket.gethostname()}
+
+
+def warm_dask_workers(client, files: list[str]) -> dict[str, Any]:
+    """Warm the input files where the Dask workers read them, as the compiled runs do here: with
+    rdf_page_cache on one worker per host (a host's workers share its page cache), which checks
+    every file's resident fraction. Returns cache_columns of the hosts."""
+    hosts: dict[str, str] = {}
+    for address, host in client.run(socket.gethostname).items():
+        hosts.setdefault(host, address)
+    if not hosts:
+        raise SchedulerError("the Dask cluster has no workers to read the input files")
+    found = client.run(_warm_here, list(files), workers=list(hosts.values()))
+    return cache_columns("warm", found.values())
+
+
 def dask_plan(params: dict[str, Any], info: dict[str, Any]) -> list[int]:
     dask = params["dask"]
     if not dask["enabled"]:
@@ -624,8 +731,9 @@ def _measure_dask(workers, params, files, pdf_count, hist_path, expected_entries
         cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None)
         client = Client(cluster)
     npartitions = min(len(files), workers * dask["partitions_per_worker"])
-    rows, first, last = [], None, None
+    rows, last = [], None
     try:
+        cache = warm_dask_workers(client, files)
         for index in range(params["warmup"] + params["repetitions"]):
             cpu0, own0, wall0 = _worker_cpu(client), time.process_time(), time.perf_counter()
             df = ROOT.RDataFrame(TREE, files, executor=client, npartitions=npartitions)
@@ -647,8 +755,8 @@ def _measure_dask(workers, params, files, pdf_count, hist_path, expected_entries
     hist_path.parent.mkdir(parents=True, exist_ok=True)
     _write_root_histograms(last, hist_path)
     frame = pd.DataFrame(rows).assign(workers=workers, npartitions=npartitions, threads=workers,
-                                      name=f"dask_w{workers}", part="dask", files=len(files))
-    return frame, provenance.capture(params, cache_state="warm (files read by the preceding runs)")
+                                      name=f"dask_w{workers}", part="dask", files=len(files), **cache)
+    return frame, provenance.capture(params, cache_state=_cache_note(cache))
 
 
 def measure_dask(params: dict[str, Any], inputs: dict[str, Any], info: dict[str, Any], results_dir: str | Path,
@@ -762,10 +870,21 @@ def cold_cache_problem(files: list[str], work_dir: Path) -> str | None:
     return None
 
 
+def check_raw_bytes(raw: pd.DataFrame, size_bytes: int) -> None:
+    """R_IO is the input files' size over the raw read's time: every pass must have read exactly
+    that many bytes (rdf_raw_read checks each file against its size too, and names it)."""
+    wrong = raw[raw["bytes"] != size_bytes]
+    if len(wrong):
+        row = wrong.iloc[0]
+        raise AssertionError(f"raw read {row.get('name', '')} pass {row['rep']} ({row['cache']} cache) read "
+                             f"{row['bytes']} bytes, the input files' sizes add up to {size_bytes}")
+
+
 def _measure_raw(cache, params, files, work):
     result = harness.run_kernel("rdf_raw_read", {"file-list": _list_file(files, work), "cache": cache,
                                                  "reps": params["repetitions"], "warmup": params["warmup"]})
     frame = result.timings.assign(part="raw", name=f"raw_{cache}")
+    check_raw_bytes(frame, sum(Path(f).stat().st_size for f in files))
     return frame, provenance.capture(params, cache_state=cache, build_info=result.build_info)
 
 
@@ -928,6 +1047,7 @@ def summary(frame: pd.DataFrame, by: list[str]) -> pd.DataFrame:
 def rate_summary(frames: dict[str, Any]) -> dict[str, Any]:
     """The model's rates (MB/s of file bytes) from the separate measurements, and its fits."""
     size = frames["bytes"] / 1e6
+    check_raw_bytes(frames["raw"], frames["bytes"])  # the bytes R_IO divides by were the bytes read
     raw = frames["raw"][~frames["raw"]["warmup"].astype(bool)]
     comp = frames["components"][~frames["components"]["warmup"].astype(bool)]
     t_raw = raw.groupby("cache")["wall_s"].median()
