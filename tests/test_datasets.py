@@ -1,9 +1,12 @@
 """NanoAOD-like generator and RNTuple copy: schema and values of the real file, errors named."""
 from __future__ import annotations
 
+import shutil
+
 import awkward as ak
 import numpy as np
 import pytest
+import requests
 import uproot
 
 from throughput import config, datasets, harness
@@ -57,6 +60,29 @@ def test_rntuple_copy_has_every_event(generated, tmp_path):
     assert record["events"] == 400
 
 
+def test_rntuple_copy_on_a_full_disk_names_the_cause_and_leaves_no_file(generated, small_tmpfs):  # noqa: F811
+    path, _ = generated
+    output = small_tmpfs / "part1.ntuple.root"
+    with pytest.raises(harness.KernelError) as error:
+        datasets.to_rntuple(path, output, "none", SECTION)  # about 1.8 MB uncompressed: does not fit
+    message = str(error.value)
+    assert f"writing {output}" in message and "No space left on device" in message, message
+    assert "no RNTuple" not in message, message
+    assert not list(small_tmpfs.iterdir()), "a partial copy (or its temporary) was left behind"
+
+
+def test_rntuple_copy_over_the_file_size_limit_names_it_and_leaves_no_file(generated, tmp_path):
+    path, _ = generated
+    output = tmp_path / "part1.ntuple.root"
+    with pytest.raises(harness.KernelError) as error:
+        harness.run_kernel("tree_to_rntuple", {"source": path, "output": output, "compression": "none",
+                                               "level": 0, "max-file-bytes": 300000})
+    message = str(error.value)
+    assert f"writing {output}" in message and "File too large" in message, message
+    assert "file size limit 300000 bytes" in message, message
+    assert not list(tmp_path.iterdir())
+
+
 @pytest.mark.parametrize("compression", datasets.COMPRESSIONS)
 def test_every_compression_is_written(tmp_path, compression):
     record = datasets.make_nanoaod_like(tmp_path / "x.root", 20, compression, SECTION, progress=False)
@@ -64,15 +90,24 @@ def test_every_compression_is_written(tmp_path, compression):
         {"none": 0, "ZLIB": 1, "LZMA": 2, "LZ4": 4, "ZSTD": 5}[compression]) * (compression != "none")
 
 
-def test_missing_source_names_the_file(tmp_path):
-    section = {**SECTION, "source": str(tmp_path / "absent.root")}
-    with pytest.raises(harness.KernelError, match="absent.root"):
+def test_missing_source_names_the_file(tmp_path, monkeypatch):
+    """No local copy and no network: the real file and the config key are named, nothing is left."""
+    def offline(url, timeout):
+        raise requests.ConnectionError("no network here")
+
+    monkeypatch.setattr(requests, "get", offline)
+    monkeypatch.setattr(datasets, "DOWNLOADS", tmp_path / "downloads")
+    section = {**SECTION, "source": str(tmp_path / "no-copies")}
+    with pytest.raises(datasets.RealFileError, match=f"{datasets.NANOAOD_SOURCE}.*datasets.source"):
         datasets.make_nanoaod_like(tmp_path / "x.root", 10, "ZLIB", section, progress=False)
     assert not list(tmp_path.glob("x.root*")), "a partial output was left behind"
 
 
 def test_source_without_events_tree_names_the_tree(tmp_path):
-    section = {**SECTION, "source": str(SOURCE.parent / "uproot-HZZ.root")}
+    copies = tmp_path / "copies"
+    copies.mkdir()
+    shutil.copyfile(SOURCE.parent / "uproot-HZZ.root", copies / datasets.NANOAOD_SOURCE)  # a file of another kind
+    section = {**SECTION, "source": str(copies)}
     with pytest.raises(harness.KernelError, match="no tree 'Events'"):
         datasets.make_nanoaod_like(tmp_path / "x.root", 10, "ZLIB", section, progress=False)
 
@@ -86,6 +121,6 @@ def test_config_names_an_unknown_compression_and_a_missing_source(tmp_path):
     with pytest.raises(config.ConfigError) as error:
         config.validate({"datasets": {"compression": "BROTLI"}}, workdir=tmp_path)
     assert "'datasets.compression' = 'BROTLI'" in str(error.value)
-    with pytest.raises(config.ConfigError) as error:
-        config.validate({"datasets": {"source": "nowhere/file.root"}}, workdir=tmp_path)
-    assert "'datasets.source' = 'nowhere/file.root'" in str(error.value)
+    with pytest.raises(config.ConfigError) as error:  # datasets.source is a folder of copies, not a file
+        config.validate({"datasets": {"source": str(SOURCE)}}, workdir=tmp_path)
+    assert f"'datasets.source' = {str(SOURCE)!r}" in str(error.value)

@@ -123,9 +123,33 @@ def test_python_check_rejects_wrong_output():
     out = mb._initial(N) + 1.0
     assert mb._check(out, N, "immutable", 1, "test") == mb.expected_checksum(N, "immutable", 1)
     out[5] += 1.0
-    with pytest.raises(AssertionError, match="checksum"):
+    with pytest.raises(AssertionError, match="1 of 10001 values wrong, the first at index 5: 7.0 != 6.0"):
         mb._check(out, N, "immutable", 1, "test")
     assert np.array_equal(mb._initial(2500, chunk=7), np.arange(2500) % 1000)
+
+
+@pytest.mark.parametrize("index", [0, 4242, N - 1])
+def test_python_check_catches_one_wrong_element_that_keeps_the_sum(index):
+    # Two compensating errors leave out.sum() right: only an element-wise check sees them.
+    out = mb._initial(N) + 3 * mb.CONSTANT
+    mb._check(out, N, "inplace", 3, "test", chunk=1000)
+    other = (index + 1) % N
+    out[index] += 2.0
+    out[other] -= 2.0
+    assert out.sum() == mb.expected_checksum(N, "inplace", 3)
+    with pytest.raises(AssertionError, match=f"2 of {N} values wrong, the first at index {min(index, other)}"):
+        mb._check(out, N, "inplace", 3, "test", chunk=1000)
+
+
+def test_python_check_catches_a_changed_input_and_a_wrong_shape():
+    a = mb._initial(N)
+    out = a + mb.CONSTANT
+    assert mb._check_outputs(a, out, N, "immutable", 1, "test") == mb.expected_checksum(N, "immutable", 1)
+    a[7] = 0.5
+    with pytest.raises(AssertionError, match="test \\(its input\\).*first at index 7: 0.5 != 7.0"):
+        mb._check_outputs(a, out, N, "immutable", 1, "test")
+    with pytest.raises(AssertionError, match="shape"):
+        mb._check(out[:-1], N, "immutable", 1, "test")
 
 
 # --- check_agreement --------------------------------------------------------------------------
