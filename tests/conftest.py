@@ -48,3 +48,17 @@ def flip_basket_bytes(source: str | Path, target: str | Path, branch: str, tree:
     for i in range(start + 4, min(start + size - key_length - 9, start + 64), 3):
         data[i] ^= 0xFF
     target.write_bytes(bytes(data))
+
+
+@pytest.fixture
+def small_tmpfs(tmp_path):
+    """A 1 MB tmpfs: a really full disk (needs the right to mount, as CI's root has)."""
+    mount = tmp_path / "small"
+    mount.mkdir()
+    if subprocess.run(["mount", "-t", "tmpfs", "-o", "size=1m", "tmpfs", str(mount)],
+                      capture_output=True).returncode != 0:
+        pytest.skip("cannot mount a small tmpfs here (not root); the file size limit test covers the path")
+    try:
+        yield mount
+    finally:
+        subprocess.run(["umount", str(mount)], check=True)
