@@ -1,6 +1,9 @@
 """config: schema defaults, validation messages, resource checks, thread counts."""
 from __future__ import annotations
 
+import os
+from pathlib import Path
+
 import pytest
 import yaml
 
@@ -269,3 +272,319 @@ def test_fit_to_memory_never_goes_below_the_schema_minimum(tmp_path):
     with pytest.raises(config.ConfigError, match="memory_bandwidth.n_values"):
         config.validate({"memory_bandwidth": {"n_values": 10**9, "fit_to_memory": True}},
                         workdir=tmp_path, available_memory=10**4)
+
+
+def test_load_tiny_config(tmp_path):
+    resolved = config.load(REPO / "tests" / "data" / "tiny.yaml", workdir=tmp_path, available_memory=BIG)
+    assert resolved["memory_bandwidth"]["n_values"] == 200000
+    assert resolved["writing"]["random_mb"] == 0.5
+
+
+# --- integers, NaN and infinity (the same rule for every key of the kind) ----------------------
+
+def _set(cfg: dict, dotted: str, value) -> dict:
+    *parents, last = dotted.split(".")
+    holder = cfg
+    for part in parents:
+        holder = holder.setdefault(part, {})
+    holder[last] = value
+    return cfg
+
+
+def _keys_of_type(kind: str) -> list[tuple[str, dict]]:
+    return [(key, sub) for key, sub in _walk(config.load_schema())
+            if kind == sub.get("type") or kind in (sub.get("type") if isinstance(sub.get("type"), list) else [])]
+
+
+INTEGER_KEYS = _keys_of_type("integer")
+NUMBER_KEYS = _keys_of_type("number")
+
+
+def test_schema_has_the_keys_the_review_named():
+    # the parametrized tests below cover every such key; these are the ones found passing before
+    assert {"repetitions", "memory_bandwidth.n_values"} <= {k for k, _ in INTEGER_KEYS}
+    assert {"writing.random_mb", "writing.slow_mb_s", "writing.flush_mb", "datasets.jitter",
+            "rdataframe.dask.connect_timeout_s", "rdataframe.rtol"} <= {k for k, _ in NUMBER_KEYS}
+
+
+@pytest.mark.parametrize("key, sub", INTEGER_KEYS, ids=[k for k, _ in INTEGER_KEYS])
+def test_float_for_an_integer_key_is_refused(key, sub):
+    # a value the schema's bounds accept, given as YAML's float (2.0), fails only for its type
+    good = sub["default"] if sub["default"] is not None else sub.get("minimum", 1)
+    cfg = yaml.safe_load(yaml.safe_dump(_set({}, key, float(good))))  # as a YAML file gives it
+    with pytest.raises(ConfigError) as info:
+        config.validate(cfg, check_resources=False)
+    assert info.value.problems == [f"config key '{key}' = {float(good)!r}: {float(good)!r} is not of type "
+                                   + ("'integer'" if sub["type"] == "integer" else "'integer', 'null'")]
+    # and the same value as an integer passes
+    config.validate(_set({}, key, int(good)), check_resources=False)
+
+
+@pytest.mark.parametrize("text, key, value", [
+    ("repetitions: 2.0\n", "repetitions", "2.0"),
+    ("memory_bandwidth:\n  n_values: 2.0e+5\n", "memory_bandwidth.n_values", "200000.0"),
+    ("rdataframe:\n  histogram_counts: [1, 3.0]\n", "rdataframe.histogram_counts[1]", "3.0"),
+    ("repetitions: true\n", "repetitions", "True"),
+])
+def test_float_or_bool_in_a_yaml_file_is_refused_naming_key_and_value(tmp_path, text, key, value):
+    path = tmp_path / "c.yaml"
+    path.write_text(text)
+    with pytest.raises(ConfigError) as info:
+        config.load(path, check_resources=False)
+    assert len(info.value.problems) == 1
+    assert f"config key '{key}' = {value}:" in info.value.problems[0]
+
+
+@pytest.mark.parametrize("value", [float("nan"), float("inf"), float("-inf")], ids=["nan", "inf", "-inf"])
+@pytest.mark.parametrize("key", [k for k, _ in NUMBER_KEYS])
+def test_nan_and_infinity_are_refused_for_every_number_key(tmp_path, key, value):
+    with pytest.raises(ConfigError) as info:
+        _validate(_set({}, key, value), workdir=tmp_path)
+    # once, naming the key, even where the value also breaks a bound
+    assert info.value.problems == [f"config key '{key}' = {value!r}: not a finite number"]
+
+
+def test_nan_and_infinity_in_a_yaml_file_are_each_named(tmp_path):
+    path = tmp_path / "c.yaml"
+    path.write_text("writing:\n  random_mb: .nan\n  slow_mb_s: .inf\n  flush_mb: .inf\n"
+                    "rdataframe:\n  rtol: .nan\n  dask:\n    connect_timeout_s: .NaN\ndatasets:\n  jitter: -.inf\n")
+    with pytest.raises(ConfigError) as info:
+        config.load(path, workdir=tmp_path, available_memory=BIG)
+    assert sorted(info.value.problems) == sorted([
+        "config key 'writing.random_mb' = nan: not a finite number",
+        "config key 'writing.slow_mb_s' = inf: not a finite number",
+        "config key 'writing.flush_mb' = inf: not a finite number",
+        "config key 'rdataframe.rtol' = nan: not a finite number",
+        "config key 'rdataframe.dask.connect_timeout_s' = nan: not a finite number",
+        "config key 'datasets.jitter' = -inf: not a finite number",
+    ])
+
+
+# --- config files: duplicates, empty, not a mapping --------------------------------------------
+
+@pytest.mark.parametrize("text, problem", [
+    ("repetitions: 2\nwarmup: 0\nrepetitions: 3\n", "config key 'repetitions' is given twice (lines 1 and 3)"),
+    ("writing:\n  random_mb: 1\n  events: 10\n  random_mb: 2\n",
+     "config key 'writing.random_mb' is given twice (lines 2 and 4)"),
+    ("rdataframe:\n  dask:\n    max_workers: 1\n    max_workers: 2\n",
+     "config key 'rdataframe.dask.max_workers' is given twice (lines 3 and 4)"),
+    ("writing: {}\nwriting:\n  events: 10\n", "config key 'writing' is given twice (lines 1 and 2)"),
+])
+def test_duplicate_key_is_refused_naming_key_file_and_lines(tmp_path, text, problem):
+    path = tmp_path / "dup.yaml"
+    path.write_text(text)
+    with pytest.raises(ConfigError) as info:
+        config.load(path, check_resources=False)
+    assert info.value.problems == [f"config file {path}: {problem}"]
+
+
+def test_yaml_merge_key_may_be_overridden(tmp_path):
+    path = tmp_path / "merge.yaml"
+    path.write_text("base: &base {max_workers: 1, partitions_per_worker: 3}\n")
+    assert config.read(path)["base"]["max_workers"] == 1
+    path.write_text("rdataframe:\n  dask:\n    <<: {max_workers: 1, partitions_per_worker: 3}\n    max_workers: 2\n")
+    assert config.read(path) == {"rdataframe": {"dask": {"max_workers": 2, "partitions_per_worker": 3}}}
+
+
+@pytest.mark.parametrize("text", ["", "\n", "# nothing\n", "---\n"])
+def test_empty_file_means_every_default(tmp_path, text):
+    path = tmp_path / "empty.yaml"
+    path.write_text(text)
+    assert config.read(path) == {}
+    assert config.load(path, check_resources=False) == config.validate({}, check_resources=False)
+
+
+@pytest.mark.parametrize("text, kind", [("- 1\n- 2\n", "list"), ("5\n", "int"), ("just words\n", "str")])
+def test_non_mapping_file_is_refused_naming_the_file(tmp_path, text, kind):
+    path = tmp_path / "notamap.yaml"
+    path.write_text(text)
+    with pytest.raises(ConfigError) as info:
+        config.load(path, check_resources=False)
+    assert info.value.problems == [f"config file {path}: the configuration must be a mapping of keys, got {kind}"]
+
+
+def test_bad_yaml_and_missing_file_name_the_file(tmp_path):
+    path = tmp_path / "broken.yaml"
+    path.write_text("writing:\n  events: [1, 2\n")
+    with pytest.raises(ConfigError, match=f"config file {path}: not valid YAML"):
+        config.load(path, check_resources=False)
+    with pytest.raises(ConfigError, match=f"config file {tmp_path / 'absent.yaml'}: cannot be read"):
+        config.load(tmp_path / "absent.yaml", check_resources=False)
+
+
+def test_workflow_refuses_a_duplicate_key_before_any_job(tmp_path):
+    from conftest import snakemake
+
+    path = tmp_path / "dup.yaml"
+    path.write_text("repetitions: 2\nmemory_bandwidth:\n  n_values: 5000\n  n_values: 6000\n")
+    result = snakemake(tmp_path, "-n", "--cores", "2", "--configfile", str(path))
+    assert result.returncode != 0
+    output = result.stdout + result.stderr
+    assert f"config file {path}: config key 'memory_bandwidth.n_values' is given twice (lines 3 and 4)" in output
+    assert not (tmp_path / "results").exists() and not (tmp_path / "build").exists()
+
+
+# --- paths ---------------------------------------------------------------------------------------
+
+def test_datasets_source_that_is_a_file_is_refused(tmp_path):
+    text = tmp_path / "notes.txt"
+    text.write_text("not a folder of ROOT files\n")
+    with pytest.raises(ConfigError) as info:
+        _validate({"datasets": {"source": str(text)}}, workdir=tmp_path)
+    assert len(info.value.problems) == 1
+    assert f"config key 'datasets.source' = {str(text)!r}" in info.value.problems[0]
+    assert "not a folder" in info.value.problems[0]
+
+
+def test_relative_disk_dir_is_checked_and_returned_from_the_workdir(tmp_path, monkeypatch):
+    monkeypatch.chdir(REPO)  # another current directory than the workdir
+    work = tmp_path / "work"
+    (work / "scratch").mkdir(parents=True)
+    resolved = _validate({"writing": {"disk_dir": "scratch/disk", "media": ["disk"], "event_media": ["memory"]}},
+                         workdir=work)
+    assert resolved["writing"]["disk_dir"] == str(work / "scratch" / "disk")  # absolute, for every job
+    # ... and checked there: 'blocker' is a file in the workdir (and absent from the current directory)
+    assert not (REPO / "blocker").exists()
+    (work / "blocker").write_text("a file, not a folder\n")
+    with pytest.raises(ConfigError) as info:
+        _validate({"writing": {"disk_dir": "blocker", "media": ["disk"], "event_media": ["memory"]}}, workdir=work)
+    assert info.value.problems == [f"config key 'writing.disk_dir' = {str(work / 'blocker')!r}: not a directory"]
+
+
+def test_relative_tmpfs_dir_is_made_absolute_from_the_workdir(tmp_path):
+    resolved = config.validate({"writing": {"tmpfs_dir": "shm"}}, check_resources=False, workdir=tmp_path)
+    assert resolved["writing"]["tmpfs_dir"] == str(tmp_path / "shm")
+    assert config.validate({}, check_resources=False, workdir=tmp_path)["writing"]["tmpfs_dir"] == "/dev/shm"
+
+
+READ_ONLY_CHECK = """
+import json, sys
+from throughput import config
+try:
+    config.validate({"writing": {"tmpfs_dir": sys.argv[1], "disk_dir": sys.argv[2], "media": ["tmpfs", "disk"],
+                                 "event_media": ["tmpfs"]}}, workdir="/", available_memory=64 * 10**9)
+    print(json.dumps([]))
+except config.ConfigError as error:
+    print(json.dumps(error.problems))
+"""
+# Mounts a read-only tmpfs on each of the two directories, in a mount namespace of its own.
+READ_ONLY_MOUNTS = 'mount -t tmpfs -o ro tmpfs "$1" && mount -t tmpfs -o ro tmpfs "$2" && exec "$3" -c "$4" "$1" "$2"'
+
+
+def _user_namespaces() -> bool:
+    import shutil
+    import subprocess
+
+    if not shutil.which("unshare"):
+        return False
+    return subprocess.run(["unshare", "-rm", "true"], capture_output=True).returncode == 0
+
+
+@pytest.mark.skipif(not os.path.isdir("/dev/shm"), reason="no /dev/shm tmpfs")
+def test_read_only_directories_are_refused():
+    """A tmpfs_dir and a disk_dir where nothing can be written, checked by making a file there: read-only
+    mounts (a user namespace), or else read-only permission bits (which do not stop root)."""
+    import json
+    import subprocess
+    import sys
+    import tempfile
+
+    namespaces = _user_namespaces()
+    if not namespaces and os.geteuid() == 0:
+        pytest.skip("root without user namespaces: no directory here is read-only to this process")
+    shm = Path(tempfile.mkdtemp(dir="/dev/shm", prefix="throughput-test-"))
+    disk = Path(tempfile.mkdtemp(prefix="throughput-test-"))
+    check = [sys.executable, "-c", READ_ONLY_CHECK, str(shm), str(disk)]
+
+    def problems(argv):
+        result = subprocess.run(argv, capture_output=True, text=True, cwd="/", timeout=300)
+        assert result.returncode == 0, result.stderr[-2000:]
+        return json.loads(result.stdout)
+
+    try:
+        if namespaces:
+            found = problems(["unshare", "-rm", "sh", "-c", READ_ONLY_MOUNTS, "sh", str(shm), str(disk),
+                              sys.executable, READ_ONLY_CHECK])
+        else:
+            for directory in (shm, disk):
+                directory.chmod(0o555)
+            found = problems(check)
+        assert len(found) == 2, found
+        assert found[0].startswith(f"config key 'writing.tmpfs_dir' = {str(shm)!r}: cannot write in {shm}"), found
+        assert found[1].startswith(f"config key 'writing.disk_dir' = {str(disk)!r}: cannot write in {disk}"), found
+        # the same directories, writable, pass
+        for directory in (shm, disk):
+            directory.chmod(0o700)
+        assert problems(check) == []
+    finally:
+        for directory in (shm, disk):
+            directory.chmod(0o700)
+            directory.rmdir()
+
+
+# --- the Dask scheduler ----------------------------------------------------------------------------
+
+@pytest.fixture
+def silent_server():
+    """A TCP server on 127.0.0.1 that accepts connections and never says anything (stops by itself)."""
+    import socket
+    import threading
+
+    server = socket.socket()
+    server.bind(("127.0.0.1", 0))
+    server.listen(8)
+    server.settimeout(60)  # the accepting thread ends after a minute whatever happens
+    accepted = []
+
+    def serve():
+        try:
+            while True:
+                accepted.append(server.accept()[0])
+        except OSError:
+            pass
+
+    thread = threading.Thread(target=serve, daemon=True)
+    thread.start()
+    yield f"tcp://127.0.0.1:{server.getsockname()[1]}", accepted
+    server.close()
+    for connection in accepted:
+        connection.close()
+    thread.join(5)
+
+
+def test_scheduler_that_accepts_and_stays_silent_is_refused_within_the_timeout(tmp_path, silent_server):
+    import time
+
+    address, accepted = silent_server
+    start = time.monotonic()
+    with pytest.raises(ConfigError) as info:
+        _validate({"rdataframe": {"dask": {"scheduler": address, "connect_timeout_s": 1}}}, workdir=tmp_path)
+    elapsed = time.monotonic() - start
+    assert accepted, "the check never connected"
+    assert elapsed < 30, f"the check took {elapsed:.0f} s with connect_timeout_s 1"  # bounded, not hanging
+    assert len(info.value.problems) == 1
+    assert info.value.problems[0].startswith(f"config key 'rdataframe.dask.scheduler' = {address!r}: "
+                                             "no Dask scheduler answered within 1 s")
+
+
+def test_a_running_dask_scheduler_passes_the_check(tmp_path):
+    import subprocess
+    import sys
+
+    from throughput.experiments import rdataframe as rdf
+
+    code = ("import asyncio\nfrom distributed import Scheduler\n"
+            "async def main():\n"
+            "    async with Scheduler(host='127.0.0.1', port=0, dashboard_address=None) as s:\n"
+            "        print(s.address, flush=True)\n"
+            "        await asyncio.sleep(120)\n"
+            "asyncio.run(main())\n")
+    scheduler = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                                 text=True)
+    try:
+        address = scheduler.stdout.readline().strip()
+        assert address.startswith("tcp://127.0.0.1:"), address
+        assert rdf.scheduler_problem(address, 10) is None
+    finally:
+        scheduler.kill()
+        scheduler.wait()

@@ -1,10 +1,13 @@
 """The study's configuration: defaults, validation and resource checks.
 
 The schema (workflow/schemas/config.schema.yaml) is the one place where keys,
-defaults and allowed values are defined. `validate` fills the defaults, checks
-every value against the schema, then (once the values are well-formed) checks
-that sizes and thread counts fit this machine's memory, disk and cores. All
-problems of a stage are reported at once, each naming its key and value,
+defaults and allowed values are defined. `read` reads a config file strictly
+(a key given twice is refused; an empty file means every default). `validate`
+fills the defaults, checks every value against the schema (an integer key takes
+no float, and no number may be NaN or infinite), makes relative paths absolute
+from the working directory, then (once the values are well-formed) checks that
+sizes, directories and thread counts fit this machine's memory, disk and cores.
+All problems of a stage are reported at once, each naming its key and value,
 before any job starts.
 """
 from __future__ import annotations
@@ -12,8 +15,10 @@ from __future__ import annotations
 import copy
 import importlib
 import importlib.util
+import math
 import os
 import shutil
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -72,6 +77,84 @@ def fill_defaults(config: dict[str, Any], schema: dict[str, Any]) -> dict[str, A
     return filled
 
 
+def _is_integer(checker, instance) -> bool:
+    # YAML's 2.0 is a float, which jsonschema's "integer" accepts (2.0 == 2) but the
+    # kernels and range() do not: an integer key takes Python ints only (bools neither).
+    return isinstance(instance, int) and not isinstance(instance, bool)
+
+
+Validator = jsonschema.validators.extend(
+    jsonschema.Draft202012Validator,
+    type_checker=jsonschema.Draft202012Validator.TYPE_CHECKER.redefine("integer", _is_integer))
+
+
+def _walk(value: Any, path: tuple = ()):
+    """(path, value) of every value in a nested config, mappings and lists included."""
+    yield path, value
+    if isinstance(value, dict):
+        for key, sub in value.items():
+            yield from _walk(sub, (*path, key))
+    elif isinstance(value, list):
+        for index, sub in enumerate(value):
+            yield from _walk(sub, (*path, index))
+
+
+def _non_finite(config: dict[str, Any]) -> dict[tuple, float]:
+    """Path -> value of every NaN or infinity: schema bounds let NaN through (every
+    comparison with it is false), and no key of this study means anything by them."""
+    return {path: value for path, value in _walk(config) if isinstance(value, float) and not math.isfinite(value)}
+
+
+def _path_keys(schema: dict[str, Any], path: tuple = ()):
+    """(path, base) of every key whose schema has `x-path: workdir` (a path relative to the working directory)."""
+    for key, sub in schema.get("properties", {}).items():
+        if sub.get("x-path"):
+            yield (*path, key), sub["x-path"]
+        if sub.get("type") == "object":
+            yield from _path_keys(sub, (*path, key))
+
+
+def resolve_paths(config: dict[str, Any], schema: dict[str, Any], workdir: str | os.PathLike) -> None:
+    """Make every relative path of an `x-path: workdir` key absolute, from `workdir`, in place:
+    the check and every job then use the same directory whatever their current directory."""
+    base = os.path.abspath(workdir)
+    for path, kind in _path_keys(schema):
+        if kind != "workdir":
+            raise ValueError(f"schema of {_key(path)}: unknown x-path {kind!r}")
+        holder = config
+        for part in path[:-1]:
+            holder = holder[part]
+        value = holder.get(path[-1])
+        if isinstance(value, str):
+            value = os.path.expanduser(value)
+            # abspath, not resolve: symlinks stay as the user named them
+            holder[path[-1]] = value if os.path.isabs(value) else os.path.abspath(os.path.join(base, value))
+
+
+def directory_problem(key: str, path: str | os.PathLike, create: bool = False) -> str | None:
+    """Why the directory of config key `key` cannot take this study's files, or None: it is not
+    a directory, it is missing (with `create`, its parent must exist: it is made there), or a
+    trial file cannot be made in it (permissions alone miss read-only mounts, and root)."""
+    path = Path(path)
+    where = f"config key '{key}' = {str(path)!r}"
+    if path.exists() and not path.is_dir():
+        return f"{where}: not a directory"
+    target = path
+    if not path.exists():
+        if not create:
+            return f"{where}: no such directory"
+        target = path.parent
+        if not target.is_dir():
+            return f"{where}: neither it nor its parent ({target}) is a directory"
+    try:
+        fd, trial = tempfile.mkstemp(dir=target, prefix=".throughput-write-check-")
+        os.close(fd)
+        os.unlink(trial)
+    except OSError as error:
+        return f"{where}: cannot write in {target} ({error.strerror or error})"
+    return None
+
+
 def _key(path) -> str:
     return ".".join(str(p) if not isinstance(p, int) else f"[{p}]" for p in path).replace(".[", "[") or "<top>"
 
@@ -79,7 +162,7 @@ def _key(path) -> str:
 def _describe(error: jsonschema.ValidationError) -> str:
     if error.validator == "additionalProperties":
         known = sorted(error.schema.get("properties", {}))
-        unknown = sorted(set(error.instance) - set(known))
+        unknown = sorted(set(error.instance) - set(known), key=str)
         prefix = _key(error.absolute_path)
         names = ", ".join(f"'{u}'" if prefix == "<top>" else f"'{prefix}.{u}'" for u in unknown)
         return f"unknown config key {names} (known here: {', '.join(known)})"
@@ -105,13 +188,17 @@ MIN_FREE_DISK = 200 * 10**6
 
 def validate(config: dict[str, Any], check_resources: bool = True, workdir: str | os.PathLike = ".",
              available_memory: int | None = None) -> dict[str, Any]:
-    """The configuration with defaults filled and sizes resolved, or ConfigError."""
+    """The configuration with defaults filled, sizes resolved and paths absolute, or ConfigError."""
     schema = load_schema()
     resolved = fill_defaults(config, schema)
-    validator = jsonschema.Draft202012Validator(schema)
-    problems = [_describe(e) for e in sorted(validator.iter_errors(resolved), key=lambda e: list(e.absolute_path))]
+    non_finite = _non_finite(resolved)
+    problems = [f"config key '{_key(path)}' = {value!r}: not a finite number" for path, value in non_finite.items()]
+    # A NaN or infinity is named once, above, not again for a bound it also breaks.
+    errors = [e for e in Validator(schema).iter_errors(resolved) if tuple(e.absolute_path) not in non_finite]
+    problems += [_describe(e) for e in sorted(errors, key=lambda e: [str(p) for p in e.absolute_path])]
     if problems:
         raise ConfigError(problems)
+    resolve_paths(resolved, schema, workdir)
     if check_resources:
         available = psutil.virtual_memory().available if available_memory is None else available_memory
         for section in sections():
@@ -130,10 +217,49 @@ def validate(config: dict[str, Any], check_resources: bool = True, workdir: str 
     return resolved
 
 
-def load(path: str | os.PathLike = DEFAULT_CONFIG, **kwargs: Any) -> dict[str, Any]:
-    """Read a YAML file and validate it."""
-    with open(path) as stream:
-        config = yaml.safe_load(stream) or {}
+def _duplicate_keys(node: yaml.Node, path: tuple = ()) -> list[str]:
+    """Every key given twice in one mapping of a composed YAML document (YAML loaders keep the last)."""
+    found = []
+    if isinstance(node, yaml.MappingNode):
+        seen: dict[str, int] = {}
+        for key_node, value_node in node.value:
+            if key_node.tag == "tag:yaml.org,2002:merge":  # `<<: *defaults` may be overridden
+                continue
+            key = key_node.value if isinstance(key_node, yaml.ScalarNode) else str(key_node.value)
+            line = key_node.start_mark.line + 1
+            if key in seen:
+                found.append(f"config key '{_key((*path, key))}' is given twice (lines {seen[key]} and {line})")
+            seen.setdefault(key, line)
+            found += _duplicate_keys(value_node, (*path, key))
+    elif isinstance(node, yaml.SequenceNode):
+        for index, item in enumerate(node.value):
+            found += _duplicate_keys(item, (*path, index))
+    return found
+
+
+def read(path: str | os.PathLike) -> dict[str, Any]:
+    """The keys of a YAML (or JSON) config file, not validated; an empty file is {} (every
+    default). ConfigError naming the file for a duplicate key, bad YAML or a non-mapping."""
+    try:
+        with open(path, encoding="utf-8") as stream:
+            text = stream.read()
+        node = yaml.compose(text, Loader=yaml.SafeLoader)
+        duplicates = _duplicate_keys(node) if node is not None else []
+        config = yaml.safe_load(text) if node is not None else None
+    except OSError as error:
+        raise ConfigError([f"config file {path}: cannot be read ({error.strerror or error})"]) from None
+    except yaml.YAMLError as error:
+        raise ConfigError([f"config file {path}: not valid YAML: {error}"]) from None
+    if duplicates:
+        raise ConfigError([f"config file {path}: {d}" for d in duplicates])
+    if config is None:
+        return {}
     if not isinstance(config, dict):
-        raise ConfigError([f"{path}: the configuration must be a mapping of keys, got {type(config).__name__}"])
-    return validate(config, **kwargs)
+        raise ConfigError([f"config file {path}: the configuration must be a mapping of keys, "
+                           f"got {type(config).__name__}"])
+    return config
+
+
+def load(path: str | os.PathLike = DEFAULT_CONFIG, **kwargs: Any) -> dict[str, Any]:
+    """Read a YAML file (see `read`) and validate it."""
+    return validate(read(path), **kwargs)
