@@ -52,7 +52,7 @@ def run(args: dict, **kw):
 @pytest.mark.parametrize("medium", ["memory", "tmpfs", "disk", "slow"])
 def test_random_workload_every_writer_reads_back_the_same_entries(medium, tmpfs_dir, tmp_path):
     directory = tmpfs_dir if medium == "tmpfs" else str(tmp_path)
-    checksums = set()
+    checksums, frames = set(), []
     for method in METHODS:
         result = run({"workload": "random", "method": method, "mb": 0.04, "random-branches": 2, "medium": medium,
                       "dir": directory, "slow-mb-s": 50})
@@ -63,9 +63,20 @@ def test_random_workload_every_writer_reads_back_the_same_entries(medium, tmpfs_
         assert (t["file_bytes"] > 0).all() and (t["peak_rss_bytes"] >= t["start_rss_bytes"]).all()
         if medium == "tmpfs":
             assert set(t["fs_type"]) == {"tmpfs"}
+        # each pass reports what it read back from its own output
+        assert set(t["checksum"]) == {v["checksum"]} == {v["source_checksum"]}
+        assert (t["read_entries"] == 2500).all() and t["column_checksums"].str.count(",").eq(1).all()
         checksums.add(v["checksum"])
+        frames.append(t.rename(columns={"workload": "part"}).assign(source_checksum=v["source_checksum"]))
     assert len(checksums) == 1, "writers disagree on what they wrote"
     assert not list(Path(directory).iterdir()), "outputs were left behind"
+    frame = pd.concat(frames, ignore_index=True)
+    wr.check_agreement(frame)
+    # One writer's read-back of one column altered: the agreement check names it.
+    frame.loc[frame["method"] == "rntuple", "column_checksums"] = frame["column_checksums"].str.replace(
+        r"^[0-9a-f]", lambda m: "f" if m.group(0) != "f" else "e", regex=True)
+    with pytest.raises(AssertionError, match=r"method=rntuple.*first differing column #0"):
+        wr.check_agreement(frame)
 
 
 def test_other_seed_other_checksum():
@@ -222,6 +233,33 @@ def test_documented_layout_holds_the_input_events(nanoaod, tmp_path, compression
         assert values["HLT_IsoMu27"][0] == source["HLT_IsoMu27"][k] and values["event"][0] == source["event"][k]
 
 
+def _name_salt(name: str) -> int:
+    return _hash_bytes(name.encode(), 0x5EED)
+
+
+def _column_checksum(name: str, values: np.ndarray) -> int:
+    """schema.hpp's column checksum of a scalar column: the sum mod 2^64 of each entry's bytes' hash."""
+    salt = _name_salt(name)
+    return sum(_hash_bytes(v.tobytes(), salt) for v in values) & MASK
+
+
+@pytest.mark.parametrize("method", METHODS)
+def test_read_back_checksums_match_an_independent_reading_of_the_file(method, tmp_path):
+    result = run({"workload": "random", "method": method, "mb": 0.016, "random-branches": 2, "medium": "disk",
+                  "dir": tmp_path, "keep": 1, "seed": 7})
+    v, last = result.validation, result.timings.iloc[-1]  # the kept file is the last pass's output
+    path = Path(v["kept"])
+    if method == "simple":
+        _, events = _parse_simple(path)
+        arrays = {c: np.array([events[i][c][0] for i in sorted(events)]) for c in ("random0", "random1")}
+    else:  # a TTree or an RNTuple, read by uproot rather than ROOT
+        arrays = {c: np.asarray(a) for c, a in uproot.open(path)["random"].arrays(library="np").items()}
+    assert sorted(arrays) == ["random0", "random1"] and all(len(a) == 1000 for a in arrays.values())
+    ours = ",".join(f"{_column_checksum(c, arrays[c].astype('<f8')):016x}" for c in ("random0", "random1"))
+    assert last["column_checksums"] == ours and last["read_entries"] == 1000
+    assert wr.digest(ours, 1000) == last["checksum"] == v["checksum"] == v["source_checksum"]
+
+
 def test_written_tree_and_rntuple_hold_the_input_events(nanoaod, tmp_path):
     source = uproot.open(nanoaod)["Events"]["Jet_pt"].array()
     for method in ("root_imt", "tbuffermerger", "rntuple"):
@@ -250,20 +288,6 @@ def test_file_size_limit_is_a_named_error_and_leaves_no_file(method, nanoaod, tm
     assert f"writing {tmp_path}/write_bench_{method}" in message and "failed" in message, message
     assert "File too large" in message or "file size limit" in message, message
     assert not list(tmp_path.iterdir())
-
-
-@pytest.fixture
-def small_tmpfs(tmp_path):
-    """A 1 MB tmpfs: a really full disk (needs the right to mount, as CI's root has)."""
-    mount = tmp_path / "small"
-    mount.mkdir()
-    if subprocess.run(["mount", "-t", "tmpfs", "-o", "size=1m", "tmpfs", str(mount)],
-                      capture_output=True).returncode != 0:
-        pytest.skip("cannot mount a small tmpfs here (not root); the file size limit test covers the path")
-    try:
-        yield mount
-    finally:
-        subprocess.run(["umount", str(mount)], check=True)
 
 
 @pytest.mark.parametrize("method", METHODS)
@@ -335,6 +359,13 @@ def test_filesystem_type():
 
 # ---- analysis ------------------------------------------------------------------------------------
 
+def _read_back(part: str) -> dict:
+    """A pass's read-back record as the kernel writes it: two columns over 1000 entries."""
+    columns = "00000000000000a1,00000000000000b2" if part == "random" else "0000000000000c03,0000000000000d04"
+    return {"column_checksums": columns, "read_entries": 1000, "checksum": wr.digest(columns, 1000),
+            "source_checksum": wr.digest(columns, 1000)}
+
+
 def _synthetic(params: dict) -> pd.DataFrame:
     """Passes of a made-up run: wall time = base / threads**scaling, known file sizes."""
     rows = []
@@ -346,7 +377,7 @@ def _synthetic(params: dict) -> pd.DataFrame:
             wall = base / run_["threads"] ** scaling * (5 if rep < 0 else 1 + 0.01 * rep)
             rows.append({**run_, "rep": rep, "warmup": rep < 0, "wall_s": wall, "cpu_s": wall, "entries": 1000,
                          "raw_bytes": 10**6, "file_bytes": size * 1000, "peak_rss_bytes": 3 * 10**8,
-                         "baseline_rss_bytes": 2 * 10**8, "checksum": f"{run_['part']}-sum", "rss_method": "x",
+                         "baseline_rss_bytes": 2 * 10**8, **_read_back(run_["part"]), "rss_method": "x",
                          "lz4_version": "1.9.4", "columns": 947, "load_1min_before": 0.5})
     return wr.with_rates(pd.DataFrame(rows))
 
@@ -392,10 +423,38 @@ def test_macros_figures_and_tables_are_written(tmp_path):
         assert figure.axes
 
 
+def test_digest_is_the_kernels():
+    # A real kernel run's columns and entries give its digest (the kernel computed it in C++).
+    t = run({"workload": "random", "method": "simple", "mb": 0.01, "random-branches": 3}).timings.iloc[-1]
+    assert wr.digest(t["column_checksums"], t["read_entries"]) == t["checksum"]
+    assert wr.digest(t["column_checksums"], t["read_entries"] - 1) != t["checksum"]
+
+
 def test_check_agreement_fails_on_a_different_checksum():
     frame = _synthetic(PARAMS)
     frame.loc[frame.index[-1], "checksum"] = "something else"
     with pytest.raises(AssertionError, match="disagree"):
+        wr.check_agreement(frame)
+
+
+def test_check_agreement_fails_when_one_writers_read_back_column_differs():
+    # Its digest still says what the source's does: the columns read back are compared, not the label.
+    frame = _synthetic(PARAMS)
+    one = (frame["part"] == "random") & (frame["method"] == "rntuple") & (frame["threads"] == 2)
+    frame.loc[one, "column_checksums"] = "00000000000000a1,00000000000000b3"
+    with pytest.raises(AssertionError, match=r"method=rntuple, medium=tmpfs, compression=none, threads=2, rep=-1: "
+                                             r"read back .* first differing column #1"):
+        wr.check_agreement(frame)
+
+
+def test_check_agreement_fails_on_a_lost_entry_and_on_different_sources():
+    frame = _synthetic(PARAMS)
+    frame.loc[frame.index[0], "read_entries"] = 999
+    with pytest.raises(AssertionError, match="999 entries"):
+        wr.check_agreement(frame)
+    frame = _synthetic(PARAMS)
+    frame.loc[frame.index[0], "source_checksum"] = "0000000000000000"
+    with pytest.raises(AssertionError, match="given different entries"):
         wr.check_agreement(frame)
 
 

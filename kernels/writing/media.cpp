@@ -1,15 +1,12 @@
 #include "media.hpp"
 
-#include <TError.h>
 
 #include <fcntl.h>
-#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/vfs.h>
 #include <unistd.h>
 
 #include <cerrno>
-#include <csignal>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
@@ -71,17 +68,6 @@ class CapturingMemFile : public TMemFile {
  private:
   std::vector<char> &out_;
 };
-
-std::mutex errors_mutex;
-std::vector<std::string> errors;
-
-void record_errors(int level, Bool_t abort, const char *location, const char *message) {
-  if (level >= kError) {
-    std::lock_guard<std::mutex> lock(errors_mutex);
-    errors.push_back(std::string(location ? location : "ROOT") + ": " + (message ? message : ""));
-  }
-  DefaultErrorHandler(level, abort, location, message);
-}
 
 }  // namespace
 
@@ -237,37 +223,6 @@ PeakRss::Result PeakRss::stop() {
   sampling_ = false;
   if (sampler_.joinable()) sampler_.join();
   return {start_, std::max<long long>(sampled_peak_, status_bytes("VmRSS")), "VmRSS sampled every 2 ms"};
-}
-
-// ---- ROOT's errors ----------------------------------------------------------------------------
-
-void RootErrors::install() {
-  SetErrorHandler(record_errors);
-  std::signal(SIGXFSZ, SIG_IGN);
-}
-
-void RootErrors::clear() {
-  std::lock_guard<std::mutex> lock(errors_mutex);
-  errors.clear();
-}
-
-std::string RootErrors::first() {
-  std::lock_guard<std::mutex> lock(errors_mutex);
-  return errors.empty() ? "" : errors.front();
-}
-
-void RootErrors::throw_if_any(const std::string &what) {
-  const std::string message = first();
-  if (!message.empty()) throw std::runtime_error("writing " + what + " failed: " + message);
-}
-
-void limit_file_size(long long max_bytes) {
-  if (max_bytes <= 0) return;
-  struct rlimit limit {};
-  getrlimit(RLIMIT_FSIZE, &limit);
-  limit.rlim_cur = static_cast<rlim_t>(max_bytes);
-  if (limit.rlim_max != RLIM_INFINITY && limit.rlim_cur > limit.rlim_max) limit.rlim_cur = limit.rlim_max;
-  if (setrlimit(RLIMIT_FSIZE, &limit) != 0) throw std::runtime_error("cannot set --max-file-bytes: " + errno_text());
 }
 
 }  // namespace writing

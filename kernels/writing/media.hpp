@@ -1,8 +1,8 @@
 // Where the writers of the writing experiment write, and what a pass costs
 // besides time: the output medium (a disk directory, a tmpfs directory,
 // memory, or a disk directory throttled to a set rate to stand in for a slow
-// device), the peak resident memory of the process during a pass, and ROOT's
-// error messages, which ROOT prints but does not throw.
+// device), the peak resident memory of the process during a pass, and
+// (root_errors.hpp) ROOT's error messages, which ROOT prints but does not throw.
 #pragma once
 
 #include <TFile.h>
@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "bench.hpp"
+#include "root_errors.hpp"
 
 namespace writing {
 
@@ -113,22 +114,5 @@ class PeakRss {
   std::atomic<long long> sampled_peak_{0};
   std::thread sampler_;
 };
-
-// ---- ROOT's errors ----------------------------------------------------------------------------
-
-// Records every message ROOT reports at Error level or above (it prints them
-// but carries on, e.g. when a write fails on a full disk), so that a pass can
-// fail with the first one. Also makes the process ignore SIGXFSZ, so that a
-// file size limit turns into a failed write instead of a kill.
-class RootErrors {
- public:
-  static void install();
-  static void clear();
-  static std::string first();
-  static void throw_if_any(const std::string &what);
-};
-
-// Applies --max-file-bytes (RLIMIT_FSIZE; 0: unchanged), the tests' stand-in for a full disk.
-void limit_file_size(long long max_bytes);
 
 }  // namespace writing

@@ -180,6 +180,17 @@ class Checksums {
     std::snprintf(text, sizeof text, "%016llx", static_cast<unsigned long long>(d));
     return text;
   }
+  // Every column's sum as 16 hex digits, comma-separated, in schema order.
+  std::string column_hex() const {
+    std::string text;
+    char sum[17];
+    for (auto s : sums_) {
+      std::snprintf(sum, sizeof sum, "%016llx", static_cast<unsigned long long>(s));
+      if (!text.empty()) text += ',';
+      text += sum;
+    }
+    return text;
+  }
   // The first column whose sum differs, or -1 (columns compared by position).
   int first_difference(const Checksums &other) const {
     for (std::size_t c = 0; c < sums_.size() && c < other.sums_.size(); ++c)

@@ -14,14 +14,16 @@
 // fsync-ing it: the data is on the device); its peak resident memory is
 // measured beside. Untimed, the output is then read back and every column's
 // checksum and the entry count compared with those of the entries written;
-// a difference fails the run (exit 3). Any error (an unwritable directory,
-// a full disk or a file size limit, an unknown compression) names what failed,
-// removes the partial file and exits 2.
+// a difference fails the run (exit 3). Each pass's record carries what was
+// read back from its output (checksum: the digest, column_checksums: every
+// column's sum, read_entries), so that the writers can be compared on what
+// they produced; the closing record adds the source's digest
+// (source_checksum). Any error (an unwritable directory, a full disk or a
+// file size limit, an unknown compression) names what failed, removes the
+// partial file and exits 2.
 #include <ROOT/RNTupleParallelWriter.hxx>
 #include <TROOT.h>
 #include <lz4.h>
-#include <sys/resource.h>
-#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include <cmath>
@@ -48,21 +50,8 @@ std::vector<std::string> split(const std::string &text) {
   return parts;
 }
 
-// What may explain a failed write: ROOT's first error, the free space left
-// and the file size limit (a full disk and RLIMIT_FSIZE look alike to ROOT).
 std::string describe_failure(const Output &out) {
-  std::string text;
-  const std::string root = RootErrors::first();
-  if (!root.empty()) text += " [ROOT: " + root + "]";
-  if (out.medium().in_memory()) return text;
-  struct statvfs fs {};
-  if (statvfs(out.medium().dir.c_str(), &fs) == 0)
-    text += " [" + std::to_string(static_cast<unsigned long long>(fs.f_bavail) * fs.f_frsize / 1000000) + " MB free in " +
-            out.medium().dir + "]";
-  struct rlimit limit {};
-  if (getrlimit(RLIMIT_FSIZE, &limit) == 0 && limit.rlim_cur != RLIM_INFINITY)
-    text += " [file size limit " + std::to_string(static_cast<unsigned long long>(limit.rlim_cur)) + " bytes]";
-  return text;
+  return describe_write_failure(out.medium().in_memory() ? "" : out.medium().dir);
 }
 
 }  // namespace
@@ -166,6 +155,7 @@ int main(int argc, char **argv) {
     const std::string stem = "write_bench_" + method + "_" + std::to_string(getpid()) + (method == "simple" ? ".tpsimple" : ".root");
     const bool keep = opt.integer("keep", 0) != 0;
     std::string kept;
+    Checksums last_read;  // what the last pass read back from its output
     for (long long rep = 0; rep < warmup + reps; ++rep) {
       Output out(medium, stem);
       RootErrors::clear();
@@ -225,7 +215,11 @@ int main(int argc, char **argv) {
           .add("start_rss_bytes", memory.start_bytes)
           .add("rss_method", memory.method)
           .add("read_s", read.wall_s)
+          .add("read_entries", static_cast<long long>(got.entries()))
+          .add("checksum", got.digest())
+          .add("column_checksums", got.column_hex())
           .print();
+      last_read = got;
       bench::JsonLine().add("record", "progress").add("done", rep + 1).add("total", warmup + reps).print();
       if (keep && rep + 1 == warmup + reps && !medium.in_memory()) {
         // The last pass's output stays, under a name without the process id (for the tests and readers).
@@ -237,7 +231,8 @@ int main(int argc, char **argv) {
         .add("record", "validation")
         .add("kernel", "write_bench")
         .add("ok", true)
-        .add("checksum", expected.checksums.digest())
+        .add("checksum", last_read.digest())
+        .add("source_checksum", expected.checksums.digest())
         .add("entries", static_cast<long long>(n))
         .add("raw_bytes", static_cast<long long>(expected.bytes))
         .add("columns", static_cast<long long>(source->schema().columns.size()))
