@@ -187,7 +187,8 @@ int main(int argc, char **argv) {
     long long first_counters = -1;
     bool ok = true;
     for (long long rep = 0; rep < warmup + reps; ++rep) {
-      if (cache != "none") bench::page_cache::prepare(paths, cache);  // untimed, checked
+      // untimed, checked; warm: the smallest resident fraction, cold: the largest (recorded)
+      const double residency = cache != "none" ? bench::page_cache::prepare(paths, cache) : -1.0;
       h.Reset();
       const long long bytes0 = TFile::GetFileBytesRead();
       const int calls0 = TFile::GetFileReadCalls();
@@ -215,6 +216,7 @@ int main(int argc, char **argv) {
           .add("counter_sum", totals.counter_sum)
           .add("float_sum", totals.float_sum)
           .add("cache_size", cache_size)
+          .add("residency", residency)
           .print();
     }
     bench::JsonLine()
