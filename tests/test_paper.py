@@ -1,10 +1,16 @@
-"""paper: LaTeX tables, number macros and escaping."""
+"""paper: LaTeX tables, number macros and escaping; no typed figure in the paper or the notebooks' prose;
+the seeds' figures in one place (throughput.seeds), each found in its seed."""
 from __future__ import annotations
+
+import ast
+import json
+import math
+import re
 
 import pandas as pd
 import pytest
 
-from throughput import paper
+from throughput import REPO, paper, seeds
 
 
 def _body(text: str) -> list[str]:
@@ -127,3 +133,231 @@ def test_number_default_digits():
 def test_number_refuses_non_finite_values(value):
     with pytest.raises(ValueError, match="not a finite number"):
         paper.number(value)
+
+
+# --- nothing measured typed in the paper's sources or the notebooks' prose -------------------------
+
+TEX_SOURCES = [REPO / "paper" / "paper.tex", *sorted((REPO / "paper" / "sections").glob("*.tex"))]
+NOTEBOOKS = sorted((REPO / "notebooks").glob("*.ipynb"))
+DIGIT = re.compile(r"[0-9\u00b2\u00b3\u00b9\u2070-\u2079]")  # ASCII and superscript digits
+
+# Removed before looking for digits: LaTeX structure, references and citations, lengths and
+# package options; each span is blanked, so line numbers stay right.
+TEX_STRUCTURE = [
+    r"(?<!\\)%[^\n]*",                                            # comments
+    r"\\begin\{thebibliography\}.*?\\end\{thebibliography\}",     # the reference list
+    r"\\begin\{equation\}.*?\\end\{equation\}",                   # a model's formula, not a figure
+    r"\\(?:cite|ref|eqref|label|input|url)\{[^}]*\}",
+    r"\\includegraphics\[[^\]]*\]\{[^}]*\}",
+    r"\\(?:documentclass|usepackage)\[[^\]]*\]",                  # class and package options
+    r"\\setlength\{[^}]*\}\{[^}]*\}",
+    r"\d*\.?\d+\\(?:linewidth|textwidth)",                        # lengths
+]
+# Allowed where they stand: names, unit definitions and symbols, never a figure.
+TEX_NAMES = [
+    r"[Ss]eeds?~00[0-4]",                  # the seeds, by number
+    r"\b(?:Table|Figure)~[12]\b",          # the seeds' own tables and figures (ours go by \ref)
+    r"\bfloat(?:32|64)\b",                 # value types
+    r"\bLZ4\b", r"\bliblz4\b", r"\broot4j\b", r"\bHisto[23]D\b", r"\bTH3D\b", r"\bGetV1\b",  # names
+    r"-O[0-3]\b",                         # compiler flags
+    r"\$\\chi\^2\$",                       # the track chi-square, a quantity's name
+    r"\$10\^[69]\$", r"\$2\^\{20\}\$",     # units: MB, GB, GHz, MiB
+    r"\$2\^\{64\}\$", r"\b64-bit\b",       # the checksum's definition
+    r"\\log_2 N", r"\b[RT]_1\b", r"\(1-s\)",  # symbols of the seeds' and Amdahl's formulas
+]
+# The notebooks' prose: the same kind of names, as markdown writes them.
+MARKDOWN_NAMES = [
+    r"\b[Ss]eeds? 00[0-4](?:(?:,| and) 00[0-4])*\b", r"\b(?:Table|Figure) [12]\b", r"\bfloat(?:32|64)\b",
+    r"\bLZ4\b", r"\broot4j\b", r"\bHisto[23]D\b", r"-O[0-3]\b", r"\bR_1\b",
+    r"\b10\^[369]\b", r"\b2\^64\b",
+    r"\bseed00[0-4]_[a-z_.]+",  # the names of tables and functions: seed001_table.tex, seed003_claims
+]
+
+
+def _blank(text: str, patterns: list[str]) -> str:
+    for pattern in patterns:
+        text = re.sub(pattern, lambda m: re.sub(r"[^\n]", " ", m.group()), text, flags=re.S)
+    return text
+
+
+def _tex_offenders(text: str, name: str) -> list[str]:
+    stripped = _blank(_blank(text, TEX_STRUCTURE), TEX_NAMES)
+    return [f"{name}:{number}: {original.strip()}"
+            for number, (line, original) in enumerate(zip(stripped.splitlines(), text.splitlines()), 1)
+            if DIGIT.search(line)]
+
+
+def test_the_tex_sources_type_no_number():
+    offenders = [o for path in TEX_SOURCES for o in _tex_offenders(path.read_text(), str(path.relative_to(REPO)))]
+    assert not offenders, "digits outside the allow-list (a figure must come from a macro):\n" + "\n".join(offenders)
+
+
+@pytest.mark.parametrize("line", [
+    r"saturates at about 2~GHz",                              # a seed's figure typed
+    r"only 20\% of events have a muon",                       # a measurement typed
+    r"\includegraphics[width=0.6\textwidth]{a.pdf} 947 branches",
+    r"(see Table~3)",                                         # not one of the seeds' tables
+    r"$5.13\times10^8$ events",
+])
+def test_the_tex_check_catches_typed_numbers(line):
+    assert _tex_offenders(line, "x.tex"), line
+
+
+@pytest.mark.parametrize("line", [
+    r"Seed~000's Table~2, \cite{seed000} and Table~\ref{tab:a1} % 42 in a comment",
+    r"\includegraphics[width=0.6\textwidth]{figures/x2.pdf} \input{paper/generated/a/macros.tex}",
+    r"at \texttt{-O3} with float32, $10^9$ values, LZ4 and \texttt{Histo3D}",
+])
+def test_the_tex_check_allows_structure_and_names(line):
+    assert not _tex_offenders(line, "x.tex")
+
+
+def _markdown_offenders(notebook) -> list[str]:
+    cells = json.loads(notebook.read_text())["cells"]
+    found = []
+    for index, cell in enumerate(cells):
+        if cell["cell_type"] != "markdown":
+            continue
+        text = _blank("".join(cell["source"]), MARKDOWN_NAMES)
+        found += [f"{notebook.name} cell {index}: {line.strip()}" for line in text.splitlines() if DIGIT.search(line)]
+    return found
+
+
+def test_the_notebooks_prose_types_no_number():
+    offenders = [o for notebook in NOTEBOOKS for o in _markdown_offenders(notebook)]
+    assert NOTEBOOKS and not offenders, "digits in markdown cells outside the allow-list:\n" + "\n".join(offenders)
+
+
+def test_the_markdown_check_catches_a_typed_number(tmp_path):
+    notebook = tmp_path / "n.ipynb"
+    notebook.write_text(json.dumps({"cells": [
+        {"cell_type": "markdown", "source": ["# Seed 000, Table 1, float64, -O3\n", "plateau at about 2 GHz"]},
+        {"cell_type": "code", "source": ["x = 2"]}]}))
+    assert _markdown_offenders(notebook) == ["n.ipynb cell 0: plateau at about 2 GHz"]
+
+
+# --- every macro the TeX uses is written by some generator -----------------------------------------
+
+MACRO_PREFIXES = ("Study", "Seed", "Mbw", "Gpub", "Rc", "Rdf", "Wrt")
+
+
+def _used_macros(text: str) -> set[str]:
+    text = re.sub(r"(?<!\\)%[^\n]*", "", text)
+    return {m for m in re.findall(r"\\([A-Za-z]+)", text) if m.startswith(MACRO_PREFIXES)}
+
+
+def _producer_patterns(sources: list[str]) -> list[re.Pattern]:
+    """Macro names a producer's code can write: its string constants, and its f-strings with
+    each formatted part standing for letters (f"Rdf{name}Speedup")."""
+    patterns = []
+    for source in sources:
+        for node in ast.walk(ast.parse(source)):
+            if isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value.isalpha():
+                patterns.append(re.compile(re.escape(node.value)))
+            elif isinstance(node, ast.JoinedStr):
+                parts = [re.escape(v.value) if isinstance(v, ast.Constant) else "[A-Za-z]+" for v in node.values]
+                if isinstance(node.values[0], ast.Constant):
+                    patterns.append(re.compile("".join(parts)))
+    return patterns
+
+
+def _code_cells(notebook) -> str:
+    cells = json.loads(notebook.read_text())["cells"]
+    code = "\n".join("".join(c["source"]) for c in cells if c["cell_type"] == "code")
+    return "\n".join(line for line in code.splitlines() if not line.lstrip().startswith(("%", "!")))
+
+
+def test_every_macro_the_tex_uses_is_written_by_a_generator():
+    everywhere = set(paper.study_macros("6.40")) | set(seeds.macros())  # paper/generated/study.tex
+    missing = []
+    for path in TEX_SOURCES:
+        text = path.read_text()
+        inputs = re.findall(r"\\input\{paper/generated/([a-z_]+)/macros\.tex\}", text)
+        sources = [(REPO / "src/throughput/experiments" / f"{e}.py").read_text() for e in inputs]
+        sources += [_code_cells(REPO / "notebooks" / f"{e}.ipynb") for e in inputs]
+        patterns = _producer_patterns(sources)
+        for name in sorted(_used_macros(text) - everywhere):
+            if not any(p.fullmatch(name) for p in patterns):
+                missing.append(f"{path.relative_to(REPO)}: \\{name} (producers: {', '.join(inputs) or 'none'})")
+    assert not missing, "macros no generator writes:\n" + "\n".join(missing)
+
+
+def test_the_study_rule_writes_the_seed_macros():
+    rule = (REPO / "workflow/rules/paper.smk").read_text()
+    assert "seeds.macros()" in rule and "paper.study_macros(" in rule
+
+
+# --- the seeds' figures: one place, each found in its seed ------------------------------------------
+
+def _normal(text: str) -> str:
+    return " ".join(text.split())
+
+
+def _flat(value) -> list:
+    return [x for v in value for x in _flat(v)] if isinstance(value, (tuple, list)) else [value]
+
+
+def _citation_problem(citation: seeds.Citation, seed_text: str | None) -> str | None:
+    """Why `citation` is wrong: its quote is not in `seed_text`, or a figure of it is not,
+    in order, among its quote's numbers (strings: not in the quote)."""
+    if seed_text is not None and _normal(citation.quote) not in _normal(seed_text):
+        return f"quote not in seed {citation.seed}: {citation.quote!r}"
+    quoted, position = seeds.numbers(citation.quote), 0
+    for item in _flat(citation.value):
+        if isinstance(item, str):
+            if item not in citation.quote:
+                return f"{item!r} not in {citation.quote!r}"
+            continue
+        while position < len(quoted) and not math.isclose(quoted[position], item / citation.scale, rel_tol=1e-9):
+            position += 1
+        if position == len(quoted):
+            return f"{item} (/{citation.scale:g}) not in order in {citation.quote!r}"
+        position += 1
+    return None
+
+
+@pytest.mark.skipif(not seeds.SEEDS_DIR.is_dir(), reason="no ../shared/seeds beside the repository")
+@pytest.mark.parametrize("citation", seeds.CITATIONS, ids=lambda c: f"{c.seed}:{c.quote[:40]}")
+def test_every_seed_figure_is_in_its_quote_and_the_quote_in_its_seed(citation):
+    # the seed's benchmark code ("code") is not among the seed texts: only its quote is checked
+    text = None if citation.seed == "code" else (seeds.SEEDS_DIR / seeds.FILES[citation.seed]).read_text()
+    assert _citation_problem(citation, text) is None
+
+
+@pytest.mark.parametrize("value, quote, scale, why", [
+    ((2.9, 206), "| photon | 2.9 | 205 | 1.14 kHz |", 1, "206"),          # a figure mistyped
+    ((205, 2.9), "| photon | 2.9 | 205 | 1.14 kHz |", 1, "2.9"),          # figures swapped
+    (("muon", 2.7), "| photon | 2.9 | 205 |", 1, "'muon'"),               # the wrong row
+    (5.13e8, "from 513M Monte Carlo events", 1e5, "not in order"),      # the wrong scale
+    ((4.0,), "is about 4 times slower than Java", 1, "quote not in seed"),  # a quote the seed lacks
+])
+def test_a_wrong_citation_is_caught(value, quote, scale, why):
+    seed_text = "It is about 4 times slower than C++. | photon | 2.9 | 205 | 1.14 kHz | from 513M Monte Carlo events"
+    problem = _citation_problem(seeds.Citation(value, "000", "Table 1", quote, scale), seed_text)
+    assert problem is not None and why in problem, problem
+
+
+def test_the_experiments_use_the_seed_figures_from_one_place():
+    from throughput.experiments import gpu_bandwidth as gb
+    from throughput.experiments import memory_bandwidth as mb
+    from throughput.experiments import rdataframe as rdf
+    from throughput.experiments import reader_comparison as rc
+    from throughput.experiments import writing as wr
+
+    assert gb.SEED_TABLE2 is seeds.GPU_TABLE2 and gb.SEED_GPUS is seeds.GPU_NAMES
+    assert gb.SEED_ARRAY_MIB == seeds.GPU_ARRAY_MIB == 33554432 * 4 // 2**20
+    assert mb.SEED_SECONDS is seeds.MBW_SECONDS and mb.SEED_N == seeds.MBW_VALUES
+    assert rc.SEED_TABLE1 is seeds.READER_TABLE1 and rc.SEED_JAVA_SLOWDOWN == seeds.READER_JAVA_SLOWDOWN
+    assert rdf.SEED_STORAGE is seeds.RDF_STORAGE and rdf.SEED_NHIST is seeds.RDF_NHIST and rdf.SEED_PDF is seeds.RDF_PDF
+    assert wr.SEED001 is seeds.WRITE_SEED001 and wr.SEED001_THREADS == seeds.WRITE_THREADS
+
+
+def test_seed_macros_are_computed_from_the_tables(tmp_path):
+    values = seeds.macros()
+    assert all(name.isalpha() and name.startswith("Seed") for name in values)
+    assert values["SeedRdfTrickSpeedup"] == paper.number(seeds.RDF_PDF["defines"] / seeds.RDF_PDF["histo3d"], 2)
+    assert values["SeedRdfThreadsLarge"] == paper.number(seeds.RDF_STORAGE["threads"].max())
+    assert values["SeedWrtSizeRatioMax"] == paper.number(seeds.WRITE_SEED001["size_ratio"].max())
+    assert values["SeedMbwValues"] == r"\num{1e10}" and values["SeedRdfBenchEvents"] == r"\num{5.13e8}"
+    text = paper.write_macros(values, tmp_path / "seeds.tex").read_text()
+    assert text.count(r"\newcommand") == len(values)

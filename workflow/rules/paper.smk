@@ -6,16 +6,17 @@ PAPER_SOURCES = [str(p) for p in (REPO / "paper").glob("**/*.tex") if "generated
 rule study_macros:
     input:
         KERNELS["common"],
+        seeds=str(REPO / "src/throughput/seeds.py"),  # the seeds' figures: a change rewrites their macros
     output:
         "paper/generated/study.tex",
     run:
         import json
         import subprocess
 
-        from throughput import paper
+        from throughput import paper, seeds
 
         root = json.loads(subprocess.run([input[0]], capture_output=True, text=True, check=True).stdout)
-        paper.write_macros(paper.study_macros(root["root_version"]), output[0])
+        paper.write_macros({**paper.study_macros(root["root_version"]), **seeds.macros()}, output[0])
 
 
 rule paper:

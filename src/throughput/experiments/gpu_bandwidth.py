@@ -53,7 +53,7 @@ import numpy as np
 import pandas as pd
 from tqdm.auto import tqdm
 
-from .. import harness, provenance
+from .. import harness, provenance, seeds
 from ..config import MEMORY_SHARE, usable_cores
 from ..results import measure_once
 
@@ -67,26 +67,13 @@ EXIT_NO_DEVICE = 4  # gpu_bandwidth_cuda's exit code where there is no usable GP
 NO_GPU = "no GPU on this host"
 NOT_MEASURED = "not measured"
 
-# ---- seed 000, Table 2 (typed from ../shared/seeds/000_*.txt) ---------------------------------
-# Rates in GHz: 10^9 values per second; the seed calls them 32-bit floats, but
-# its kernels added to doubles elsewhere: the value type is not certain.
-SEED_GPUS = ("GeForce GTX 660M", "GRID K520 (AWS)", "Tesla K20m (Princeton)", "Tesla K40c (CERN)",
-             "Tesla K20Xm (CERN)", "Tesla P100-SXM2 (CERN)")
-SEED_GPU_SHORT = ("GTX 660M", "K520", "K20m", "K40c", "K20Xm", "P100")
-SEED_TABLE2 = {
-    "DRAM to CPU": (1.8, 1.5, 0.82, 0.77, 0.77, 3.5),
-    "DRAM to GPU": (1.7, 1.0, 0.87, 0.82, 0.51, 3.4),
-    "GPU to DRAM": (1.7, 1.0, 0.51, 0.49, 0.76, 1.8),
-    "CPU write unified": (2.3, 1.5, 0.87, 0.82, 0.50, 3.6),
-    "CPU read unified": (2.3, 1.5, 0.50, 0.48, 0.46, 2.1),
-    "within GPU": (7.0, 15.2, 18.9, 23.6, 23.6, 56.9),
-    "in-place global": (4.0, 13.7, 16.9, 21.4, 21.1, 56.9),
-    "immutable global": (4.1, 14.3, 16.9, 21.5, 21.2, 56.9),
-    "in-place unified": (2.6, 2.2, 1.4, 2.6, 1.6, 7.1),
-    "immutable unified": (2.9, 2.4, 1.5, 2.9, 2.9, 8.3),
-}
-SEED_ARRAY_MIB = 128  # the seed's "1 GB" arrays: 2^30 bits
-SEED_CPU_SINGLE_GHZ = {"inplace": 0.39, "immutable": 0.26}  # single-thread CPU, seed's text
+# ---- seed 000, Table 2: the figures live in throughput.seeds (with where each comes from) ------
+# Rates in GHz: 10^9 values per second; the value type is not certain (see seeds.GPU_TABLE2).
+SEED_GPUS = seeds.GPU_NAMES
+SEED_GPU_SHORT = seeds.GPU_SHORT
+SEED_TABLE2 = seeds.GPU_TABLE2
+SEED_ARRAY_MIB = seeds.GPU_ARRAY_MIB  # the arrays of the seed's benchmark code, "1 GB" there
+SEED_CPU_SINGLE_GHZ = seeds.MBW_SINGLE_GHZ  # single-thread CPU, seed's text
 TARGET_FRACTION = 0.85  # within-device copy and in-place kernel vs nominal memory bandwidth
 
 

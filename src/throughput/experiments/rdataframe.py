@@ -48,7 +48,7 @@ import numpy as np
 import pandas as pd
 from tqdm.auto import tqdm
 
-from .. import REPO, datasets, harness, provenance
+from .. import REPO, datasets, harness, provenance, seeds
 from ..config import thread_counts, usable_cores
 from ..results import atomic_path, measure_once
 
@@ -70,34 +70,18 @@ def _seconds(text: str) -> float:
 
 
 # ----------------------------------------------------------------------------------------------
-# The seeds' published figures (typed from ../shared/seeds/002_*.txt and 004_*.txt), used only
-# as "seed" columns beside ours.
+# The seeds' published figures (seeds 002 and 004, in throughput.seeds with where each comes
+# from), used only as "seed" columns beside ours.
 
-SEED_EVENTS_BENCHMARK = 513e6  # "fill 9 TH3D's from 513M Monte Carlo events", LZMA
-SEED_STORAGE = pd.DataFrame([
-    ("2 x Xeon (32C/64T)", "Local SSD (2xSATA)", 0.92, "8m45s"),
-    ("2 x Xeon (32C/64T)", "eos/xrootd (10gbps)", 0.67, "10m36s"),
-    ("2 x Xeon (32C/64T)", "CephFS HDD (10gbps)", 0.83, "9m27s"),
-    ("2 x Xeon (32C/64T)", "CephFS SSD (10gbps)", 0.88, "9m07s"),
-    ("2 x EPYC (128C/256T)", "Page Cache", 0.77, "2m58s"),
-], columns=["cpu", "storage", "cpu_eff", "time"]).assign(
-    threads=lambda d: d["cpu"].str.extract(r"/(\d+)T")[0].astype(int),
-    wall_s=lambda d: d["time"].map(_seconds))
+SEED_EVENTS_BENCHMARK = seeds.RDF_BENCH_EVENTS  # "fill 9 TH3D's from 513M Monte Carlo events", LZMA
+SEED_STORAGE = seeds.RDF_STORAGE
 # Compression: total size and size of the branches read (GB), and the benchmark on the local SSD
 # (64 threads) and in the page cache (256 threads).
-SEED_COMPRESSION = pd.DataFrame([
-    ("LZMA", 9, 477, 63, 0.92, "8m45s", 0.77, "2m58s"),
-    ("ZSTD", 5, 680, 86, 0.75, "7m11s", 0.74, "2m26s"),
-    ("LZ4", 4, 967, 116, 0.70, "7m17s", 0.75, "2m22s"),
-], columns=["compression", "level", "total_gb", "read_gb", "ssd_eff", "ssd_time", "cache_eff", "cache_time"])
-# Number of histograms (one Define each), 1.37e9 events in 4374 files, LZMA, 32C/64T.
-SEED_NHIST = pd.DataFrame([(1, "7m04s", 0.82), (51, "11m55s", 0.92), (81, "16m18s", 0.94), (101, "19m02s", 0.94)],
-                          columns=["histograms", "time", "cpu_eff"]).assign(wall_s=lambda d: d["time"].map(_seconds))
-# 103 PDF weights, 119M DY events: 103 Define + Histo2D vs the Histo3D trick.
-SEED_PDF = {"defines": _seconds("7m55s"), "histo3d": _seconds("1m38s")}
-SEED_PDF_WEIGHTS = 103
-# Seed 004: "Decompression requires a fair amount of CPU (~20-30 MB/s effective rate)".
-SEED_RDEC_MB_S = (20, 30)
+SEED_COMPRESSION = seeds.RDF_COMPRESSION
+SEED_NHIST = seeds.RDF_NHIST  # number of histograms (one Define each), LZMA, 32C/64T
+SEED_PDF = seeds.RDF_PDF  # 103 Define + Histo2D vs the Histo3D trick, seconds
+SEED_PDF_WEIGHTS = seeds.RDF_PDF_WEIGHTS
+SEED_RDEC_MB_S = seeds.RDF_RDEC_MB_S  # seed 004's effective decompression rate
 
 
 # ----------------------------------------------------------------------------------------------
@@ -1354,6 +1338,7 @@ def paper_macros(params: dict[str, Any], table: pd.DataFrame, agreement: pd.Data
     agree = agreement_summary(agreement)
     n_pdf = info["pdf_count"] + int(params["pdf_nominal"])
     main_files = params["files"]
+    seed_threads = sorted(set(SEED_STORAGE["threads"]))
     macros = {
         "RdfCores": str(usable_cores()),
         "RdfMaxThreads": str(top),
@@ -1368,6 +1353,8 @@ def paper_macros(params: dict[str, Any], table: pd.DataFrame, agreement: pd.Data
         "RdfPdfBranch": paper.escape(params["pdf_weights_branch"]),
         "RdfPdfCount": str(info["pdf_count"]),
         "RdfPdfWeights": str(n_pdf),
+        "RdfPdfVsSeed": ("as many as the seed's" if n_pdf == SEED_PDF_WEIGHTS else
+                         f"against the seed's {SEED_PDF_WEIGHTS}"),
         "RdfPdfNominal": "with the nominal weight 1 put in front" if params["pdf_nominal"] else
                          "as they are (no nominal weight added)",
         "RdfRepetitions": str(params["repetitions"]), "RdfWarmup": str(params["warmup"]),
@@ -1383,8 +1370,9 @@ def paper_macros(params: dict[str, Any], table: pd.DataFrame, agreement: pd.Data
         "RdfSerialFraction": _num(amdahl["serial_fraction"], 2),
         "RdfAmdahlDof": str(amdahl["dof"]),
         "RdfAmdahlPoints": str(amdahl["points"]),
-        "RdfSpeedupSixtyFour": _num(float(sequential / amdahl["predict"](64)), 2),
-        "RdfSpeedupTwoFiftySix": _num(float(sequential / amdahl["predict"](256)), 2),
+        # Amdahl's law taken at its word at the seed's two machines' thread counts
+        "RdfSpeedupSeedSmall": _num(float(sequential / amdahl["predict"](seed_threads[0])), 2),
+        "RdfSpeedupSeedLarge": _num(float(sequential / amdahl["predict"](seed_threads[-1])), 2),
         "RdfUslNote": (f"The Universal Scalability Law, fitted too, gives contention "
                        f"$\\sigma = {usl['sigma']:.3g}$ and coherency $\\kappa = {usl['kappa']:.3g}$ "
                        f"({usl['dof']} degrees of freedom)." if usl else
@@ -1401,7 +1389,6 @@ def paper_macros(params: dict[str, Any], table: pd.DataFrame, agreement: pd.Data
             if agree["identical"] == agree["comparisons"] else
             f"Here {agree['identical']} of {agree['comparisons']} comparisons are bit-identical; in the others sums "
             f"of weights differ by at most {agree['max_rel_diff']:.2g} (relative), within the tolerance"),
-        "RdfSeedTrickSpeedup": _num(SEED_PDF["defines"] / SEED_PDF["histo3d"], 2),
     }
     for method, name in (("histo3d", "Trick"), ("histond", "Histond"), ("vary", "Vary")):
         macros[f"Rdf{name}Speedup"] = _num(pdf["defines"] / pdf[method], 2) if method in pdf.index else "--"
@@ -1409,8 +1396,6 @@ def paper_macros(params: dict[str, Any], table: pd.DataFrame, agreement: pd.Data
     counts_ = sorted(nhist.index)
     macros["RdfNhistMax"] = str(counts_[-1]) if counts_ else "--"
     macros["RdfNhistRatio"] = _num(nhist[counts_[-1]] / nhist[counts_[0]], 2) if len(counts_) > 1 else "--"
-    seed_nh = SEED_NHIST.set_index("histograms")["wall_s"]
-    macros["RdfSeedNhistRatio"] = _num(seed_nh[101] / seed_nh[1], 2)
     if dask is not None and len(dask):
         d = dask.sort_values("threads")
         macros["RdfDaskWorkers"] = str(int(d["threads"].iloc[-1]))
@@ -1442,9 +1427,17 @@ def paper_macros(params: dict[str, Any], table: pd.DataFrame, agreement: pd.Data
             "RdfLimiter": min([(rs["r_dec"], "decompression and deserialisation"), (rs["r_proc"], "processing"),
                                (rs["r_io"].get("cold", rs["r_io"]["warm"]), "the device (raw read)")])[1],
         })
+        # Where Eq. (1) saturates, N_p = R_IO / R_1, from the separately measured rates (cold
+        # cache where measured), against the most reader processes this run started.
+        cache = "cold" if "cold" in rs["r_io"] and "cold" in rs["r1_predicted"] else "warm"
+        saturation = rs["r_io"][cache] / rs["r1_predicted"][cache]
+        max_np = int(rs["table"]["processes"].max())
+        macros.update({"RdfSaturationNp": _num(saturation, 2), "RdfSaturationCache": cache,
+                       "RdfSaturationVerdict": "more than" if saturation > max_np else "no more than"})
     else:
         macros.update({k: "--" for k in ("RdfRateFiles", "RdfRateCompression", "RdfRateMB", "RdfRateMaxNp",
                                           "RdfRateDof", "RdfRIOCold", "RdfRIOWarm", "RdfRDec", "RdfRProc",
-                                          "RdfROnePredCold", "RdfROnePredWarm", "RdfTSetupShare", "RdfLimiter")})
+                                          "RdfROnePredCold", "RdfROnePredWarm", "RdfTSetupShare", "RdfLimiter",
+                                          "RdfSaturationNp", "RdfSaturationCache", "RdfSaturationVerdict")})
     macros["RdfNotMeasured"] = paper.escape("; ".join(f"{k}: {v}" for k, v in not_measured.items())) or "nothing"
     return macros

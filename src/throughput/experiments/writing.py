@@ -39,7 +39,7 @@ import pandas as pd
 import psutil
 from tqdm.auto import tqdm
 
-from .. import harness, provenance
+from .. import harness, provenance, seeds
 from ..config import MEMORY_SHARE, thread_counts, usable_cores
 from ..results import measure_once
 
@@ -54,18 +54,11 @@ LABELS = {"tbuffermerger": "TBufferMerger", "rntuple": "RNTupleParallelWriter", 
 SHORT = {"tbuffermerger": "TBM", "rntuple": "RNTuple", "root_imt": "TTree + IMT", "simple": "simple"}
 MEDIUM_LABELS = {"disk": "disk", "tmpfs": "tmpfs", "memory": "memory", "slow": "slow (throttled disk)"}
 
-# Seed 001 (CMS, 32-core AMD Opteron 6128, output to /dev/null): how many times
-# faster the simple format was than ROOT (LZ4 + IMT), at 1 and at 32 threads,
-# and how many times larger its files were (100 events of each format).
-SEED001 = pd.DataFrame({
-    "format": ["RECO", "AOD", "MiniAOD"],
-    "faster_1": [2.4, 2.6, 5.0],
-    "faster_32": [40.0, 58.0, 45.0],
-    "size_ratio": [2.76, 4.44, 4.70],
-    "root_mb_per_event": [4.490, 0.646, 0.105],
-    "simple_mb_per_event": [12.370, 2.869, 0.494],
-})
-SEED001_THREADS = 32
+# Seed 001 (CMS, output to /dev/null; figures in throughput.seeds): how many times faster
+# the simple format was than ROOT (LZ4 + IMT), at 1 and at SEED001_THREADS threads, and how
+# many times larger its files were.
+SEED001 = seeds.WRITE_SEED001
+SEED001_THREADS = seeds.WRITE_THREADS
 # Seed 003 (ROOT team, Intel Core i7-7820X, 8 cores, ROOT 6.12/6.14; about 1 GB
 # of random doubles on HDD, NVMe SSD and DRAM): its runtime and speed-up
 # figures did not survive text extraction; what it concluded did, and is set
