@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Rebuilds what a Binder-like host would from binder/ alone (no Docker here):
 # a fresh virtual environment from binder/requirements.txt, binder/postBuild,
-# then every notebook executed with papermill and its default parameters.
+# then every notebook executed with papermill and its default parameters, one
+# at a time, its wall time and peak memory measured (binder/measure_notebook.py).
 #   binder/check_fresh_env.sh WORK_DIR
 # Outputs (environment, kernels, executed notebooks, results) stay in WORK_DIR.
 set -euo pipefail
@@ -15,21 +16,18 @@ export PATH="$work/venv/bin:$PATH" THROUGHPUT_BUILD_DIR="$work/kernels" THROUGHP
 bash binder/postBuild
 
 mkdir -p "$work/executed"
-# The notebooks run side by side: this checks that each executes with its
-# defaults in the fresh environment (its timings are not used), and halves
-# the wall time on 2 cores.
-pids=()
+# One notebook at a time, as a reviewer runs them: each one's wall time and the
+# peak memory of its whole process tree go to $work/executed/NAME.json
+# (tests/test_binder.py holds them to the Binder host's limits).
+status=0
+count=0
 for notebook in notebooks/*.ipynb; do
   name=$(basename "$notebook" .ipynb)
+  count=$((count + 1))
   echo "executing $notebook with its defaults"
   # Only the output folders are set, so nothing is written into the checkout.
-  ( papermill --cwd notebooks --no-progress-bar "$notebook" "$work/executed/$name.ipynb" \
-      -p results_dir "$work/results/$name" -p figures_dir "$work/figures/$name" -p paper_dir "$work/paper/$name" \
-      >"$work/executed/$name.log" 2>&1 ||
-    { echo "FAILED: $notebook (last lines of $work/executed/$name.log):"; tail -n 40 "$work/executed/$name.log"; exit 1; } ) &
-  pids+=($!)
+  python binder/measure_notebook.py "$notebook" "$work" ||
+    { status=1; echo "FAILED: $notebook (last lines of $work/executed/$name.log):"; tail -n 40 "$work/executed/$name.log"; }
 done
-status=0
-for pid in "${pids[@]}"; do wait "$pid" || status=1; done
 [ "$status" -eq 0 ] || exit 1
-echo "binder check passed: ${#pids[@]} notebook(s) executed in a fresh environment"
+echo "binder check passed: $count notebook(s) executed in a fresh environment"
