@@ -253,7 +253,7 @@ def test_damaged_input_stops_the_reader_naming_file_and_branch(files, tmp_path, 
 
 def test_laurelin_cannot_read_is_classified_from_its_own_error(jar, files, tmp_path):
     """ZSTD and uncompressed files: laurelin's exception, not an exit code, says "cannot read"."""
-    for compression, reason in (("ZSTD", "no ZSTD decompressor"), ("none", "stored uncompressed")):
+    for compression, reason in (("ZSTD", "no ZSTD codec"), ("none", "uncompressed baskets")):
         path = tmp_path / f"nano_{compression}.root"
         datasets.make_nanoaod_like(path, 50, compression, SECTION, progress=False)
         with pytest.raises(rc.ReaderFailed, match=f"{compression} compression") as failure:
@@ -292,6 +292,7 @@ def test_a_reader_that_fails_is_a_row_with_its_error_not_a_crash(jar, files, tmp
     assert laurelin[1] == "failed: ArrayIndexOutOfBoundsException", cells
     listed = rc.failures_frame(unreadable)
     assert listed["outcome"].tolist() == ["failed"] and "Index -1" in listed["reason"].iloc[0]
+    assert listed["reason"].iloc[0].startswith("laurelin failed: java.lang.ArrayIndexOutOfBoundsException")
     # stored: a second run reuses the failure instead of measuring again
     assert not rc.measure(params, inputs, tmp_path / "raw", progress=False).empty
 

@@ -34,6 +34,7 @@ import hashlib
 import json
 import math
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -102,8 +103,8 @@ class ReaderFailed(harness.KernelError):
 # decompressor, and parses every basket as compressed.
 CANNOT_READ_SIGNATURES = {
     "laurelin": [
-        ("Unable to determine compression algorithm", "no {compression} decompressor"),
-        ("Read an inappropriate number", "expects compressed baskets, these are stored uncompressed"),
+        ("Unable to determine compression algorithm", "no {compression} codec"),
+        ("Read an inappropriate number", "uncompressed baskets"),
     ],
 }
 
@@ -912,10 +913,12 @@ def failures_frame(unreadable: pd.DataFrame) -> pd.DataFrame:
     if unreadable.empty:
         return pd.DataFrame([["every reader", "every input", "both", "read", "--"]], columns=columns)
     rows = unreadable.drop_duplicates(["set", "cache", "reader", "record", "message"])
+    # the input and branch have their own columns: not repeated from the reader's message
+    reasons = [re.sub(r"^file \S+ (\([^)]*\) )?.*?branch \S+: ", "", m) for m in rows["message"]]
     return pd.DataFrame({"reader": [LABELS[r] for r in rows["reader"]],
                          "input": [escape_name(s) for s in rows["set"]], "cache": list(rows["cache"]),
                          "outcome": [UNREAD_RECORDS[r] for r in rows["record"]],
-                         "reason": [_escape(m) for m in rows["message"]]}, columns=columns)
+                         "reason": [_escape(m) for m in reasons]}, columns=columns)
 
 
 def _escape(text: str) -> str:
