@@ -81,9 +81,9 @@ def test_tiny_run_produces_the_paper_with_the_memory_bandwidth_table(tmp_path):
 
     # An edit to one experiment's kernel re-runs that experiment and the paper,
     # nothing else; an edit to a dataset generator re-makes its datasets and
-    # what reads them. (The edit is a newer modification time, put back after.)
+    # what reads them. (Each edit is undone after.)
     for source, expected in _EDITS.items():
-        assert _would_run_after_touching(tmp_path, source) == expected, source
+        assert _would_run_after_editing(tmp_path, source) == expected, source
 
 
 REPO_KERNELS = Path(__file__).resolve().parents[1] / "kernels"
@@ -98,17 +98,25 @@ _EDITS = {
 }
 
 
-def _would_run_after_touching(workdir: Path, source: str) -> dict[str, int]:
-    """Jobs per rule that `snakemake -n` plans once `source` looks edited."""
+def _would_run_after_editing(workdir: Path, source: str) -> dict[str, int]:
+    """Jobs per rule that `snakemake -n` plans once `source` is edited.
+
+    The edit is a real one (a comment appended, then the file put back byte for
+    byte with its modification time): Snakemake ignores a newer modification
+    time when the content's checksum it recorded did not change.
+    """
     path = REPO_KERNELS / source
-    before = path.stat()
+    before, content = path.stat(), path.read_bytes()
     try:
-        os.utime(path, ns=(before.st_atime_ns, time.time_ns()))
+        path.write_bytes(content + b"\n// edited by tests/test_workflow.py\n")
         plan = snakemake(workdir, "-n", "--cores", "2", "--configfile", str(TINY_CONFIG))
     finally:
+        path.write_bytes(content)
         os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns))
     assert plan.returncode == 0, plan.stderr[-2000:]
-    stats = (plan.stdout + plan.stderr).split("Job stats:")[1].split("total")[0]
+    output = plan.stdout + plan.stderr
+    assert "Job stats:" in output, f"editing {source} planned no job:\n{output[-2000:]}"
+    stats = output.split("Job stats:")[1].split("total")[0]
     return {m.group(1): int(m.group(2)) for m in re.finditer(r"^(\w+)\s+(\d+)\s*$", stats, re.MULTILINE)}
 
 
