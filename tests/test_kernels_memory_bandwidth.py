@@ -184,3 +184,46 @@ def test_check_agreement_ignores_stream_in_same_mode_name():
     frame.loc[1, "checksum"] = 11.0
     with pytest.raises(AssertionError):
         mb.check_agreement(frame)
+
+
+# --- the experiment: interleaved groups, flags, the repeatability benchmark -----------------------
+
+PARAMS = {"n_values": N, "fit_to_memory": False, "opt_levels": ["O0", "O3"], "max_threads": 2,
+          "python_methods": ["numpy"], "repetitions": 3, "warmup": WARMUP}
+
+
+def test_the_runs_a_ratio_compares_are_one_interleaved_group_per_thread_count(tmp_path):
+    groups = mb.groups(PARAMS)
+    assert [g.name for g in groups] == ["1 thread", "2 threads"]
+    assert {r["name"] for r in groups[0].runs} == {
+        "Cpp_inplace_O0_t1", "Cpp_inplace_O3_t1", "Cpp_immutable_O0_t1", "Cpp_immutable_O3_t1",
+        "STREAM_all_O3_t1", "numpy_inplace_na_t1", "numpy_immutable_na_t1"}
+    frame = mb.measure(PARAMS, tmp_path, progress=False)
+    mb.check_agreement(frame)
+    measured = frame[~frame["warmup"]]
+    # every run has one measured pass per round, and every pass its load
+    assert all(rounds == [0, 1, 2] for rounds in measured.groupby(["run", "mode"])["round"].apply(sorted))
+    assert measured[["load_avg_1min", "others_cores", "steal_fraction"]].notna().all().all()
+    table = mb.summary(frame)
+    assert table["noisy"].dtype == bool and table["cv"].notna().all()
+    # a noisy STREAM scale run flags every ratio taken against it, and only those
+    table["noisy"] = (table["method"] == "STREAM") & (table["threads"] == 2)
+    ratios = mb.ratio_table(table)
+    assert (ratios["noisy"] == (ratios["threads"] == 2)).all()
+
+
+def test_repeatability_judges_unflagged_cells_only(tmp_path):
+    from throughput import repeatability
+
+    mb.measure(PARAMS, tmp_path / "a", progress=False)
+    table = repeatability.read_run(tmp_path / "a").assign(noisy=False)  # tiny arrays: noisy or not, by chance
+    same = repeatability.compare(table, table, 0.1)
+    assert (same["verdict"] == "agrees").all() and (same["difference"] == 0).all()
+    slower = table.copy()
+    slower["ghz"] *= 0.5
+    slower["gb_s"] *= 0.5
+    slower.loc[slower["method"] == "numpy", "noisy"] = True
+    verdicts = repeatability.compare(table, slower, 0.1).set_index("cell")["verdict"]
+    assert verdicts["inplace -O3"] == "DIFFERS"
+    assert verdicts["numpy inplace t1"] == "flagged (not judged)"
+    assert repeatability.main([str(tmp_path / "a"), str(tmp_path / "a")]) == 0  # a run agrees with itself

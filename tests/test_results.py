@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import time
 from pathlib import Path
 
 import pandas as pd
@@ -9,7 +10,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from throughput import results
+from throughput import provenance, results
 
 PROVENANCE = {"date_utc": "2024-01-01T00:00:00+00:00", "cpu_model": "test cpu", "packages": {"numpy": "1.0"},
               "git_dirty": None, "logical_cores": 4}
@@ -138,8 +139,48 @@ def test_measure_once_measures_then_reuses(tmp_path):
     assert measure.calls == 1  # reused, not measured again
     pd.testing.assert_frame_equal(first, second, check_dtype=False)
     _, provenance, params = results.read_raw(path)
-    assert provenance == {"call": 1}
-    assert params == PARAMS
+    assert {k: v for k, v in provenance.items() if k != "load"} == {"call": 1}
+    assert params == results.reuse_key(PARAMS)
+
+
+def test_measure_once_records_the_load_the_machine_saw(tmp_path):
+    path = tmp_path / "m.parquet"
+
+    def busy():
+        deadline = time.process_time() + 0.2
+        while time.process_time() < deadline:  # this process's own work is not "other" load
+            pass
+        return _frame(), {}
+
+    results.measure_once(path, PARAMS, busy)
+    load = results.read_raw(path)[1]["load"]
+    assert load["wall_s"] >= 0.2 and load["cores"] >= 1
+    assert load["others_cpu_s"] >= 0 and load["steal_s"] >= 0 and load["load_avg_1min"] >= 0
+    # the 0.2 s this process spent are not counted as the others' (a little slack for the rest of the machine)
+    assert load["others_cpu_s"] < load["wall_s"] * load["cores"]
+
+
+def test_measure_once_does_not_reuse_a_run_of_another_machine(tmp_path, monkeypatch):
+    path = tmp_path / "m.parquet"
+    measure = Counter(_frame())
+    real = provenance.fingerprint()
+    monkeypatch.setattr(provenance, "fingerprint", lambda: {**real, "hostname": "another-host"})
+    results.measure_once(path, PARAMS, measure)  # as if copied in from another machine
+    monkeypatch.setattr(provenance, "fingerprint", lambda: real)
+    results.measure_once(path, PARAMS, measure)
+    assert measure.calls == 2
+    assert results.read_raw(path)[2]["machine"]["hostname"] == real["hostname"]
+
+
+def test_measure_once_does_not_reuse_a_run_made_with_other_package_versions(tmp_path, monkeypatch):
+    path = tmp_path / "m.parquet"
+    measure = Counter(_frame())
+    real = provenance.package_versions()
+    monkeypatch.setattr(provenance, "package_versions", lambda: {**real, "numpy": "0.0"})
+    results.measure_once(path, PARAMS, measure)
+    monkeypatch.setattr(provenance, "package_versions", lambda: real)
+    results.measure_once(path, PARAMS, measure)
+    assert measure.calls == 2
 
 
 def test_measure_once_key_order_does_not_matter(tmp_path):
@@ -158,7 +199,7 @@ def test_measure_once_remeasures_when_params_differ(tmp_path):
     assert measure.calls == 2
     assert set(frame["call"]) == {2}
     _, provenance, params = results.read_raw(path)
-    assert params["n_values"] == 2000 and provenance == {"call": 2}
+    assert params["n_values"] == 2000 and provenance["call"] == 2
     # and the new parameters are now reused
     results.measure_once(path, {**PARAMS, "n_values": 2000}, measure)
     assert measure.calls == 2
@@ -172,7 +213,7 @@ def test_measure_once_remeasures_corrupt_file(tmp_path):
     assert measure.calls == 1
     assert len(frame) == 3
     _, _, params = results.read_raw(path)
-    assert params == PARAMS
+    assert params == results.reuse_key(PARAMS)
 
 
 def test_measure_once_remeasures_truncated_file(tmp_path):
@@ -183,7 +224,7 @@ def test_measure_once_remeasures_truncated_file(tmp_path):
     path.write_bytes(data[: len(data) // 2])
     results.measure_once(path, PARAMS, measure)
     assert measure.calls == 2
-    assert results.read_raw(path)[2] == PARAMS
+    assert results.read_raw(path)[2] == results.reuse_key(PARAMS)
 
 
 def test_measure_once_remeasures_file_without_provenance(tmp_path):
@@ -204,11 +245,12 @@ def test_measure_once_failing_measure_leaves_old_file(tmp_path):
 
     with pytest.raises(RuntimeError):
         results.measure_once(path, {**PARAMS, "warmup": 3}, broken)
-    assert results.read_raw(path)[2] == PARAMS
+    assert results.read_raw(path)[2] == results.reuse_key(PARAMS)
 
 
 def test_params_stored_as_canonical_json(tmp_path):
     path = tmp_path / "m.parquet"
     results.measure_once(path, {"t": (1, 2), "p": Path("/q")}, Counter(_frame()))
     metadata = pq.read_schema(path).metadata
-    assert json.loads(metadata[results.PARAMS_KEY]) == {"t": [1, 2], "p": "/q"}
+    stored = json.loads(metadata[results.PARAMS_KEY])
+    assert {k: stored[k] for k in ("t", "p")} == {"t": [1, 2], "p": "/q"}

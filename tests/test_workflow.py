@@ -60,7 +60,8 @@ def test_tiny_run_produces_the_paper_with_the_memory_bandwidth_table(tmp_path):
     rows = _table_rows((tmp_path / "paper/generated/memory_bandwidth/opt_table.tex").read_text())
     assert list(rows) == ["inplace, seed", "inplace, this run", "immutable, seed", "immutable, this run"]
     for label, cells in rows.items():
-        numbers = [re.fullmatch(r"\\num\{([0-9.e+-]+)\}", c).group(1) for c in cells]
+        # a figure that stayed noisy carries the mark (throughput.paper.NOISY_MARK)
+        numbers = [re.fullmatch(r"\\num\{([0-9.e+-]+)\}(?:\\textsuperscript\{\\dag\})?", c).group(1) for c in cells]
         assert len(numbers) == 4 and all(float(n) > 0 for n in numbers)
         if label in SEED_ROWS:
             assert numbers == SEED_ROWS[label]
@@ -68,7 +69,7 @@ def test_tiny_run_produces_the_paper_with_the_memory_bandwidth_table(tmp_path):
     pdf = tmp_path / "paper/build/paper.pdf"
     text = subprocess.run(["pdftotext", "-layout", str(pdf), "-"], capture_output=True, text=True, check=True).stdout
     assert "Memory bandwidth" in text
-    assert re.search(r"inplace, this run\s+[0-9.]+\s+[0-9.]+\s+[0-9.]+\s+[0-9.]+", text), "opt table not in the PDF"
+    assert re.search(r"inplace, this run(\s+[0-9.]+†?){4}", text), "opt table not in the PDF"
     assert "??" not in text, "unresolved reference or macro in the PDF"
     assert paper_check.problems(tmp_path) == []  # what CI checks after `make paper`
 

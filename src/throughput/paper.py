@@ -56,6 +56,16 @@ def number(value: float, digits: int = 3) -> str:
     return rf"\num{{{rounded:.15g}}}"
 
 
+# The mark of a cell measured on a machine too noisy to trust it (throughput.noise);
+# every section that uses it says what it means, with the spread and load seen.
+NOISY_MARK = r"\textsuperscript{\dag}"
+
+
+def flagged(cell: str, noisy: bool) -> str:
+    """`cell` with the noisy mark when its measurement stayed noisy."""
+    return cell + NOISY_MARK if noisy else cell
+
+
 def study_macros(root_version: str) -> dict[str, str]:
     """Where the paper's numbers were made: commit, date, machine, ROOT."""
     from . import provenance  # here: provenance imports psutil, which the table helpers do not need

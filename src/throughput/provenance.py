@@ -90,6 +90,20 @@ def machine() -> dict[str, Any]:
     }
 
 
+def gpus() -> list[str]:
+    """'model, driver' of each NVIDIA GPU (from nvidia-smi); empty where there is none."""
+    listing = _run(["nvidia-smi", "--query-gpu=name,driver_version", "--format=csv,noheader"])
+    return [line.strip() for line in (listing or "").splitlines() if line.strip()]
+
+
+def fingerprint() -> dict[str, Any]:
+    """What identifies the machine a result was measured on: a stored run is
+    reused only where this is the same (throughput.results.reuse_key)."""
+    host = machine()
+    return {"hostname": host["hostname"], "cpu_model": host["cpu_model"],
+            "logical_cores": host["logical_cores"], "memory_bytes": host["memory_bytes"], "gpus": gpus()}
+
+
 def capture(config: dict[str, Any], cache_state: str, build_info: dict[str, Any] | None = None) -> dict[str, Any]:
     """Full provenance of one run.
 
@@ -101,6 +115,7 @@ def capture(config: dict[str, Any], cache_state: str, build_info: dict[str, Any]
         "date_utc": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
         **git_state(),
         **machine(),
+        "gpus": gpus(),
         "packages": package_versions(),
         "compiler": (build_info or {}).get("compiler", "n/a (Python)"),
         "cxx_flags": (build_info or {}).get("cxx_flags", "n/a (Python)"),

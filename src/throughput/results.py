@@ -2,8 +2,9 @@
 
 Files are written under a temporary name and renamed into place, so a run
 that is killed leaves either the previous file or none, never half of one.
-A run whose file exists with the same parameters is reused rather than
-measured again: an interrupted notebook picks up where it stopped.
+A run whose file exists with the same parameters, measured on this machine
+with the same packages, is reused rather than measured again: an interrupted
+notebook picks up where it stopped.
 """
 from __future__ import annotations
 
@@ -56,19 +57,42 @@ def read_raw(path: str | os.PathLike) -> tuple[pd.DataFrame, dict[str, Any], dic
     return (table.to_pandas(), json.loads(metadata[PROVENANCE_KEY]), json.loads(metadata[PARAMS_KEY]))
 
 
+def reuse_key(params: dict[str, Any]) -> dict[str, Any]:
+    """What a stored run must have been measured with to be reused: `params`
+    (the experiment's parameters, kernel binary and input hashes), this
+    machine's fingerprint and the package versions. A run measured on another
+    machine, or copied in from one, is never taken as this machine's."""
+    from . import provenance  # here: provenance imports psutil, which reading results does not need
+
+    key = {**params, "machine": provenance.fingerprint(), "packages": provenance.package_versions()}
+    return json.loads(json.dumps(key, sort_keys=True, default=str))
+
+
+def stored_rows(path: str | os.PathLike, key: dict[str, Any]) -> pd.DataFrame | None:
+    """The rows stored at `path` if they were measured with `key`, else None."""
+    path = Path(path)
+    if not path.exists():
+        return None
+    try:
+        frame, _, stored = read_raw(path)
+    except (ValueError, OSError, pa.ArrowInvalid):
+        return None  # unreadable: measure again and replace it
+    return frame if stored == key else None
+
+
 def measure_once(path: str | os.PathLike, params: dict[str, Any],
                  measure: Callable[[], tuple[pd.DataFrame, dict[str, Any]]]) -> pd.DataFrame:
-    """Return the rows stored at `path` if they were measured with `params`,
-    else call `measure()` (which returns rows and provenance) and store them."""
-    path = Path(path)
-    canonical = json.loads(json.dumps(params, sort_keys=True, default=str))
-    if path.exists():
-        try:
-            frame, _, stored = read_raw(path)
-        except (ValueError, OSError, pa.ArrowInvalid):
-            stored = None  # unreadable: measure again and replace it
-        if stored == canonical:
-            return frame
-    frame, provenance = measure()
-    write_raw(frame, path, provenance, canonical)
+    """Return the rows stored at `path` if they were measured with `params` on
+    this machine (reuse_key), else call `measure()` (which returns rows and
+    provenance) and store them, with the load the machine saw meanwhile."""
+    from .noise import LoadMonitor
+
+    key = reuse_key(params)
+    frame = stored_rows(path, key)
+    if frame is not None:
+        return frame
+    with LoadMonitor() as monitor:
+        frame, provenance = measure()
+    provenance = {**provenance, "load": vars(monitor.load) | monitor.load.as_columns()}
+    write_raw(frame, path, provenance, key)
     return frame

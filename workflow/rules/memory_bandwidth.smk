@@ -16,6 +16,7 @@ rule memory_bandwidth:
             "memory_bandwidth",
             # what the config asked for, before it was fitted to this machine's memory
             n_values_requested=REQUESTED.get("memory_bandwidth", {}).get("n_values"),
+            noise=STUDY["noise"],
         ),
     # A benchmark needs the machine to itself: take every core so that no
     # other job runs beside it.

@@ -19,11 +19,9 @@ from typing import Any
 import numba
 import numpy as np
 import pandas as pd
-from tqdm.auto import tqdm
 
-from .. import harness, provenance, seeds
+from .. import experiment, harness, noise, provenance, seeds
 from ..config import MEMORY_SHARE, thread_counts, usable_cores
-from ..results import measure_once
 
 # Seed 000 (figures in throughput.seeds): single thread, SEED_N doubles, seconds per pass.
 SEED_N = seeds.MBW_VALUES
@@ -186,26 +184,28 @@ def plan(params: dict[str, Any]) -> list[dict[str, Any]]:
     return runs
 
 
-def _measure(run: dict[str, Any], params: dict[str, Any]) -> tuple[pd.DataFrame, dict[str, Any]]:
-    n, reps, warmup, threads = params["n_values"], params["repetitions"], params["warmup"], run["threads"]
+def _measure_pass(run: dict[str, Any], params: dict[str, Any]) -> tuple[pd.DataFrame, dict[str, Any]]:
+    """One timed pass of `run` (after its warm-up passes) on freshly made arrays:
+    the interleaving loop (throughput.experiment) calls this once per repetition."""
+    n, warmup, threads = params["n_values"], params["warmup"], run["threads"]
     if run["kernel"]:
-        args = {"n": n, "threads": threads, "reps": reps, "warmup": warmup}
+        args = {"n": n, "threads": threads, "reps": 1, "warmup": warmup}
         if run["method"] == "C++":
             args.update(mode=run["mode"], constant=int(CONSTANT))
         result = harness.run_kernel(run["kernel"], args)
         frame = result.timings
         checksum = result.validation["checksum"]
         if run["method"] == "C++":
-            expected = expected_checksum(n, run["mode"], warmup + reps)
+            expected = expected_checksum(n, run["mode"], warmup + 1)
             if checksum != expected:
                 raise AssertionError(f"{run['kernel']} {run['mode']}: checksum {checksum} != {expected}")
         frame["checksum"] = checksum
         build_info = result.build_info
     else:
         if run["method"] == "numpy":
-            frame, checksum = _numpy_method(run["mode"], n, reps, warmup)
+            frame, checksum = _numpy_method(run["mode"], n, 1, warmup)
         else:
-            frame, checksum = _numba_method(run["mode"], n, threads, reps, warmup)
+            frame, checksum = _numba_method(run["mode"], n, threads, 1, warmup)
         frame = frame.assign(kernel=run["method"], opt="n/a", mode=run["mode"], n=n, threads=threads,
                              bytes_moved=2 * 8 * n, checksum=checksum)
         build_info = None
@@ -217,19 +217,36 @@ def run_name(run: dict[str, Any]) -> str:
     return f"{run['method']}_{run['mode']}_{run['opt']}_t{run['threads']}".replace("+", "p").replace("/", "")
 
 
-def measure(params: dict[str, Any], raw_dir: str | Path, progress: bool = True) -> pd.DataFrame:
-    """Run (or reuse, when already stored with the same parameters) every run of `plan`."""
-    raw_dir = Path(raw_dir)
-    frames = []
-    runs = plan(params)
-    for run in tqdm(runs, desc="memory bandwidth", unit="run", disable=not progress):
+def run_label(run: dict[str, Any]) -> str:
+    """How tables and the paper name a run."""
+    opt = f" -{run['opt']}" if run["method"] == "C++" else ""
+    mode = "" if run["method"] == "STREAM" else f" {run['mode']}"
+    return f"{run['method']}{opt}{mode} ({run['threads']} thread{'s' if run['threads'] > 1 else ''})"
+
+
+def groups(params: dict[str, Any]) -> list[experiment.Group]:
+    """The runs of `plan` that ratios compare, one group per thread count: the -O
+    levels, numpy and STREAM on one thread; C++, numba and STREAM at each other
+    count. A group is measured interleaved, pass by pass."""
+    runs = [{**run, "name": run_name(run)} for run in plan(params)]
+    counts = sorted({run["threads"] for run in runs})
+    return [experiment.Group(f"{t} thread{'s' if t > 1 else ''}", [r for r in runs if r["threads"] == t])
+            for t in counts]
+
+
+def measure(params: dict[str, Any], raw_dir: str | Path, noise_settings: noise.Settings | None = None,
+            progress: bool = True) -> pd.DataFrame:
+    """Run (or reuse, when stored with the same parameters and binaries on this
+    machine) every run of `plan`, interleaved within each group of `groups`."""
+    def key_of(run: dict[str, Any]) -> dict[str, Any]:
         key = {**params, **run}
         if run["kernel"]:
             key["binary_sha256"] = _sha256(harness.kernel_path(run["kernel"]))
-        else:
-            key["library_version"] = provenance.package_versions()[run["method"]]
-        frames.append(measure_once(raw_dir / f"{run_name(run)}.parquet", key, lambda: _measure(run, params)))
-    frame = pd.concat(frames, ignore_index=True)
+        return key
+
+    frame = experiment.measure_interleaved(
+        groups(params), raw_dir, key_of, lambda run: _measure_pass(run, params), params["repetitions"],
+        noise_settings or noise.Settings(), series=["mode"], desc="memory bandwidth", progress=progress)
     return with_rates(frame)
 
 
@@ -256,7 +273,8 @@ def summary(frame: pd.DataFrame) -> pd.DataFrame:
     return (measured.groupby(["method", "mode", "opt", "threads"], sort=False)
             .agg(ghz=("ghz", "median"), ghz_min=("ghz", "min"), ghz_max=("ghz", "max"),
                  gb_s=("gb_s", "median"), bus_gb_s=("bus_gb_s", "median"),
-                 wall_s=("wall_s", "median"), cpu_s=("cpu_s", "median"), passes=("wall_s", "count"))
+                 wall_s=("wall_s", "median"), cpu_s=("cpu_s", "median"), passes=("wall_s", "count"),
+                 cv=("cv", "max"), noisy=("noisy", "any"), others_cores=("others_cores", "max"))
             .reset_index())
 
 
@@ -287,6 +305,7 @@ def opt_table(table: pd.DataFrame) -> pd.DataFrame:
             ours = single[(single["mode"] == mode) & (single["opt"] == opt)].iloc[0]
             rows.append({"mode": mode, "opt": opt, "seed_s": SEED_SECONDS.loc[mode, opt],
                          "ours_s": SEED_N / (ours["ghz"] * 1e9), "ours_ghz": ours["ghz"],
+                         "noisy": ours["noisy"], "cv": ours["cv"],
                          "speedup": SEED_SECONDS.loc[mode, opt] / (SEED_N / (ours["ghz"] * 1e9))})
     return pd.DataFrame(rows)
 
@@ -298,6 +317,8 @@ def ratio_table(table: pd.DataFrame) -> pd.DataFrame:
     adds["stream_scale_gb_s"] = adds["threads"].map(stream["gb_s"])
     adds["stream_scale_bus_gb_s"] = adds["threads"].map(stream["bus_gb_s"])
     adds["ratio"] = adds["gb_s"] / adds["stream_scale_gb_s"]
+    # A ratio is as noisy as either of its sides.
+    adds["noisy"] = adds["noisy"] | adds["threads"].map(stream["noisy"]).astype(bool)
     adds["bus_ratio"] = adds["bus_gb_s"] / adds["stream_scale_bus_gb_s"]
     return adds
 

@@ -1,0 +1,167 @@
+"""How quiet the machine was while a run measured, and whether its timings are.
+
+The study runs on shared machines: another process can take a core or the
+memory bus for seconds, and the same binary then measures half its rate. Two
+things make that visible instead of printing it as a result:
+
+* `LoadMonitor` records, for every run, what the rest of the machine did
+  meanwhile: the load average, the CPU time the hypervisor stole, and the CPU
+  time used by processes other than this one and its children (from
+  /proc/stat and /proc/loadavg: psutil does not give machine-wide steal or
+  other processes' time in one reading);
+* `coefficient_of_variation` and `Settings` decide whether a group of timings
+  is too spread to be printed as clean (the generic loop in
+  throughput.experiment re-measures such a group, then flags it).
+"""
+from __future__ import annotations
+
+import math
+import os
+import statistics
+import time
+from dataclasses import dataclass
+from typing import Any, Iterable, Mapping, Sequence
+
+import pandas as pd
+import psutil
+
+CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
+# Columns of the "cpu" line of /proc/stat, in order (proc(5)); guest time is
+# already counted in user and nice.
+_STAT_FIELDS = ("user", "nice", "system", "idle", "iowait", "irq", "softirq", "steal")
+_IDLE = ("idle", "iowait")
+
+
+def _cpu_seconds() -> dict[str, float] | None:
+    """Machine-wide CPU seconds by kind since boot, None where /proc/stat is missing."""
+    try:
+        with open("/proc/stat") as stat:
+            fields = stat.readline().split()
+    except OSError:
+        return None
+    values = [int(v) for v in fields[1:1 + len(_STAT_FIELDS)]]
+    values += [0] * (len(_STAT_FIELDS) - len(values))
+    return {name: value / CLOCK_TICKS for name, value in zip(_STAT_FIELDS, values)}
+
+
+def _load_average() -> float | None:
+    try:
+        return os.getloadavg()[0]
+    except OSError:
+        return None
+
+
+def _own_cpu_seconds() -> float:
+    """CPU time of this process and of its children that have been waited for."""
+    times = psutil.Process().cpu_times()
+    return times.user + times.system + times.children_user + times.children_system
+
+
+@dataclass
+class Load:
+    """What the machine did during one measurement (NaN where the OS does not say)."""
+
+    wall_s: float
+    load_avg_1min: float         # at the end of the measurement
+    others_cpu_s: float          # CPU time of every process but this one and its children
+    steal_s: float               # CPU time the hypervisor gave to other guests
+    cores: int
+
+    @property
+    def others_cores(self) -> float:
+        """Cores kept busy by other work, on average over the measurement."""
+        return self.others_cpu_s / self.wall_s if self.wall_s > 0 else math.nan
+
+    @property
+    def steal_fraction(self) -> float:
+        """Share of the machine's CPU time stolen by the hypervisor."""
+        return self.steal_s / (self.wall_s * self.cores) if self.wall_s > 0 else math.nan
+
+    def as_columns(self) -> dict[str, float]:
+        """The load as columns stored beside a run's timings."""
+        return {"load_avg_1min": self.load_avg_1min, "others_cores": self.others_cores,
+                "steal_fraction": self.steal_fraction}
+
+
+class LoadMonitor:
+    """Context manager: `with LoadMonitor() as monitor: ...`, then `monitor.load`."""
+
+    def __enter__(self) -> "LoadMonitor":
+        self._wall0 = time.monotonic()
+        self._machine0 = _cpu_seconds()
+        self._own0 = _own_cpu_seconds()
+        self.load: Load | None = None
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        wall = time.monotonic() - self._wall0
+        machine1, own1 = _cpu_seconds(), _own_cpu_seconds()
+        if self._machine0 is None or machine1 is None:
+            others = steal = math.nan
+        else:
+            delta = {k: machine1[k] - self._machine0[k] for k in _STAT_FIELDS}
+            busy = sum(v for k, v in delta.items() if k not in _IDLE)
+            steal = delta["steal"]
+            # Steal is time this VM did not run at all, not work of its processes.
+            others = max(0.0, busy - steal - (own1 - self._own0))
+        load_avg = _load_average()
+        self.load = Load(wall_s=wall, load_avg_1min=math.nan if load_avg is None else load_avg,
+                         others_cpu_s=others, steal_s=steal, cores=os.cpu_count() or 1)
+
+
+def coefficient_of_variation(values: Iterable[float]) -> float:
+    """Sample standard deviation over mean; NaN for fewer than two values (spread unknown)."""
+    values = [float(v) for v in values]
+    if len(values) < 2:
+        return math.nan
+    mean = statistics.fmean(values)
+    return statistics.stdev(values) / mean if mean else math.nan
+
+
+@dataclass(frozen=True)
+class Settings:
+    """The `noise` section of the configuration."""
+
+    max_cv: float = 0.10
+    max_remeasures: int = 2
+
+    @classmethod
+    def from_config(cls, section: dict[str, Any] | None) -> "Settings":
+        section = section or {}
+        return cls(max_cv=float(section.get("max_cv", cls.max_cv)),
+                   max_remeasures=int(section.get("max_remeasures", cls.max_remeasures)))
+
+    def is_noisy(self, cv: float) -> bool:
+        """Too spread to print as clean (an unknown spread, from one pass, is not flagged)."""
+        return not math.isnan(cv) and cv > self.max_cv
+
+
+def rotated(items: Sequence[Any], repetition: int) -> list[Any]:
+    """`items` starting at a different one each repetition (A B C, B C A, C A B, ...),
+    so no method is always measured first, or always right after another."""
+    if not items:
+        return []
+    start = repetition % len(items)
+    return list(items[start:]) + list(items[:start])
+
+
+def describe(frame: pd.DataFrame, settings: Settings, labels: Mapping[str, str] | None = None) -> str:
+    """One sentence, from the rows of throughput.experiment.measure_interleaved,
+    on how quiet the machine was and which runs stayed noisy (named by
+    `labels[run]` where given)."""
+    measured = frame[~frame["warmup"]]
+    series = measured.groupby("run")[["cv", "noisy", "attempt"]].max()
+    noisy = [(labels or {}).get(run, run) for run in series.index[series["noisy"]]]
+    remeasured = int((series["attempt"] > 0).sum())
+    load = (f"other processes kept {measured['others_cores'].mean():.2f} cores busy on average "
+            f"(at most {measured['others_cores'].max():.2f}), the 1-minute load average reached "
+            f"{measured['load_avg_1min'].max():.2f}, and at most {measured['steal_fraction'].max():.1%} "
+            f"of the CPU time was stolen by the hypervisor")
+    verdict = (f"{len(noisy)} of {len(series)} runs still spread by more than a {settings.max_cv:.0%} "
+               f"coefficient of variation after {settings.max_remeasures} re-measures of their group and are "
+               f"flagged: {', '.join(noisy)}"
+               if noisy else f"every run's coefficient of variation is at most {settings.max_cv:.0%} "
+               f"(the largest is {series['cv'].max():.1%})")
+    again = (f" ({remeasured} of the {len(series)} runs were measured again with their group)"
+             if remeasured else "")
+    return f"While measuring, {load}; {verdict}{again}."

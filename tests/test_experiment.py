@@ -1,0 +1,152 @@
+"""The generic measuring loop: interleaving, load records, re-measuring noisy groups, flags, reuse."""
+from __future__ import annotations
+
+import math
+import subprocess
+import sys
+import time
+
+import pandas as pd
+import pytest
+
+from throughput import experiment, noise, provenance, results
+
+
+class FakeMethods:
+    """measure_pass for runs whose timings come from a script: {run name: [wall_s of each call]}."""
+
+    def __init__(self, timings: dict[str, list[float]]):
+        self.timings = {name: list(values) for name, values in timings.items()}
+        self.calls: list[str] = []
+
+    def __call__(self, run):
+        self.calls.append(run["name"])
+        wall = self.timings[run["name"]].pop(0)
+        frame = pd.DataFrame({"rep": [-1, 0], "warmup": [True, False], "wall_s": [9.0, wall],
+                              "mode": ["all", "all"]})
+        return frame, {"run": run["name"]}
+
+
+def _group(*names):
+    return experiment.Group("g", [{"name": name} for name in names])
+
+
+def _measure(tmp_path, methods, settings, repetitions=3, groups=None):
+    return experiment.measure_interleaved(groups or [_group("A", "B", "C")], tmp_path, lambda run: dict(run),
+                                          methods, repetitions, settings, progress=False)
+
+
+def test_passes_are_interleaved_with_a_rotating_first_method(tmp_path):
+    methods = FakeMethods({name: [1.0] * 3 for name in "ABC"})
+    frame = _measure(tmp_path, methods, noise.Settings())
+    assert methods.calls == list("ABC" "BCA" "CAB")
+    measured = frame[~frame["warmup"]]
+    assert sorted(measured[measured["run"] == "B"]["rep"]) == [0, 1, 2]
+    assert (frame[frame["warmup"]]["rep"] == -1).all()  # warm-up rows keep their own numbering
+
+
+def test_every_pass_records_the_load_and_every_run_its_spread(tmp_path):
+    frame = _measure(tmp_path, FakeMethods({name: [1.0, 1.05, 0.95] for name in "ABC"}), noise.Settings())
+    for column in ("load_avg_1min", "others_cores", "steal_fraction"):
+        assert frame[column].notna().all() and (frame[column] >= 0).all(), column
+    assert frame["cv"].round(6).eq(0.05).all() and not frame["noisy"].any()
+    _, stored_provenance, key = results.read_raw(tmp_path / "A.parquet")
+    assert stored_provenance["noise"] == {"max_cv": 0.1, "attempts": 1, "earlier_attempts_worst_cv": [],
+                                          "noisy": False}
+    assert set(stored_provenance["load"]) == {"load_avg_1min", "others_cores", "steal_fraction"}
+    assert key["interleaved_with"] == ["A", "B", "C"] and key["machine"] == provenance.fingerprint()
+
+
+def test_a_noisy_group_is_measured_again_and_kept_once_quiet(tmp_path):
+    # B is disturbed in the first attempt (one pass twice as slow): the whole group is measured again.
+    methods = FakeMethods({"A": [1.0] * 6, "B": [1.0, 2.0, 1.0] + [1.0] * 3, "C": [1.0] * 6})
+    frame = _measure(tmp_path, methods, noise.Settings(max_cv=0.1, max_remeasures=2))
+    assert len(methods.calls) == 18
+    assert set(frame["attempt"]) == {1} and not frame["noisy"].any()
+    stored = results.read_raw(tmp_path / "B.parquet")[1]["noise"]
+    assert stored["attempts"] == 2 and stored["earlier_attempts_worst_cv"] == [pytest.approx(0.433, abs=1e-3)]
+
+
+def test_a_group_that_stays_noisy_is_flagged_not_dropped(tmp_path):
+    methods = FakeMethods({"A": [1.0] * 9, "B": [1.0, 2.0, 1.0] * 3, "C": [1.0] * 9})
+    frame = _measure(tmp_path, methods, noise.Settings(max_cv=0.1, max_remeasures=2))
+    assert len(methods.calls) == 27 and set(frame["attempt"]) == {2}
+    flagged = frame.groupby("run")["noisy"].all()
+    assert flagged.to_dict() == {"A": False, "B": True, "C": False}
+    assert results.read_raw(tmp_path / "B.parquet")[1]["noise"]["noisy"] is True
+    sentence = noise.describe(frame, noise.Settings(max_cv=0.1, max_remeasures=2))
+    assert "1 of 3 runs" in sentence and "B" in sentence and "flagged" in sentence
+
+
+def test_a_stored_group_is_reused_and_a_partly_stored_one_measured_again_whole(tmp_path):
+    first = FakeMethods({name: [1.0] * 3 for name in "ABC"})
+    _measure(tmp_path, first, noise.Settings())
+    again = FakeMethods({name: [] for name in "ABC"})
+    frame = _measure(tmp_path, again, noise.Settings())
+    assert again.calls == [] and len(frame) == 18
+    (tmp_path / "B.parquet").unlink()  # as after an interruption within the group
+    third = FakeMethods({name: [1.0] * 3 for name in "ABC"})
+    _measure(tmp_path, third, noise.Settings())
+    assert len(third.calls) == 9
+
+
+def test_a_group_stored_by_another_machine_is_not_reused(tmp_path, monkeypatch):
+    real = provenance.fingerprint()
+    monkeypatch.setattr(provenance, "fingerprint", lambda: {**real, "cpu_model": "another CPU"})
+    _measure(tmp_path, FakeMethods({name: [1.0] * 3 for name in "ABC"}), noise.Settings())
+    monkeypatch.setattr(provenance, "fingerprint", lambda: real)
+    methods = FakeMethods({name: [1.0] * 3 for name in "ABC"})
+    _measure(tmp_path, methods, noise.Settings())
+    assert len(methods.calls) == 9
+
+
+def test_changed_noise_settings_or_repetitions_measure_again(tmp_path):
+    _measure(tmp_path, FakeMethods({name: [1.0] * 3 for name in "ABC"}), noise.Settings())
+    methods = FakeMethods({name: [1.0] * 6 for name in "ABC"})
+    _measure(tmp_path, methods, noise.Settings(max_cv=0.05))
+    assert len(methods.calls) == 9
+    _measure(tmp_path, methods, noise.Settings(max_cv=0.05), repetitions=2)
+    assert len(methods.calls) == 15
+
+
+def test_run_names_must_be_unique(tmp_path):
+    with pytest.raises(ValueError, match="not unique"):
+        _measure(tmp_path, FakeMethods({}), noise.Settings(), groups=[_group("A", "A")])
+
+
+def test_coefficient_of_variation():
+    assert noise.coefficient_of_variation([2.0, 2.0, 2.0]) == 0
+    assert noise.coefficient_of_variation([1.0, 3.0]) == pytest.approx(math.sqrt(2) / 2)
+    assert math.isnan(noise.coefficient_of_variation([1.0]))
+    assert not noise.Settings().is_noisy(math.nan)  # one pass: spread unknown, not called noisy
+
+
+def test_rotation_starts_each_repetition_with_the_next_method():
+    assert [noise.rotated("ABC", r) for r in range(4)] == [list("ABC"), list("BCA"), list("CAB"), list("ABC")]
+    assert noise.rotated([], 3) == []
+
+
+def test_load_monitor_counts_another_process_and_not_this_one():
+    busy = subprocess.Popen([sys.executable, "-c", "while True: pass"])
+    try:
+        time.sleep(0.3)  # let it start
+        with noise.LoadMonitor() as monitor:
+            time.sleep(1.0)
+    finally:
+        busy.kill()
+        busy.wait()
+    assert monitor.load.others_cores > 0.5, monitor.load  # the busy loop took about one core
+
+
+def test_load_monitor_leaves_out_this_process_and_stolen_time(monkeypatch):
+    # Scripted /proc/stat readings: 3 s busy (0.5 s of it stolen), of which this process used 2 s.
+    machine = iter([dict.fromkeys(noise._STAT_FIELDS, 0.0),
+                    {**dict.fromkeys(noise._STAT_FIELDS, 0.0), "user": 2.0, "system": 0.5, "steal": 0.5,
+                     "idle": 7.0}])
+    own = iter([10.0, 12.0])
+    monkeypatch.setattr(noise, "_cpu_seconds", lambda: next(machine))
+    monkeypatch.setattr(noise, "_own_cpu_seconds", lambda: next(own))
+    with noise.LoadMonitor() as monitor:
+        pass
+    assert monitor.load.others_cpu_s == pytest.approx(0.5)  # 3 busy - 0.5 stolen - 2 own
+    assert monitor.load.steal_s == 0.5
