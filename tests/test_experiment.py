@@ -150,3 +150,20 @@ def test_load_monitor_leaves_out_this_process_and_stolen_time(monkeypatch):
         pass
     assert monitor.load.others_cpu_s == pytest.approx(0.5)  # 3 busy - 0.5 stolen - 2 own
     assert monitor.load.steal_s == 0.5
+
+
+def test_the_method_section_sentence_comes_from_every_stored_run(tmp_path):
+    _measure(tmp_path / "mbw", FakeMethods({"A": [1.0, 2.0, 1.0] * 3, "B": [1.0] * 9}),
+             noise.Settings(max_remeasures=2), groups=[_group("A", "B")])
+    results.measure_once(tmp_path / "writing" / "w.parquet", {"x": 1},
+                         lambda: (pd.DataFrame({"wall_s": [1.0]}), {}))
+    old = tmp_path / "old.parquet"  # stored before runs recorded their load
+    results.write_raw(pd.DataFrame({"wall_s": [1.0]}), old, {}, {})
+    provenances = {"memory_bandwidth": [results.read_provenance(tmp_path / "mbw" / f"{n}.parquet") for n in "AB"],
+                   "writing": [results.read_provenance(tmp_path / "writing" / "w.parquet"),
+                               results.read_provenance(old)]}
+    sentence = noise.study_summary(provenances)
+    assert sentence.startswith("Across the 3 stored runs that recorded it (of 4), other processes kept")
+    assert "flagged in their tables: 1 in memory bandwidth." in sentence
+    assert noise.study_summary({"writing": [{}]}) == "None of the 1 stored runs recorded the load of the machine."
+    assert set(noise.study_macros(provenances)) == {"StudyNoise"}

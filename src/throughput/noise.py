@@ -165,3 +165,36 @@ def describe(frame: pd.DataFrame, settings: Settings, labels: Mapping[str, str] 
     again = (f" ({remeasured} of the {len(series)} runs were measured again with their group)"
              if remeasured else "")
     return f"While measuring, {load}; {verdict}{again}."
+
+
+def study_summary(provenances: Mapping[str, Sequence[dict[str, Any]]]) -> str:
+    """One sentence for the method section: how quiet the machine was over every
+    stored run of the paper (`provenances`: experiment -> the provenance of each
+    of its raw results), and which experiment's runs stayed noisy."""
+    total = sum(len(runs) for runs in provenances.values())
+    loads = pd.DataFrame([{"experiment": experiment.replace("_", " "), **p["load"]}
+                          for experiment, runs in provenances.items() for p in runs if "load" in p])
+    if loads.empty:
+        return f"None of the {total} stored runs recorded the load of the machine."
+    busiest = loads.loc[loads["others_cores"].idxmax()] if loads["others_cores"].notna().any() else None
+    sentence = (f"Across the {len(loads)} stored runs that recorded it"
+                f"{'' if len(loads) == total else f' (of {total})'}, other processes kept "
+                f"{loads['others_cores'].mean():.2f} cores busy on average while a run measured, at most "
+                f"{loads['others_cores'].max():.2f}{f' (in {busiest.experiment})' if busiest is not None else ''}; "
+                f"the one-minute load average reached {loads['load_avg_1min'].max():.2f}, and the hypervisor "
+                f"stole at most {loads['steal_fraction'].max():.1%} of the CPU time.")
+    noisy = {experiment.replace("_", " "): sum(bool(p.get("noise", {}).get("noisy")) for p in runs)
+             for experiment, runs in provenances.items()}
+    if any(noisy.values()):
+        parts = [f"{count} in {experiment}" for experiment, count in noisy.items() if count]
+        sentence += f" Runs that stayed noisy after their re-measures, flagged in their tables: {', '.join(parts)}."
+    elif any("noise" in p for runs in provenances.values() for p in runs):
+        sentence += " No interleaved run stayed noisy."
+    return sentence
+
+
+def study_macros(provenances: Mapping[str, Sequence[dict[str, Any]]]) -> dict[str, str]:
+    """The method section's macro (paper/generated/noise.tex), from every stored run."""
+    from . import paper  # here: paper's table helpers are not needed while measuring
+
+    return {"StudyNoise": paper.escape(study_summary(provenances))}

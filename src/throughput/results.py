@@ -80,6 +80,14 @@ def stored_rows(path: str | os.PathLike, key: dict[str, Any]) -> pd.DataFrame | 
     return frame if stored == key else None
 
 
+def read_provenance(path: str | os.PathLike) -> dict[str, Any]:
+    """The provenance of one raw result file, without reading its rows."""
+    metadata = pq.read_schema(path).metadata or {}
+    if PROVENANCE_KEY not in metadata:
+        raise ValueError(f"{path}: not a raw result of this study (no provenance in its metadata)")
+    return json.loads(metadata[PROVENANCE_KEY])
+
+
 def measure_once(path: str | os.PathLike, params: dict[str, Any],
                  measure: Callable[[], tuple[pd.DataFrame, dict[str, Any]]]) -> pd.DataFrame:
     """Return the rows stored at `path` if they were measured with `params` on

@@ -19,10 +19,26 @@ rule study_macros:
         paper.write_macros({**paper.study_macros(root["root_version"]), **seeds.macros()}, output[0])
 
 
+# How quiet the machine was over every stored run (the method section): after
+# every experiment, from the load each raw result recorded.
+rule study_noise:
+    input:
+        PAPER_INPUTS,
+    output:
+        "paper/generated/noise.tex",
+    run:
+        from throughput import noise, paper, results
+
+        provenances = {raw.parent.name: [results.read_provenance(p) for p in sorted(raw.rglob("*.parquet"))]
+                       for raw in sorted(Path("results").glob("*/raw"))}
+        paper.write_macros(noise.study_macros(provenances), output[0])
+
+
 rule paper:
     input:
         sources=PAPER_SOURCES,
         study=rules.study_macros.output,
+        noise=rules.study_noise.output,
         experiments=PAPER_INPUTS,
     output:
         "paper/build/paper.pdf",
