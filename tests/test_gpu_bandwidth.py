@@ -16,7 +16,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from throughput import config, harness
+from throughput import config, harness, kernel_sources
 from throughput.experiments import gpu_bandwidth as gb
 
 from conftest import REPO
@@ -58,7 +58,7 @@ JAGGED_CASES = {
 # --- the CUDA program: built here, and honest about the missing GPU ---------------------------
 
 def test_nvcc_is_found_and_the_cuda_program_is_built_for_sm80_and_sm90():
-    assert gb.find_nvcc() is not None, "no nvcc: install envs/requirements.txt (nvidia-cuda-nvcc)"
+    assert kernel_sources.find_nvcc() is not None, "no nvcc: install envs/requirements.txt (nvidia-cuda-nvcc)"
     path = harness.kernels_dir() / gb.CUDA_KERNEL
     assert path.is_file(), f"{path} missing: kernels/build.sh did not build the CUDA program"
     info = harness.build_info(gb.CUDA_KERNEL)

@@ -15,6 +15,8 @@ the answer is the same before the first build (a fresh clone) and after it.
 from __future__ import annotations
 
 import re
+import shutil
+import sysconfig
 from functools import lru_cache
 from pathlib import Path
 
@@ -83,3 +85,13 @@ def sources(binary: str, kernels_dir: Path = KERNELS_DIR) -> list[str]:
     files |= {(kernels_dir / "CMakeLists.txt").resolve(), (folder / "CMakeLists.txt").resolve(),
               (kernels_dir / "build.sh").resolve()}
     return sorted(str(p) for p in files)
+
+
+def find_nvcc() -> Path | None:
+    """The nvcc kernels/build.sh uses: the venv's (PyPI's nvidia-cuda-nvcc), else
+    one on PATH; None where there is none (the CUDA kernels are then not built)."""
+    found = sorted(Path(sysconfig.get_paths()["purelib"]).glob("nvidia/cu*/bin/nvcc"))
+    if found:
+        return found[-1]
+    on_path = shutil.which("nvcc")
+    return Path(on_path) if on_path else None

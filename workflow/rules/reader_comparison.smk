@@ -1,15 +1,13 @@
 # Reader comparison (seed 000, Table 1 and Figure 1): notebooks/reader_comparison.ipynb
 # reads one attribute of every particle collection with every reader (C++
 # methods, uproot, Java/laurelin, RNTuple, a Numpy file, rootreadspeed) and
-# writes Table 1's analogue, the rate-vs-values figure and the ratio tables.
-# Its inputs: the shared NanoAOD-like files (rules/datasets.smk), and here the
+# writes Table 1's analogue, the rate-vs-values figure and the ratio tables. Its
+# notebook rule comes from its spec (rules/common.smk); here its inputs: the shared NanoAOD-like files (rules/datasets.smk), and here the
 # AOD-like files with the seed's particle types, RNTuple and Numpy copies, the
 # copies of the real files, and the Java reader.
 import math
 
 from throughput.experiments import reader_comparison as rc_module
-
-KERNELS["reader_comparison"] = [f"{KERNEL_BIN}/read_branch", f"{KERNEL_BIN}/make_aod_like", f"{KERNEL_BIN}/page_cache"]
 
 RC = STUDY["reader_comparison"]
 RC_COMPRESSION = STUDY["datasets"]["compression"]
@@ -148,27 +146,9 @@ rule reader_comparison_java:
         "python -m throughput.experiments.reader_comparison build-java build/java/reader_comparison"
 
 
-rule reader_comparison:
-    input:
-        notebook=str(REPO / "notebooks" / "reader_comparison.ipynb"),
-        kernels=KERNELS["reader_comparison"],
-        data=[path for spec in RC_INPUTS.values() for key in ("root", "rntuple", "numpy") for path in spec[key]],
-        java=[RC_JAVA] if RC_WANTS_JAVA else [],
-    output:
-        notebook="results/reader_comparison/reader_comparison.ipynb",
-        figures=expand("figures/reader_comparison/{name}.pdf", name=["timeline", "table1"]),
-        tables=expand("paper/generated/reader_comparison/{name}.tex",
-                      name=["table1_aod", "table1_nanoaod", "ratio_table", "open_table", "compression_table",
-                            "real_table", "failures_table", "cold_table", "macros"]),
-    params:
-        parameters=lambda wildcards: notebook_parameters(
-            "reader_comparison", compression=RC_COMPRESSION, inputs=rc_inputs_absolute()),
-    # A benchmark needs the machine to itself: take every core so that no
-    # other job runs beside it.
-    threads: workflow.cores
-    shell:
-        "python -m throughput.notebook {input.notebook} {output.notebook} "
-        "--cwd {REPO}/notebooks --parameters {params.parameters:q}"
-
-
-PAPER_INPUTS += rules.reader_comparison.output
+EXPERIMENT_INPUTS["reader_comparison"] = [
+    *(path for spec in RC_INPUTS.values() for key in ("root", "rntuple", "numpy") for path in spec[key]),
+    *([RC_JAVA] if RC_WANTS_JAVA else []),
+]
+EXPERIMENT_PARAMETERS["reader_comparison"] = lambda input: {
+    "compression": RC_COMPRESSION, "inputs": rc_inputs_absolute()}

@@ -1,1 +1,34 @@
-"""One module per experiment: the measurements its notebook runs."""
+"""The experiments: one module each (throughput.experiments.<name>, the
+measurements its notebook runs) and one entry each in SPECS, which declares
+its kernels and outputs once (throughput.spec). Adding an experiment: its
+module, notebook, kernels folder and paper section, and one entry here.
+
+This module stays light (Snakemake imports SPECS while it plans); the
+experiments' modules are imported by their notebooks and tests.
+"""
+from ..spec import Spec
+
+SPECS: dict[str, Spec] = {spec.name: spec for spec in (
+    Spec("memory_bandwidth",  # seed 000, "Memory bandwidth"
+         kernels=(*(f"add_constant_O{level}" for level in range(4)), "stream_O3"),
+         figures=("thread_scaling", "opt_levels"),
+         tables=("opt_table", "ratio_table")),
+    Spec("gpu_bandwidth",  # seed 000, Table 2
+         kernels=("host_copy",), cuda_kernels=("gpu_bandwidth_cuda",),
+         figures=("table2", "jagged"),
+         tables=("table2", "gpu_detail", "jagged_table")),
+    Spec("reader_comparison",  # seed 000, Table 1 and Figure 1
+         kernels=("read_branch", "make_aod_like", "page_cache"),
+         figures=("timeline", "table1"),
+         tables=("table1_aod", "table1_nanoaod", "ratio_table", "open_table", "compression_table",
+                 "real_table", "failures_table", "cold_table")),
+    Spec("writing",  # seeds 001 and 003
+         kernels=("write_bench", "read_simple"),
+         figures=("random_runtime", "random_speedup", "random_memory", "events_scaling"),
+         tables=("random_table", "events_table", "seed001_table", "seed003_table")),
+    Spec("rdataframe",  # seeds 002 and 004
+         kernels=("rdf_bench", "rdf_rate_reader", "rdf_raw_read", "rdf_page_cache"),
+         figures=("scaling", "rate_model"),
+         tables=("scaling_table", "storage_table", "compression_table", "nhist_table", "pdf_table",
+                 "dask_table", "agreement_table", "rate_components_table", "rate_fit_table")),
+)}

@@ -56,12 +56,13 @@ from tqdm.auto import tqdm
 from .. import harness, provenance, seeds
 from ..config import MEMORY_SHARE, usable_cores
 from ..results import measure_once
+from . import SPECS
 
 MIB = 2**20
 CONSTANT = 1.0
 INIT_PERIOD = 1000  # values are i % 1000: small integers, exact in float32 and float64
 DTYPES = ("float32", "float64")
-CUDA_KERNEL = "gpu_bandwidth_cuda"
+(CUDA_KERNEL,) = SPECS["gpu_bandwidth"].cuda_kernels
 HOST_KERNEL = "host_copy"
 EXIT_NO_DEVICE = 4  # gpu_bandwidth_cuda's exit code where there is no usable GPU
 NO_GPU = "no GPU on this host"
@@ -166,17 +167,6 @@ def check_config(section: dict[str, Any], available_memory: int, problems: list[
 
 
 # ---- is there a GPU? --------------------------------------------------------------------------
-
-def find_nvcc() -> Path | None:
-    """The nvcc kernels/build.sh uses: the venv's (PyPI's nvidia-cuda-nvcc), else one on PATH."""
-    import sysconfig
-
-    found = sorted(Path(sysconfig.get_paths()["purelib"]).glob("nvidia/cu*/bin/nvcc"))
-    if found:
-        return found[-1]
-    on_path = shutil.which("nvcc")
-    return Path(on_path) if on_path else None
-
 
 def driver_present() -> bool:
     """Whether the NVIDIA driver library can be loaded (no driver: no GPU to use)."""

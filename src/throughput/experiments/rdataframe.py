@@ -49,11 +49,12 @@ import pandas as pd
 from tqdm.auto import tqdm
 
 from .. import REPO, datasets, harness, provenance, seeds
+from . import SPECS
 from ..config import thread_counts, usable_cores
 from ..results import atomic_path, measure_once
 
 HEADER = REPO / "kernels" / "rdataframe" / "analysis.hpp"
-KERNELS = ("rdf_bench", "rdf_rate_reader", "rdf_raw_read", "rdf_page_cache")
+KERNELS = SPECS["rdataframe"].kernels
 PDF_METHODS = ("defines", "histo3d", "histond", "vary")
 TREE = "Events"
 # Histograms whose name starts with this hold sums of weights (the PDF-weight

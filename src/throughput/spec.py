@@ -1,0 +1,57 @@
+"""What each experiment declares once: its name, the kernels it measures with,
+and the figures and tables it hands to the paper.
+
+From these declarations, and nowhere else:
+* Snakemake makes every experiment's notebook rule (workflow/rules/common.smk);
+* a notebook writes its outputs through `throughput.outputs.Outputs`, which
+  refuses a name not declared here and fails when a declared one was not written;
+* the tests check that the paper's \\input and \\includegraphics name exactly
+  the declared files, and that every declared kernel exists.
+
+The name is the experiment's config section, notebook (notebooks/<name>.ipynb),
+module (throughput.experiments.<name>) and output folders
+(throughput.paths). This module imports nothing heavy: Snakemake reads it
+while it plans.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from . import REPO, paths
+
+# Every experiment hands the paper one file of number macros besides its tables.
+MACROS = "macros"
+
+
+@dataclass(frozen=True)
+class Spec:
+    name: str
+    kernels: tuple[str, ...]          # binaries under build/kernels/bin it measures with
+    figures: tuple[str, ...]          # figures/<name>/<figure>.pdf (and .png)
+    tables: tuple[str, ...]           # paper/generated/<name>/<table>.tex, besides macros.tex
+    cuda_kernels: tuple[str, ...] = ()  # built only where an nvcc is found
+
+    def __post_init__(self) -> None:
+        for kind, names in (("figure", self.figures), ("table", self.tables)):
+            if len(set(names)) != len(names):
+                raise ValueError(f"experiment {self.name}: a {kind} is declared twice: {list(names)}")
+        if MACROS in self.tables:
+            raise ValueError(f"experiment {self.name}: {MACROS}.tex is declared for every experiment, not as a table")
+
+    @property
+    def notebook(self) -> Path:
+        return REPO / "notebooks" / f"{self.name}.ipynb"
+
+    @property
+    def tex_files(self) -> tuple[str, ...]:
+        """Every generated TeX file: the tables and the macros."""
+        return (*self.tables, MACROS)
+
+    def outputs(self, root: str | Path = ".") -> dict[str, Path | list[Path]]:
+        """The files its notebook rule produces, under `root` (Snakemake's working directory)."""
+        return {
+            "notebook": paths.executed_notebook(self.name, root),
+            "figures": [paths.figures_dir(self.name, root) / f"{figure}.pdf" for figure in self.figures],
+            "tables": [paths.paper_dir(self.name, root) / f"{table}.tex" for table in self.tex_files],
+        }

@@ -1,0 +1,117 @@
+"""Each experiment's kernels and outputs are declared once (throughput.experiments.SPECS):
+the notebooks write only those, the paper uses exactly those, the kernels exist."""
+from __future__ import annotations
+
+import json
+import re
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+import pandas as pd  # noqa: E402
+import pytest  # noqa: E402
+
+from throughput import REPO, kernel_sources  # noqa: E402
+from throughput.experiments import SPECS  # noqa: E402
+from throughput.outputs import Outputs, UndeclaredOutput  # noqa: E402
+from throughput.spec import Spec  # noqa: E402
+
+SECTIONS = REPO / "paper" / "sections"
+_INPUT = re.compile(r"\\input\{paper/generated/(\w+)/(\w+)\.tex\}")
+_GRAPHICS = re.compile(r"\\includegraphics(?:\[[^]]*\])?\{figures/(\w+)/(\w+)\.pdf\}")
+
+
+def _used_by_the_paper() -> dict[str, dict[str, set[str]]]:
+    used: dict[str, dict[str, set[str]]] = {}
+    for path in sorted(SECTIONS.glob("*.tex")):
+        text = path.read_text()
+        for kind, pattern in (("tex", _INPUT), ("figures", _GRAPHICS)):
+            for experiment, name in pattern.findall(text):
+                used.setdefault(experiment, {"tex": set(), "figures": set()})[kind].add(name)
+    return used
+
+
+def test_the_paper_uses_exactly_the_declared_outputs():
+    used = _used_by_the_paper()
+    assert set(used) == set(SPECS), "the paper's sections and the specs name different experiments"
+    for name, spec in SPECS.items():
+        assert used[name]["tex"] == set(spec.tex_files), f"{name}: \\input vs its spec's tables"
+        assert used[name]["figures"] == set(spec.figures), f"{name}: \\includegraphics vs its spec's figures"
+
+
+def test_the_paper_check_reads_back_tables_the_specs_declare():
+    # paper_check finds the tables to read back by their \input; each must be declared
+    from throughput import paper_check
+
+    declared = {f"paper/generated/{name}/{table}.tex" for name, spec in SPECS.items() for table in spec.tex_files}
+    found = {m for path in SECTIONS.glob("*.tex") for m in paper_check._TABLE_INPUT.findall(path.read_text())}
+    assert {p for p in found if p.count("/") == 3} <= declared
+
+
+@pytest.mark.parametrize("name", sorted(SPECS))
+def test_every_declared_kernel_is_a_cmake_target(name):
+    targets = kernel_sources.main_sources()
+    spec = SPECS[name]
+    missing = [k for k in spec.kernels + spec.cuda_kernels if k not in targets]
+    assert not missing, f"{name} declares kernels no kernels/*/CMakeLists.txt defines: {missing}"
+
+
+@pytest.mark.parametrize("name", sorted(SPECS))
+def test_the_notebook_writes_only_through_its_outputs(name):
+    notebook = json.loads(SPECS[name].notebook.read_text())
+    code = "\n".join("".join(c["source"]) for c in notebook["cells"] if c["cell_type"] == "code")
+    assert f'Outputs(SPECS["{name}"]' in code
+    for forbidden in ("figures_dir /", "paper_dir /", "plotstyle.save(", "paper.write_table(", "paper.write_macros("):
+        assert forbidden not in code, f"{name}: writes an output past its spec ({forbidden!r})"
+    written = set(re.findall(r'outputs\.(?:figure|table|tex)\("(\w+)"', code))
+    assert written == set(SPECS[name].figures) | set(SPECS[name].tables)
+    assert "outputs.check_complete()" in code
+
+
+def test_outputs_writes_declared_files_and_refuses_others(tmp_path):
+    spec = Spec("demo", kernels=(), figures=("curve",), tables=("numbers",))
+    outputs = Outputs(spec, tmp_path / "figures", tmp_path / "paper")
+    fig, ax = plt.subplots()
+    ax.plot([1, 2], [3, 4])
+    with pytest.raises(UndeclaredOutput, match=r"declares no figure 'curv' \(its figures: curve"):
+        outputs.figure("curv", fig)
+    with pytest.raises(UndeclaredOutput, match="declares no table 'curve'"):
+        outputs.table("curve", pd.DataFrame({"a": ["1"]}))
+    with pytest.raises(UndeclaredOutput, match=r"did not write curve\.pdf, numbers\.tex, macros\.tex"):
+        outputs.check_complete()
+    assert sorted(p.name for p in outputs.figure("curve", fig)) == ["curve.pdf", "curve.png"]
+    plt.close(fig)
+    outputs.table("numbers", pd.DataFrame({"a": ["1"]}))
+    assert outputs.missing() == ["macros.tex"]
+    outputs.macros({"DemoValue": "1"})
+    outputs.check_complete()
+    assert (tmp_path / "paper" / "numbers.tex").read_text().startswith(r"\begin{tabular}{l}")
+    assert (tmp_path / "paper" / "macros.tex").read_text() == "\\newcommand{\\DemoValue}{1}\n"
+    assert (tmp_path / "figures" / "curve.pdf").read_bytes().startswith(b"%PDF")
+
+
+def test_a_spec_refuses_a_name_twice_and_macros_as_a_table():
+    with pytest.raises(ValueError, match="a figure is declared twice"):
+        Spec("demo", kernels=(), figures=("a", "a"), tables=())
+    with pytest.raises(ValueError, match="macros.tex is declared for every experiment"):
+        Spec("demo", kernels=(), figures=(), tables=("macros",))
+
+
+def test_spec_outputs_are_the_rule_outputs(tmp_path):
+    outputs = SPECS["memory_bandwidth"].outputs(tmp_path)
+    assert outputs["notebook"] == tmp_path / "results/memory_bandwidth/memory_bandwidth.ipynb"
+    assert [p.name for p in outputs["figures"]] == ["thread_scaling.pdf", "opt_levels.pdf"]
+    assert [p.name for p in outputs["tables"]] == ["opt_table.tex", "ratio_table.tex", "macros.tex"]
+
+
+def test_the_spec_registry_is_cheap_to_import():
+    # Snakemake imports it while planning: none of the experiments' heavy modules
+    import subprocess
+    import sys
+
+    code = ("import sys; import throughput.experiments; "
+            "heavy = [m for m in ('pandas', 'numpy', 'numba', 'ROOT', 'throughput.experiments.writing') if m in sys.modules]; "
+            "print(heavy)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "[]"

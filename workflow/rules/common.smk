@@ -1,0 +1,36 @@
+# Every experiment's notebook rule, made from its spec (throughput.experiments.SPECS):
+# the notebook and kernels it needs, the figures and tables it declares, all cores
+# (a benchmark needs the machine to itself: no other job runs beside it).
+# An experiment's own rule file (rules/<experiment>.smk, read before this one)
+# adds what else it needs:
+#   EXPERIMENT_INPUTS[name]      generated inputs the notebook reads (datasets, the Java reader)
+#   EXPERIMENT_PARAMETERS[name]  function(input) -> notebook parameters besides its config section
+
+
+def _notebook_parameters_of(name):
+    extra = EXPERIMENT_PARAMETERS.get(name, lambda input: {})
+    return lambda wildcards, input: notebook_parameters(name, **extra(input))
+
+
+for _spec in SPECS.values():
+    _outputs = _spec.outputs()
+
+    rule:
+        name:
+            _spec.name
+        input:
+            notebook=str(_spec.notebook),
+            kernels=KERNELS[_spec.name],
+            data=EXPERIMENT_INPUTS.get(_spec.name, []),
+        output:
+            notebook=str(_outputs["notebook"]),
+            figures=[str(p) for p in _outputs["figures"]],
+            tables=[str(p) for p in _outputs["tables"]],
+        params:
+            parameters=_notebook_parameters_of(_spec.name),
+        threads: workflow.cores
+        shell:
+            "python -m throughput.notebook {input.notebook} {output.notebook} "
+            "--cwd {REPO}/notebooks --parameters {params.parameters:q}"
+
+    PAPER_INPUTS += getattr(rules, _spec.name).output
