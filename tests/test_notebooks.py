@@ -1,4 +1,5 @@
-"""Committed notebooks: no outputs, a tagged parameters cell with the shared conventions; the tool that
+"""Committed notebooks: no outputs, a tagged parameters cell with the shared conventions and the config
+section as one parameter (the schema its only list of keys); the tool that
 measures a notebook's execution (tests/test_binder.py holds every notebook's defaults to a Binder host's means)."""
 from __future__ import annotations
 
@@ -82,3 +83,64 @@ def test_measure_notebook_fails_with_the_notebook(tmp_path):
     assert result.returncode != 0
     assert json.loads((tmp_path / "work" / "executed" / "probe.json").read_text())["returncode"] != 0
     assert "probe failure" in (tmp_path / "work" / "executed" / "probe.log").read_text()
+
+
+# ---- config declared once: the schema is the only list of an experiment's keys -------------------
+
+def _parameters_cell(name: str) -> str:
+    notebook = nbformat.read(REPO / "notebooks" / f"{name}.ipynb", as_version=4)
+    (cell,) = [c for c in notebook.cells if "parameters" in c.metadata.get("tags", [])]
+    return cell.source
+
+
+def _experiments():
+    from throughput.experiments import SPECS
+
+    return sorted(SPECS)
+
+
+@pytest.mark.parametrize("name", _experiments())
+def test_the_notebook_takes_its_config_section_whole(name):
+    """One parameter named after the section, holding only what differs from the schema's
+    defaults; no key of the section copied as a parameter of its own."""
+    from throughput import config
+
+    defaults = config.fill_defaults({}, config.load_schema())[name]
+    namespace: dict = {}
+    exec(_parameters_cell(name), namespace)
+    section = namespace.get(name)
+    assert isinstance(section, dict), f"{name}.ipynb: no parameter '{name}' holding its config section"
+    copied = sorted(set(namespace) & set(defaults))
+    assert not copied, f"{name}.ipynb: keys of the section given as parameters of their own: {copied}"
+    same = sorted(k for k, v in section.items() if v == defaults.get(k))
+    assert not same, f"{name}.ipynb: keys given their schema default (leave them out): {same}"
+    config.validate({name: section}, check_resources=False)  # every key known, every value valid
+    setup = "\n".join(c.source for c in nbformat.read(REPO / "notebooks" / f"{name}.ipynb", as_version=4).cells
+                      if c.cell_type == "code" and "config.validate(" in c.source)
+    assert f'"{name}": {name}' in setup, f"{name}.ipynb: does not validate its section as given"
+
+
+def test_every_parameter_the_workflow_passes_is_a_notebook_parameter(tmp_path):
+    """The notebook rules' --parameters (from a dry run of the tiny config) name only parameters
+    the notebooks define, and give each its whole config section."""
+    import shlex
+
+    from conftest import TINY_CONFIG, snakemake
+    from throughput import config
+
+    result = snakemake(tmp_path, "-n", "-p", "--cores", "2", "--configfile", str(TINY_CONFIG))
+    assert result.returncode == 0, result.stderr
+    passed = {}
+    for line in result.stdout.splitlines():
+        if "python -m throughput.notebook" in line:
+            argv = shlex.split(line.split("Shell command:", 1)[-1] if "Shell command:" in line else line)
+            notebook = argv[argv.index("throughput.notebook") + 1]
+            passed[notebook.rsplit("/", 1)[-1].removesuffix(".ipynb")] = json.loads(argv[argv.index("--parameters") + 1])
+    assert set(passed) == set(_experiments())
+    tiny = config.validate(config.read(TINY_CONFIG), check_resources=False)
+    for name, parameters in passed.items():
+        namespace: dict = {}
+        exec(_parameters_cell(name), namespace)
+        unknown = sorted(set(parameters) - set(namespace))
+        assert not unknown, f"the workflow passes {name}.ipynb parameters it does not define: {unknown}"
+        assert set(parameters[name]) == set(tiny[name]), f"{name}: the section is not passed whole"
