@@ -15,6 +15,7 @@
 #include <string>
 
 #include "bench.hpp"
+#include "omp_threads.hpp"
 
 namespace {
 
@@ -94,17 +95,7 @@ int main(int argc, char **argv) {
     const int threads = static_cast<int>(opt.integer("threads", 1));
     const long long reps = opt.integer("reps", 1), warmup = opt.integer("warmup", 0);
     const bool corrupt = opt.integer("corrupt-for-test", 0) != 0;
-    omp_set_dynamic(0);
-    omp_set_num_threads(threads);
-    int threads_seen = 0;
-#pragma omp parallel
-    {
-#pragma omp single
-      threads_seen = omp_get_num_threads();
-    }
-    if (threads_seen != threads)
-      throw std::runtime_error("asked for " + std::to_string(threads) + " threads, OpenMP gave " +
-                               std::to_string(threads_seen));
+    bench::use_exactly_threads(threads);
     const auto [wrong, checksum] = dtype == "float32" ? run<float>(n, threads, reps, warmup, corrupt, dtype)
                                                       : run<double>(n, threads, reps, warmup, corrupt, dtype);
     return bench::report_validation("host_copy", wrong, n, checksum);

@@ -17,6 +17,8 @@
 #include <string>
 
 #include "bench.hpp"
+#include "omp_threads.hpp"
+#include "timing_record.hpp"
 
 namespace {
 
@@ -63,17 +65,7 @@ int main(int argc, char **argv) {
     if (c != std::floor(c) || std::fabs(c) > 1000)
       throw std::invalid_argument("--constant must be a small integer so that checks are exact");
 
-    omp_set_dynamic(0);
-    omp_set_num_threads(threads);
-    int threads_seen = 0;
-#pragma omp parallel
-    {
-#pragma omp single
-      threads_seen = omp_get_num_threads();
-    }
-    if (threads_seen != threads)
-      throw std::runtime_error("asked for " + std::to_string(threads) + " threads, OpenMP gave " +
-                               std::to_string(threads_seen));
+    bench::use_exactly_threads(threads);
 
     Array a = allocate(n);
     Array b = in_place ? Array() : allocate(n);
@@ -93,20 +85,7 @@ int main(int argc, char **argv) {
         else
           add_immutable(a.get(), b.get(), n, c);
       });
-      bench::JsonLine()
-          .add("record", "timing")
-          .add("kernel", "add_constant")
-          .add("opt", TP_OPT)
-          .add("mode", mode)
-          .add("n", n)
-          .add("threads", threads)
-          .add("proc_bind", static_cast<int>(omp_get_proc_bind()))
-          .add("rep", rep - warmup)
-          .add("warmup", rep < warmup)
-          .add("wall_s", t.wall_s)
-          .add("cpu_s", t.cpu_s)
-          .add("bytes_moved", bytes_moved)
-          .print();
+      bench::print_bandwidth_timing("add_constant", mode, n, threads, rep, warmup, t, bytes_moved);
     }
 
     if (opt.integer("corrupt-for-test", 0)) (in_place ? a : b)[n / 2] += 0.5;

@@ -13,6 +13,8 @@
 #include <string>
 
 #include "bench.hpp"
+#include "omp_threads.hpp"
+#include "timing_record.hpp"
 
 using bench::Array;
 using bench::allocate;
@@ -29,8 +31,7 @@ int main(int argc, char **argv) {
     const long long reps = opt.integer("reps", 1);
     const long long warmup = opt.integer("warmup", 0);
 
-    omp_set_dynamic(0);
-    omp_set_num_threads(threads);
+    bench::use_exactly_threads(threads);
     Array a = allocate(n), b = allocate(n), c = allocate(n);
 #pragma omp parallel for schedule(static)
     for (long long i = 0; i < n; ++i) {
@@ -43,20 +44,7 @@ int main(int argc, char **argv) {
     const long long word = sizeof(double);
 
     auto report = [&](const char *op, long long rep, const bench::Timing &t, long long bytes) {
-      bench::JsonLine()
-          .add("record", "timing")
-          .add("kernel", "stream")
-          .add("opt", TP_OPT)
-          .add("mode", op)
-          .add("n", n)
-          .add("threads", threads)
-          .add("proc_bind", static_cast<int>(omp_get_proc_bind()))
-          .add("rep", rep - warmup)
-          .add("warmup", rep < warmup)
-          .add("wall_s", t.wall_s)
-          .add("cpu_s", t.cpu_s)
-          .add("bytes_moved", bytes)
-          .print();
+      bench::print_bandwidth_timing("stream", op, n, threads, rep, warmup, t, bytes);
     };
 
     for (long long rep = 0; rep < warmup + reps; ++rep) {
