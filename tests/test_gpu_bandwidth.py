@@ -18,6 +18,7 @@ import pytest
 
 from throughput import config, harness, kernel_sources
 from throughput.experiments import gpu_bandwidth as gb
+from throughput.experiments.gpu_bandwidth import runs as gb_runs  # numa_reason looks up provenance and shutil there
 
 from conftest import REPO
 
@@ -414,10 +415,10 @@ def test_device_fit_and_l2_note():
 
 
 def test_numa_reasons_and_command(monkeypatch):
-    monkeypatch.setattr(gb.provenance, "numa_nodes", lambda: 1)
+    monkeypatch.setattr(gb_runs.provenance, "numa_nodes", lambda: 1)
     assert gb.numa_reason() == "one NUMA node"
-    monkeypatch.setattr(gb.provenance, "numa_nodes", lambda: 2)
-    monkeypatch.setattr(gb.shutil, "which", lambda name: None)
+    monkeypatch.setattr(gb_runs.provenance, "numa_nodes", lambda: 2)
+    monkeypatch.setattr(gb_runs.shutil, "which", lambda name: None)
     assert "numactl is not installed" in gb.numa_reason()
     argv = gb.numa_command(0, 1, 4, 1000, "float64", 3, 1)
     assert argv[:3] == ["numactl", "--cpunodebind=0", "--membind=1"]

@@ -274,7 +274,10 @@ def test_every_macro_the_tex_uses_is_written_by_a_generator():
     for path in TEX_SOURCES:
         text = path.read_text()
         inputs = re.findall(r"\\input\{paper/generated/([a-z_]+)/macros\.tex\}", text)
-        sources = [(REPO / "src/throughput/experiments" / f"{e}.py").read_text() for e in inputs]
+        # an experiment's code: its module, or every module of its package
+        experiments = REPO / "src/throughput/experiments"
+        sources = [path.read_text() for e in inputs
+                   for path in [experiments / f"{e}.py", *sorted((experiments / e).glob("*.py"))] if path.is_file()]
         sources += [_code_cells(REPO / "notebooks" / f"{e}.ipynb") for e in inputs]
         patterns = _producer_patterns(sources)
         for name in sorted(_used_macros(text) - everywhere):

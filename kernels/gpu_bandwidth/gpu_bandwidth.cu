@@ -121,7 +121,7 @@ void print_device(const DeviceInfo &d) {
       .print();
 }
 
-// ---- kernels (the same logic as the numba.cuda kernels of gpu_bandwidth.py) ----
+// ---- kernels (the same logic as the numba.cuda kernels of experiments/gpu_bandwidth/numba_cuda.py) ----
 
 template <class T>
 __global__ void fill_initial(T *a, long long n) {

@@ -1,5 +1,5 @@
 // The jagged test data of the explode/combine benchmark, shared by the CUDA
-// program and mirrored exactly in Python (src/throughput/experiments/gpu_bandwidth.py,
+// program and mirrored exactly in Python (src/throughput/experiments/gpu_bandwidth/data.py,
 // `jagged_counts`), so that every method works on the same events and their
 // checksums can be compared.
 //

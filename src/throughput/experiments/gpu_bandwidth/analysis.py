@@ -1,0 +1,90 @@
+"""From the measured rows to results: rates (10^9 values/s, GB/s, fraction of
+nominal), the agreement of methods, the median per run, explode and combine
+against the flat add, and the target for a GPU host."""
+from __future__ import annotations
+
+from typing import Any
+
+import pandas as pd
+
+from .cases import GPU_METHODS, JAGGED_OPS, TARGET_FRACTION
+from .device import GpuStatus
+
+
+def with_rates(frame: pd.DataFrame, nominal: float | None) -> pd.DataFrame:
+    """10^9 values/s, GB/s, and for GPU rows the fraction of the device's nominal bandwidth.
+    Device work is rated by its CUDA-event time, CPU work by the steady clock."""
+    frame = frame.copy()
+    frame["time_s"] = frame["event_s"].where(frame["event_s"].notna(), frame["wall_s"])
+    frame["ghz"] = frame["n"] / frame["time_s"] / 1e9
+    frame["gb_s"] = frame["bytes_moved"] / frame["time_s"] / 1e9
+    on_gpu = frame["method"].isin(list(GPU_METHODS.values()))
+    frame["fraction"] = (frame["gb_s"] / nominal).where(on_gpu) if nominal else float("nan")
+    return frame
+
+
+def check_agreement(frame: pd.DataFrame) -> None:
+    """Every method of one case, value type and size must give the same checksum."""
+    if frame.empty:
+        return
+    for (group, case, dtype, n), rows in frame[frame["group"] != "numa"].groupby(["group", "case", "dtype", "n"]):
+        if rows["checksum"].nunique() != 1:
+            raise AssertionError(f"methods disagree on {group} {case} {dtype} (n={n}): "
+                                 f"{rows.groupby('method')['checksum'].unique().to_dict()}")
+
+
+def summary(frame: pd.DataFrame) -> pd.DataFrame:
+    """Median (min, max) per run, warm-up passes left out."""
+    if frame.empty:
+        return pd.DataFrame(columns=["group", "method", "case", "dtype", "threads", "n", "ghz", "ghz_min",
+                                     "ghz_max", "gb_s", "fraction", "time_s", "cpu_s", "passes", "clock"])
+    measured = frame[~frame["warmup"]]
+    return (measured.groupby(["group", "method", "case", "dtype", "threads", "n"], sort=False)
+            .agg(ghz=("ghz", "median"), ghz_min=("ghz", "min"), ghz_max=("ghz", "max"), gb_s=("gb_s", "median"),
+                 fraction=("fraction", "median"), time_s=("time_s", "median"), cpu_s=("cpu_s", "median"),
+                 passes=("time_s", "count"), clock=("clock", "first"))
+            .reset_index())
+
+
+def _pick(table: pd.DataFrame, **where: Any) -> pd.Series | None:
+    rows = table
+    for key, value in where.items():
+        rows = rows[rows[key] == value]
+    return rows.iloc[0] if len(rows) else None
+
+
+def jagged_table(table: pd.DataFrame) -> pd.DataFrame:
+    """Rates of the four operations per method, threads and value type, and explode's and
+    combine's rate relative to the flat immutable add of the same method."""
+    jag = table[table["group"] == "jagged"]
+    if jag.empty:
+        return pd.DataFrame(columns=["method", "threads", "dtype", *JAGGED_OPS, "explode_ratio", "combine_ratio"])
+    wide = jag.pivot_table(index=["method", "threads", "dtype"], columns="case", values="ghz", sort=False)
+    wide = wide.reindex(columns=list(JAGGED_OPS))
+    wide["explode_ratio"] = wide["explode"] / wide["flat_immutable"]
+    wide["combine_ratio"] = wide["combine"] / wide["flat_immutable"]
+    return wide.reset_index()
+
+
+def targets(table: pd.DataFrame, status: GpuStatus, dtypes: list[str]) -> dict[str, Any]:
+    """The issue's target for a GPU host: the within-device copy and the in-place kernel
+    (CUDA C++) reach at least 85% of the device's nominal memory bandwidth."""
+    result: dict[str, Any] = {"checked": False, "met": None, "fractions": {}}
+    nominal = (status.device or {}).get("nominal_gb_s")
+    if status.reason("cuda") is not None:
+        result["why_not"] = status.reason("cuda")
+        return result
+    if not nominal:
+        result["why_not"] = "the device reports no memory clock, so its nominal bandwidth is unknown"
+        return result
+    for case in ("d2d_copy", "inplace_global"):
+        for dtype in dtypes:
+            got = _pick(table, group="table2", method="CUDA C++", case=case, dtype=dtype)
+            if got is not None:
+                result["fractions"][(case, dtype)] = float(got["fraction"])
+    if not result["fractions"]:
+        result["why_not"] = "the CUDA C++ copy and in-place cases were not measured"
+        return result
+    result.update(checked=True, met=all(f >= TARGET_FRACTION for f in result["fractions"].values()),
+                  nominal_gb_s=nominal)
+    return result

@@ -1,0 +1,78 @@
+"""Sizes of the runs, and the checks of the configuration against this machine
+(throughput.config calls check_config) and against the GPU's free memory."""
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ...config import MEMORY_SHARE, usable_cores
+from .cases import MIB
+from .device import GpuStatus, driver_present
+
+
+def max_threads(params: dict[str, Any]) -> int:
+    """Threads of the parallel CPU runs: max_threads, or every usable core where it is null."""
+    return params["max_threads"] or usable_cores()
+
+
+def values_per_array(mib: int, dtype: str) -> int:
+    return mib * MIB // np.dtype(dtype).itemsize
+
+
+def expected_pairs_per_event(mean: int) -> float:
+    """Mean of n(n-1)/2 for n uniform in 0..2*mean."""
+    return mean * (2 * mean - 1) / 3
+
+
+def jagged_bytes(events: int, mean: int) -> int:
+    """Host memory of one jagged run, float64, with awkward's temporaries (an estimate)."""
+    particles, pairs = events * mean, events * expected_pairs_per_event(mean)
+    return int(8 * (6 * pairs + 4 * particles + 3 * events))
+
+
+def check_config(section: dict[str, Any], available_memory: int, problems: list[str]) -> None:
+    """Sizes against this machine's memory and threads against its cores (see throughput.config)."""
+    budget = int(MEMORY_SHARE * available_memory)
+    prefix = "config key 'gpu_bandwidth."
+    need = 2 * section["cpu_array_mib"] * MIB
+    if need > budget:
+        problems.append(f"{prefix}cpu_array_mib' = {section['cpu_array_mib']}: the host copy needs two arrays, "
+                        f"{need / 1e9:.1f} GB, but only {budget / 1e9:.1f} GB of memory may be used "
+                        f"({MEMORY_SHARE:.0%} of {available_memory / 1e9:.1f} GB available)")
+    need = jagged_bytes(section["events"], section["mean_particles"])
+    if need > budget:
+        problems.append(f"{prefix}events' = {section['events']}: explode/combine on the CPU need about "
+                        f"{need / 1e9:.1f} GB with mean_particles = {section['mean_particles']}, but only "
+                        f"{budget / 1e9:.1f} GB of memory may be used; lower it")
+    if driver_present():
+        # Host buffers of the GPU cases: source, pinned copy and read-back.
+        need = 3 * section["gpu_array_mib"] * MIB
+        if need > budget:
+            problems.append(f"{prefix}gpu_array_mib' = {section['gpu_array_mib']}: the GPU cases need "
+                            f"{need / 1e9:.1f} GB of host memory, only {budget / 1e9:.1f} GB may be used")
+    cores = usable_cores()
+    if section["max_threads"] is not None and section["max_threads"] > cores:
+        problems.append(f"{prefix}max_threads' = {section['max_threads']}: more than the {cores} usable "
+                        f"cores of this machine")
+
+
+def check_device_fit(params: dict[str, Any], status: GpuStatus) -> None:
+    """Stop before measuring if the GPU cases do not fit the device's free memory."""
+    from ...config import ConfigError
+
+    if not status.device:
+        return
+    free = status.device["free_bytes"]
+    problems = []
+    need = 2 * params["gpu_array_mib"] * MIB  # two arrays alive (copy, immutable)
+    if need > 0.9 * free:
+        problems.append(f"config key 'gpu_bandwidth.gpu_array_mib' = {params['gpu_array_mib']}: two arrays need "
+                        f"{need / 1e9:.1f} GB, the GPU has {free / 1e9:.1f} GB free")
+    events, mean = params["gpu_events"], params["mean_particles"]
+    need = 8 * (events * expected_pairs_per_event(mean) + 2 * events * mean + 4 * events)
+    if need > 0.9 * free:
+        problems.append(f"config key 'gpu_bandwidth.gpu_events' = {events}: combine needs about {need / 1e9:.1f} GB "
+                        f"on the GPU, which has {free / 1e9:.1f} GB free")
+    if problems:
+        raise ConfigError(problems)

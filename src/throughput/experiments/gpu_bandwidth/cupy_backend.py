@@ -1,0 +1,206 @@
+"""The CuPy method: the array backends (CuPy on a GPU, device work timed with CUDA
+events; numpy standing in for device, pinned and managed memory without a GPU),
+and Table 2's GPU cases with the backend's own operations."""
+from __future__ import annotations
+
+import ctypes
+import time
+from typing import Any, Callable
+
+import numpy as np
+import pandas as pd
+
+from .cases import CONSTANT, GPU_CASES
+from .cpu_jagged import _timed
+from .data import initial, validate_output
+
+
+class NumpyBackend:
+    """Host arrays standing in for device, pinned and managed memory, timed by the
+    steady clock: runs the GPU paths' logic without a GPU (tests, simulator)."""
+
+    name = "numpy (stand-in)"
+    xp = np
+
+    def device_array(self, host: np.ndarray) -> np.ndarray:
+        return host.copy()
+
+    def device_empty(self, n: int, dtype) -> np.ndarray:
+        return np.empty(n, dtype)
+
+    def pinned_empty(self, n: int, dtype) -> np.ndarray:
+        return np.empty(n, dtype)
+
+    def managed_empty(self, n: int, dtype) -> tuple[np.ndarray, np.ndarray]:
+        a = np.empty(n, dtype)
+        return a, a
+
+    def to_device(self, device: np.ndarray, host: np.ndarray) -> None:
+        np.copyto(device, host)
+
+    def to_host(self, host: np.ndarray, device: np.ndarray) -> None:
+        np.copyto(host, device)
+
+    def asnumpy(self, a) -> np.ndarray:
+        return np.asarray(a).copy()
+
+    def kernel_arg(self, a):
+        return a
+
+    def synchronize(self) -> None:
+        pass
+
+    def time_device(self, op: Callable[[], Any]) -> dict[str, float]:
+        return {**_timed(op), "event_s": float("nan"), "clock": "steady_clock"}
+
+    def time_host(self, op: Callable[[], Any]) -> dict[str, float]:
+        return {**_timed(op), "event_s": float("nan"), "clock": "steady_clock"}
+
+
+class CupyBackend(NumpyBackend):
+    """CuPy on the current device; device work timed with CUDA events on the null stream."""
+
+    name = "CuPy"
+
+    def __init__(self):
+        import cupy
+        import cupyx
+
+        self.cp, self.cupyx, self.xp = cupy, cupyx, cupy
+        self._start, self._stop = cupy.cuda.Event(), cupy.cuda.Event()
+
+    def device_array(self, host):
+        return self.cp.asarray(host)
+
+    def device_empty(self, n, dtype):
+        return self.cp.empty(n, dtype)
+
+    def pinned_empty(self, n, dtype):
+        return self.cupyx.empty_pinned(n, dtype)
+
+    def managed_empty(self, n, dtype):
+        """A CuPy array in managed memory, and a numpy view of the same memory for the CPU."""
+        dtype = np.dtype(dtype)
+        memory = self.cp.cuda.malloc_managed(max(1, n * dtype.itemsize))
+        device = self.cp.ndarray((n,), dtype, memptr=memory)
+        buffer = (ctypes.c_char * (n * dtype.itemsize)).from_address(memory.ptr)
+        host = np.frombuffer(buffer, dtype=dtype, count=n)
+        return device, host
+
+    def to_device(self, device, host):
+        device.set(host)
+
+    def to_host(self, host, device):
+        device.get(out=host)
+
+    def asnumpy(self, a):
+        return self.cp.asnumpy(a)
+
+    def kernel_arg(self, a):
+        from numba import cuda
+
+        # No stream synchronisation per launch: the timing is around the launches.
+        return cuda.as_cuda_array(a, sync=False) if isinstance(a, self.cp.ndarray) else a
+
+    def synchronize(self):
+        self.cp.cuda.Device().synchronize()
+
+    def time_device(self, op):
+        self.synchronize()
+        wall0, cpu0 = time.perf_counter(), time.process_time()
+        self._start.record()
+        op()
+        self._stop.record()
+        self._stop.synchronize()
+        cpu1, wall1 = time.process_time(), time.perf_counter()
+        event_s = self.cp.cuda.get_elapsed_time(self._start, self._stop) * 1e-3
+        return {"wall_s": wall1 - wall0, "cpu_s": cpu1 - cpu0, "event_s": event_s, "clock": "cuda_event"}
+
+    def time_host(self, op):
+        self.synchronize()
+        return {**_timed(op), "event_s": float("nan"), "clock": "steady_clock"}
+
+
+def table2_python(case: str, dtype: str, n: int, repetitions: int, warmup: int,
+                  backend: NumpyBackend) -> tuple[pd.DataFrame, dict[str, Any]]:
+    """One Table 2 case with array-library operations (CuPy's on a GPU); validated exactly."""
+    xp, T = backend.xp, np.dtype(dtype)
+    c = T.type(CONSTANT)
+    passes = warmup + repetitions
+    init = initial(n, dtype)
+    size = n * T.itemsize
+    times = []
+    if case in ("h2d_pageable", "h2d_pinned"):
+        source = init
+        if case == "h2d_pinned":
+            source = backend.pinned_empty(n, T)
+            source[...] = init
+        d = backend.device_empty(n, T)
+        for _ in range(passes):
+            d.fill(-1)
+            times.append(backend.time_device(lambda: backend.to_device(d, source)))
+        got, expected, moved = backend.asnumpy(d), init, size
+    elif case in ("d2h_pageable", "d2h_pinned"):
+        d = backend.device_array(init)
+        target = np.empty(n, T) if case == "d2h_pageable" else backend.pinned_empty(n, T)
+        for _ in range(passes):
+            target.fill(-1)
+            times.append(backend.time_device(lambda: backend.to_host(target, d)))
+        got, expected, moved = np.array(target), init, size
+    elif case == "managed_cpu_write":
+        managed, view = backend.managed_empty(n, T)
+        for _ in range(passes):
+            managed.fill(-1)  # the GPU touches it last
+            times.append(backend.time_host(lambda: np.copyto(view, init)))
+        backend.synchronize()
+        got, expected, moved = np.array(view), init, 2 * size
+    elif case == "managed_cpu_read":
+        managed, view = backend.managed_empty(n, T)
+        d_init = backend.device_array(init)
+        target = np.empty(n, T)
+        for _ in range(passes):
+            xp.copyto(managed, d_init)  # the GPU writes it last
+            target.fill(-1)
+            times.append(backend.time_host(lambda: np.copyto(target, view)))
+        got, expected, moved = target, init, 2 * size
+    elif case == "d2d_copy":
+        a, b = backend.device_array(init), backend.device_empty(n, T)
+        for _ in range(passes):
+            b.fill(-1)
+            times.append(backend.time_device(lambda: xp.copyto(b, a)))
+        got, expected, moved = backend.asnumpy(b), init, 2 * size
+    elif case == "inplace_global":
+        a = backend.device_array(init)
+        for _ in range(passes):
+            times.append(backend.time_device(lambda: xp.add(a, c, out=a)))
+        got, expected, moved = backend.asnumpy(a), init + T.type(passes * CONSTANT), 2 * size
+    elif case == "immutable_global":
+        a, b = backend.device_array(init), backend.device_empty(n, T)
+        for _ in range(passes):
+            b.fill(-1)
+            times.append(backend.time_device(lambda: xp.add(a, c, out=b)))
+        if not np.array_equal(backend.asnumpy(a), init):
+            raise AssertionError(f"{backend.name} {case} {dtype}: the immutable input was changed")
+        got, expected, moved = backend.asnumpy(b), init + c, 2 * size
+    elif case == "inplace_managed":
+        managed, view = backend.managed_empty(n, T)
+        for _ in range(passes):
+            backend.synchronize()
+            np.copyto(view, init)  # the CPU writes the input: the kernel finds it in host memory
+            times.append(backend.time_device(lambda: xp.add(managed, c, out=managed)))
+        got, expected, moved = backend.asnumpy(managed), init + c, 2 * size
+    elif case == "immutable_managed":
+        a, a_view = backend.managed_empty(n, T)
+        b, b_view = backend.managed_empty(n, T)
+        for _ in range(passes):
+            backend.synchronize()
+            np.copyto(a_view, init)
+            b_view.fill(-1)
+            times.append(backend.time_device(lambda: xp.add(a, c, out=b)))
+        got, expected, moved = backend.asnumpy(b), init + c, 2 * size
+    else:
+        raise ValueError(f"unknown Table 2 case {case!r} (known: {', '.join(GPU_CASES)})")
+    validation = validate_output(got, expected, f"{backend.name} {case} {dtype}")
+    frame = pd.DataFrame([{"case": case, "dtype": dtype, "n": n, "rep": i - warmup, "warmup": i < warmup,
+                           "bytes_moved": moved, **t} for i, t in enumerate(times)])
+    return frame, validation

@@ -1,0 +1,164 @@
+"""The numba.cuda method: the add, explode and combine kernels (compiled on first
+use, never at import: the tests run them in numba's CUDA simulator), and the
+jagged operations with them on a backend's arrays (CuPy's on a GPU)."""
+from __future__ import annotations
+
+import functools
+from types import SimpleNamespace
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from .cases import CONSTANT, JAGGED_OPS
+from .cupy_backend import NumpyBackend
+from .data import Jagged, from_counts, jagged_bytes_moved, reference, validate_output
+
+
+BLOCK = 256
+
+
+@functools.cache
+def cuda_kernels() -> SimpleNamespace:
+    """The GPU kernels of the numba.cuda path, compiled on first use.
+
+    Defined here rather than at import so that importing this module never
+    imports numba.cuda: the tests set NUMBA_ENABLE_CUDASIM=1 in a fresh
+    process and run these very kernels in numba's CUDA simulator. The logic is
+    the same as kernels/gpu_bandwidth/gpu_bandwidth.cu's. `cuda` is bound as a
+    module global because the simulator swaps it in the kernels' globals.
+    """
+    global cuda
+    from numba import cuda
+
+    @cuda.jit
+    def add_inplace(a, c):
+        i = cuda.grid(1)
+        if i < a.size:
+            a[i] += c
+
+    @cuda.jit
+    def add_immutable(a, b, c):
+        i = cuda.grid(1)
+        if i < a.size:
+            b[i] = a[i] + c
+
+    @cuda.jit(device=True)
+    def owner(offsets, events, j):
+        # Largest e in [0, events) with offsets[e] <= j (empty events are skipped over).
+        lo = 0
+        hi = events
+        while hi - lo > 1:
+            mid = lo + (hi - lo) // 2
+            if offsets[mid] <= j:
+                lo = mid
+            else:
+                hi = mid
+        return lo
+
+    @cuda.jit
+    def explode(offsets, event_values, out):
+        j = cuda.grid(1)
+        if j < out.size:
+            out[j] = event_values[owner(offsets, event_values.size, j)]
+
+    @cuda.jit
+    def pair_counts(offsets, counts):
+        e = cuda.grid(1)
+        if e == 0:
+            counts[0] = 0
+        if e < offsets.size - 1:
+            n = offsets[e + 1] - offsets[e]
+            counts[e + 1] = n * (n - 1) // 2
+
+    @cuda.jit
+    def combine(offsets, pair_offsets, values, out):
+        k = cuda.grid(1)
+        if k < out.size:
+            e = owner(pair_offsets, offsets.size - 1, k)
+            n = offsets[e + 1] - offsets[e]
+            r = k - pair_offsets[e]
+            i = 0
+            while r >= n - 1 - i:
+                r -= n - 1 - i
+                i += 1
+            first = offsets[e]
+            out[k] = values[first + i] + values[first + i + 1 + r]
+
+    return SimpleNamespace(add_inplace=add_inplace, add_immutable=add_immutable, explode=explode,
+                           pair_counts=pair_counts, combine=combine)
+
+
+def launch(kernel, n: int, *args) -> None:
+    """One thread per item, BLOCK threads a block."""
+    if n > 0:
+        kernel[(n + BLOCK - 1) // BLOCK, BLOCK](*args)
+
+
+def combine_gpu(kernels, backend, offsets, pair_counts, pair_offsets, values, out) -> None:
+    """Combine on the GPU: pairs per event, their prefix sum (the log2(N) passes the
+    seed mentions, here CuPy's scan), then one thread per pair."""
+    events = offsets.size - 1
+    launch(kernels.pair_counts, events + 1, backend.kernel_arg(offsets), backend.kernel_arg(pair_counts))
+    backend.xp.cumsum(pair_counts, out=pair_offsets)
+    launch(kernels.combine, out.size, backend.kernel_arg(offsets), backend.kernel_arg(pair_offsets),
+           backend.kernel_arg(values), backend.kernel_arg(out))
+
+
+def jagged_gpu_python(op: str, data: Jagged, repetitions: int, warmup: int, backend: NumpyBackend,
+                      kernels: SimpleNamespace | None = None) -> tuple[pd.DataFrame, dict[str, Any]]:
+    """One jagged operation with the numba.cuda kernels (on CuPy arrays on a GPU; on
+    numpy arrays in numba's CUDA simulator); validated exactly."""
+    kernels = kernels or cuda_kernels()
+    dtype = data.values.dtype
+    c = dtype.type(CONSTANT)
+    passes = warmup + repetitions
+    arg = backend.kernel_arg
+    offsets = backend.device_array(data.offsets)
+    # Compile every kernel on a tiny input first, outside the timed passes.
+    tiny = from_counts(np.array([2, 0, 3]), dtype.name)
+    t_values, t_out = backend.device_array(tiny.values), backend.device_empty(tiny.pairs, dtype)
+    launch(kernels.add_inplace, tiny.particles, arg(t_values), c)
+    launch(kernels.add_immutable, tiny.particles, arg(t_values), arg(backend.device_empty(tiny.particles, dtype)), c)
+    launch(kernels.explode, tiny.particles, arg(backend.device_array(tiny.offsets)),
+           arg(backend.device_array(tiny.event_values)), arg(backend.device_empty(tiny.particles, dtype)))
+    combine_gpu(kernels, backend, backend.device_array(tiny.offsets), backend.device_empty(tiny.events + 1, np.int64),
+                backend.device_empty(tiny.events + 1, np.int64), t_values, t_out)
+    backend.synchronize()
+
+    times = []
+    if op == "flat_inplace":
+        a = backend.device_array(data.values)
+        for _ in range(passes):
+            times.append(backend.time_device(lambda: launch(kernels.add_inplace, data.particles, arg(a), c)))
+        out = a
+    elif op == "flat_immutable":
+        a, out = backend.device_array(data.values), backend.device_empty(data.particles, dtype)
+        for _ in range(passes):
+            out.fill(-1)
+            times.append(backend.time_device(
+                lambda: launch(kernels.add_immutable, data.particles, arg(a), arg(out), c)))
+    elif op == "explode":
+        event_values, out = backend.device_array(data.event_values), backend.device_empty(data.particles, dtype)
+        for _ in range(passes):
+            out.fill(-1)
+            times.append(backend.time_device(
+                lambda: launch(kernels.explode, data.particles, arg(offsets), arg(event_values), arg(out))))
+    elif op == "combine":
+        values, out = backend.device_array(data.values), backend.device_empty(data.pairs, dtype)
+        counts = backend.device_empty(data.events + 1, np.int64)
+        pair_offsets = backend.device_empty(data.events + 1, np.int64)
+        for _ in range(passes):
+            out.fill(-1)
+            times.append(backend.time_device(
+                lambda: combine_gpu(kernels, backend, offsets, counts, pair_offsets, values, out)))
+        if not np.array_equal(backend.asnumpy(pair_offsets), data.pair_offsets):
+            raise AssertionError(f"numba.cuda combine {dtype.name}: wrong pair offsets")
+    else:
+        raise ValueError(f"unknown jagged operation {op!r} (known: {', '.join(JAGGED_OPS)})")
+    backend.synchronize()
+    validation = validate_output(backend.asnumpy(out), reference(op, data, passes), f"numba.cuda {op} {dtype.name}")
+    n = data.pairs if op == "combine" else data.particles
+    frame = pd.DataFrame([{"case": op, "dtype": dtype.name, "n": n, "rep": i - warmup, "warmup": i < warmup,
+                           "bytes_moved": jagged_bytes_moved(op, data), **t} for i, t in enumerate(times)])
+    return frame, validation

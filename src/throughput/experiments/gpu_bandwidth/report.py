@@ -1,0 +1,154 @@
+"""For the paper: Table 2 beside the seed's six GPUs, the GPU detail and jagged
+tables in LaTeX, and the sentences its macros carry (the target, NUMA, the
+seed's claim on explode and combine). The notebook draws the figures."""
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from .analysis import _pick
+from .cases import CASE_BY_NAME, CASES, GPU_METHODS, JAGGED_OPS, NOT_MEASURED, SEED_GPU_SHORT, SEED_TABLE2
+
+
+def table2_rows(table: pd.DataFrame, skipped: pd.DataFrame, dtypes: list[str]) -> list[dict[str, Any]]:
+    """Seed 000's Table 2 beside ours: for each case, the seed's six GPUs, our rate
+    (CUDA C++ on the GPU; memcpy on the CPU) per value type, and the float32 rate's
+    fraction of nominal; or why ours is not measured."""
+    rows = []
+    for case in CASES:
+        method = "C++" if not case.on_gpu else "CUDA C++"
+        seed = SEED_TABLE2.get(case.seed_row) if case.seed_row else None
+        row = {"case": case.name, "label": case.label, "seed": seed, "ours": {}, "fraction": None, "reason": None}
+        for dtype in dtypes:
+            got = _pick(table, group="table2", method=method, case=case.name, dtype=dtype)
+            if got is not None:
+                row["ours"][dtype] = got["ghz"]
+                if dtype == dtypes[0] and case.on_gpu:
+                    row["fraction"] = got["fraction"]
+        if not row["ours"]:
+            hit = skipped[(skipped["group"] == "table2") & (skipped["case"] == case.name)
+                          & (skipped["method"] == method)] if not skipped.empty else skipped
+            row["reason"] = hit["reason"].iloc[0] if len(hit) else f"{NOT_MEASURED}: not configured"
+        rows.append(row)
+    return rows
+
+
+def table2_tex(rows: list[dict[str, Any]], dtypes: list[str]) -> str:
+    """LaTeX tabular of table2_rows; a case not measured spans our columns with its reason."""
+    from ... import paper
+
+    ours = len(dtypes) + 1
+    header = ["", *SEED_GPU_SHORT, *[f"ours {d}" for d in dtypes], f"frac. ({dtypes[0]})"]
+    lines = [rf"\begin{{tabular}}{{l{'r' * len(SEED_GPU_SHORT)}|{'r' * ours}}}", r"\toprule",
+             " & ".join(paper.escape(h) for h in header) + r" \\", r"\midrule"]
+    for row in rows:
+        seed = [paper.number(v, 3) for v in row["seed"]] if row["seed"] else ["--"] * len(SEED_GPU_SHORT)
+        if row["reason"]:
+            mine = [rf"\multicolumn{{{ours}}}{{l}}{{{paper.escape(row['reason'])}}}"]
+        else:
+            mine = [paper.number(row["ours"][d]) if d in row["ours"] else "--" for d in dtypes]
+            fraction = row["fraction"]
+            mine.append(paper.number(fraction, 2) if fraction is not None and np.isfinite(fraction) else "--")
+        lines.append(" & ".join([paper.escape(row["label"]), *seed, *mine]) + r" \\")
+    lines += [r"\bottomrule", r"\end{tabular}", ""]
+    return "\n".join(lines)
+
+
+def gpu_detail_rows(table: pd.DataFrame) -> pd.DataFrame:
+    """Every GPU Table 2 run: method, case, value type, GHz (min, max), GB/s, fraction."""
+    gpu = table[(table["group"] == "table2") & table["method"].isin(list(GPU_METHODS.values()))]
+    order = {c.name: i for i, c in enumerate(CASES)}
+    return gpu.assign(order=gpu["case"].map(order)).sort_values(["order", "method", "dtype"]).drop(columns="order")
+
+
+def gpu_detail_tex(table: pd.DataFrame, skipped: pd.DataFrame) -> str:
+    """Every GPU Table 2 run (CUDA C++ and CuPy, both value types), or why there is none."""
+    from ... import paper
+
+    header = ["case", "method", "type", "GHz (min--max)", "GB/s", "fraction of nominal", "clock"]
+    lines = [r"\begin{tabular}{lllrrrl}", r"\toprule", " & ".join(header) + r" \\", r"\midrule"]
+    rows = gpu_detail_rows(table)
+    for row in rows.itertuples(index=False):
+        fraction = paper.number(row.fraction, 2) if np.isfinite(row.fraction) else "--"
+        lines.append(" & ".join([
+            paper.escape(CASE_BY_NAME[row.case].label), paper.escape(row.method), paper.escape(row.dtype),
+            f"{paper.number(row.ghz)} ({paper.number(row.ghz_min)}--{paper.number(row.ghz_max)})",
+            paper.number(row.gb_s), fraction, paper.escape(row.clock.replace("_", " "))]) + r" \\")
+    gone = skipped[(skipped["group"] == "table2") & skipped["gpu_method"].notna()] if not skipped.empty else skipped
+    for row in gone.drop_duplicates(["method", "reason"]).itertuples(index=False):
+        lines.append(rf"\multicolumn{{2}}{{l}}{{{paper.escape(row.method)}}} & "
+                     rf"\multicolumn{{5}}{{l}}{{{paper.escape(row.reason)}}} \\")
+    lines += [r"\bottomrule", r"\end{tabular}", ""]
+    return "\n".join(lines)
+
+
+def jagged_tex(wide: pd.DataFrame, skipped: pd.DataFrame) -> str:
+    from ... import paper
+
+    header = ["method", "threads", "type", "flat in place", "flat immutable", "explode", "combine",
+              "explode/flat", "combine/flat"]
+    lines = [r"\begin{tabular}{llrrrrrrr}", r"\toprule", " & ".join(paper.escape(h) for h in header) + r" \\",
+             r"\midrule"]
+
+    def cell(value, digits=3):
+        return paper.number(value, digits) if value is not None and np.isfinite(value) else "--"
+
+    for row in wide.itertuples(index=False):
+        lines.append(" & ".join([paper.escape(row.method), str(row.threads), paper.escape(row.dtype),
+                                 *[cell(getattr(row, op)) for op in JAGGED_OPS],
+                                 cell(row.explode_ratio, 2), cell(row.combine_ratio, 2)]) + r" \\")
+    if not skipped.empty:
+        gone = skipped[skipped["group"] == "jagged"].drop_duplicates(["method", "reason"])
+        for row in gone.itertuples(index=False):
+            lines.append(rf"{paper.escape(row.method)} & \multicolumn{{8}}{{l}}{{{paper.escape(row.reason)}}} \\")
+    lines += [r"\bottomrule", r"\end{tabular}", ""]
+    return "\n".join(lines)
+
+
+def target_sentence(goal: dict[str, Any]) -> str:
+    if not goal["checked"]:
+        return f"It is not checked in this build: {goal['why_not']}."
+    parts = [f"{CASE_BY_NAME[case].label} {dtype} reaches {fraction:.2f}"
+             for (case, dtype), fraction in goal["fractions"].items()]
+    verdict = "the target is met" if goal["met"] else "the target is NOT met"
+    return (f"Against the nominal {goal['nominal_gb_s']:.0f} GB/s of this device, " + ", ".join(parts)
+            + f": {verdict}.")
+
+
+def numa_sentence(table: pd.DataFrame, skipped: pd.DataFrame) -> str:
+    if not skipped.empty and (skipped["group"] == "numa").any():
+        return f"Local against remote memory: {skipped[skipped['group'] == 'numa']['reason'].iloc[0]}."
+    rows = table[table["group"] == "numa"]
+    if rows.empty:
+        return "Local against remote memory: not measured: switched off in the configuration (numa: false)."
+    local = _pick(rows, case="memory_node0")
+    remote = _pick(rows, case="memory_node1")
+    return (f"With the {int(local['threads'])} threads of NUMA node 0, host memcpy moves "
+            f"{local['gb_s']:.1f} GB/s from the node's own memory and {remote['gb_s']:.1f} GB/s from node 1's "
+            f"(remote/local {remote['gb_s'] / local['gb_s']:.2f}).")
+
+
+def jagged_sentence(wide: pd.DataFrame) -> str:
+    """What the measured ratios say about the seed's claim: numba on one thread (the
+    sequential processor) against the GPU (CUDA C++) where it was measured."""
+    if wide.empty:
+        return "No explode/combine rates were measured."
+    dtype = wide["dtype"].iloc[0]
+    parts = []
+    cpu = _pick(wide, method="numba", threads=1, dtype=dtype)
+    if cpu is not None:
+        parts.append(f"With numba on one CPU thread, explode runs at {cpu['explode_ratio']:.2f} and combine at "
+                     f"{cpu['combine_ratio']:.2f} times the rate of the flat immutable add ({dtype})")
+    gpu = _pick(wide, method="CUDA C++", dtype=dtype)
+    if gpu is not None and cpu is not None:
+        parts.append(f"on the GPU (CUDA C++) explode runs at {gpu['explode_ratio']:.2f} and combine at "
+                     f"{gpu['combine_ratio']:.2f} times its flat immutable add")
+        claim = ("supports" if gpu["explode_ratio"] < cpu["explode_ratio"] and
+                 gpu["combine_ratio"] < cpu["combine_ratio"] else "does not support")
+        parts.append(f"which {claim} the seed's claim that these operations suit a sequential processor better")
+    elif cpu is not None:
+        parts.append("the GPU side of the comparison is not measured on this host, so the seed's claim is "
+                     "tested only on the CPU side")
+    return "; ".join(parts) + "." if parts else "No numba explode/combine rates were measured."

@@ -1,0 +1,213 @@
+"""The plan of runs, and measuring it: every run of the experiment and why one
+cannot run here; the C++ and CUDA C++ programs through throughput.harness
+(host_copy also under numactl: local against remote memory); the Python methods
+in this process; each run stored, or reused, under the raw results folder."""
+from __future__ import annotations
+
+import hashlib
+import json
+import shutil
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+from tqdm.auto import tqdm
+
+from ... import harness, provenance
+from ...results import measure_once
+from .analysis import with_rates
+from .cases import (CPU_METHOD_JAGGED, CPU_METHODS, CUDA_KERNEL, GPU_METHOD_CASES, GPU_METHOD_JAGGED, GPU_METHODS,
+                    HOST_KERNEL, NOT_MEASURED)
+from .configuration import max_threads, values_per_array
+from .cpu_jagged import jagged_cpu
+from .cupy_backend import CupyBackend, table2_python
+from .data import Jagged, jagged_counts, make_jagged
+from .device import GpuStatus
+from .numba_cuda import jagged_gpu_python
+
+
+# ---- NUMA: local against remote memory ---------------------------------------------------
+
+def numa_reason() -> str | None:
+    """Why local against remote memory cannot be measured here (None: it can)."""
+    if provenance.numa_nodes() < 2:
+        return "one NUMA node"
+    if shutil.which("numactl") is None:
+        return "numactl is not installed (Debian package numactl)"
+    return None
+
+
+def node_cpus(node: int) -> int:
+    """Number of CPUs of NUMA node `node` (from sysfs)."""
+    text = Path(f"/sys/devices/system/node/node{node}/cpulist").read_text().strip()
+    count = 0
+    for part in filter(None, text.split(",")):
+        first, _, last = part.partition("-")
+        count += int(last or first) - int(first) + 1
+    return count
+
+
+def numa_command(node_cpu: int, node_memory: int, threads: int, n: int, dtype: str, repetitions: int,
+                 warmup: int) -> list[str]:
+    """host_copy on the CPUs of one node with its memory on another, through numactl."""
+    return ["numactl", f"--cpunodebind={node_cpu}", f"--membind={node_memory}",
+            str(harness.kernel_path(HOST_KERNEL)), "--dtype", dtype, "--n", str(n), "--threads", str(threads),
+            "--reps", str(repetitions), "--warmup", str(warmup)]
+
+
+def run_numa(memory_node: int, params: dict[str, Any], dtype: str) -> tuple[pd.DataFrame, dict[str, Any]]:
+    threads = min(node_cpus(0), max_threads(params))
+    n = values_per_array(params["cpu_array_mib"], dtype)
+    argv = numa_command(0, memory_node, threads, n, dtype, params["repetitions"], params["warmup"])
+    proc = subprocess.run(argv, capture_output=True, text=True, env=harness.pinned_env())
+    if proc.returncode != 0:
+        raise harness.KernelError(f"{' '.join(argv)} exited with {proc.returncode}: {proc.stderr.strip()}")
+    records = [json.loads(line) for line in proc.stdout.splitlines() if line.strip()]
+    validation = next(r for r in records if r.get("record") == "validation")
+    if not validation.get("ok"):
+        raise harness.KernelError(f"{' '.join(argv)}: validation failed: {validation}")
+    frame = pd.DataFrame([r for r in records if r.get("record") == "timing"]).drop(columns="record")
+    return frame, validation
+
+
+# ---- the plan, and measuring it ---------------------------------------------------------
+
+def plan(params: dict[str, Any]) -> list[dict[str, Any]]:
+    """Every run of the experiment, GPU runs included (they are skipped with their reason
+    where they cannot run)."""
+    runs = []
+    for dtype in params["dtypes"]:
+        runs.append({"group": "table2", "method": "C++", "case": "host_copy", "dtype": dtype, "threads": 1,
+                     "gpu_method": None})
+    for method in params["gpu_methods"]:
+        for case in GPU_METHOD_CASES[method]:
+            for dtype in params["dtypes"]:
+                runs.append({"group": "table2", "method": GPU_METHODS[method], "case": case, "dtype": dtype,
+                             "threads": 1, "gpu_method": method})
+    for method in params["cpu_methods"]:
+        for op in CPU_METHOD_JAGGED[method]:
+            for dtype in params["dtypes"]:
+                for threads in (sorted({1, max_threads(params)}) if method == "numba" else [1]):
+                    runs.append({"group": "jagged", "method": CPU_METHODS[method], "case": op, "dtype": dtype,
+                                 "threads": threads, "gpu_method": None})
+    for method in params["gpu_methods"]:
+        for op in GPU_METHOD_JAGGED[method]:
+            for dtype in params["dtypes"]:
+                runs.append({"group": "jagged", "method": GPU_METHODS[method], "case": op, "dtype": dtype,
+                             "threads": 1, "gpu_method": method})
+    if params["numa"]:
+        threads = min(node_cpus(0), max_threads(params)) if numa_reason() is None else max_threads(params)
+        for node in (0, 1):
+            runs.append({"group": "numa", "method": "C++", "case": f"memory_node{node}", "dtype": "float64",
+                         "threads": threads, "gpu_method": None})
+    return runs
+
+
+RUN_KEYS = ("group", "method", "case", "dtype", "threads", "gpu_method")
+
+
+def run_name(run: dict[str, Any]) -> str:
+    method = run["method"].replace("+", "p").replace(".", "_").replace(" ", "")
+    return f"{run['group']}_{method}_{run['case']}_{run['dtype']}_t{run['threads']}"
+
+
+def _sha256(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def _cuda_run(run: dict[str, Any], params: dict[str, Any]):
+    args = {"case": run["case"], "dtype": run["dtype"], "reps": params["repetitions"], "warmup": params["warmup"]}
+    if run["group"] == "table2":
+        args["n"] = values_per_array(params["gpu_array_mib"], run["dtype"])
+    elif run["case"] in ("flat_inplace", "flat_immutable"):
+        # the flat add on the particles of the jagged run: as many values
+        particles = int(jagged_counts(params["gpu_events"], params["mean_particles"]).sum())
+        args.update(case="inplace_global" if run["case"] == "flat_inplace" else "immutable_global",
+                    n=max(1, particles))
+    else:
+        args.update(events=params["gpu_events"], **{"mean-particles": params["mean_particles"]})
+    result = harness.run_kernel(CUDA_KERNEL, args)
+    frame = result.timings.assign(case=run["case"])
+    return frame, result.validation, result.build_info
+
+
+def _measure(run: dict[str, Any], params: dict[str, Any], status: GpuStatus,
+             cache: dict[str, Any]) -> tuple[pd.DataFrame, dict[str, Any]]:
+    reps, warmup = params["repetitions"], params["warmup"]
+    build_info = None
+    group, method, case, dtype = run["group"], run["method"], run["case"], run["dtype"]
+    if group == "numa":
+        frame, validation = run_numa(int(case[-1]), params, dtype)
+        build_info = harness.build_info(HOST_KERNEL)
+    elif method == "C++":
+        n = values_per_array(params["cpu_array_mib"], dtype)
+        result = harness.run_kernel(HOST_KERNEL, {"dtype": dtype, "n": n, "threads": 1, "reps": reps,
+                                                  "warmup": warmup})
+        frame, validation, build_info = result.timings, result.validation, result.build_info
+    elif method == "CUDA C++":
+        frame, validation, build_info = _cuda_run(run, params)
+    elif group == "table2":  # CuPy
+        n = values_per_array(params["gpu_array_mib"], dtype)
+        frame, validation = table2_python(case, dtype, n, reps, warmup, _backend(cache))
+    elif method == "numba.cuda":
+        data = _jagged_data(cache, params["gpu_events"], params["mean_particles"], dtype)
+        frame, validation = jagged_gpu_python(case, data, reps, warmup, _backend(cache))
+    else:
+        data = _jagged_data(cache, params["events"], params["mean_particles"], dtype)
+        key = next(k for k, v in CPU_METHODS.items() if v == method)
+        frame, validation = jagged_cpu(key, case, data, run["threads"], reps, warmup)
+    frame = frame.assign(group=group, method=method, threads=run["threads"], checksum=validation["checksum"])
+    if "event_s" not in frame:
+        frame["event_s"] = float("nan")
+    info = provenance.capture(params, cache_state="n/a (in-memory)", build_info=build_info)
+    info["gpu"] = status.device if run["gpu_method"] else None
+    return frame, info
+
+
+def _backend(cache: dict[str, Any]) -> CupyBackend:
+    if "backend" not in cache:
+        cache["backend"] = CupyBackend()
+    return cache["backend"]
+
+
+def _jagged_data(cache: dict[str, Any], events: int, mean: int, dtype: str) -> Jagged:
+    key = ("jagged", events, mean, dtype)
+    if key not in cache:
+        for old in [k for k in cache if isinstance(k, tuple)]:
+            del cache[old]  # keep one data set alive at a time
+        cache[key] = make_jagged(events, mean, dtype)
+    return cache[key]
+
+
+def skip_reason(run: dict[str, Any], status: GpuStatus) -> str | None:
+    if run["group"] == "numa":
+        return numa_reason()
+    if run["gpu_method"]:
+        return status.reason(run["gpu_method"])
+    return None
+
+
+def measure(params: dict[str, Any], raw_dir: str | Path, status: GpuStatus,
+            progress: bool = True) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Run (or reuse, when stored with the same parameters) every run that can run
+    here. Returns the measured rows with rates, and the runs not measured with why."""
+    raw_dir = Path(raw_dir)
+    frames, skipped, cache = [], [], {}
+    versions = provenance.package_versions()
+    for run in tqdm(plan(params), desc="gpu bandwidth", unit="run", disable=not progress):
+        reason = skip_reason(run, status)
+        if reason:
+            skipped.append({**run, "reason": f"{NOT_MEASURED}: {reason}"})
+            continue
+        key = {**params, **run, "versions": versions}
+        if run["method"] in ("C++", "CUDA C++"):
+            name = HOST_KERNEL if run["method"] == "C++" else CUDA_KERNEL
+            key["binary_sha256"] = _sha256(harness.kernel_path(name))
+        if run["gpu_method"]:
+            key["device"] = {k: v for k, v in (status.device or {}).items() if k != "free_bytes"}
+        frames.append(measure_once(raw_dir / f"{run_name(run)}.parquet", key,
+                                   lambda: _measure(run, params, status, cache)))
+    nominal = (status.device or {}).get("nominal_gb_s")
+    frame = with_rates(pd.concat(frames, ignore_index=True), nominal) if frames else pd.DataFrame()
+    return frame, pd.DataFrame(skipped, columns=[*RUN_KEYS, "reason"])

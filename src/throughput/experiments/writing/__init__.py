@@ -1,0 +1,57 @@
+"""Writing (seeds 001 and 003): TBufferMerger, ROOT + IMT, a simple per-event format, RNTuple.
+
+Two benchmarks, one kernel (kernels/writing/write_bench):
+
+* "random" (seed 003, "TBufferMerger performance benchmarks revisited"):
+  N threads write uniform random doubles with ROOT::TBufferMerger (each
+  thread fills its own TTree and hands its buffers over at every flush) and,
+  beside it, with ROOT::RNTupleParallelWriter (one fill context per thread),
+  per compression algorithm and output medium (disk, tmpfs, memory, and a
+  disk throttled to a set rate: a medium slower than the producers).
+* "events" (seed 001, "Thread scaling of different output methods"):
+  NanoAOD-like events, read into memory first, written by a TTree with LZ4
+  and implicit multi-threading, by a simple format of our own (each event
+  serialized and LZ4-compressed on its own by N threads, appended as a
+  length-prefixed record), and by RNTupleParallelWriter.
+
+Every pass's output is read back and every column's checksum and the entry
+count compared with what was written (a difference fails the kernel). Each
+pass's record carries what was read back from its own output (every column's
+checksum, the entry count and their digest); check_agreement compares those
+across all writers of one workload and against the digest of the source's
+entries, recomputing the digest from the column checksums.
+
+Units: MB = 10^6 bytes, MB/s = 10^6 bytes per second of *uncompressed* data
+written ("written MB/s" counts the file's bytes); peak memory is the
+process's peak resident set size during a pass, reported above the RSS it had
+once the entries were in memory and before the first pass ("baseline").
+
+Modules:
+
+* measuring: the kernels and what they can write (compressions, media, methods,
+  their labels); check_config and resolve_threads (the config section fitted to
+  this machine); plan (every run, in order), medium_dirs and disk_note (where each
+  medium writes and what the disk is here); measure (runs write_bench, or reuses a
+  stored run with the same parameters, binary and inputs) and with_rates; digest and
+  check_agreement (all writers read back the source's entries).
+* analysis: summary (median per run, speed-up, efficiency), one and versus (a run,
+  one method against another), efficiency_target, seed 001's figures against ours
+  (seed001_rows) and seed 003's claims against this run (seed003_claims).
+* report: the figures (figure_random, figure_memory, figure_events), the paper's
+  tables (random_table, events_table, seed001_table) and number macros (macros).
+
+The names used from outside (notebooks/writing.ipynb, tests, throughput.config's
+check_config) are re-exported here.
+"""
+from .analysis import SEED001, SEED001_THREADS, efficiency_target, seed001_rows, seed003_claims, summary
+from .measuring import (COMPRESSIONS, KERNEL, READER, check_agreement, check_config, digest, disk_note,
+                        filesystem_type, measure, medium_dirs, plan, resolve_threads, with_rates)
+from .report import events_table, figure_events, figure_memory, figure_random, macros, random_table, seed001_table
+
+__all__ = [
+    "COMPRESSIONS", "KERNEL", "READER", "SEED001", "SEED001_THREADS",
+    "check_agreement", "check_config", "digest", "disk_note", "efficiency_target", "events_table",
+    "figure_events", "figure_memory", "figure_random", "filesystem_type", "macros", "measure",
+    "medium_dirs", "plan", "random_table", "resolve_threads", "seed001_rows", "seed001_table",
+    "seed003_claims", "summary", "with_rates",
+]

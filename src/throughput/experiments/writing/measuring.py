@@ -1,0 +1,274 @@
+"""Writing, measuring: the configuration fitted to this machine, every run planned,
+the media directories, the write_bench kernel run (or a stored run reused), and the
+check that all writers read back the same entries."""
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+import psutil
+from tqdm.auto import tqdm
+
+from ... import harness, provenance
+from ...config import MEMORY_SHARE, thread_counts, usable_cores
+from ...results import measure_once
+
+KERNEL = "write_bench"
+READER = "read_simple"
+COMPRESSIONS = ("none", "LZ4", "ZLIB", "ZSTD", "LZMA")
+MEDIA = ("disk", "tmpfs", "memory", "slow")
+RANDOM_METHODS = ("tbuffermerger", "rntuple")
+EVENT_METHODS = ("root_imt", "simple", "rntuple")
+LABELS = {"tbuffermerger": "TBufferMerger", "rntuple": "RNTupleParallelWriter", "root_imt": "TTree + IMT",
+          "simple": "simple format"}
+SHORT = {"tbuffermerger": "TBM", "rntuple": "RNTuple", "root_imt": "TTree + IMT", "simple": "simple"}
+MEDIUM_LABELS = {"disk": "disk", "tmpfs": "tmpfs", "memory": "memory", "slow": "slow (throttled disk)"}
+
+# Uncompressed bytes of one NanoAOD-like event with all 947 branches (measured
+# here: 3125 on 5000 events); used only to check memory and disk before running.
+EVENT_BYTES_ESTIMATE = 3200
+PROCESS_BYTES = 300 * 10**6  # ROOT's libraries and the kernel itself (about 210 MB measured here)
+THREAD_BYTES = 40 * 10**6    # a TTree's basket buffers for every branch, per writing thread
+
+
+# ---- configuration -------------------------------------------------------------------------
+
+def filesystem_type(path: str | os.PathLike) -> str:
+    """The type of the file system holding `path` (the mount with the longest matching prefix)."""
+    real = os.path.realpath(path)
+    best, fstype = "", "unknown"
+    for part in psutil.disk_partitions(all=True):  # later mounts shadow earlier ones at the same point
+        mount = part.mountpoint
+        inside = mount == "/" or real == mount or real.startswith(mount.rstrip("/") + "/")
+        if inside and len(mount) >= len(best):
+            best, fstype = mount, part.fstype
+    return fstype
+
+
+def _largest_file(section: dict[str, Any]) -> float:
+    return max(section["random_mb"] * 1e6, 2.0 * section["events"] * EVENT_BYTES_ESTIMATE) * 1.2
+
+
+def check_config(section: dict[str, Any], available_memory: int, problems: list[str]) -> None:
+    """Fit this section to the machine (see throughput.config.validate): threads to
+    the usable cores; the tmpfs directory must be a writable tmpfs with room for one
+    output; a given disk directory must be writable (or makeable) with room for one;
+    memory must hold the events, an in-memory output and every thread's buffers."""
+    from ...config import directory_problem
+
+    cores = usable_cores()
+    if section["max_threads"] is not None and section["max_threads"] > cores:
+        section["max_threads"] = cores  # null stays null (every core; resolve_threads)
+    threads = section["max_threads"] or cores
+    used = set(section["media"]) | set(section["event_media"])
+    largest = _largest_file(section)
+    if "tmpfs" in used:
+        tmpfs = Path(section["tmpfs_dir"])
+        problem = directory_problem("writing.tmpfs_dir", tmpfs)
+        if problem:
+            problems.append(problem)
+        elif filesystem_type(tmpfs) != "tmpfs":
+            problems.append(f"config key 'writing.tmpfs_dir' = {section['tmpfs_dir']!r}: is on "
+                            f"{filesystem_type(tmpfs)}, not on a tmpfs")
+        elif shutil.disk_usage(tmpfs).free < largest:
+            problems.append(f"config key 'writing.tmpfs_dir' = {section['tmpfs_dir']!r}: "
+                            f"{shutil.disk_usage(tmpfs).free / 1e6:.0f} MB free, one output needs about "
+                            f"{largest / 1e6:.0f} MB (lower writing.random_mb or writing.events)")
+    if section["disk_dir"] is not None and used & {"disk", "slow"}:
+        disk = Path(section["disk_dir"])
+        # medium_dirs makes it when missing, so its parent must take it
+        problem = directory_problem("writing.disk_dir", disk, create=True)
+        free = None if problem else shutil.disk_usage(disk if disk.is_dir() else disk.parent).free
+        if problem:
+            problems.append(problem)
+        elif free < largest:
+            problems.append(f"config key 'writing.disk_dir' = {section['disk_dir']!r}: "
+                            f"{free / 1e6:.0f} MB free, one output needs about {largest / 1e6:.0f} MB")
+    events_bytes = section["events"] * EVENT_BYTES_ESTIMATE
+    # The events in memory, and as much again in RNTuple's page buffers (its default
+    # clusters, 128 MiB per fill context, can hold them all); one in-memory output;
+    # every thread's basket buffers and flushed data.
+    need = (PROCESS_BYTES + 2 * events_bytes + largest
+            + threads * (THREAD_BYTES + 3 * section["flush_mb"] * 1e6))
+    budget = MEMORY_SHARE * available_memory
+    if need > budget:
+        problems.append(f"config key 'writing.events' = {section['events']} / 'writing.random_mb' = "
+                        f"{section['random_mb']}: a writing run needs about {need / 1e9:.1f} GB of memory "
+                        f"(events in memory, an in-memory output, {threads} threads' buffers), "
+                        f"only {budget / 1e9:.1f} GB may be used ({MEMORY_SHARE:.0%} of {available_memory / 1e9:.1f} "
+                        f"GB available)")
+
+
+def resolve_threads(params: dict[str, Any]) -> dict[str, Any]:
+    """`params` with max_threads null replaced by the usable cores."""
+    return {**params, "max_threads": params["max_threads"] or usable_cores()}
+
+
+# ---- what is measured ----------------------------------------------------------------------
+
+def level(params: dict[str, Any], compression: str) -> int:
+    return 0 if compression == "none" else params["levels"][compression]
+
+
+def plan(params: dict[str, Any]) -> list[dict[str, Any]]:
+    """Every run of the experiment, in the order they are measured."""
+    counts = thread_counts(params["max_threads"])
+    runs = [{"part": "random", "method": method, "medium": medium, "compression": compression,
+             "level": level(params, compression), "threads": t}
+            for medium in params["media"] for compression in params["random_compressions"]
+            for method in params["random_methods"] for t in counts]
+    compression = params["event_compression"]
+    runs += [{"part": "events", "method": method, "medium": medium, "compression": compression,
+              "level": level(params, compression), "threads": t}
+             for medium in params["event_media"] for method in params["event_methods"] for t in counts]
+    return runs
+
+
+def run_name(run: dict[str, Any]) -> str:
+    return f"{run['part']}_{run['method']}_{run['medium']}_{run['compression']}_t{run['threads']}"
+
+
+def medium_dirs(params: dict[str, Any], results_dir: str | os.PathLike) -> dict[str, str]:
+    """Where each medium writes: disk_dir (or results_dir/scratch) for disk and slow, tmpfs_dir for tmpfs."""
+    disk = Path(params["disk_dir"]) if params["disk_dir"] else Path(results_dir) / "scratch"
+    disk.mkdir(parents=True, exist_ok=True)
+    return {"disk": str(disk.resolve()), "slow": str(disk.resolve()), "tmpfs": params["tmpfs_dir"], "memory": ""}
+
+
+def disk_note(dirs: dict[str, str], params: dict[str, Any]) -> str:
+    """What the disk medium is on this machine (a tmpfs or overlay 'disk' is not a disk)."""
+    if not set(params["media"] + params["event_media"]) & {"disk", "slow"}:
+        return "the disk medium was not measured"
+    kind = filesystem_type(dirs["disk"])
+    sync = "each pass ends with fsync" if params["fsync"] else "passes end without fsync (the page cache absorbs the writes)"
+    return f"the disk directory is on {kind}; {sync}"
+
+
+def kernel_args(run: dict[str, Any], params: dict[str, Any], dirs: dict[str, str],
+                inputs: list[str]) -> dict[str, Any]:
+    args = {"workload": run["part"], "method": run["method"], "threads": run["threads"],
+            "compression": run["compression"], "level": max(1, run["level"]),
+            "flush-mb": params["flush_mb"] if run["part"] == "random" else 0,  # events: each format's default
+            "medium": run["medium"], "dir": dirs[run["medium"]], "slow-mb-s": params["slow_mb_s"],
+            "fsync": int(params["fsync"]), "reps": params["repetitions"], "warmup": params["warmup"]}
+    if run["part"] == "random":
+        args.update({"mb": params["random_mb"], "random-branches": params["random_branches"], "seed": 1})
+    else:
+        if not inputs:
+            raise ValueError("the events benchmark needs NanoAOD-like input files (parameter input_files)")
+        args.update({"inputs": ",".join(str(p) for p in inputs), "events": params["events"],
+                     "branches": ",".join(params["event_branches"])})
+    return args
+
+
+# Keys that only one of the two benchmarks uses: a change to one does not re-measure the other.
+RANDOM_ONLY = ("media", "random_mb", "random_branches", "random_compressions", "random_methods", "flush_mb")
+EVENTS_ONLY = ("event_media", "events", "event_branches", "event_compression", "event_methods")
+
+
+def relevant(params: dict[str, Any], part: str) -> dict[str, Any]:
+    """The parameters a run of `part` depends on (its identity for reuse)."""
+    other = EVENTS_ONLY if part == "random" else RANDOM_ONLY
+    return {k: v for k, v in params.items() if k not in other}
+
+
+def _sha256(path: str | os.PathLike) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as stream:
+        for block in iter(lambda: stream.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def _measure(run: dict[str, Any], params: dict[str, Any], dirs: dict[str, str],
+             inputs: list[str]) -> tuple[pd.DataFrame, dict[str, Any]]:
+    load = os.getloadavg()[0]  # other work on the machine skews the timings: kept beside them
+    result = harness.run_kernel(KERNEL, kernel_args(run, params, dirs, inputs))
+    frame = result.timings.rename(columns={"workload": "part"}).assign(load_1min_before=load)
+    v = result.validation
+    # checksum, column_checksums, read_entries: per pass, read back from its output (the kernel's records)
+    frame = frame.assign(source_checksum=v["source_checksum"], baseline_rss_bytes=v["baseline_rss_bytes"],
+                         columns=v["columns"], loaded_events=v["loaded_events"], lz4_version=v["lz4_version"])
+    return frame, provenance.capture(params, cache_state="n/a (written outputs; each is removed after its read-back)",
+                                     build_info=result.build_info)
+
+
+def measure(params: dict[str, Any], raw_dir: str | os.PathLike, dirs: dict[str, str],
+            inputs: list[str] | None = None, progress: bool = True) -> pd.DataFrame:
+    """Run (or reuse, when already stored with the same parameters, binary and
+    inputs) every run of `plan`; return all passes with rates."""
+    raw_dir = Path(raw_dir)
+    inputs = [str(Path(p).resolve()) for p in (inputs or [])]
+    binary = _sha256(harness.kernel_path(KERNEL))
+    fingerprints = {Path(p).name: _sha256(p) for p in inputs}
+    frames = []
+    for run in tqdm(plan(params), desc="writing", unit="run", disable=not progress):
+        key = {**relevant(params, run["part"]), **run, "binary_sha256": binary, "dir": dirs[run["medium"]],
+               "inputs": fingerprints if run["part"] == "events" else None}
+        frames.append(measure_once(raw_dir / f"{run_name(run)}.parquet", key,
+                                   lambda run=run: _measure(run, params, dirs, inputs)))
+    return with_rates(pd.concat(frames, ignore_index=True))
+
+
+def with_rates(frame: pd.DataFrame) -> pd.DataFrame:
+    """Add MB/s (uncompressed), written MB/s (file bytes), entries/s and memory above the baseline."""
+    frame = frame.copy()
+    frame["mb_s"] = frame["raw_bytes"] / frame["wall_s"] / 1e6
+    frame["written_mb_s"] = frame["file_bytes"] / frame["wall_s"] / 1e6
+    frame["entries_s"] = frame["entries"] / frame["wall_s"]
+    frame["rss_over_baseline_mb"] = (frame["peak_rss_bytes"] - frame["baseline_rss_bytes"]) / 1e6
+    return frame
+
+
+MASK64 = (1 << 64) - 1
+
+
+def _mix64(z: int) -> int:
+    """splitmix64's finaliser, as kernels/writing/schema.hpp's mix64."""
+    z = (z + 0x9E3779B97F4A7C15) & MASK64
+    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & MASK64
+    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & MASK64
+    return z ^ (z >> 31)
+
+
+def digest(column_checksums: str, entries: int) -> str:
+    """The kernel's one-value digest (schema.hpp's Checksums::digest) of comma-separated
+    16-hex-digit column checksums over `entries` entries."""
+    d = _mix64(int(entries))
+    for column in column_checksums.split(","):
+        d = _mix64(d ^ int(column, 16))
+    return f"{d:016x}"
+
+
+def check_agreement(frame: pd.DataFrame) -> None:
+    """Every pass of every writer, medium, compression and thread count of one workload
+    read back from its own output the same column checksums, whose digest (recomputed
+    here, with the entries read back) is the digest of the source's entries."""
+    keys = ["method", "medium", "compression", "threads", "rep"]
+    for part, group in frame.groupby("part"):
+        sources = sorted(group["source_checksum"].unique())
+        if len(sources) != 1:
+            raise AssertionError(f"the {part} workload's writers were given different entries: "
+                                 f"source checksums {sources}")
+        source = sources[0]
+        columns = group["column_checksums"].value_counts().index[0]  # the most common read-back
+        recomputed = [digest(c, e) for c, e in zip(group["column_checksums"], group["read_entries"])]
+        bad = group[(group["checksum"] != source) | (pd.Series(recomputed, index=group.index) != source)
+                    | (group["column_checksums"] != columns)]
+        if len(bad):
+            reference = columns.split(",")
+            lines = []
+            for (_, row), again in zip(bad.iterrows(), [digest(c, e) for c, e in
+                                                        zip(bad["column_checksums"], bad["read_entries"])]):
+                got = row["column_checksums"].split(",")
+                first = next((i for i, (a, b) in enumerate(zip(got, reference)) if a != b),
+                             min(len(got), len(reference)) if len(got) != len(reference) else None)
+                lines.append(f"  {', '.join(f'{k}={row[k]}' for k in keys)}: read back {row['checksum']} "
+                             f"(recomputed from its columns: {again}), {row['read_entries']} entries"
+                             + (f", first differing column #{first}" if first is not None else ""))
+            raise AssertionError(f"writers disagree on the {part} workload: {len(bad)} of {len(group)} passes "
+                                 f"read back other than the source's checksum {source}:\n" + "\n".join(lines))

@@ -1,0 +1,207 @@
+"""Writing, report: the figures, and the tables and number macros the paper's writing section inputs."""
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import pandas as pd
+
+from ...config import thread_counts
+from .analysis import EFFICIENCY_TARGET, efficiency_target, one, seed001_rows, seed003_claims, target_medium, versus
+from .measuring import COMPRESSIONS, EVENT_METHODS, LABELS, MEDIA, MEDIUM_LABELS, SHORT, disk_note
+
+# ---- figures -------------------------------------------------------------------------------
+
+def _panels(n: int, width: float = 6.0, height: float = 5.0, columns: int = 2):
+    """n panels, at most `columns` per row; returns the figure and the used axes."""
+    import matplotlib.pyplot as plt
+    columns = min(n, columns)
+    rows = math.ceil(n / columns)
+    fig, axes = plt.subplots(rows, columns, figsize=(width * columns, height * rows), squeeze=False,
+                             constrained_layout=True)
+    axes = axes.ravel()
+    for ax in axes[n:]:
+        ax.set_visible(False)
+    return fig, axes[:n]
+
+
+def _legend_below(fig, ax, columns: int) -> None:
+    """One legend for all panels, under them."""
+    handles, labels = ax.get_legend_handles_labels()
+    fig.legend(handles, labels, loc="outside lower center", ncol=columns, fontsize="small", frameon=False)
+
+
+def figure_random(table: pd.DataFrame, value: str, ylabel: str, params: dict[str, Any], ideal: bool = False):
+    """One panel per medium: `value` against threads, a colour per compression,
+    TBufferMerger solid and RNTupleParallelWriter dashed (medians, min-max bars for runtime)."""
+    rows = table[table["part"] == "random"]
+    fig, axes = _panels(len(params["media"]))
+    counts = thread_counts(params["max_threads"])
+    colours = dict(zip(COMPRESSIONS, ["C0", "C1", "C2", "C3", "C4"]))
+    for ax, medium in zip(axes, params["media"]):
+        for (method, compression), group in rows[rows["medium"] == medium].groupby(["method", "compression"], sort=False):
+            group = group.sort_values("threads")
+            style = "-" if method == "tbuffermerger" else "--"
+            label = f"{compression}, {'TBufferMerger' if method == 'tbuffermerger' else 'RNTuple'}"
+            if value == "wall_s":
+                ax.errorbar(group["threads"], group[value], yerr=[group[value] - group["wall_min"],
+                            group["wall_max"] - group[value]], linestyle=style, marker="o",
+                            color=colours[compression], label=label)
+            else:
+                ax.plot(group["threads"], group[value], linestyle=style, marker="o", color=colours[compression],
+                        label=label)
+        if ideal:
+            ax.plot(counts, counts, color="grey", linestyle=":", label="ideal")
+        ax.set(title=MEDIUM_LABELS[medium], xlabel="threads", ylabel=ylabel, xticks=counts)
+        if value == "wall_s":
+            ax.set_yscale("log")  # LZMA takes ten times longer than the rest
+        else:
+            ax.set_ylim(bottom=0)
+    _legend_below(fig, axes[0], columns=min(4, len(params["random_compressions"]) + (1 if ideal else 0)))
+    return fig
+
+
+def figure_memory(table: pd.DataFrame, params: dict[str, Any]):
+    """Peak memory above the baseline against threads: one panel per random-workload method,
+    a line per medium (the median over compressions, min-max as bars)."""
+    rows = table[table["part"] == "random"]
+    fig, axes = _panels(len(params["random_methods"]))
+    counts = thread_counts(params["max_threads"])
+    for ax, method in zip(axes, params["random_methods"]):
+        for medium in params["media"]:
+            group = (rows[(rows["method"] == method) & (rows["medium"] == medium)].groupby("threads")
+                     ["rss_over_baseline_mb"].agg(["median", "min", "max"]).reset_index())
+            ax.errorbar(group["threads"], group["median"], yerr=[group["median"] - group["min"],
+                        group["max"] - group["median"]], marker="o", label=MEDIUM_LABELS[medium])
+        ax.set(title=LABELS[method], xlabel="threads", ylabel="peak memory [MB]", xticks=counts)
+        ax.set_ylim(bottom=0)
+    _legend_below(fig, axes[0], columns=len(params["media"]))
+    return fig
+
+
+def figure_events(table: pd.DataFrame, params: dict[str, Any]):
+    """Output methods: events/s against threads (left, one line style per medium) and
+    parallel efficiency (right), a colour per method."""
+    rows = table[table["part"] == "events"]
+    fig, (left, right) = _panels(2, width=6.5)
+    counts = thread_counts(params["max_threads"])
+    styles = dict(zip(MEDIA, ["-.", "-", ":", "--"]))
+    colours = dict(zip(EVENT_METHODS, ["C0", "C1", "C2"]))
+    for (method, medium), group in rows.groupby(["method", "medium"], sort=False):
+        group = group.sort_values("threads")
+        label = f"{LABELS[method]}, {medium}"
+        left.plot(group["threads"], group["entries_s"], linestyle=styles[medium], marker="o",
+                  color=colours[method], label=label)
+        right.plot(group["threads"], group["efficiency"], linestyle=styles[medium], marker="o",
+                   color=colours[method], label=label)
+    right.axhline(EFFICIENCY_TARGET, color="grey", linestyle=":", label="target (simple, 2 threads)")
+    left.set(xlabel="threads", ylabel="events / s", xticks=counts, yscale="log")
+    right.set(xlabel="threads", ylabel="parallel efficiency", xticks=counts, ylim=(0, 1.2))
+    _legend_below(fig, right, columns=3)
+    return fig
+
+
+# ---- tables and numbers for the paper ------------------------------------------------------
+
+def _num(value: float, digits: int = 3) -> str:
+    from ... import paper
+    return paper.number(value, digits) if value is not None and math.isfinite(value) else "n/a"
+
+
+def random_table(table: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
+    """Seed 003 per medium, compression and writer: seconds at 1 and at the most threads
+    (medians), speed-up, uncompressed MB/s and peak memory above baseline at the most
+    threads, and the file size."""
+    top = params["max_threads"]
+    rows = []
+    for medium in params["media"]:
+        for compression in params["random_compressions"]:
+            for method in params["random_methods"]:
+                first = one(table, part="random", method=method, medium=medium, compression=compression, threads=1)
+                last = one(table, part="random", method=method, medium=medium, compression=compression, threads=top)
+                rows.append({"medium": medium, "compression": compression,
+                             "writer": SHORT[method],
+                             "1 thread [s]": _num(first["wall_s"]), f"{top} threads [s]": _num(last["wall_s"]),
+                             "speed-up": _num(last["speedup"], 2), "MB/s": _num(last["mb_s"]),
+                             "file MB": _num(last["file_bytes"] / 1e6), "peak MB": _num(last["rss_over_baseline_mb"])})
+    return pd.DataFrame(rows)
+
+
+def events_table(table: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
+    """Seed 001 per medium, method and thread count: events/s, MB/s, speed-up, parallel
+    efficiency, file size and its ratio to ROOT's, peak memory above baseline."""
+    ours = versus(table, "events", "root_imt") if "root_imt" in params["event_methods"] else table.assign(size_ratio=math.nan)
+    rows = []
+    for medium in params["event_media"]:
+        for method in params["event_methods"]:
+            for t in thread_counts(params["max_threads"]):
+                r = one(ours, part="events", method=method, medium=medium, threads=t)
+                rows.append({"medium": medium, "method": SHORT[method], "threads": str(t),
+                             "events/s": _num(r["entries_s"]), "MB/s": _num(r["mb_s"]),
+                             "speed-up": _num(r["speedup"], 2), "efficiency": _num(r["efficiency"], 2),
+                             "file MB": _num(r["file_bytes"] / 1e6), "size ratio": _num(r["size_ratio"], 3),
+                             "peak MB": _num(r["rss_over_baseline_mb"])})
+    return pd.DataFrame(rows)
+
+
+def seed001_table(table: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
+    rows = seed001_rows(table, params)
+    return pd.DataFrame({
+        "": rows["who"],
+        "faster, 1 thread": [_num(v, 3) for v in rows["faster_1"]],
+        "faster, N threads": [_num(v, 3) for v in rows["faster_n"]],
+        "N": rows["threads_n"].astype(str),
+        "size ratio": [_num(v, 3) for v in rows["size_ratio"]],
+    })
+
+
+def macros(table: pd.DataFrame, params: dict[str, Any], frame: pd.DataFrame, dirs: dict[str, str],
+           max_threads_requested: int | None, compiler: str) -> dict[str, str]:
+    """Every number the paper's writing section quotes (names: letters only, prefix Wrt)."""
+    from ... import paper
+    top, medium = params["max_threads"], target_medium(params)
+    goal = efficiency_target(table, params)
+    values = {
+        "WrtRandomMB": _num(params["random_mb"]), "WrtRandomBranches": ("one double branch" if params["random_branches"] == 1
+                              else f"{params['random_branches']} double branches"),
+        "WrtEvents": _num(params["events"]), "WrtMaxThreads": str(top),
+        "WrtMaxThreadsRequested": str(max_threads_requested or top),
+        "WrtRepetitions": str(params["repetitions"]), "WrtWarmup": str(params["warmup"]),
+        "WrtSlowMBs": _num(params["slow_mb_s"]), "WrtFlushMB": _num(params["flush_mb"]),
+        "WrtDiskNote": paper.escape(disk_note(dirs, params)), "WrtCompiler": paper.escape(compiler),
+        "WrtTargetMedium": medium, "WrtEffTarget": _num(EFFICIENCY_TARGET * 100, 2),
+        "WrtRssMethod": paper.escape(frame["rss_method"].iloc[0]),
+        "WrtLZFourVersion": paper.escape(frame["lz4_version"].iloc[0]),
+    }
+    load = frame.groupby(["part", "method", "medium", "compression", "threads"])["load_1min_before"].first()
+    values["WrtLoadMedian"] = _num(load.median(), 2)
+    values["WrtLoadMax"] = _num(load.max(), 2)
+    events = frame[frame["part"] == "events"]
+    values["WrtColumns"] = str(int(events["columns"].iloc[0])) if len(events) else "n/a"
+    values["WrtEventBytes"] = _num(events["raw_bytes"].iloc[0] / events["entries"].iloc[0]) if len(events) else "n/a"
+    ours = versus(table, "events", "root_imt") if "root_imt" in params["event_methods"] else None
+    for method, name in (("simple", "Simple"), ("rntuple", "Rntuple")):
+        rows = {t: (one(ours, method=method, medium=medium, threads=t) if ours is not None else None) for t in (1, top)}
+        values[f"Wrt{name}FasterOne"] = _num(rows[1]["faster"]) if rows[1] is not None else "n/a"
+        values[f"Wrt{name}FasterN"] = _num(rows[top]["faster"]) if rows[top] is not None else "n/a"
+        values[f"Wrt{name}SizeRatio"] = _num(rows[1]["size_ratio"]) if rows[1] is not None else "n/a"
+    for method, name in (("root_imt", "Imt"), ("simple", "Simple"), ("rntuple", "Rntuple")):
+        row = one(table, part="events", method=method, medium=medium, threads=top)
+        values[f"Wrt{name}Speedup"] = _num(row["speedup"], 2) if row is not None else "n/a"
+        values[f"Wrt{name}EventsPerSecond"] = _num(row["entries_s"]) if row is not None else "n/a"
+    values["WrtSimpleEffTwo"] = _num(goal["efficiency"] * 100, 3) if goal["measured"] else "n/a"
+    values["WrtTargetResult"] = (rf"at {values['WrtSimpleEffTwo']}\% it {'meets' if goal['met'] else 'misses'} it"
+                                 if goal["measured"] else paper.escape(f"it was not measured here ({goal['reason']})"))
+    random = table[(table["part"] == "random") & (table["threads"] == top)]
+    tbm = random[random["method"] == "tbuffermerger"].set_index(["medium", "compression"])["wall_s"]
+    ntuple = random[random["method"] == "rntuple"].set_index(["medium", "compression"])["wall_s"]
+    ratio = (tbm / ntuple).dropna()
+    values["WrtRntupleVsTbmMedian"] = _num(ratio.median()) if len(ratio) else "n/a"
+    values["WrtRntupleVsTbmMin"] = _num(ratio.min()) if len(ratio) else "n/a"
+    values["WrtRntupleVsTbmMax"] = _num(ratio.max()) if len(ratio) else "n/a"
+    peaks = random.groupby("method")["rss_over_baseline_mb"].max()
+    values["WrtTbmPeakMB"] = _num(peaks.get("tbuffermerger", math.nan))
+    values["WrtRntuplePeakMB"] = _num(peaks.get("rntuple", math.nan))
+    claims = seed003_claims(table, params)
+    values["WrtBackPressureVerdict"] = paper.escape(claims["verdict"].iloc[3]) if len(claims) > 3 else "n/a"
+    return values
