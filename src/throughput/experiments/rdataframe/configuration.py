@@ -1,0 +1,75 @@
+"""The rdataframe section of the configuration against this machine: thread, worker and process
+counts resolved to the usable cores, the input files each part needs, and check_config (called by
+throughput.config before any job starts)."""
+from __future__ import annotations
+
+import copy
+import shutil
+from pathlib import Path
+from typing import Any
+
+from ... import datasets
+from ...config import thread_counts, usable_cores
+from .dask_scheduler import scheduler_problem
+
+PDF_METHODS = ("defines", "histo3d", "histond", "vary")
+
+
+def _count_problem(value: int | None, full_key: str, cores: int, fit: bool, problems: list[str]) -> None:
+    if value is not None and value > cores and not fit:
+        problems.append(f"config key '{full_key}' = {value}: more than the {cores} usable cores of this machine "
+                        f"(set rdataframe.fit_to_cores: true to lower it to {cores})")
+
+
+def resolve_counts(section: dict[str, Any], cores: int | None = None) -> dict[str, Any]:
+    """A copy of the section with thread, worker and process counts resolved for this machine:
+    null -> every usable core; more than the cores -> the cores (only where fit_to_cores allows,
+    check_config has refused the others)."""
+    cores = cores or usable_cores()
+    out = copy.deepcopy(section)
+    for holder, key in ((out, "max_threads"), (out["rate_model"], "max_processes"), (out["dask"], "max_workers")):
+        if holder[key] is None or holder[key] > cores:
+            holder[key] = cores
+    return out
+
+
+def file_sets(section: dict[str, Any]) -> dict[str, int]:
+    """Files needed per compression: the main set, the compression table's, the rate model's."""
+    need: dict[str, int] = {section["compression"]: section["files"]}
+    for compression in section["compressions"]:
+        need[compression] = max(need.get(compression, 0), section["compression_files"])
+    if section["rate_model"]["enabled"]:
+        rate = section["rate_model"]
+        need[rate["compression"]] = max(need.get(rate["compression"], 0), rate["files"])
+    return need
+
+
+def check_config(section: dict[str, Any], available_memory: int, problems: list[str]) -> None:
+    """Check this section against the machine (see throughput.config.validate): thread, worker and
+    process counts within the cores (unless fit_to_cores; resolve_counts lowers them), the scheduler
+    reachable, the input files' size on disk."""
+    cores, fit = usable_cores(), section["fit_to_cores"]
+    rate, dask = section["rate_model"], section["dask"]
+    _count_problem(section["max_threads"], "rdataframe.max_threads", cores, fit, problems)
+    _count_problem(rate["max_processes"], "rdataframe.rate_model.max_processes", cores, fit, problems)
+    if dask["scheduler"] is None:
+        _count_problem(dask["max_workers"], "rdataframe.dask.max_workers", cores, fit, problems)
+    elif dask["enabled"]:
+        problem = scheduler_problem(dask["scheduler"], dask["connect_timeout_s"])
+        if problem:
+            problems.append(problem)
+    if section["pdf_methods"] and "defines" not in section["pdf_methods"]:
+        problems.append(f"config key 'rdataframe.pdf_methods' = {section['pdf_methods']}: must include 'defines' "
+                        "(the seed's reference method every other is compared with)")
+    sets = file_sets(section)
+    need = sum(n * section["events_per_file"] * datasets.BYTES_PER_EVENT_ESTIMATE[c] for c, n in sets.items())
+    free = shutil.disk_usage(Path(".").resolve()).free
+    if need > 0.8 * free:
+        problems.append(f"config key 'rdataframe.files' = {section['files']} (with rdataframe.events_per_file = "
+                        f"{section['events_per_file']}, compression_files and rate_model.files): the input files "
+                        f"need about {need / 1e9:.1f} GB on disk, {free / 1e9:.1f} GB free in {Path('.').resolve()}")
+
+
+def counts(maximum: int, spacing: str) -> list[int]:
+    """Thread or process counts: 1..maximum ('every') or 1, 2, 4, ..., maximum ('doubling')."""
+    return list(range(1, maximum + 1)) if spacing == "every" else thread_counts(maximum)

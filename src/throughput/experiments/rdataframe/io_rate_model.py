@@ -1,0 +1,256 @@
+"""The I/O rate model (seed 004): Np reader processes (rdf_rate_reader), started together, read
+disjoint entry ranges of the same files; the raw read (R_IO) and one reader's phases (R_dec,
+R_proc) are measured apart; R(Np) is fitted with R = R1*Np / (1 + R1/R_IO*(Np-1)) and R1 also
+predicted from the separate rates. Every rate is in MB/s of file bytes (compressed, as stored)."""
+from __future__ import annotations
+
+import json
+import math
+import os
+import subprocess
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from tqdm.auto import tqdm
+
+from ... import harness, provenance
+from ...results import measure_once
+from .analysis import _lstsq_nonnegative
+from .configuration import counts
+from .measuring import KERNELS, _file_ids, _list_file, _sha256, set_cache
+
+
+def split_ranges(entries: dict[str, int], files: list[str], processes: int) -> list[list[tuple[int, int, str]]]:
+    """Disjoint, contiguous entry ranges of the files (in order) for each of `processes` readers."""
+    total = sum(entries[f] for f in files)
+    bounds = [round(total * p / processes) for p in range(processes + 1)]
+    out: list[list[tuple[int, int, str]]] = []
+    for p in range(processes):
+        lo, hi, start, segments = bounds[p], bounds[p + 1], 0, []
+        for f in files:
+            stop = start + entries[f]
+            a, b = max(lo, start), min(hi, stop)
+            if a < b:
+                segments.append((a - start, b - start, f))
+            start = stop
+        out.append(segments)
+    return out
+
+
+def _ranges_file(segments: list[tuple[int, int, str]], path: Path) -> Path:
+    path.write_text("".join(f"{a} {b} {Path(f).resolve()}\n" for a, b, f in segments))
+    return path
+
+
+def run_processes(segments: list[list[tuple[int, int, str]]], cache_bytes: int, primer: str | None = None,
+                  timeout_s: float = 3600) -> dict[str, Any]:
+    """Start one rdf_rate_reader per segment list, let them all go at once, and return the
+    aggregate: wall from the first start to the last end, summed CPU, entries and counters.
+    `primer`: a file with the same tree (not one measured) each reader reads one entry of before
+    the start, so that what a process does once is not timed (PROOF-Lite's workers live long)."""
+    kernel = str(harness.kernel_path("rdf_rate_reader"))
+    with tempfile.TemporaryDirectory(prefix="rdf-rate-") as tmp:
+        procs = []
+        try:
+            for i, segs in enumerate(segments):
+                ranges = _ranges_file(segs, Path(tmp) / f"ranges{i}.txt")
+                stderr = open(Path(tmp) / f"stderr{i}.txt", "w+")  # noqa: SIM115 (closed below)
+                argv = [kernel, "--ranges", str(ranges), "--cache-size", str(cache_bytes), "--barrier", "1"]
+                if primer:
+                    argv += ["--primer", str(primer)]
+                procs.append((subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=stderr,
+                                               text=True, env=harness.pinned_env()), stderr, argv))
+            for proc, stderr, argv in procs:  # wait until every reader is loaded and waiting
+                line = proc.stdout.readline()
+                if '"ready"' not in line:
+                    proc.wait(timeout=60)
+                    stderr.seek(0)
+                    raise harness.KernelError(f"kernel rdf_rate_reader {' '.join(argv[1:])} exited with "
+                                              f"{proc.returncode} before starting: {stderr.read().strip()}")
+            for proc, _, _ in procs:
+                proc.stdin.write("go\n")
+                proc.stdin.flush()
+            records = []
+            for proc, stderr, argv in procs:
+                out, _ = proc.communicate(timeout=timeout_s)
+                stderr.seek(0)
+                message = stderr.read().strip()
+                if proc.returncode != 0:
+                    raise harness.KernelError(f"kernel rdf_rate_reader {' '.join(argv[1:])} exited with "
+                                              f"{proc.returncode}: {message}")
+                lines = [json.loads(x) for x in out.splitlines() if x.strip()]
+                validation = [r for r in lines if r["record"] == "validation"]
+                if len(validation) != 1 or not validation[0]["ok"]:
+                    raise harness.KernelError(f"kernel rdf_rate_reader {' '.join(argv[1:])}: validation failed: "
+                                              f"{validation}")
+                records.append([r for r in lines if r["record"] == "timing"][0])
+        finally:
+            for proc, stderr, _ in procs:
+                if proc.poll() is None:
+                    proc.kill()
+                    proc.wait()
+                stderr.close()
+    return {"wall_s": max(r["t_end"] for r in records) - min(r["t_start"] for r in records),
+            "cpu_s": sum(r["cpu_s"] for r in records), "entries": sum(r["entries"] for r in records),
+            "bytes_read": sum(r["bytes_read"] for r in records), "read_calls": sum(r["read_calls"] for r in records),
+            "counter_sum": sum(r["counter_sum"] for r in records),
+            "slowest_s": max(r["wall_s"] for r in records), "fastest_s": min(r["wall_s"] for r in records)}
+
+
+def cold_cache_problem(files: list[str], work_dir: Path) -> str | None:
+    """Why cold-cache runs cannot be made on this file system (None if eviction works and is checked)."""
+    try:
+        set_cache(files[:1], "cold", work_dir)
+    except harness.KernelError as error:
+        return f"the page cache cannot be emptied for {files[0]}: {error}"
+    return None
+
+
+def check_raw_bytes(raw: pd.DataFrame, size_bytes: int) -> None:
+    """R_IO is the input files' size over the raw read's time: every pass must have read exactly
+    that many bytes (rdf_raw_read checks each file against its size too, and names it)."""
+    wrong = raw[raw["bytes"] != size_bytes]
+    if len(wrong):
+        row = wrong.iloc[0]
+        raise AssertionError(f"raw read {row.get('name', '')} pass {row['rep']} ({row['cache']} cache) read "
+                             f"{row['bytes']} bytes, the input files' sizes add up to {size_bytes}")
+
+
+def _measure_raw(cache, params, files, work):
+    result = harness.run_kernel("rdf_raw_read", {"file-list": _list_file(files, work), "cache": cache,
+                                                 "reps": params["repetitions"], "warmup": params["warmup"]})
+    frame = result.timings.assign(part="raw", name=f"raw_{cache}")
+    check_raw_bytes(frame, sum(Path(f).stat().st_size for f in files))
+    return frame, provenance.capture(params, cache_state=cache, build_info=result.build_info)
+
+
+def _measure_components(params, files, entries, work, primer):
+    ranges = _ranges_file(split_ranges(entries, files, 1)[0], work / "components-ranges.txt")
+    result = harness.run_kernel("rdf_rate_reader", {
+        "ranges": ranges, "cache": "warm", "phase-timing": 1, "cache-size": params["rate_model"]["ttree_cache_bytes"],
+        "reps": params["repetitions"], "warmup": params["warmup"], "primer": primer})
+    frame = result.timings.assign(part="components", name="components")
+    return frame, provenance.capture(params, cache_state="warm", build_info=result.build_info)
+
+
+def _measure_rate(cache, ttc, processes, params, files, entries, work, reference_counters, primer):
+    rate = params["rate_model"]
+    cache_bytes = rate["ttree_cache_bytes"] if ttc == "on" else 0
+    segments = split_ranges(entries, files, processes)
+    rows = []
+    for index in range(params["warmup"] + params["repetitions"]):
+        prepared = set_cache(files, cache, work)  # every file, checked, before the readers start
+        result = run_processes(segments, cache_bytes, primer)
+        if result["counter_sum"] != reference_counters:
+            raise AssertionError(f"{processes} readers ({cache}, TTreeCache {ttc}) summed the collection counters to "
+                                 f"{result['counter_sum']}, one reader of every entry to {reference_counters}")
+        rows.append({**result, "rep": index - params["warmup"], "warmup": index < params["warmup"],
+                     "resident_pages": prepared["resident"], "pages": prepared["pages"]})
+    frame = pd.DataFrame(rows).assign(part="rate", cache=cache, ttree_cache=ttc, processes=processes,
+                                      name=f"rate_{cache}_{ttc}_np{processes}")
+    return frame, provenance.capture(params, cache_state=cache)
+
+
+def measure_rate_model(params: dict[str, Any], inputs: dict[str, Any], info: dict[str, Any],
+                       results_dir: str | Path, primer: str | os.PathLike, progress: bool = True) -> dict[str, Any]:
+    """R_IO (raw bytes, cold and warm), R_dec and R_proc (one warm reader), and R(Np) for every
+    cache state x TTreeCache setting x process count. Returns frames and what was not measured.
+    `primer`: a file with the same tree that is not measured (see run_processes)."""
+    rate = params["rate_model"]
+    primer = str(primer)
+    if str(Path(primer).resolve()) in {str(Path(f).resolve()) for f in inputs["rate"]}:
+        raise ValueError(f"the primer file {primer} must not be one of the files measured")
+    results_dir = Path(results_dir)
+    raw, work = results_dir / "raw", results_dir / "work"
+    files = inputs["rate"]
+    entries = {f: info["entries"][f] for f in files}
+    binaries = {k: _sha256(harness.kernel_path(k)) for k in KERNELS}
+    base = {"repetitions": params["repetitions"], "warmup": params["warmup"], "inputs": _file_ids(files),
+            "rate_model": rate, "binaries": binaries}
+    not_measured = {}
+    states = list(rate["cache_states"])
+    if "cold" in states:
+        problem = cold_cache_problem(files, work)
+        if problem:
+            not_measured["cold"] = problem
+            states.remove("cold")
+    frames = {}
+    frames["raw"] = pd.concat([measure_once(raw / f"raw_{c}.parquet", {**base, "cache": c},
+                                            lambda c=c: _measure_raw(c, params, files, work))
+                               for c in ["cold", "warm"] if c in states or c == "warm"], ignore_index=True)
+    frames["components"] = measure_once(raw / "components.parquet", {**base, "part": "components"},
+                                        lambda: _measure_components(params, files, entries, work, primer))
+    reference = int(frames["components"]["counter_sum"].iloc[0])
+    runs = [(c, "on" if t else "off", n) for c in states for t in rate["ttree_cache"]
+            for n in counts(rate["max_processes"], rate["process_spacing"])]
+    rate_frames = []
+    for cache, ttc, n in tqdm(runs, desc="I/O rate model", unit="run", disable=not progress):
+        rate_frames.append(measure_once(raw / f"rate_{cache}_{ttc}_np{n}.parquet",
+                                        {**base, "cache": cache, "ttree_cache": ttc, "processes": n},
+                                        lambda: _measure_rate(cache, ttc, n, params, files, entries, work, reference,
+                                                              primer)))
+    frames["rate"] = pd.concat(rate_frames, ignore_index=True) if rate_frames else pd.DataFrame()
+    frames["bytes"] = sum(Path(f).stat().st_size for f in files)
+    frames["events"] = sum(entries.values())
+    frames["not_measured"] = not_measured
+    return frames
+
+
+# ----------------------------------------------------------------------------------------------
+# The model, its fit, and the rates from the measurements
+
+def rate_model(np_: Any, r1: float, r_io: float) -> np.ndarray:
+    """Seed 004: R = R1*Np / (1 + R1/R_IO*(Np-1))."""
+    n = np.asarray(np_, float)
+    return r1 * n / (1 + (r1 / r_io) * (n - 1)) if math.isfinite(r_io) else r1 * n
+
+
+def fit_rate_model(processes: np.ndarray, rates: np.ndarray) -> dict[str, Any]:
+    """Fit R1 and R_IO. 1/R = (1/R1)/Np + (1/R_IO)(Np-1)/Np is linear in 1/R1 and 1/R_IO: weighted
+    (relative) least squares with both >= 0; 1/R_IO = 0 means no saturation seen (R_IO unbounded)."""
+    n, r = np.asarray(processes, float), np.asarray(rates, float)
+    coef = _lstsq_nonnegative(np.column_stack([1 / n, (n - 1) / n]), 1 / r, r)
+    inv_r1, inv_rio = coef
+    distinct = len(np.unique(n))
+    return {"r1": 1 / inv_r1 if inv_r1 > 0 else math.inf, "r_io": 1 / inv_rio if inv_rio > 0 else math.inf,
+            "points": distinct, "dof": distinct - 2, "io_determined": distinct >= 2 and inv_rio > 0}
+
+
+def rate_summary(frames: dict[str, Any]) -> dict[str, Any]:
+    """The model's rates (MB/s of file bytes) from the separate measurements, and its fits."""
+    size = frames["bytes"] / 1e6
+    check_raw_bytes(frames["raw"], frames["bytes"])  # the bytes R_IO divides by were the bytes read
+    raw = frames["raw"][~frames["raw"]["warmup"].astype(bool)]
+    comp = frames["components"][~frames["components"]["warmup"].astype(bool)]
+    t_raw = raw.groupby("cache")["wall_s"].median()
+    t_proc = float(comp["process_s"].median())
+    t_getentry = float(comp["getentry_s"].median())
+    t_reader = float(comp["wall_s"].median())
+    # T_dec = T_unzip + T_reco (the seed's definition): everything in the warm reader that is
+    # neither processing nor bringing the bytes from the page cache (per-event GetEntry, and
+    # opening the files and their trees).
+    t_dec = t_reader - t_proc - float(t_raw["warm"])
+    out = {"size_mb": size, "events": frames["events"], "t_raw": t_raw.to_dict(), "t_proc": t_proc,
+           "t_getentry": t_getentry, "t_setup": t_reader - t_getentry - t_proc, "t_dec": t_dec, "t_reader": t_reader,
+           "r_io": {c: size / t for c, t in t_raw.items()}, "r_dec": size / t_dec, "r_proc": size / t_proc}
+    out["r1_predicted"] = {c: 1 / (1 / r + 1 / out["r_dec"] + 1 / out["r_proc"]) for c, r in out["r_io"].items()}
+    measured = frames["rate"][~frames["rate"]["warmup"].astype(bool)].copy()
+    measured["rate_mb_s"] = size / measured["wall_s"]
+    measured["khz"] = frames["events"] / measured["wall_s"] / 1e3
+    table = (measured.groupby(["cache", "ttree_cache", "processes"], sort=False)
+             .agg(rate=("rate_mb_s", "median"), rate_min=("rate_mb_s", "min"), rate_max=("rate_mb_s", "max"),
+                  khz=("khz", "median"), cpu_s=("cpu_s", "median"), wall_s=("wall_s", "median"),
+                  read_calls=("read_calls", "median"))
+             .reset_index())
+    fits = []
+    for (cache, ttc), group in measured.groupby(["cache", "ttree_cache"], sort=False):
+        fit = fit_rate_model(group["processes"].to_numpy(), group["rate_mb_s"].to_numpy())
+        fits.append({"cache": cache, "ttree_cache": ttc, **fit,
+                     "r_np1": float(table[(table["cache"] == cache) & (table["ttree_cache"] == ttc)
+                                          & (table["processes"] == 1)]["rate"].iloc[0])
+                     if 1 in set(group["processes"]) else math.nan})
+    out["table"], out["fits"] = table, pd.DataFrame(fits)
+    return out

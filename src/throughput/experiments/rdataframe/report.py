@@ -1,0 +1,395 @@
+"""For the paper: the seeds' published figures beside ours, the LaTeX tables (cells formatted for
+paper.write_table), every number the paper section quotes (paper_macros), and the figures."""
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ... import seeds
+from ...config import usable_cores
+from .analysis import agreement_summary
+from .io_rate_model import rate_model
+
+
+# ----------------------------------------------------------------------------------------------
+# The seeds' published figures (seeds 002 and 004, in throughput.seeds with where each comes
+# from), used only as "seed" columns beside ours.
+
+SEED_EVENTS_BENCHMARK = seeds.RDF_BENCH_EVENTS  # "fill 9 TH3D's from 513M Monte Carlo events", LZMA
+SEED_STORAGE = seeds.RDF_STORAGE
+# Compression: total size and size of the branches read (GB), and the benchmark on the local SSD
+# (64 threads) and in the page cache (256 threads).
+SEED_COMPRESSION = seeds.RDF_COMPRESSION
+SEED_NHIST = seeds.RDF_NHIST  # number of histograms (one Define each), LZMA, 32C/64T
+SEED_PDF = seeds.RDF_PDF  # 103 Define + Histo2D vs the Histo3D trick, seconds
+SEED_PDF_WEIGHTS = seeds.RDF_PDF_WEIGHTS
+SEED_RDEC_MB_S = seeds.RDF_RDEC_MB_S  # seed 004's effective decompression rate
+
+
+def _seconds(text: str) -> float:
+    """'8m45s' -> 525.0 (the seeds' notation)."""
+    minutes, seconds = text.rstrip("s").split("m")
+    return 60 * int(minutes) + float(seconds)
+
+
+# ----------------------------------------------------------------------------------------------
+# Tables and numbers for the paper (cells formatted for paper.write_table)
+
+def _num(value: float, digits: int = 3) -> str:
+    from ... import paper
+
+    return paper.number(value, digits) if value is not None and math.isfinite(value) else "--"
+
+
+def _threads_label(t: int) -> str:
+    return "no IMT" if t == 0 else str(t)
+
+
+def scaling_table(table: pd.DataFrame) -> pd.DataFrame:
+    """The thread scan: median wall time (min-max), rate, speed-up over the sequential run, CPU efficiency."""
+    scan = table[table["part"] == "scan"].sort_values("threads")
+    sequential = float(scan[scan["threads"] == 0]["wall_s"].iloc[0])
+    return pd.DataFrame({
+        "threads": [_threads_label(t) for t in scan["threads"]],
+        "wall [s]": [_num(v) for v in scan["wall_s"]],
+        "min--max [s]": [f"{_num(a)}--{_num(b)}" for a, b in zip(scan["wall_min"], scan["wall_max"])],
+        "rate [kHz]": [_num(v) for v in scan["khz"]],
+        "speed-up": [_num(sequential / v) for v in scan["wall_s"]],
+        "CPU eff.": [_num(v, 2) for v in scan["cpu_eff"]],
+    })
+
+
+def storage_table(table: pd.DataFrame, cpu: str, max_threads: int) -> pd.DataFrame:
+    """Seed 002's benchmark table (its rates derived from 513M events) with our all-threads row."""
+    from ... import paper
+
+    ours = table[(table["part"] == "scan") & (table["threads"] == max_threads)].iloc[0]
+    rows = [{"": "seed", "CPU": row.cpu, "storage": row.storage, "threads": str(row.threads),
+             "CPU eff.": _num(row.cpu_eff, 2), "wall [s]": _num(row.wall_s),
+             "rate [kHz]": _num(SEED_EVENTS_BENCHMARK / row.wall_s / 1e3)} for row in SEED_STORAGE.itertuples()]
+    rows.append({"": "this run", "CPU": paper.escape(cpu), "storage": "page cache (warm)", "threads": str(max_threads),
+                 "CPU eff.": _num(ours["cpu_eff"], 2), "wall [s]": _num(ours["wall_s"]),
+                 "rate [kHz]": _num(ours["khz"])})
+    return pd.DataFrame(rows)
+
+
+def compression_table(table: pd.DataFrame, levels: dict[str, int], compressions: list[str],
+                      max_threads: int) -> pd.DataFrame:
+    """Seed 002's compression table beside ours: sizes (total, branches read), CPU efficiency and time
+    at all threads; sizes also as ratios to LZMA, the comparison that travels."""
+    ours = table[(table["part"] == "compression") & (table["threads"] == max_threads)].set_index("compression")
+    seed = SEED_COMPRESSION.set_index("compression")
+    base = ours.loc["LZMA"] if "LZMA" in ours.index else None
+    rows = []
+    for c in compressions:
+        o = ours.loc[c]
+        s = seed.loc[c] if c in seed.index else None
+        rows.append({
+            "algorithm": c if c == "none" else f"{c} ({levels.get(c, '?')})",
+            "seed total [GB]": _num(s["total_gb"]) if s is not None else "--",
+            "seed read [GB]": _num(s["read_gb"]) if s is not None else "--",
+            "seed size / LZMA": _num(s["total_gb"] / seed.loc["LZMA", "total_gb"], 2) if s is not None else "--",
+            "seed eff.": _num(s["ssd_eff"], 2) if s is not None else "--",
+            "seed time [s]": _num(_seconds(s["ssd_time"])) if s is not None else "--",
+            "total [MB]": _num(o["file_bytes"] / 1e6),
+            "read [MB]": _num(o["read_zip_bytes"] / 1e6),
+            "size / LZMA": _num(o["file_bytes"] / base["file_bytes"], 2) if base is not None else "--",
+            "eff.": _num(o["cpu_eff"], 2),
+            "wall [s]": _num(o["wall_s"]),
+        })
+    return pd.DataFrame(rows)
+
+
+def nhist_table(table: pd.DataFrame, max_threads: int) -> pd.DataFrame:
+    """Seed 002's number-of-histograms table beside ours (wall time also relative to one histogram)."""
+    ours = table[(table["part"] == "nhist") & (table["threads"] == max_threads)].set_index("histograms")
+    seed = SEED_NHIST.set_index("histograms")
+    one = ours["wall_s"].get(1, math.nan)
+    rows = []
+    for n in sorted(set(ours.index) | set(seed.index)):
+        s = seed.loc[n] if n in seed.index else None
+        o = ours.loc[n] if n in ours.index else None
+        rows.append({
+            "histograms": str(n),
+            "seed wall [s]": _num(s["wall_s"]) if s is not None else "--",
+            "seed eff.": _num(s["cpu_eff"], 2) if s is not None else "--",
+            "seed / 1 histo.": _num(s["wall_s"] / seed.loc[1, "wall_s"], 2) if s is not None else "--",
+            "wall [s]": _num(o["wall_s"]) if o is not None else "--",
+            "eff.": _num(o["cpu_eff"], 2) if o is not None else "--",
+            "/ 1 histo.": _num(o["wall_s"] / one, 2) if o is not None else "--",
+        })
+    return pd.DataFrame(rows)
+
+
+PDF_LABELS = {"defines": "Define + Histo2D per weight", "histo3d": "Histo3D trick",
+              "histond": "HistoND, scalars + vectors", "vary": "Vary"}
+
+
+def pdf_table(table: pd.DataFrame, max_threads: int) -> pd.DataFrame:
+    """The PDF-weight methods: wall time, CPU efficiency and speed-up over one Define per weight."""
+    ours = table[(table["part"] == "pdf") & (table["threads"] == max_threads)].set_index("method")
+    reference = ours.loc["defines", "wall_s"]
+    return pd.DataFrame([{
+        "method": PDF_LABELS[m],
+        "seed time [s]": _num(SEED_PDF[m]) if m in SEED_PDF else "--",
+        "seed speed-up": _num(SEED_PDF["defines"] / SEED_PDF[m], 2) if m in SEED_PDF else "--",
+        "wall [s]": _num(ours.loc[m, "wall_s"]),
+        "CPU eff.": _num(ours.loc[m, "cpu_eff"], 2),
+        "speed-up": _num(reference / ours.loc[m, "wall_s"], 2),
+    } for m in ours.index])
+
+
+def dask_table(dask: pd.DataFrame, table: pd.DataFrame) -> pd.DataFrame:
+    """Distributed RDataFrame by workers, beside the compiled IMT run with as many threads."""
+    scan = table[table["part"] == "scan"].set_index("threads")
+    first = dask.sort_values("threads")["wall_s"].iloc[0]
+    return pd.DataFrame([{
+        "workers": str(row.threads), "partitions": str(int(row.npartitions)),
+        "wall [s]": _num(row.wall_s), "rate [kHz]": _num(row.khz), "CPU eff.": _num(row.cpu_eff, 2),
+        "speed-up": _num(first / row.wall_s, 2),
+        "C++ IMT wall [s]": _num(scan.loc[row.threads, "wall_s"]) if row.threads in scan.index else "--",
+    } for row in dask.sort_values("threads").itertuples()])
+
+
+def agreement_table(agreement: pd.DataFrame) -> pd.DataFrame:
+    from ... import paper
+
+    return pd.DataFrame({
+        "run": [paper.escape(r) for r in agreement["run"]],
+        "reference": [paper.escape(r) for r in agreement["reference"]],
+        "histograms": agreement["histograms"].astype(str),
+        "bit-identical": ["yes" if v else "no" for v in agreement["identical"]],
+        "max. rel. diff.": [_num(v, 2) if v > 0 else "0" for v in agreement["max_rel_diff"]],
+    })
+
+
+def rate_components_table(rs: dict[str, Any], measured: pd.DataFrame) -> pd.DataFrame:
+    """R_IO, R_dec, R_proc, and R1 predicted from them beside R1 measured (one reader)."""
+    def np1(cache: str) -> float:
+        row = measured[(measured["cache"] == cache) & (measured["ttree_cache"] == "on") & (measured["processes"] == 1)]
+        return float(row["rate"].iloc[0]) if len(row) else math.nan
+
+    rows = [("R_IO, cold cache (raw bytes)", rs["r_io"].get("cold", math.nan), "--"),
+            ("R_IO, warm cache (raw bytes)", rs["r_io"]["warm"], "--"),
+            ("R_dec (decompress + deserialise, warm)", rs["r_dec"], f"{SEED_RDEC_MB_S[0]}--{SEED_RDEC_MB_S[1]}"),
+            ("R_proc (processing, decompressed data)", rs["r_proc"], "--")]
+    for cache in ("cold", "warm"):
+        if cache in rs["r1_predicted"]:
+            rows.append((f"R1 predicted, {cache}", rs["r1_predicted"][cache], "--"))
+            rows.append((f"R1 measured, {cache}, one reader", np1(cache), "--"))
+    from ... import paper
+
+    return pd.DataFrame({"rate": [paper.escape(r[0]) for r in rows], "this run [MB/s]": [_num(r[1]) for r in rows],
+                         "seed [MB/s]": [r[2] for r in rows]})
+
+
+def rate_fit_table(rs: dict[str, Any]) -> pd.DataFrame:
+    table = rs["table"]
+    rows = []
+    for fit in rs["fits"].itertuples():
+        group = table[(table["cache"] == fit.cache) & (table["ttree_cache"] == fit.ttree_cache)]
+        top = group.sort_values("processes").iloc[-1]
+        rows.append({"cache": fit.cache, "TTreeCache": fit.ttree_cache, "R(1) [MB/s]": _num(fit.r_np1),
+                     f"R(Np max) [MB/s]": _num(top["rate"]), "Np max": str(int(top["processes"])),
+                     "fit R1 [MB/s]": _num(fit.r1),
+                     "fit R_IO [MB/s]": _num(fit.r_io) if math.isfinite(fit.r_io) else "unbounded",
+                     "dof": str(fit.dof)})
+    return pd.DataFrame(rows)
+
+
+def paper_macros(params: dict[str, Any], table: pd.DataFrame, agreement: pd.DataFrame, info: dict[str, Any],
+                 amdahl: dict[str, Any], usl: dict[str, Any] | None, dask: pd.DataFrame | None,
+                 rs: dict[str, Any] | None, not_measured: dict[str, str], levels: dict[str, int],
+                 max_threads_requested: int | None) -> dict[str, str]:
+    """Every number the paper section quotes, as macro name -> LaTeX."""
+    from ... import paper
+
+    top = params["max_threads"]
+    scan = table[table["part"] == "scan"].set_index("threads")
+    sequential = scan.loc[0, "wall_s"]
+    pdf = table[(table["part"] == "pdf") & (table["threads"] == top)].set_index("method")["wall_s"]
+    agree = agreement_summary(agreement)
+    n_pdf = info["pdf_count"] + int(params["pdf_nominal"])
+    main_files = params["files"]
+    seed_threads = sorted(set(SEED_STORAGE["threads"]))
+    macros = {
+        "RdfCores": str(usable_cores()),
+        "RdfMaxThreads": str(top),
+        "RdfMaxThreadsRequested": str(max_threads_requested or top),
+        "RdfFiles": str(main_files),
+        "RdfEventsPerFile": _num(params["events_per_file"]),
+        "RdfEvents": _num(int(scan.loc[0, "events"])),
+        "RdfCompression": params["compression"],
+        "RdfLevel": str(levels.get(params["compression"], 0)),
+        "RdfCompressionFiles": str(params["compression_files"]),
+        "RdfCollection": paper.escape(params["collection"]),
+        "RdfPdfBranch": paper.escape(params["pdf_weights_branch"]),
+        "RdfPdfCount": str(info["pdf_count"]),
+        "RdfPdfWeights": str(n_pdf),
+        "RdfPdfVsSeed": ("as many as the seed's" if n_pdf == SEED_PDF_WEIGHTS else
+                         f"against the seed's {SEED_PDF_WEIGHTS}"),
+        "RdfPdfNominal": "with the nominal weight 1 put in front" if params["pdf_nominal"] else
+                         "as they are (no nominal weight added)",
+        "RdfRepetitions": str(params["repetitions"]), "RdfWarmup": str(params["warmup"]),
+        "RdfSequentialKHz": _num(scan.loc[0, "khz"]),
+        # Opening one file and its tree (measured by the kernel before its event loops), against one
+        # file's share of the sequential event loop.
+        "RdfOpenMs": _num(1e3 * scan.loc[0, "open_s"] / main_files, 2),
+        "RdfLoopPerFileMs": _num(1e3 * sequential / main_files, 2),
+        "RdfTopKHz": _num(scan.loc[top, "khz"]),
+        "RdfTopSpeedup": _num(sequential / scan.loc[top, "wall_s"], 3),
+        "RdfTopEff": _num(scan.loc[top, "cpu_eff"], 2),
+        "RdfImtOneOverhead": _num(scan.loc[1, "wall_s"] / sequential, 3) if 1 in scan.index else "--",
+        "RdfSerialFraction": _num(amdahl["serial_fraction"], 2),
+        "RdfAmdahlDof": str(amdahl["dof"]),
+        "RdfAmdahlPoints": str(amdahl["points"]),
+        # Amdahl's law taken at its word at the seed's two machines' thread counts
+        "RdfSpeedupSeedSmall": _num(float(sequential / amdahl["predict"](seed_threads[0])), 2),
+        "RdfSpeedupSeedLarge": _num(float(sequential / amdahl["predict"](seed_threads[-1])), 2),
+        "RdfUslNote": (f"The Universal Scalability Law, fitted too, gives contention "
+                       f"$\\sigma = {usl['sigma']:.3g}$ and coherency $\\kappa = {usl['kappa']:.3g}$ "
+                       f"({usl['dof']} degrees of freedom)." if usl else
+                       f"The Universal Scalability Law has three parameters and needs at least four thread counts; "
+                       f"this machine gives {amdahl['points']}, so it is not fitted here."),
+        "RdfComparisons": str(agree["comparisons"]),
+        "RdfIdentical": str(agree["identical"]),
+        "RdfMaxRelDiff": _num(agree["max_rel_diff"], 2) if agree["max_rel_diff"] > 0 else "0",
+        "RdfRtol": _num(params["rtol"], 2),
+        "RdfAgreementText": (
+            f"Here all {agree['comparisons']} comparisons are bit-identical: with these sizes every partial sum of "
+            "the single-precision weights is exactly representable in double precision, so the order of the "
+            "additions does not matter"
+            if agree["identical"] == agree["comparisons"] else
+            f"Here {agree['identical']} of {agree['comparisons']} comparisons are bit-identical; in the others sums "
+            f"of weights differ by at most {agree['max_rel_diff']:.2g} (relative), within the tolerance"),
+    }
+    for method, name in (("histo3d", "Trick"), ("histond", "Histond"), ("vary", "Vary")):
+        macros[f"Rdf{name}Speedup"] = _num(pdf["defines"] / pdf[method], 2) if method in pdf.index else "--"
+    nhist = table[(table["part"] == "nhist") & (table["threads"] == top)].set_index("histograms")["wall_s"]
+    counts_ = sorted(nhist.index)
+    macros["RdfNhistMax"] = str(counts_[-1]) if counts_ else "--"
+    macros["RdfNhistRatio"] = _num(nhist[counts_[-1]] / nhist[counts_[0]], 2) if len(counts_) > 1 else "--"
+    if dask is not None and len(dask):
+        d = dask.sort_values("threads")
+        macros["RdfDaskWorkers"] = str(int(d["threads"].iloc[-1]))
+        largest = int(d["threads"].iloc[-1])
+        macros["RdfDaskWorkersText"] = f"{largest} worker" + ("s" if largest > 1 else "")
+        macros["RdfDaskSpeedup"] = _num(d["wall_s"].iloc[0] / d["wall_s"].iloc[-1], 2)
+        macros["RdfDaskOverCpp"] = _num(d["wall_s"].iloc[-1] / scan.loc[int(d["threads"].iloc[-1]), "wall_s"], 3) \
+            if int(d["threads"].iloc[-1]) in scan.index else "--"
+        macros["RdfDaskMode"] = ("on the configured scheduler" if params["dask"]["scheduler"] else
+                                 "on a local cluster of single-threaded worker processes")
+    else:
+        macros.update({"RdfDaskWorkers": "0", "RdfDaskWorkersText": "no workers", "RdfDaskSpeedup": "--",
+                       "RdfDaskOverCpp": "--",
+                       "RdfDaskMode": "not run (rdataframe.dask.enabled is false)"})
+    if rs is not None:
+        fits = rs["fits"]
+        macros.update({
+            "RdfRateFiles": str(params["rate_model"]["files"]),
+            "RdfRateCompression": params["rate_model"]["compression"],
+            "RdfRateMB": _num(rs["size_mb"]),
+            "RdfRateMaxNp": str(int(rs["table"]["processes"].max())),
+            "RdfRateDof": str(int(fits["dof"].max())) if len(fits) else "--",
+            "RdfRIOCold": _num(rs["r_io"].get("cold", math.nan)),
+            "RdfRIOWarm": _num(rs["r_io"]["warm"]),
+            "RdfRDec": _num(rs["r_dec"]), "RdfRProc": _num(rs["r_proc"]),
+            "RdfROnePredCold": _num(rs["r1_predicted"].get("cold", math.nan)),
+            "RdfROnePredWarm": _num(rs["r1_predicted"]["warm"]),
+            "RdfTSetupShare": _num(rs["t_setup"] / rs["t_dec"], 2),
+            "RdfLimiter": min([(rs["r_dec"], "decompression and deserialisation"), (rs["r_proc"], "processing"),
+                               (rs["r_io"].get("cold", rs["r_io"]["warm"]), "the device (raw read)")])[1],
+        })
+        # Where Eq. (1) saturates, N_p = R_IO / R_1, from the separately measured rates (cold
+        # cache where measured), against the most reader processes this run started.
+        cache = "cold" if "cold" in rs["r_io"] and "cold" in rs["r1_predicted"] else "warm"
+        saturation = rs["r_io"][cache] / rs["r1_predicted"][cache]
+        max_np = int(rs["table"]["processes"].max())
+        macros.update({"RdfSaturationNp": _num(saturation, 2), "RdfSaturationCache": cache,
+                       "RdfSaturationVerdict": "more than" if saturation > max_np else "no more than"})
+    else:
+        macros.update({k: "--" for k in ("RdfRateFiles", "RdfRateCompression", "RdfRateMB", "RdfRateMaxNp",
+                                          "RdfRateDof", "RdfRIOCold", "RdfRIOWarm", "RdfRDec", "RdfRProc",
+                                          "RdfROnePredCold", "RdfROnePredWarm", "RdfTSetupShare", "RdfLimiter",
+                                          "RdfSaturationNp", "RdfSaturationCache", "RdfSaturationVerdict")})
+    macros["RdfNotMeasured"] = paper.escape("; ".join(f"{k}: {v}" for k, v in not_measured.items())) or "nothing"
+    return macros
+
+
+# ----------------------------------------------------------------------------------------------
+# Figures
+
+def scaling_figure(table: pd.DataFrame, dask: pd.DataFrame | None, amdahl: dict[str, Any],
+                   usl: dict[str, Any] | None, extrapolate_to: int = 256):
+    """Left: speed-up over the sequential run against threads, with the Amdahl (and USL) fit, solid
+    where measured and dotted where extrapolated. Right: CPU efficiency, with the seed's 64- and
+    256-thread figures."""
+    import matplotlib.pyplot as plt
+
+    scan = table[table["part"] == "scan"].sort_values("threads")
+    imt = scan[scan["threads"] > 0]
+    sequential = float(scan[scan["threads"] == 0]["wall_s"].iloc[0])
+    top = int(imt["threads"].max())
+    fig, (left, right) = plt.subplots(1, 2, figsize=(16, 7))
+    left.errorbar(imt["threads"], sequential / imt["wall_s"],
+                  yerr=[sequential / imt["wall_s"] - sequential / imt["wall_max"],
+                        sequential / imt["wall_min"] - sequential / imt["wall_s"]],
+                  marker="o", linestyle="none", color="C0", label="RDataFrame + IMT (C++), median")
+    grid_in = np.linspace(1, top, 50)
+    grid_out = np.geomspace(top, max(extrapolate_to, top), 50)
+    left.plot(grid_in, sequential / amdahl["predict"](grid_in), color="C1",
+              label=f"Amdahl fit, serial fraction {amdahl['serial_fraction']:.3f} ({amdahl['dof']} dof)")
+    left.plot(grid_out, sequential / amdahl["predict"](grid_out), color="C1", linestyle=":",
+              label="Amdahl, extrapolated")
+    if usl is not None:
+        left.plot(grid_in, sequential / usl["predict"](grid_in), color="C2", label=f"USL fit ({usl['dof']} dof)")
+        left.plot(grid_out, sequential / usl["predict"](grid_out), color="C2", linestyle=":")
+    if dask is not None and len(dask):
+        left.errorbar(dask["threads"], sequential / dask["wall_s"], marker="s", linestyle="none", color="C3",
+                      label="distributed RDataFrame on Dask (workers)")
+    ideal = np.array([1, max(extrapolate_to, top)])
+    left.plot(ideal, ideal, color="grey", linestyle="--", label="ideal")
+    left.set(xscale="log", yscale="log", xlabel="threads (Dask: workers)", ylabel="speed-up vs sequential")
+    left.legend(fontsize="xx-small", loc="upper left")
+    right.plot(imt["threads"], imt["cpu_eff"], marker="o", color="C0", label="this run (page cache)")
+    for row in SEED_STORAGE.itertuples():
+        right.plot([row.threads], [row.cpu_eff], marker="x", linestyle="none", color="grey")
+    right.plot([], [], marker="x", linestyle="none", color="grey", label="seed 002 (64 and 256 threads)")
+    right.set(xscale="log", xlabel="threads", ylabel="CPU efficiency", ylim=(0, 1.1),
+              xlim=(0.8, max(extrapolate_to, top) * 1.3))
+    right.legend(fontsize="xx-small", loc="lower left")
+    return fig
+
+
+def rate_figure(rs: dict[str, Any], extrapolate_to: int = 24):
+    """R(Np) measured (median, min-max), the fitted model (solid where measured, dotted beyond), the
+    model predicted from R_IO, R_dec and R_proc measured separately (dashed), per cache state."""
+    import matplotlib.pyplot as plt
+
+    table, fits = rs["table"], rs["fits"]
+    states = list(dict.fromkeys(table["cache"]))
+    fig, axes = plt.subplots(1, len(states), figsize=(8 * len(states), 7), squeeze=False)
+    for ax, cache in zip(axes[0], states):
+        top = int(table[table["cache"] == cache]["processes"].max())
+        grid_in = np.linspace(1, top, 50)
+        grid_out = np.linspace(top, max(extrapolate_to, top), 50)
+        for colour, (ttc, group) in zip(("C0", "C1"), table[table["cache"] == cache].groupby("ttree_cache")):
+            group = group.sort_values("processes")
+            ax.errorbar(group["processes"], group["rate"], yerr=[group["rate"] - group["rate_min"],
+                                                                  group["rate_max"] - group["rate"]],
+                        marker="o", linestyle="none", color=colour, label=f"measured, TTreeCache {ttc}")
+            fit = fits[(fits["cache"] == cache) & (fits["ttree_cache"] == ttc)].iloc[0]
+            ax.plot(grid_in, rate_model(grid_in, fit.r1, fit.r_io), color=colour,
+                    label=f"fit, TTreeCache {ttc}: R1 {fit.r1:.3g}, R_IO {fit.r_io:.3g} MB/s ({fit.dof} dof)")
+            ax.plot(grid_out, rate_model(grid_out, fit.r1, fit.r_io), color=colour, linestyle=":")
+        if cache in rs["r1_predicted"]:
+            grid = np.linspace(1, max(extrapolate_to, top), 100)
+            ax.plot(grid, rate_model(grid, rs["r1_predicted"][cache], rs["r_io"][cache]), color="C2", linestyle="--",
+                    label=f"predicted from R_IO, R_dec, R_proc (R1 {rs['r1_predicted'][cache]:.3g} MB/s)")
+            ax.axhline(rs["r_io"][cache], color="grey", linestyle="-.", label=f"R_IO measured ({cache})")
+        ax.set(xlabel="reader processes Np", ylabel="R [MB/s of file bytes]", title=f"{cache} cache", yscale="log")
+        ax.legend(fontsize="xx-small", loc="lower right")
+    return fig
