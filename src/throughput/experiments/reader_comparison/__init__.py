@@ -1,0 +1,64 @@
+"""Reader comparison (seed 000, "ROOT file reading": Table 1 and Figure 1).
+
+The pT (for the real HZZ files, the x momentum Px) of one particle collection
+is read by every reader, one process per reader group and input set:
+
+* C++ (kernel ``read_branch``, one program, ``--methods``): a columnar reader
+  (only the value branch and its counter, no objects: the seed's "FemtoCode
+  ROOT reader"), ROOT's bulk I/O, TTreeReader, TTree::Draw, RDataFrame on one
+  thread, a CMSSW-like reader that reads every attribute of the collection and
+  builds a ``std::vector<Particle>`` per event, and RNTupleReader on the
+  RNTuple copy;
+* uproot (today's non-C++ implementation, as root4j was) and the same values
+  as a deflate-compressed Numpy file (the seed's baseline), in Python
+  (``python -m throughput.experiments.reader_comparison read``);
+* a Java reader, laurelin from Maven Central (kernels/reader_comparison/java):
+  root4j is not published there and cannot parse ROOT 6 files;
+* ROOT's own ``rootreadspeed`` on the same branches, the reference the C++
+  readers are held against.
+
+Every reader reports items, events, the exact checksum of
+kernels/reader_comparison/pass.hpp (sum mod 2^64 of a 64-bit mix of each
+value's float32 bit pattern: order-independent), wall and CPU time, and a
+sample every ``sample_every`` items. All readers of the same files and branch
+must agree on items and checksum (``check_agreement``); a disagreement fails
+the run. Files are warm (pre-read, checked resident with mincore) unless the
+run is labelled cold (posix_fadvise DONTNEED, checked absent).
+
+Units: kHz = 10^3 events per second per process (the seed's unit); MHz of
+items = 10^6 values per second; MB = 10^6 bytes.
+
+Modules, one role each:
+
+- vocabulary: collections, readers and their labels, layouts, compressions,
+  the seed's figures and our target; the names of a layout's tree and branches;
+- readers: the Python readers whose speed is measured (uproot, the Numpy
+  baseline; ``read``) and the checksum every reader computes;
+- inputs: what an input file holds, making the files (AOD-like, RNTuple and
+  Numpy copies), check_config (called by throughput.config), prepare_inputs;
+- processes: running a reader as a process (JSON lines) and classifying its
+  failure, building the Java reader, rootreadspeed, the page_cache kernel;
+- measuring: the plan of runs, measuring each or reusing it when stored;
+- analysis: agreement and reference checks, summaries, rates, ratios,
+  targets, the timeline, the collections' shapes;
+- report: the paper's tables (LaTeX cells), figures and macros;
+- command_line: ``main``, what ``python -m throughput.experiments.reader_comparison``
+  runs (through __main__) for the workflow's rules and the reader processes.
+
+The names the notebook, the workflow, the tests, throughput.config and
+throughput.references use are imported here, so that
+``from throughput.experiments import reader_comparison as rc; rc.<name>`` works.
+"""
+from .analysis import (cannot_read, check_agreement, check_references, collection_shapes, fill_bytes, ratios,
+                       summary, targets, timeline)
+from .command_line import main
+from .inputs import (check_config, collection_attributes, compression_name, file_compression, file_count,
+                     make_aod_like, make_numpy_copy, make_rntuple_copy, prepare_inputs, real_layout)
+from .measuring import measure, plan, run_name
+from .processes import (ReaderFailed, build_java_reader, classify_failure, java_available, page_cache,
+                        parse_rootreadspeed, run_json_process)
+from .readers import _mix_sum_numpy, checksum, hex_checksum
+from .report import (cold_frame, compression_frame, escape_name, failure_summary, failures_frame, macros,
+                     open_frame, plot_table1, plot_timeline, ratio_frame, real_frame, residency_macros, table1_frame)
+from .vocabulary import (COLLECTIONS, CPP_METHODS, GOLDEN, LABELS, NUMPY_TARGET, PYTHON_READERS, SEED_JAVA_SLOWDOWN,
+                         SEED_TABLE1, branch_name)

@@ -1,0 +1,239 @@
+"""From the raw runs to numbers: the readers' agreement (with each other and
+with the inputs' reference values), summaries and rates, the readers that
+could not read an input, the bytes each reader read, ratios, the targets, the
+rate timeline, the collections' shapes and the warm-up factor."""
+from __future__ import annotations
+
+import math
+import zipfile
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ... import references
+from .inputs import collection_attributes
+from .vocabulary import LAYOUTS, NUMPY_TARGET, TREE_CPP_METHODS, branch_name, collection_of, tree_name
+
+# --- validation ----------------------------------------------------------------------------------
+
+def check_agreement(frame: pd.DataFrame) -> pd.DataFrame:
+    """Every pass of every reader of the same files and branch must give the same
+    items, events and checksum (rootreadspeed reports none and is left out).
+    Returns one row per (layout, compression, set's files, branch) with the agreed
+    values; raises AssertionError naming the readers that disagree."""
+    timing = frame[(frame["record"] == "timing") & frame["checksum"].notna()]
+    rows, problems = [], []
+    for (data, branch), group in timing.groupby([timing["set"], "branch"]):
+        seen = group.groupby("reader")[["items", "events", "checksum"]].agg(lambda s: sorted(set(s)))
+        distinct = {(tuple(r["items"]), tuple(r["events"]), tuple(r["checksum"])) for _, r in seen.iterrows()}
+        if len(distinct) != 1 or any(len(v) != 1 for v in next(iter(distinct))):
+            detail = "; ".join(f"{reader}: {r['items']} items, {r['events']} events, checksum {r['checksum']}"
+                               for reader, r in seen.iterrows())
+            problems.append(f"readers disagree on {data} branch {branch}: {detail}")
+            continue
+        first = group.iloc[0]
+        rows.append({"set": data, "branch": branch, "items": int(first["items"]), "events": int(first["events"]),
+                     "checksum": first["checksum"], "readers": len(seen)})
+    if problems:
+        raise AssertionError("\n".join(problems))
+    return pd.DataFrame(rows)
+
+
+def check_references(agreed: pd.DataFrame, inputs: dict[str, dict[str, Any]]) -> pd.DataFrame:
+    """What the readers agreed on must be what each input holds: its reference
+    values, taken when the file was made (a real file: when first registered),
+    kept outside it (throughput.references). Readers that all read the same
+    damaged bytes agree with each other, not with this. Returns the rows
+    compared; raises AssertionError naming each input set, branch and file."""
+    rows, problems = [], []
+    for _, row in agreed.iterrows():
+        spec = inputs[row["set"]]
+        if spec["role"] == "real":  # registered once, the first time the study reads it
+            for path in spec["root"]:
+                references.register(path, tree_name(spec["layout"]), [branch_name(spec["layout"], c)
+                                                                     for c in LAYOUTS[spec["layout"]][2]])
+        want = references.expected(spec["root"], row["branch"])
+        got = {"entries": int(row["events"]), "items": int(row["items"]), "checksum": row["checksum"]}
+        if got != want:
+            problems.append(f"readers of {row['set']} branch {row['branch']} agree on {got}, but the files "
+                            f"({', '.join(spec['root'])}) held {want} when they were made: damaged input?")
+        rows.append({"set": row["set"], "branch": row["branch"], **want, "matches": got == want})
+    if problems:
+        raise AssertionError("\n".join(problems))
+    return pd.DataFrame(rows)
+
+
+# --- summaries -----------------------------------------------------------------------------------
+
+def summary(frame: pd.DataFrame) -> pd.DataFrame:
+    """Median (min, max) over the measured passes per set, cache, reader and branch,
+    with kHz (events/s/1e3 per process), MHz of values, ns per value, MB/s of
+    compressed and uncompressed bytes; rootreadspeed gets events and items from
+    the other readers of the same files."""
+    timing = frame[(frame["record"] == "timing") & ~frame["warmup"].astype(bool)].copy()
+    by = ["set", "role", "layout", "compression", "cache", "reader", "collection", "branch"]
+    table = (timing.groupby(by, sort=False)
+             .agg(wall_s=("wall_s", "median"), wall_min=("wall_s", "min"), wall_max=("wall_s", "max"),
+                  cpu_s=("cpu_s", "median"), open_s=("open_s", "median"), events=("events", "max"),
+                  items=("items", "max"), bytes_compressed=("bytes_compressed", "max"),
+                  bytes_uncompressed=("bytes_uncompressed", "max"), files=("files", "max"),
+                  load_1min=("load_1min", "mean"), passes=("wall_s", "count"))
+             .reset_index())
+    # rootreadspeed reports no values: its events and items are those every other reader agreed on.
+    counts = table.groupby(["set", "branch"])[["events", "items"]].transform("max")
+    table[["events", "items"]] = table[["events", "items"]].fillna(counts)
+    return _rates(table)
+
+
+def _rates(table: pd.DataFrame) -> pd.DataFrame:
+    """Rates of whole passes ("with opening") and of their reading part (wall
+    time minus the time spent opening files; rootreadspeed has no such split)."""
+    table = table.copy()
+    table["read_s"] = table["wall_s"] - table["open_s"].fillna(0)
+    table["khz"] = table["events"] / table["wall_s"] / 1e3
+    table["khz_min"] = table["events"] / table["wall_max"] / 1e3
+    table["khz_max"] = table["events"] / table["wall_min"] / 1e3
+    table["khz_read"] = table["events"] / table["read_s"] / 1e3
+    table["mhz_items"] = table["items"] / table["wall_s"] / 1e6
+    table["mhz_items_read"] = table["items"] / table["read_s"] / 1e6
+    table["ns_per_item_read"] = table["read_s"] / table["items"] * 1e9
+    table["mb_s_compressed"] = table["bytes_compressed"] / table["read_s"] / 1e6
+    table["mb_s_uncompressed"] = table["bytes_uncompressed"] / table["read_s"] / 1e6
+    return table
+
+
+UNREAD_RECORDS = {"cannot_read": "cannot read", "failed": "failed", "not_measured": "not measured"}
+
+
+def cannot_read(frame: pd.DataFrame) -> pd.DataFrame:
+    """Readers that could not read an input (by design or by an error), or were
+    not measured, with the reason."""
+    columns = ["set", "layout", "compression", "cache", "reader", "branch", "record", "message"]
+    if "message" not in frame:
+        return pd.DataFrame(columns=columns)
+    return frame[frame["record"].isin(list(UNREAD_RECORDS))][columns]
+
+
+def numpy_bytes(paths: list[str], branch: str) -> tuple[int, int]:
+    """Compressed and uncompressed size of one array in Numpy files."""
+    compressed = uncompressed = 0
+    for path in paths:
+        with zipfile.ZipFile(path) as archive:
+            info = archive.getinfo(f"{branch}.npy")
+            compressed += info.compress_size
+            uncompressed += info.file_size
+    return compressed, uncompressed
+
+
+def value_branch_bytes(paths: list[str], tree: str, branch: str) -> tuple[int, int]:
+    """Compressed and uncompressed bytes of one branch (what uproot and laurelin read)."""
+    import uproot
+
+    compressed = uncompressed = 0
+    for path in paths:
+        with uproot.open(path) as f:
+            b = f[tree][branch]
+            compressed += b.compressed_bytes
+            uncompressed += b.uncompressed_bytes
+    return compressed, uncompressed
+
+
+def fill_bytes(table: pd.DataFrame, inputs: dict[str, dict[str, Any]]) -> pd.DataFrame:
+    """Bytes for the readers whose process does not report them (uproot, laurelin, Numpy)."""
+    table = table.copy()
+    for index, row in table[table["bytes_compressed"].isna()].iterrows():
+        spec = inputs[row["set"]]
+        if row["reader"] == "numpy":
+            compressed, uncompressed = numpy_bytes(spec["numpy"], row["branch"])
+        else:
+            compressed, uncompressed = value_branch_bytes(spec["root"], tree_name(row["layout"]), row["branch"])
+        table.loc[index, ["bytes_compressed", "bytes_uncompressed"]] = [compressed, uncompressed]
+    return _rates(table)
+
+
+def _rate(table: pd.DataFrame, set_name: str, cache: str, reader: str, branch: str, column: str) -> float:
+    row = table[(table["set"] == set_name) & (table["cache"] == cache) & (table["reader"] == reader)
+                & (table["branch"] == branch)]
+    return float(row[column].iloc[0]) if len(row) == 1 else float("nan")
+
+
+def ratios(table: pd.DataFrame) -> pd.DataFrame:
+    """Each reader's reading rate per value against the columnar C++ reader and
+    the Numpy baseline, and its whole-pass rate against rootreadspeed's (which
+    has no opening/reading split), on the same files and branch, in the same run."""
+    out = table.copy()
+    for reference, column in (("columnar", "mhz_items_read"), ("numpy", "mhz_items_read"),
+                              ("rootreadspeed", "mhz_items")):
+        out[f"vs_{reference}"] = [
+            row[column] / _rate(table, row["set"], row["cache"], reference, row["branch"], column)
+            for _, row in table.iterrows()]
+    return out
+
+
+def targets(table: pd.DataFrame, set_name: str, branch: str) -> dict[str, Any]:
+    """The issue's targets, measured in one run: the columnar reader's reading
+    rate per value >= 95% of the Numpy baseline's, and the fastest C++ TTree
+    reader's whole-pass rate >= rootreadspeed's on the same branch."""
+    rate = lambda reader, column="mhz_items_read": _rate(table, set_name, "warm", reader, branch, column)  # noqa: E731
+    cpp = {m: rate(m, "mhz_items") for m in TREE_CPP_METHODS}
+    cpp = {m: v for m, v in cpp.items() if not math.isnan(v)}
+    fastest = max(cpp, key=cpp.get) if cpp else None
+    numpy_ratio = rate("columnar") / rate("numpy")
+    numpy_ratio_with_open = rate("columnar", "mhz_items") / rate("numpy", "mhz_items")
+    rrs_ratio = cpp[fastest] / rate("rootreadspeed", "mhz_items") if fastest else float("nan")
+    return {"set": set_name, "branch": branch,
+            "columnar_mhz": rate("columnar"), "numpy_mhz": rate("numpy"), "numpy_ratio": numpy_ratio,
+            "numpy_ratio_with_open": numpy_ratio_with_open,
+            "numpy_met": bool(numpy_ratio >= NUMPY_TARGET), "fastest_cpp": fastest,
+            "fastest_cpp_mhz": cpp.get(fastest, float("nan")), "rootreadspeed_mhz": rate("rootreadspeed", "mhz_items"),
+            "rootreadspeed_ratio": rrs_ratio, "rootreadspeed_met": bool(rrs_ratio >= 1.0),
+            "columnar_ns_per_item": _rate(table, set_name, "warm", "columnar", branch, "ns_per_item_read"),
+            "numpy_ns_per_item": _rate(table, set_name, "warm", "numpy", branch, "ns_per_item_read"),
+            "per_event": _rate(table, set_name, "warm", "columnar", branch, "items")
+            / _rate(table, set_name, "warm", "columnar", branch, "events"),
+            "columnar_open_share": _rate(table, set_name, "warm", "columnar", branch, "open_s")
+            / _rate(table, set_name, "warm", "columnar", branch, "wall_s")}
+
+
+def timeline(frame: pd.DataFrame, set_name: str, branch: str, readers: tuple[str, ...] = ("columnar", "uproot",
+                                                                                            "laurelin")) -> pd.DataFrame:
+    """ns per value between consecutive samples, against the values read since the
+    process started (all passes of that reader in order, warm-up included)."""
+    samples = frame[(frame["record"] == "sample") & (frame["set"] == set_name) & (frame["branch"] == branch)
+                    & (frame["cache"] == "warm") & frame["reader"].isin(readers)]
+    rows = []
+    for reader, group in samples.groupby("reader", sort=False):
+        offset = 0
+        for rep, passes in group.groupby("rep", sort=True):
+            passes = passes.sort_values("items")
+            items = passes["items"].to_numpy(float)
+            wall = passes["wall_s"].to_numpy(float)
+            previous_items = np.concatenate([[0.0], items[:-1]])
+            previous_wall = np.concatenate([[0.0], wall[:-1]])
+            for i, w, pi, pw in zip(items, wall, previous_items, previous_wall):
+                if i > pi:
+                    rows.append({"reader": reader, "rep": rep, "warmup": rep < 0, "items": offset + i,
+                                 "ns_per_item": (w - pw) / (i - pi) * 1e9})
+            offset += items[-1] if len(items) else 0
+    return pd.DataFrame(rows)
+
+
+def collection_shapes(inputs: dict[str, dict[str, Any]], agreed: pd.DataFrame, set_name: str) -> pd.DataFrame:
+    """Particles per event and attributes per collection in one input set."""
+    spec = inputs[set_name]
+    part = agreed[agreed["set"] == set_name]
+    counts = collection_attributes(spec["root"][0], tree_name(spec["layout"]), list(part["branch"]))
+    rows = [{"collection": collection_of(row["branch"]), "branch": row["branch"],
+             "per_event": row["items"] / row["events"], "attributes": counts[row["branch"]]}
+            for _, row in part.iterrows()]
+    return pd.DataFrame(rows).set_index("collection")
+
+
+def warmup_factor(line: pd.DataFrame, reader: str) -> float:
+    """Median ns per value in the warm-up pass over that in the last pass (JIT and warm-up)."""
+    part = line[line["reader"] == reader]
+    if part.empty or not part["warmup"].any():
+        return float("nan")
+    last = part["rep"].max()
+    return float(part[part["warmup"]]["ns_per_item"].median() / part[part["rep"] == last]["ns_per_item"].median())

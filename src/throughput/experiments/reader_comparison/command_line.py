@@ -1,0 +1,66 @@
+"""The command line, ``python -m throughput.experiments.reader_comparison
+{read,make-aod,make-numpy,make-rntuple,build-java} ...``: the entry points of
+the workflow's rules and of the Python reader processes."""
+from __future__ import annotations
+
+import sys
+
+from ... import harness
+from .inputs import make_aod_like, make_numpy_copy, make_rntuple_copy
+from .processes import build_java_reader
+from .readers import ReaderError, read_main
+from .vocabulary import COMPRESSIONS, LAYOUTS, branch_name, tree_name
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry points for the workflow's rules and the reader processes."""
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if not argv:
+        print("usage: python -m throughput.experiments.reader_comparison "
+              "{read,make-aod,make-numpy,make-rntuple,build-java} ...", file=sys.stderr)
+        return 2
+    command, rest = argv[0], argv[1:]
+    try:
+        if command == "read":
+            return read_main(rest)
+        import argparse
+
+        parser = argparse.ArgumentParser(prog=f"reader_comparison {command}")
+        if command == "make-aod":
+            parser.add_argument("output")
+            parser.add_argument("--events", type=int, required=True)
+            parser.add_argument("--compression", required=True, choices=COMPRESSIONS)
+            parser.add_argument("--level", type=int, default=1)
+            parser.add_argument("--seed", type=int, default=1)
+            a = parser.parse_args(rest)
+            make_aod_like(a.output, a.events, a.compression, a.level, a.seed)
+        elif command == "make-numpy":
+            parser.add_argument("source")
+            parser.add_argument("output")
+            parser.add_argument("--layout", required=True, choices=sorted(LAYOUTS))
+            a = parser.parse_args(rest)
+            make_numpy_copy(a.source, a.output, tree_name(a.layout),
+                            [branch_name(a.layout, c) for c in LAYOUTS[a.layout][2]])
+        elif command == "make-rntuple":
+            parser.add_argument("source")
+            parser.add_argument("output")
+            parser.add_argument("--layout", required=True, choices=sorted(LAYOUTS))
+            parser.add_argument("--compression", required=True, choices=COMPRESSIONS)
+            parser.add_argument("--level", type=int, default=1)
+            a = parser.parse_args(rest)
+            make_rntuple_copy(a.source, a.output, a.compression, a.level, tree_name(a.layout))
+        elif command == "build-java":
+            parser.add_argument("target")
+            a = parser.parse_args(rest)
+            build_java_reader(a.target)
+        else:
+            print(f"unknown command {command!r}", file=sys.stderr)
+            return 2
+    except (ReaderError, harness.KernelError) as error:
+        print(f"reader_comparison {command}: error: {error}", file=sys.stderr)
+        return 2
+    except Exception as error:  # a reader's unexpected exception: one line, its failure row's reason
+        if command != "read":
+            raise
+        print(f"reader_comparison {command}: error: {type(error).__name__}: {error}", file=sys.stderr)
+        return 2
+    return 0

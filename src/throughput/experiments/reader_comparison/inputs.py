@@ -1,0 +1,220 @@
+"""The input files: what a file holds (layout, compression, a branch's counter,
+a collection's attributes), making them (AOD-like files, RNTuple and Numpy
+copies: the workflow's dataset commands), the configuration's names and sizes,
+and every input of a standalone notebook run."""
+from __future__ import annotations
+
+import math
+import os
+import shutil
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ... import harness, references
+from ...results import atomic_path
+from .readers import ReaderError, checksum, hex_checksum
+from .vocabulary import (AOD_BYTES_PER_EVENT_ESTIMATE, COLLECTIONS, COMPRESSIONS, LAYOUTS,
+                         NANOAOD_BYTES_PER_EVENT_ESTIMATE, branch_name, tree_name)
+
+def real_layout(name: str) -> str:
+    """Layout of a real file in ../shared/data by its name."""
+    return "hzz" if name.startswith("uproot-HZZ") else "nanoaod"
+
+
+def compression_name(setting: int) -> str:
+    """ROOT's compression setting (algorithm*100 + level; < 100: old-style ZLIB) as a name."""
+    if setting % 100 == 0:
+        return "none"
+    return {0: "ZLIB", 1: "ZLIB", 2: "LZMA", 4: "LZ4", 5: "ZSTD"}.get(setting // 100, f"algorithm {setting // 100}")
+
+
+def file_compression(path: str | os.PathLike) -> str:
+    """Compression of a ROOT file, from fCompress in its header (ROOT's documented layout)."""
+    import struct
+
+    with open(path, "rb") as stream:
+        header = stream.read(45)
+    if len(header) < 45 or header[:4] != b"root":
+        raise ReaderError(f"{path}: not a ROOT file (no 'root' magic in its header)")
+    version = struct.unpack(">i", header[4:8])[0]
+    offset = 41 if version > 1000000 else 33
+    return compression_name(struct.unpack(">i", header[offset:offset + 4])[0])
+
+
+def make_aod_like(output: str | os.PathLike, events: int, compression: str, level: int, seed: int,
+                  progress: bool = True) -> dict[str, Any]:
+    """Write `events` AOD-like events (kernel make_aod_like); return its validation record."""
+    from tqdm.auto import tqdm
+
+    if compression not in COMPRESSIONS:
+        raise ValueError(f"unknown compression {compression!r} (one of {', '.join(COMPRESSIONS)})")
+    Path(output).parent.mkdir(parents=True, exist_ok=True)
+    with tqdm(total=events, desc=Path(output).name, unit="event", disable=not progress) as bar:
+        run = harness.run_kernel("make_aod_like", {
+            "output": output, "events": events, "compression": compression,
+            "level": 0 if compression == "none" else level, "seed": seed,
+        }, on_progress=lambda record: bar.update(record["done"] - bar.n))
+    references.record(output, tree_name("aod"), [branch_name("aod", c) for c in COLLECTIONS])
+    return run.validation
+
+
+def make_rntuple_copy(source: str | os.PathLike, output: str | os.PathLike, compression: str, level: int,
+                      tree: str = "Events") -> dict[str, Any]:
+    """The same events as an RNTuple (kernel tree_to_rntuple, ROOT's RNTupleImporter)."""
+    Path(output).parent.mkdir(parents=True, exist_ok=True)
+    return harness.run_kernel("tree_to_rntuple", {
+        "source": source, "output": output, "tree": tree, "compression": compression,
+        "level": 0 if compression == "none" else max(level, 1),
+    }).validation
+
+
+def make_numpy_copy(source: str | os.PathLike, output: str | os.PathLike, tree: str,
+                    branches: list[str] | None = None) -> dict[str, Any]:
+    """The values of every (jagged) float branch named `<collection>_<attr>` of the
+    layout as flat float32 arrays in a deflate-compressed .npz (np.savez_compressed),
+    with the number of events; written atomically. Returns what was written."""
+    import awkward as ak
+    import uproot
+
+    with uproot.open(source) as f:
+        if tree not in f:
+            raise ReaderError(f"file {source}: no tree '{tree}'")
+        t = f[tree]
+        missing = [b for b in branches or [] if b not in t]
+        if missing:
+            raise ReaderError(f"file {source}: no branch {', '.join(missing)} in tree '{tree}'")
+        arrays = {b: np.asarray(ak.flatten(t[b].array(library="ak"), axis=None), dtype=np.float32)
+                  for b in branches}
+        arrays["__events__"] = np.array([t.num_entries], dtype=np.int64)
+    with atomic_path(output) as temporary:
+        with open(temporary, "wb") as stream:
+            np.savez_compressed(stream, **arrays)
+    return {"events": int(arrays["__events__"][0]), "branches": sorted(b for b in arrays if b != "__events__"),
+            "checksums": {b: hex_checksum(checksum(v)) for b, v in arrays.items() if b != "__events__"}}
+
+
+def counter_of(path: str, tree: str, branch: str) -> str | None:
+    """The counter branch of a jagged leaf-list branch (None for a flat one)."""
+    import uproot
+
+    with uproot.open(path) as f:
+        leaf = f[tree][branch].member("fLeaves")[0]
+        count = leaf.member("fLeafCount")
+        return None if count is None else count.member("fName")
+
+
+def collection_attributes(path: str, tree: str, branches: list[str]) -> dict[str, int]:
+    """Per branch: the branches of its collection (those sharing its counter), itself included."""
+    import uproot
+
+    with uproot.open(path) as f:
+        t = f[tree]
+        by_counter: dict[str | None, int] = {}
+        counter_of_branch = {}
+        for b in t.branches:
+            leaves = b.member("fLeaves")
+            count = leaves[0].member("fLeafCount") if len(leaves) == 1 else None
+            name = None if count is None else count.member("fName")
+            counter_of_branch[b.name] = name
+            if name is not None:
+                by_counter[name] = by_counter.get(name, 0) + 1
+        return {branch: by_counter.get(counter_of_branch[branch], 1) if counter_of_branch[branch] else 1
+                for branch in branches}
+
+
+# --- configuration -------------------------------------------------------------------------------
+
+def check_config(section: dict[str, Any], available_memory: int, problems: list[str]) -> None:
+    """Names and sizes that fit (see throughput.config.validate): collections
+    known, real files present, generated data fitting on disk."""
+    for key in ("cold_collections", "scan_collections"):
+        unknown = [c for c in section[key] if c not in section["collections"]]
+        if unknown:
+            problems.append(f"config key 'reader_comparison.{key}' = {section[key]!r}: {', '.join(unknown)} "
+                            f"not in reader_comparison.collections {section['collections']!r}")
+    if section["timeline_collection"] not in section["collections"]:
+        problems.append(f"config key 'reader_comparison.timeline_collection' = {section['timeline_collection']!r}: "
+                        f"not in reader_comparison.collections {section['collections']!r}")
+    import skhep_testdata
+
+    for name in section["real_files"]:
+        if name not in skhep_testdata.known_files:
+            problems.append(f"config key 'reader_comparison.real_files': {name!r} is not a file of "
+                            f"scikit-hep-testdata (where the real files come from)")
+    # Generated data: TTree files and their RNTuple copies (about the same size).
+    need = 2 * (section["nanoaod_events"] * NANOAOD_BYTES_PER_EVENT_ESTIMATE["ZLIB"]
+                + section["aod_events"] * AOD_BYTES_PER_EVENT_ESTIMATE["ZLIB"]
+                + sum(section["scan_events"] * NANOAOD_BYTES_PER_EVENT_ESTIMATE[c]
+                      for c in section["compression_scan"]))
+    free = shutil.disk_usage(Path(".").resolve()).free
+    if need > 0.8 * free:
+        problems.append(f"config key 'reader_comparison': nanoaod_events, aod_events and scan_events need about "
+                        f"{need / 1e9:.1f} GB of generated files, {free / 1e9:.1f} GB free in {Path('.').resolve()}")
+
+
+def file_count(events: int, per_file: int) -> int:
+    return max(1, math.ceil(events / per_file))
+
+
+# --- inputs for a standalone notebook run ----------------------------------------------------------
+
+def prepare_inputs(params: dict[str, Any], datasets_section: dict[str, Any], data_dir: str | Path,
+                   progress: bool = True) -> dict[str, dict[str, Any]]:
+    """Generate (or reuse) every input the parameters ask for under `data_dir`:
+    NanoAOD-like and AOD-like files with their RNTuple and Numpy copies, the
+    compression scan, and copies of the real files. Snakemake makes the same
+    files through its rules (workflow/rules/reader_comparison.smk)."""
+    from ... import datasets
+
+    data_dir = Path(data_dir)
+    compression = params["compression"]
+    per_file = datasets_section["events_per_file"]
+    inputs: dict[str, dict[str, Any]] = {}
+
+    def add(name, role, layout, compression, roots, make, copies_dir):
+        for index, path in enumerate(roots):
+            if not Path(path).exists():
+                make(path, index)
+        rntuples = [str(Path(copies_dir) / (Path(p).stem + ".ntuple.root")) for p in roots]
+        for root, copy in zip(roots, rntuples):
+            if not Path(copy).exists():
+                make_rntuple_copy(root, copy, compression, datasets.level(datasets_section, compression)
+                                  if compression != "none" else 0, tree_name(layout))
+        numpys = [str(Path(copies_dir) / (Path(p).stem + ".npz")) for p in roots]
+        branches = [branch_name(layout, c) for c in LAYOUTS[layout][2]]
+        for root, copy in zip(roots, numpys):
+            if not Path(copy).exists():
+                make_numpy_copy(root, copy, tree_name(layout), branches)
+        inputs[name] = {"role": role, "layout": layout, "compression": compression, "root": [str(p) for p in roots],
+                        "rntuple": rntuples, "numpy": numpys}
+
+    def nanoaod(events, compression, role):
+        count = file_count(events, per_file)
+        sizes = [min(per_file, events - k * per_file) for k in range(count)]
+        roots = [data_dir / "nanoaod" / compression / f"part{k}.root" for k in range(count)]
+        add(f"nanoaod/{compression}", role, "nanoaod", compression, [str(r) for r in roots],
+            lambda path, k: datasets.make_nanoaod_like(path, sizes[k], compression, datasets_section, index=k,
+                                                       progress=progress),
+            data_dir / "nanoaod" / compression)
+
+    nanoaod(params["nanoaod_events"], compression, "main")
+    aod_count = file_count(params["aod_events"], params["aod_events_per_file"])
+    aod_sizes = [min(params["aod_events_per_file"], params["aod_events"] - k * params["aod_events_per_file"])
+                 for k in range(aod_count)]
+    add(f"aod/{compression}", "main", "aod", compression,
+        [str(data_dir / "aod" / compression / f"part{k}.root") for k in range(aod_count)],
+        lambda path, k: make_aod_like(path, aod_sizes[k], compression, datasets.level(datasets_section, compression)
+                                      if compression != "none" else 0, datasets_section["seed"] + k, progress),
+        data_dir / "aod" / compression)
+    for other in params["compression_scan"]:
+        if other != compression:
+            nanoaod(params["scan_events"], other, "scan")
+    for name in params["real_files"]:
+        source = datasets.real_file(name, datasets_section)
+        stem = Path(name).stem
+        layout = real_layout(stem)
+        add(f"real/{stem}", "real", layout, file_compression(source), [str(source)], lambda path, k: None,
+            data_dir / "real")
+    return inputs

@@ -1,0 +1,256 @@
+"""The Python readers whose speed is measured: uproot and the Numpy baseline,
+each run as its own process (``python -m throughput.experiments.reader_comparison
+read``, the same options and JSON lines as the C++ kernel read_branch), and
+the checksum every reader computes per value (pass.hpp's definition)."""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+import zipfile
+import zlib
+from typing import Any
+
+import numpy as np
+
+from ... import harness
+from .vocabulary import GOLDEN, PYTHON_READERS
+
+class ReaderError(RuntimeError):
+    """A Python reader could not read a file or branch (the message names both)."""
+
+
+# --- the checksum (pass.hpp's definition) ---------------------------------------------------------
+
+def _mix_sum_numpy(bits: np.ndarray) -> int:
+    total = 0
+    for start in range(0, bits.size, 1 << 20):
+        h = (bits[start:start + (1 << 20)].astype(np.uint64) + np.uint64(1)) * np.uint64(GOLDEN)
+        h ^= h >> np.uint64(32)
+        total = (total + int(h.sum(dtype=np.uint64))) % 2**64
+    return total
+
+
+try:  # fused into one loop with numba, as the C++ readers do it per value
+    import numba
+
+    @numba.njit(cache=True, nogil=True)
+    def _mix_sum_numba(bits):
+        total = np.uint64(0)
+        one, golden, shift = np.uint64(1), np.uint64(GOLDEN), np.uint64(32)
+        for b in bits:
+            h = (np.uint64(b) + one) * golden
+            total += h ^ (h >> shift)
+        return total
+except ImportError:  # pragma: no cover - numba is in the pinned environment
+    _mix_sum_numba = None
+
+
+def checksum(values: np.ndarray) -> int:
+    """The readers' checksum of float32 `values` (an int in [0, 2^64))."""
+    values = np.ascontiguousarray(values)
+    if values.dtype != np.float32:
+        raise TypeError(f"the readers compare float32 values, got {values.dtype}")
+    bits = values.view(np.uint32)
+    return int(_mix_sum_numba(bits)) if _mix_sum_numba is not None else _mix_sum_numpy(bits)
+
+
+def hex_checksum(value: int) -> str:
+    return f"{value % 2**64:016x}"
+
+
+# --- the Python readers (run as their own process, like the C++ and Java ones) ---------------------
+
+class _CachePrep:
+    """warm: each file pre-read and checked resident before it is opened (time left
+    out of the pass); cold: every file evicted and checked absent before the pass."""
+
+    def __init__(self, mode: str, tool: str):
+        if mode not in ("warm", "cold"):
+            raise ReaderError(f"--cache must be 'warm' or 'cold', got {mode!r}")
+        self.mode, self.tool, self.wall, self.cpu = mode, tool, 0.0, 0.0
+        self.residency = 1.0  # warm: the smallest resident fraction seen; cold: the largest
+
+    def _run(self, mode: str, files: list[str]) -> None:
+        proc = subprocess.run([self.tool, "--mode", mode, "--files", ",".join(files)], capture_output=True, text=True)
+        if proc.returncode != 0:
+            raise ReaderError(f"page_cache --mode {mode} failed on {','.join(files)}: {proc.stderr.strip()}")
+        validation = [r for r in harness.json_lines(proc.stdout, "page_cache") if r.get("record") == "validation"][0]
+        if mode == "warm":
+            self.residency = min(self.residency, validation["lowest_fraction"])
+        else:
+            self.residency = max(self.residency, validation["highest_fraction"])
+
+    def start_pass(self, files: list[str]) -> None:
+        self.wall = self.cpu = 0.0
+        self.residency = 1.0 if self.mode == "warm" else 0.0
+        if self.mode == "cold":
+            self._run("cold", files)
+
+    def before_file(self, path: str) -> None:
+        if self.mode == "warm":
+            w0, c0 = time.perf_counter(), time.process_time()
+            self._run("warm", [path])
+            self.cpu += time.process_time() - c0
+            self.wall += time.perf_counter() - w0
+
+
+class _Pass:
+    def __init__(self, every: int, prep: _CachePrep):
+        self.every, self.next, self.prep = every, every, prep
+        self.checksum = self.items = self.events = 0
+        self.open_s = 0.0
+        self.samples: list[tuple[int, int, float]] = []
+
+    def start(self) -> None:
+        self.wall0, self.cpu0 = time.perf_counter(), time.process_time()
+
+    def add(self, values: np.ndarray, events: int) -> None:
+        self.checksum = (self.checksum + checksum(values)) % 2**64
+        self.items += int(values.size)
+        self.events += int(events)
+        if self.items >= self.next:
+            self._sample()
+
+    def _sample(self) -> None:
+        self.samples.append((self.items, self.events, time.perf_counter() - self.wall0 - self.prep.wall))
+        while self.next <= self.items:
+            self.next += self.every
+
+    def stop(self) -> None:
+        self.wall = time.perf_counter() - self.wall0 - self.prep.wall
+        self.cpu = time.process_time() - self.cpu0 - self.prep.cpu
+        if not self.samples or self.samples[-1][0] != self.items:
+            self.samples.append((self.items, self.events, self.wall))
+
+
+def _check_exists(path: str, branch: str) -> None:
+    if not os.path.isfile(path):
+        raise ReaderError(f"cannot open file {path}, branch {branch}: no such file")
+
+
+def _read_uproot(files: list[str], tree: str, branch: str, p: _Pass, prep: _CachePrep) -> None:
+    import awkward as ak
+    import uproot
+
+    for path in files:
+        _check_exists(path, branch)
+        prep.before_file(path)
+        where = f"file {path}, branch {branch}"
+        t0 = time.perf_counter()
+        try:
+            with uproot.open(path, array_cache=None, object_cache=None) as f:
+                if tree not in f:
+                    raise ReaderError(f"{where}: no tree '{tree}' in the file")
+                t = f[tree]
+                if branch not in t:
+                    raise ReaderError(f"{where}: no such branch in tree '{tree}'")
+                b = t[branch]
+                interpretation = str(b.interpretation)
+                if interpretation not in ("AsJagged(AsDtype('>f4'))", "AsDtype('>f4')"):
+                    raise ReaderError(f"{where}: not a float32 branch ({interpretation})")
+                p.open_s += time.perf_counter() - t0
+                # Baskets in groups of about sample_every values (4 bytes each),
+                # one uproot call per group: the rate is sampled as often as asked
+                # without one call per basket.
+                start = done = 0
+                for k in range(b.num_baskets):
+                    done += b.basket_uncompressed_bytes(k)
+                    stop = b.basket_entry_start_stop(k)[1]
+                    if done < 4 * p.every and k + 1 < b.num_baskets:
+                        continue
+                    array = b.array(entry_start=start, entry_stop=stop, library="ak")
+                    p.add(np.asarray(ak.flatten(array, axis=None), dtype=np.float32), stop - start)
+                    start, done = stop, 0
+                if start != t.num_entries:
+                    raise ReaderError(f"{where}: baskets end at entry {start}, the tree has {t.num_entries}")
+        except ReaderError:
+            raise
+        except Exception as error:  # uproot raises many kinds on damaged files
+            raise ReaderError(f"{where}: uproot failed: {type(error).__name__}: {error}") from error
+
+
+def _read_numpy(files: list[str], tree: str, branch: str, p: _Pass, prep: _CachePrep) -> None:
+    for path in files:
+        _check_exists(path, branch)
+        prep.before_file(path)
+        where = f"file {path}, branch {branch}"
+        t0 = time.perf_counter()
+        try:
+            with np.load(path, allow_pickle=False) as archive:
+                if branch not in archive.files:
+                    raise ReaderError(f"{where}: no such array in the Numpy file")
+                p.open_s += time.perf_counter() - t0
+                values = archive[branch]
+                events = int(archive["__events__"][0])
+        except ReaderError:
+            raise
+        except (zipfile.BadZipFile, zlib.error, ValueError, OSError, EOFError, KeyError) as error:
+            raise ReaderError(f"{where}: cannot read the Numpy file: {type(error).__name__}: {error}") from error
+        if values.dtype != np.float32:
+            raise ReaderError(f"{where}: not float32 ({values.dtype})")
+        p.add(values, events)
+
+
+_PYTHON_READ = {"uproot": _read_uproot, "numpy": _read_numpy}
+
+
+def _json(**record: Any) -> None:
+    print(json.dumps(record), flush=True)
+
+
+def read_main(argv: list[str]) -> int:
+    """python -m throughput.experiments.reader_comparison read --reader uproot|numpy ...
+
+    The same options and JSON lines as the C++ kernel read_branch."""
+    import argparse
+
+    parser = argparse.ArgumentParser(prog="reader_comparison read")
+    parser.add_argument("--reader", required=True, choices=PYTHON_READERS)
+    parser.add_argument("--files", required=True)
+    parser.add_argument("--tree", default="Events")
+    parser.add_argument("--branches", required=True)
+    parser.add_argument("--reps", type=int, default=5)
+    parser.add_argument("--warmup", type=int, default=1)
+    parser.add_argument("--cache", default="warm")
+    parser.add_argument("--sample-every", type=int, default=100000)
+    parser.add_argument("--page-cache-tool", default=None)
+    parser.add_argument("--corrupt-for-test", type=int, default=0)
+    args = parser.parse_args(argv)
+    if args.reps < 1 or args.warmup < 0 or args.sample_every < 1:
+        raise ReaderError("--reps must be >= 1, --warmup >= 0 and --sample-every >= 1")
+    files, branches = args.files.split(","), args.branches.split(",")
+    if "" in files or "" in branches:
+        raise ReaderError(f"--files and --branches must not have empty elements: {args.files!r}, {args.branches!r}")
+    prep = _CachePrep(args.cache, args.page_cache_tool or str(harness.kernel_path("page_cache")))
+    read = _PYTHON_READ[args.reader]
+    checksum(np.zeros(2, np.float32))  # compile (or load) the checksum before any timing
+    reference: dict[str, tuple[int, int, int]] = {}
+    disagreements = 0
+    for rep in range(args.warmup + args.reps):
+        for branch in branches:
+            prep.start_pass(files)
+            p = _Pass(args.sample_every, prep)
+            p.start()
+            read(files, args.tree, branch, p, prep)
+            p.stop()
+            if args.corrupt_for_test:
+                p.checksum ^= 1  # a deliberately wrong reader, for the tests
+            now = (p.items, p.events, p.checksum)
+            if reference.setdefault(branch, now) != now:
+                disagreements += 1
+                print(f"reader_comparison {args.reader}: pass {rep} disagrees on {branch}", file=sys.stderr)
+            _json(record="timing", kernel=f"{args.reader}_reader", method=args.reader, branch=branch,
+                  rep=rep - args.warmup, warmup=rep < args.warmup, order=0, wall_s=p.wall, cpu_s=p.cpu,
+                  open_s=p.open_s, events=p.events, items=p.items, checksum=hex_checksum(p.checksum),
+                  files=len(files), cache=args.cache, prep_s=prep.wall, residency=prep.residency)
+            for items, events, wall in p.samples:
+                _json(record="sample", method=args.reader, branch=branch, rep=rep - args.warmup, items=items,
+                      events=events, wall_s=wall)
+    for branch, (items, events, value) in reference.items():
+        _json(record="result", branch=branch, items=items, events=events, checksum=hex_checksum(value))
+    _json(record="validation", kernel=f"{args.reader}_reader", ok=disagreements == 0, disagreements=disagreements,
+          checksum=hex_checksum(next(iter(reference.values()))[2]))
+    return 0 if disagreements == 0 else 3

@@ -1,0 +1,417 @@
+"""What the paper shows: its tables as frames of LaTeX cells (a reader that
+could not read an input gets the reason in its cell), Figure 1 and Table 1 as
+plots, and every number its section quotes (macros Rc...), measured, never
+typed."""
+from __future__ import annotations
+
+import math
+import os
+import re
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ... import provenance
+from .analysis import UNREAD_RECORDS, _rate, targets, warmup_factor
+from .inputs import collection_attributes
+from .vocabulary import (COLLECTIONS, COMPRESSIONS, LABELS, NUMPY_TARGET, READERS, SEED_TABLE1, branch_name,
+                         tree_name)
+
+# --- tables for the paper (cells as LaTeX strings) -----------------------------------------------
+
+def _num(value: float, digits: int = 3) -> str:
+    from ... import paper
+
+    return paper.number(value, digits) if value == value and math.isfinite(value) else "--"
+
+
+def failure_summary(message: str) -> str:
+    """A table cell's short form of a reader's error: its exception's name (the
+    part after the reader's 'failed:', without Java's package), else the text."""
+    text = message.rsplit("failed: ", 1)[-1]
+    text = text.split(":", 1)[0].strip() if "Exception" in text or "Error" in text else text
+    text = text.rsplit(".", 1)[-1] if text.startswith(("java.", "org.", "edu.")) else text
+    return text if len(text) <= 40 else text[:39] + "…"
+
+
+def failures_frame(unreadable: pd.DataFrame) -> pd.DataFrame:
+    """One row per reader and input it could not read, with the reader's whole reason."""
+    columns = ["reader", "input", "cache", "outcome", "reason"]
+    if unreadable.empty:
+        return pd.DataFrame([["every reader", "every input", "both", "read", "--"]], columns=columns)
+    rows = unreadable.drop_duplicates(["set", "cache", "reader", "record", "message"])
+    # the input and branch have their own columns: not repeated from the reader's message
+    reasons = [re.sub(r"^file \S+ (\([^)]*\) )?.*?branch \S+: ", "", m) for m in rows["message"]]
+    return pd.DataFrame({"reader": [LABELS[r] for r in rows["reader"]],
+                         "input": [escape_name(s) for s in rows["set"]], "cache": list(rows["cache"]),
+                         "outcome": [UNREAD_RECORDS[r] for r in rows["record"]],
+                         "reason": [_escape(m) for m in reasons]}, columns=columns)
+
+
+def _escape(text: str) -> str:
+    from ... import paper
+
+    return paper.escape(text)
+
+
+def _readers_present(table: pd.DataFrame, extra: tuple[str, ...] = ("rootreadspeed",)) -> list[str]:
+    present = set(table["reader"])
+    return [r for r in READERS + extra if r in present]
+
+
+def _cell(table: pd.DataFrame, unreadable: pd.DataFrame, set_name: str, cache: str, reader: str, branch: str,
+          column: str) -> str:
+    """One rate as a table cell; where the reader could not read this input, the
+    outcome and its short reason ("failed: ...", "cannot read: ..."; the whole
+    reason is in the failures table)."""
+    match = unreadable[(unreadable["set"] == set_name) & (unreadable["reader"] == reader)
+                       & (unreadable["branch"] == branch) & (unreadable["cache"] == cache)]
+    if len(match):
+        kind, message = match["record"].iloc[0], match["message"].iloc[0]
+        if kind == "not_measured":
+            return "not measured"
+        return _escape(f"{UNREAD_RECORDS[kind]}: {failure_summary(message)}")
+    return _num(_rate(table, set_name, cache, reader, branch, column))
+
+
+def table1_frame(table: pd.DataFrame, unreadable: pd.DataFrame, shapes: pd.DataFrame, set_name: str,
+                 layout: str) -> pd.DataFrame:
+    """Seed 000's Table 1 beside ours: kHz per process (events per ms, reading
+    only) per particle type for every reader, one input set, warm cache."""
+    collections = [c for c in COLLECTIONS if c in shapes.index]
+    header = {c: SEED_TABLE1.loc[c, "particle"] for c in collections}
+    rows = [
+        {"": "particles per event, seed", **{header[c]: _num(SEED_TABLE1.loc[c, "per_event"], 2) for c in collections}},
+        {"": "particles per event, here", **{header[c]: _num(shapes.loc[c, "per_event"], 2) for c in collections}},
+        {"": "attributes, seed", **{header[c]: str(SEED_TABLE1.loc[c, "attributes"]) for c in collections}},
+        {"": "attributes, here", **{header[c]: str(int(shapes.loc[c, "attributes"])) for c in collections}},
+        {"": "CMSSW EDAnalyzer (seed)", **{header[c]: _num(SEED_TABLE1.loc[c, "cmssw"]) for c in collections}},
+        {"": "TTree::Draw (seed)", **{header[c]: _num(SEED_TABLE1.loc[c, "draw"]) for c in collections}},
+        {"": "FemtoCode reader (seed)", **{header[c]: _num(SEED_TABLE1.loc[c, "femtocode"]) for c in collections}},
+    ]
+    for reader in _readers_present(table[table["set"] == set_name]):
+        column = "khz" if reader == "rootreadspeed" else "khz_read"
+        label = LABELS[reader] + (" (with opening)" if reader == "rootreadspeed" else "")
+        rows.append({"": label, **{header[c]: _cell(table, unreadable, set_name, "warm", reader,
+                                                    branch_name(layout, c), column) for c in collections}})
+    return pd.DataFrame(rows)
+
+
+def ratio_frame(rated: pd.DataFrame, sets: list[str], collection: str) -> pd.DataFrame:
+    """Per reader and input set, one collection: reading rate, its ratios to the
+    columnar reader and Numpy, whole-pass ratio to rootreadspeed, MB/s
+    compressed and not."""
+    rows = []
+    for set_name in sets:
+        part = rated[(rated["set"] == set_name) & (rated["cache"] == "warm") & (rated["collection"] == collection)]
+        for reader in _readers_present(part):
+            row = part[part["reader"] == reader].iloc[0]
+            rows.append({"input": escape_name(set_name), "reader": LABELS[reader],
+                         "kHz": _num(row["khz_read"]), "kHz with opening": _num(row["khz"]),
+                         "M values/s": _num(row["mhz_items_read"]),
+                         "/ columnar": _num(row["vs_columnar"], 2), "/ Numpy": _num(row["vs_numpy"], 2),
+                         "/ rootreadspeed": _num(row["vs_rootreadspeed"], 2),
+                         "MB/s compr.": _num(row["mb_s_compressed"]),
+                         "MB/s uncompr.": _num(row["mb_s_uncompressed"])})
+    return pd.DataFrame(rows)
+
+
+def escape_name(text: str) -> str:
+    """An input set's name as the tables show it: "AOD-like, ZLIB", "HZZ (real), LZ4"."""
+    from ... import paper
+
+    kind, _, rest = text.partition("/")
+    if kind in ("aod", "nanoaod"):
+        return paper.escape(f"{'AOD' if kind == 'aod' else 'NanoAOD'}-like, {rest}")
+    return paper.escape(text)
+
+
+def compression_frame(table: pd.DataFrame, unreadable: pd.DataFrame, inputs: dict[str, dict[str, Any]],
+                      collection: str) -> pd.DataFrame:
+    """NanoAOD-like files in every compression: reading rate (kHz) of one collection per reader."""
+    branch = branch_name("nanoaod", collection)
+    sets = {spec["compression"]: name for name, spec in inputs.items()
+            if spec["layout"] == "nanoaod" and spec["role"] in ("main", "scan")}
+    order = [c for c in COMPRESSIONS if c in sets]
+    part = table[table["set"].isin(sets.values())]
+    rows = []
+    for reader in _readers_present(part):
+        column = "khz" if reader == "rootreadspeed" else "khz_read"
+        rows.append({"reader": LABELS[reader], **{c: _cell(table, unreadable, sets[c], "warm", reader, branch, column)
+                                                  for c in order}})
+    return pd.DataFrame(rows)
+
+
+def real_frame(table: pd.DataFrame, unreadable: pd.DataFrame, inputs: dict[str, dict[str, Any]]) -> pd.DataFrame:
+    """The real files: reading rate (kHz) per reader for each file (HZZ: jets' Px; NanoAOD: jets' pT)."""
+    sets = [name for name, spec in inputs.items() if spec["role"] == "real"]
+    columns = {}
+    for name in sets:
+        spec = inputs[name]
+        label = ("HZZ " if spec["layout"] == "hzz" else "NanoAOD ") + spec["compression"]
+        if label in columns.values():
+            label += " (" + Path(spec["root"][0]).stem.replace("uproot-HZZ", "").strip("-") + ")"
+        columns[name] = label
+    part = table[table["set"].isin(sets)]
+    present = set(part["reader"]) | set(unreadable[unreadable["set"].isin(sets)]["reader"])
+    rows = []
+    for reader in [r for r in READERS if r in present]:
+        rows.append({"reader": LABELS[reader], **{
+            columns[name]: _cell(table, unreadable, name, "warm", reader, branch_name(inputs[name]["layout"], "Jet"),
+                                 "khz_read") for name in sets}})
+    return pd.DataFrame(rows)
+
+
+def cold_frame(table: pd.DataFrame, sets: list[str], collection: str | None) -> pd.DataFrame:
+    """Warm against cold page cache for one collection (whole passes, opening
+    included: a cold open reads from the device)."""
+    rows = []
+    for set_name in sets:
+        part = table[(table["set"] == set_name) & (table["collection"] == collection)]
+        for reader in _readers_present(part, extra=()):
+            branch = part["branch"].iloc[0]
+            warm = _rate(table, set_name, "warm", reader, branch, "khz")
+            cold = _rate(table, set_name, "cold", reader, branch, "khz")
+            if math.isnan(cold):
+                continue
+            rows.append({"input": escape_name(set_name), "reader": LABELS[reader], "warm kHz": _num(warm),
+                         "cold kHz": _num(cold), "cold / warm": _num(cold / warm, 2)})
+    if not rows:
+        rows.append({"input": "no cold-cache runs", "reader": "", "warm kHz": "", "cold kHz": "", "cold / warm": ""})
+    return pd.DataFrame(rows)
+
+
+def open_frame(table: pd.DataFrame, sets: list[str]) -> pd.DataFrame:
+    """Milliseconds to open one file and find the branch, per reader (median over branches and passes)."""
+    rows = []
+    for set_name in sets:
+        part = table[(table["set"] == set_name) & (table["cache"] == "warm") & (table["reader"] != "rootreadspeed")]
+        for reader in _readers_present(part, extra=()):
+            r = part[part["reader"] == reader]
+            per_file = (r["open_s"] / r["files"]).median() * 1e3
+            rows.append({"input": escape_name(set_name), "reader": LABELS[reader], "ms per file": _num(per_file),
+                         "share of the pass": _num((r["open_s"] / r["wall_s"]).median(), 2)})
+    return pd.DataFrame(rows)
+
+
+# --- figures and numbers for the paper ------------------------------------------------------------
+
+TIMELINE_READERS = ("columnar", "uproot", "laurelin")
+COLORS = {reader: f"tab:{c}" for reader, c in zip(READERS + ("rootreadspeed",), (
+    "blue", "cyan", "green", "olive", "purple", "brown", "pink", "orange", "red", "gray", "black"))}
+BYTES_PER_VALUE = 4  # float32, decompressed
+
+
+def plot_timeline(ax, line: pd.DataFrame) -> None:
+    """Figure 1's analogue: ns per value against values read since the process
+    started, warm-up pass hollow; right axis MB/s of decompressed values."""
+    colors = COLORS
+    for reader in [r for r in TIMELINE_READERS if r in set(line["reader"])]:
+        part = line[line["reader"] == reader].sort_values("items")
+        ax.plot(part["items"], part["ns_per_item"], "-", color=colors[reader], alpha=0.5, lw=1)
+        for warm, style in ((True, "none"), (False, colors[reader])):
+            sel = part[part["warmup"] == warm]
+            ax.plot(sel["items"], sel["ns_per_item"], "o", ms=4, color=colors[reader], markerfacecolor=style,
+                    label=f"{LABELS[reader]}{' (warm-up pass)' if warm else ''}")
+    ax.set_yscale("log")
+    ax.set_xlabel("values read since the process started")
+    ax.set_ylabel("ns per value")
+    right = ax.secondary_yaxis("right", functions=(lambda ns: BYTES_PER_VALUE * 1e3 / np.maximum(ns, 1e-9),
+                                                   lambda mb: BYTES_PER_VALUE * 1e3 / np.maximum(mb, 1e-9)))
+    right.set_ylabel("MB/s of decompressed values")
+    ax.legend(fontsize="xx-small", ncol=3, loc="upper center", bbox_to_anchor=(0.5, -0.14))
+
+
+def plot_table1(ax, table: pd.DataFrame, set_name: str, layout: str) -> None:
+    """Table 1 as bars: reading rate (kHz, log) per particle type and reader; the seed's three columns as markers."""
+    part = table[(table["set"] == set_name) & (table["cache"] == "warm")]
+    collections = [c for c in COLLECTIONS if c in set(part["collection"])]
+    readers = [r for r in READERS if r in set(part["reader"])]
+    width = 0.8 / max(1, len(readers))
+    for i, reader in enumerate(readers):
+        values = [_rate(table, set_name, "warm", reader, branch_name(layout, c), "khz_read") for c in collections]
+        ax.bar(np.arange(len(collections)) + (i - (len(readers) - 1) / 2) * width, values, width,
+               label=LABELS[reader], color=COLORS[reader])
+    for column, marker in (("cmssw", "v"), ("draw", "s"), ("femtocode", "^")):
+        ax.plot(range(len(collections)), [SEED_TABLE1.loc[c, column] for c in collections], marker, color="k",
+                ms=7, markerfacecolor="none", label={"cmssw": "seed: CMSSW", "draw": "seed: TTree::Draw",
+                                                     "femtocode": "seed: FemtoCode reader"}[column])
+    ax.set_xticks(range(len(collections)), [SEED_TABLE1.loc[c, "particle"] for c in collections],
+                  fontsize="small")
+    ax.set_yscale("log")
+    ax.set_ylabel("kHz per process (reading)")
+
+
+def _verdict_numpy(goal: dict[str, Any], bulk_ratio: float, load: float) -> str:
+    """The numpy target's outcome, and where the gap lies as far as this run's
+    numbers tell: the bulk reader has no per-event calls, so comparing the two
+    separates per-event costs from per-basket ones."""
+    if goal["numpy_ratio"] != goal["numpy_ratio"]:
+        return "could not be compared: the columnar reader or the Numpy baseline was not run"
+    if goal["numpy_met"]:
+        return "reaches it"
+    text = (f"does not reach it. The Numpy file is one deflate stream decompressed in one call into one "
+            f"array; the columnar reader decompresses the branch basket by basket and makes two "
+            f"TBranch::GetEntry calls per event. ")
+    if bulk_ratio == bulk_ratio and bulk_ratio >= NUMPY_TARGET:
+        text += (f"ROOT's bulk I/O, with no per-event calls, reaches {bulk_ratio:.2f} of the Numpy rate: "
+                 f"the gap is the per-event calls, {goal['per_event']:.1f} values per event here, a cost "
+                 f"spread thinner the more values an event holds")
+    else:
+        text += (f"ROOT's bulk I/O, with no per-event calls, reaches {bulk_ratio:.2f} of the Numpy rate: "
+                 f"most of the gap is therefore in reading and decompressing the baskets (each a few tens of "
+                 f"kB with its own key and buffer) rather than in the per-event calls")
+    if load > 1.5:
+        text += f"; the machine was also busy (mean load {load:.1f})"
+    return text
+
+
+def _verdict_rootreadspeed(goals: dict[str, dict[str, Any]]) -> str:
+    """The rootreadspeed target's outcome over the layouts measured ({label: targets(...)})."""
+    goals = {label: goal for label, goal in goals.items() if goal["rootreadspeed_ratio"] == goal["rootreadspeed_ratio"]}
+    if not goals:
+        return "could not be compared with rootreadspeed, which was not run"
+    met = [label for label, goal in goals.items() if goal["rootreadspeed_met"]]
+    missed = [label for label, goal in goals.items() if not goal["rootreadspeed_met"]]
+    if not missed:
+        return "is at least as fast as ROOT's own tool"
+    where = f"on the {' and '.join(missed)} files"
+    if met:
+        where += f" (it is at least as fast on the {' and '.join(met)} ones)"
+    return (f"is slower than ROOT's own tool {where}. Possible reasons, not separated here: rootreadspeed does "
+            f"nothing with the values it reads, while our readers compute the checksum of every value and sample "
+            f"the rate; and its time per pass is the difference of two runs of the tool, noisy when a pass takes "
+            f"only milliseconds")
+
+
+def macros(params: dict[str, Any], table: pd.DataFrame, rated: pd.DataFrame, unreadable: pd.DataFrame,
+           inputs: dict[str, dict[str, Any]], line: pd.DataFrame, compiler: str) -> dict[str, str]:
+    """Every number the paper section quotes, named Rc...; measured, never typed."""
+    from ... import paper
+
+    compression = params["compression"]
+    aod, nano = f"aod/{compression}", f"nanoaod/{compression}"
+    branch = lambda layout: branch_name(layout, params["timeline_collection"])  # noqa: E731
+    goal_aod = targets(table, aod, branch("aod"))
+    goal_nano = targets(table, nano, branch("nanoaod"))
+
+    def ratio(set_name, layout, reader, reference="columnar", column="mhz_items_read"):
+        return _rate(table, set_name, "warm", reader, branch(layout), column) / _rate(
+            table, set_name, "warm", reference, branch(layout), column)
+
+    def open_ms(set_name, reader):
+        r = table[(table["set"] == set_name) & (table["cache"] == "warm") & (table["reader"] == reader)]
+        return float((r["open_s"] / r["files"]).median() * 1e3) if len(r) else float("nan")
+
+    draw = {c: _rate(table, aod, "warm", "draw", branch_name("aod", c), "khz_read") for c in COLLECTIONS}
+    others = [v for c, v in draw.items() if c != "Muon" and not math.isnan(v)]
+    draw_muon = draw["Muon"] / float(np.median(others)) if others else float("nan")
+    cold = table[(table["cache"] == "cold") & (table["set"] == nano) & (table["reader"] == "columnar")]
+    cold_ratio = (_rate(table, nano, "cold", "columnar", branch("nanoaod"), "khz")
+                  / _rate(table, nano, "warm", "columnar", branch("nanoaod"), "khz")) if len(cold) else float("nan")
+    cannot = unreadable[(unreadable["reader"] == "laurelin") & (unreadable["record"] == "cannot_read")]
+    cannot_list = [("uncompressed" if c == "none" else f"{c}-compressed")
+                   for c in sorted(set(cannot["compression"]), key=lambda c: COMPRESSIONS.index(c)
+                                   if c in COMPRESSIONS else 9)]
+    n = lambda v, d=3: _num(v, d)  # noqa: E731
+    scans = [v["compression"] for v in inputs.values() if v["role"] == "scan"]
+    scan_events = max([float(table[table["set"] == k]["events"].max()) for k, v in inputs.items()
+                       if v["role"] == "scan"], default=0)
+    scan_sentence = (f"NanoAOD-like files in {', '.join(scans)} ({scan_events:.0f} events each)" if scans
+                     else "no other compression in this run")
+    hzz = [("uncompressed" if v["compression"] == "none" else v["compression"])
+           for v in inputs.values() if v["role"] == "real" and v["layout"] == "hzz"]
+    nano_real = any(v["role"] == "real" and v["layout"] == "nanoaod" for v in inputs.values())
+    real_parts = ([f"the HZZ file ({', '.join(hzz)})"] if hzz else []) + (["the real NanoAOD file"] if nano_real else [])
+    real_sentence = " and ".join(real_parts) if real_parts else "none in this run"
+    files = lambda name: len(inputs[name]["root"]) if name in inputs else 0  # noqa: E731
+    events = lambda name: float(table[table["set"] == name]["events"].max())  # noqa: E731
+    real_events = {}  # layout -> events read (every compression of the HZZ file holds the same events)
+    for name, spec in inputs.items():
+        if spec["role"] == "real" and (table["set"] == name).any():
+            real_events.setdefault(spec["layout"], events(name))
+    real_caption = ", ".join(f"{'HZZ' if layout == 'hzz' else 'NanoAOD'} {n(v)} events"
+                             for layout, v in real_events.items()) or "none in this run"
+
+    def branches(name):  # branches of the set's first file, counted in the file
+        if name not in inputs:
+            return "--"
+        import uproot
+        with uproot.open(inputs[name]["root"][0]) as f:
+            return n(len(f[tree_name(inputs[name]["layout"])].keys()))
+
+    # Does the CMSSW-like reader's slowdown follow the attributes it reads? Rank correlation
+    # over the particle types of the AOD-like files, attributes counted in the file.
+    slowdown = {c: _rate(table, aod, "warm", "columnar", branch_name("aod", c), "khz_read")
+                / _rate(table, aod, "warm", "cmssw", branch_name("aod", c), "khz_read") for c in COLLECTIONS}
+    slowdown = {c: v for c, v in slowdown.items() if not math.isnan(v)}
+    if len(slowdown) < 3 or aod not in inputs:
+        attributes_verdict = "too few particle types were read to compare the gap with their numbers of attributes"
+    else:
+        counts = collection_attributes(inputs[aod]["root"][0], tree_name("aod"),
+                                       [branch_name("aod", c) for c in slowdown])
+        # Spearman's rank correlation as Pearson's on ranks (pandas' method="spearman" needs scipy)
+        rho = pd.Series(list(slowdown.values())).rank().corr(
+            pd.Series([counts[branch_name("aod", c)] for c in slowdown]).rank())
+        follows = "grows" if rho >= 0.5 else "does not grow"
+        attributes_verdict = (f"over the {len(slowdown)} particle types the gap {follows} with the number of "
+                              f"attributes read (rank correlation {rho:.2f})" if not math.isnan(rho) else
+                              "the particle types read have the same number of attributes, so the gap cannot be "
+                              "compared with it")
+    cmssw_slowdown = 1 / ratio(aod, "aod", "cmssw")
+    return {
+        "RcNumpyTarget": n(100 * NUMPY_TARGET),
+        "RcColumnarVerdict": ("is still faster than" if cmssw_slowdown > 1 else "is no longer faster than")
+        if not math.isnan(cmssw_slowdown) else "could not be compared here with",
+        "RcAttributesVerdict": paper.escape(attributes_verdict),
+        "RcNanoBranches": branches(nano), "RcAodBranches": branches(aod),
+        "RcRealEvents": real_caption,
+        "RcCompression": paper.escape(compression),
+        # events as read (the workflow's NanoAOD-like files hold datasets.events_per_file events each)
+        "RcNanoEvents": n(events(nano)), "RcNanoFiles": str(files(nano)),
+        "RcAodEvents": n(events(aod)), "RcAodFiles": str(files(aod)),
+
+        "RcScanSentence": paper.escape(scan_sentence),
+        "RcRealFiles": paper.escape(real_sentence),
+        "RcRepetitions": str(params["repetitions"]), "RcWarmup": str(params["warmup"]),
+        "RcSampleEvery": n(params["sample_every"]),
+        "RcTimelineCollection": paper.escape(SEED_TABLE1.loc[params["timeline_collection"], "particle"]),
+        "RcCompiler": paper.escape(compiler),
+        "RcLoad": n(float(table["load_1min"].mean()), 2),
+        "RcNumpyRatioAod": n(goal_aod["numpy_ratio"], 2), "RcNumpyRatioNano": n(goal_nano["numpy_ratio"], 2),
+        "RcNumpyRatioWithOpenAod": n(goal_aod["numpy_ratio_with_open"], 2),
+        "RcNumpyVerdict": paper.escape(_verdict_numpy(
+            goal_aod, _rate(table, aod, "warm", "bulk", branch("aod"), "mhz_items_read") / goal_aod["numpy_mhz"],
+            float(table["load_1min"].mean()))),
+        "RcColumnarNsAod": n(goal_aod["columnar_ns_per_item"]), "RcNumpyNsAod": n(goal_aod["numpy_ns_per_item"]),
+        "RcFastestCpp": paper.escape(LABELS.get(goal_aod["fastest_cpp"], "none")),
+        "RcRrsRatioAod": n(goal_aod["rootreadspeed_ratio"], 2),
+        "RcFastestCppNano": paper.escape(LABELS.get(goal_nano["fastest_cpp"], "none")),
+        "RcRrsRatioNano": n(goal_nano["rootreadspeed_ratio"], 2),
+        "RcRrsVerdict": paper.escape(_verdict_rootreadspeed({"AOD-like": goal_aod, "NanoAOD-like": goal_nano})),
+        "RcJavaVsCpp": n(1 / ratio(aod, "aod", "laurelin"), 2),
+        "RcUprootVsCpp": n(1 / ratio(aod, "aod", "uproot"), 2),
+        "RcCmsswVsColumnar": n(1 / ratio(aod, "aod", "cmssw"), 3),
+        "RcDrawVsColumnar": n(1 / ratio(aod, "aod", "draw"), 2),
+        "RcDrawMuon": n(draw_muon, 2),
+        "RcRdfVsColumnar": n(1 / ratio(aod, "aod", "rdataframe"), 2),
+        "RcRntupleVsColumnar": n(ratio(aod, "aod", "rntuple"), 2),
+        "RcBulkVsColumnar": n(ratio(aod, "aod", "bulk"), 2),
+        "RcOpenColumnarMs": n(open_ms(nano, "columnar")), "RcOpenUprootMs": n(open_ms(nano, "uproot")),
+        "RcOpenLaurelinMs": n(open_ms(nano, "laurelin")), "RcOpenNumpyMs": n(open_ms(nano, "numpy")),
+        "RcColdColumnar": n(cold_ratio, 2),
+        "RcLaurelinCannot": paper.escape(" and ".join(cannot_list) if cannot_list else "no compression here"),
+        "RcJavaWarmup": n(warmup_factor(line, "laurelin"), 2),
+        "RcCppWarmup": n(warmup_factor(line, "columnar"), 2),
+    }
+
+
+def residency_macros(frame: pd.DataFrame) -> dict[str, str]:
+    """The lowest resident fraction any warm pass started from, and the
+    threshold it had to reach (config key warm_min_resident)."""
+    warm = frame[(frame["record"] == "timing") & (frame["cache"] == "warm")]
+    lowest = warm["residency"].min() if "residency" in warm else float("nan")
+    threshold = float(os.environ.get(provenance.WARM_MIN_RESIDENT_ENV, provenance.DEFAULT_WARM_MIN_RESIDENT))
+    return {"RcWarmResidencyLowest": _num(100 * lowest, 4), "RcWarmMinResident": _num(100 * threshold, 4)}
