@@ -165,5 +165,7 @@ def test_the_method_section_sentence_comes_from_every_stored_run(tmp_path):
     sentence = noise.study_summary(provenances)
     assert sentence.startswith("Across the 3 stored runs that recorded it (of 4), other processes kept")
     assert "flagged in their tables: 1 in memory bandwidth." in sentence
+    assert " Measured interleaved: memory bandwidth. Still measured one method after another, so that a " \
+           "disturbance can fall on one side of their ratios: writing." in sentence
     assert noise.study_summary({"writing": [{}]}) == "None of the 1 stored runs recorded the load of the machine."
     assert set(noise.study_macros(provenances)) == {"StudyNoise"}

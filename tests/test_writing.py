@@ -373,12 +373,16 @@ def _synthetic(params: dict) -> pd.DataFrame:
         base = {"tbuffermerger": 2.0, "rntuple": 1.0, "root_imt": 3.0, "simple": 1.0}[run_["method"]]
         scaling = {"root_imt": 0.1, "simple": 1.0}.get(run_["method"], 0.5)
         size = {"root_imt": 100, "simple": 300, "rntuple": 80}.get(run_["method"], 50)
+        # the generic loop's columns (throughput.experiment): one run stayed noisy
+        noisy = run_["method"] == "simple" and run_["threads"] == 4 and run_["medium"] == "tmpfs"
         for rep in (-1, 0, 1):
             wall = base / run_["threads"] ** scaling * (5 if rep < 0 else 1 + 0.01 * rep)
             rows.append({**run_, "rep": rep, "warmup": rep < 0, "wall_s": wall, "cpu_s": wall, "entries": 1000,
                          "raw_bytes": 10**6, "file_bytes": size * 1000, "peak_rss_bytes": 3 * 10**8,
                          "baseline_rss_bytes": 2 * 10**8, **_read_back(run_["part"]), "rss_method": "x",
-                         "lz4_version": "1.9.4", "columns": 947, "load_1min_before": 0.5})
+                         "lz4_version": "1.9.4", "columns": 947, "run": wr.run_name(run_), "attempt": 0,
+                         "load_avg_1min": 0.5, "others_cores": 0.25, "steal_fraction": 0.0,
+                         "cv": 0.3 if noisy else 0.01, "noisy": noisy})
     return wr.with_rates(pd.DataFrame(rows))
 
 
@@ -387,6 +391,7 @@ PARAMS = {**config.validate({"writing": {"media": ["tmpfs", "slow"], "random_com
 
 
 def test_summary_speedup_efficiency_and_ratios():
+    from throughput import paper
     frame = _synthetic(PARAMS)
     wr.check_agreement(frame)
     table = wr.summary(frame)
@@ -406,6 +411,17 @@ def test_summary_speedup_efficiency_and_ratios():
     assert claims["verdict"].iloc[3] == "no longer holds: writers block instead"
     for builder in (wr.random_table, wr.events_table, wr.seed001_table):
         assert len(builder(table, PARAMS)) > 0
+    # the noisy run's figures, and every ratio with it on either side, carry the mark
+    mark = paper.NOISY_MARK
+    seed001 = wr.seed001_table(table, PARAMS).set_index("")
+    assert seed001.loc["this run, simple format", "faster, N threads"].endswith(mark)
+    assert not seed001.loc["this run, simple format", "faster, 1 thread"].endswith(mark)
+    assert not seed001.loc["seed, AOD", "faster, N threads"].endswith(mark)
+    events = wr.events_table(table, PARAMS).set_index(["medium", "method", "threads"])
+    assert events.loc[("tmpfs", "simple", "4"), "events/s"].endswith(mark)
+    assert events.loc[("tmpfs", "simple", "4"), "speed-up"].endswith(mark)
+    assert not events.loc[("tmpfs", "simple", "1"), "events/s"].endswith(mark)
+    assert not events.loc[("tmpfs", "TTree + IMT", "4"), "events/s"].endswith(mark)
 
 
 def test_macros_figures_and_tables_are_written(tmp_path):
@@ -417,7 +433,8 @@ def test_macros_figures_and_tables_are_written(tmp_path):
     values = wr.macros(table, PARAMS, frame, {"disk": str(tmp_path)}, None, "GNU 12")
     paper.write_macros(values, tmp_path / "macros.tex")
     assert values["WrtSimpleFasterOne"] == r"\num{3}" and values["WrtTargetResult"] == r"at \num{100}\% it meets it"
-    assert values["WrtLoadMax"] == r"\num{0.5}" and values["WrtRandomBranches"] == "one double branch"
+    assert values["WrtRandomBranches"] == "one double branch" and values["WrtMaxCV"] == r"\num{10}"
+    assert "kept 0.25 cores busy" in values["WrtNoise"] and "flagged: events simple tmpfs LZ4 4t" in values["WrtNoise"]
     for figure in (wr.figure_random(table, "wall_s", "s", PARAMS), wr.figure_random(table, "speedup", "x", PARAMS, True),
                    wr.figure_memory(table, PARAMS), wr.figure_events(table, PARAMS)):
         assert figure.axes
@@ -492,3 +509,17 @@ def test_measure_stores_reuses_and_a_failure_leaves_earlier_results(nanoaod, tmp
     wr.measure({**params, "events": 31}, tmp_path / "raw", dirs, [nanoaod], progress=False)
     now = {p.name: p.stat().st_mtime_ns for p in (tmp_path / "raw").glob("*.parquet")}
     assert {k for k in stored if now[k] != stored[k]} == {k for k in stored if k.startswith("events_")}
+
+
+def test_groups_interleave_every_writer_and_thread_count_of_one_workload_medium_and_compression():
+    groups = wr.groups(PARAMS)
+    runs = [run for group in groups for run in group.runs]
+    assert sorted(run["name"] for run in runs) == sorted(wr.run_name(run) for run in wr.plan(PARAMS))
+    for group in groups:
+        keys = {(run["part"], run["medium"], run["compression"]) for run in group.runs}
+        assert len(keys) == 1, f"group {group.name} mixes workloads, media or compressions: {keys}"
+        (part, _, _), = keys
+        methods = PARAMS["random_methods"] if part == "random" else PARAMS["event_methods"]
+        assert {(run["method"], run["threads"]) for run in group.runs} == {
+            (m, t) for m in methods for t in config.thread_counts(PARAMS["max_threads"])}
+    assert len(groups) == len(PARAMS["media"]) * len(PARAMS["random_compressions"]) + len(PARAMS["event_media"])

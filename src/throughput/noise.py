@@ -183,6 +183,15 @@ def study_summary(provenances: Mapping[str, Sequence[dict[str, Any]]]) -> str:
                 f"{loads['others_cores'].max():.2f}{f' (in {busiest.experiment})' if busiest is not None else ''}; "
                 f"the one-minute load average reached {loads['load_avg_1min'].max():.2f}, and the hypervisor "
                 f"stole at most {loads['steal_fraction'].max():.1%} of the CPU time.")
+    # Runs of the generic interleaved loop (throughput.experiment) record their noise settings.
+    interleaved = sorted(e.replace("_", " ") for e, runs in provenances.items() if any("noise" in p for p in runs))
+    one_by_one = sorted(e.replace("_", " ") for e, runs in provenances.items()
+                        if runs and not any("noise" in p for p in runs))
+    if interleaved:
+        sentence += f" Measured interleaved: {', '.join(interleaved)}."
+    if one_by_one:
+        sentence += (f" Still measured one method after another, so that a disturbance can fall on one side of "
+                     f"their ratios: {', '.join(one_by_one)}.")
     noisy = {experiment.replace("_", " "): sum(bool(p.get("noise", {}).get("noisy")) for p in runs)
              for experiment, runs in provenances.items()}
     if any(noisy.values()):

@@ -16,4 +16,5 @@ EXPERIMENT_PARAMETERS["writing"] = lambda input: {
     "input_files": [str(Path(p).resolve()) for p in input.data],
     # what the config asked for, before it was lowered to this machine's cores
     "max_threads_requested": REQUESTED.get("writing", {}).get("max_threads"),
+    "noise": STUDY["noise"],
 }

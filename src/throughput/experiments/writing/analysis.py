@@ -37,11 +37,14 @@ def summary(frame: pd.DataFrame) -> pd.DataFrame:
                   entries_s=("entries_s", "median"), file_bytes=("file_bytes", "median"),
                   peak_rss_mb=("peak_rss_bytes", lambda s: s.max() / 1e6),
                   rss_over_baseline_mb=("rss_over_baseline_mb", "max"),
-                  entries=("entries", "first"), raw_bytes=("raw_bytes", "first"), passes=("wall_s", "count"))
+                  entries=("entries", "first"), raw_bytes=("raw_bytes", "first"), passes=("wall_s", "count"),
+                  cv=("cv", "max"), noisy=("noisy", "any"), others_cores=("others_cores", "max"))
              .reset_index())
-    single = table[table["threads"] == 1].set_index(GROUP)["wall_s"]
+    single = table[table["threads"] == 1].set_index(GROUP)
     keys = pd.MultiIndex.from_frame(table[GROUP])
-    table["speedup"] = single.reindex(keys).to_numpy() / table["wall_s"]
+    table["speedup"] = single["wall_s"].reindex(keys).to_numpy() / table["wall_s"]
+    # a ratio is as noisy as the noisier of its two runs (throughput.noise)
+    table["speedup_noisy"] = table["noisy"] | single["noisy"].reindex(keys).fillna(False).to_numpy(dtype=bool)
     table["efficiency"] = table["speedup"] / table["threads"]
     table["cores_busy"] = table["cpu_s"] / table["wall_s"]
     return table
@@ -69,6 +72,7 @@ def versus(table: pd.DataFrame, part: str, reference: str) -> pd.DataFrame:
     ref = rows[rows["method"] == reference].set_index(["medium", "compression", "threads"])
     keys = pd.MultiIndex.from_frame(rows[["medium", "compression", "threads"]])
     rows["faster"] = ref["wall_s"].reindex(keys).to_numpy() / rows["wall_s"].to_numpy()
+    rows["faster_noisy"] = rows["noisy"].to_numpy(dtype=bool) | ref["noisy"].reindex(keys).fillna(False).to_numpy(dtype=bool)
     rows["size_ratio"] = rows["file_bytes"].to_numpy() / ref["file_bytes"].reindex(keys).to_numpy()
     return rows
 
@@ -82,13 +86,14 @@ def seed001_rows(table: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
     """The seed's three formats and our methods: times faster than ROOT at 1 and at the most threads, size ratio."""
     medium, top = target_medium(params), params["max_threads"]
     rows = [{"who": f"seed, {r.format}", "faster_1": r.faster_1, "faster_n": r.faster_32, "threads_n": SEED001_THREADS,
-             "size_ratio": r.size_ratio} for r in SEED001.itertuples()]
+             "size_ratio": r.size_ratio, "noisy_1": False, "noisy_n": False} for r in SEED001.itertuples()]
     if "root_imt" in params["event_methods"]:
         ours = versus(table, "events", "root_imt")
         for method in [m for m in params["event_methods"] if m != "root_imt"]:
             first, last = (one(ours, method=method, medium=medium, threads=t) for t in (1, top))
             rows.append({"who": f"this run, {LABELS[method]}", "faster_1": first["faster"], "faster_n": last["faster"],
-                         "threads_n": top, "size_ratio": first["size_ratio"]})
+                         "threads_n": top, "size_ratio": first["size_ratio"],
+                         "noisy_1": first["faster_noisy"], "noisy_n": last["faster_noisy"]})
     return pd.DataFrame(rows)
 
 

@@ -1,6 +1,14 @@
 """Writing, measuring: the configuration fitted to this machine, every run planned,
 the media directories, the write_bench kernel run (or a stored run reused), and the
-check that all writers read back the same entries."""
+check that all writers read back the same entries.
+
+The runs that ratios compare (every writer and thread count of one workload,
+medium and compression: seed 001 and 003 compare writers, speed-ups compare
+thread counts) form one group, measured interleaved through the generic loop
+(throughput.experiment): one pass of each run in turn, each pass a kernel
+process of its own with its own warm-up. Writers cannot share one process: ROOT's
+implicit multi-threading, once enabled for the TTree writer, changes what the
+others do."""
 from __future__ import annotations
 
 import hashlib
@@ -11,11 +19,9 @@ from typing import Any
 
 import pandas as pd
 import psutil
-from tqdm.auto import tqdm
 
-from ... import harness, provenance
+from ... import experiment, harness, noise, provenance
 from ...config import MEMORY_SHARE, thread_counts, usable_cores
-from ...results import measure_once
 
 KERNEL = "write_bench"
 READER = "read_simple"
@@ -184,11 +190,11 @@ def _sha256(path: str | os.PathLike) -> str:
     return digest.hexdigest()
 
 
-def _measure(run: dict[str, Any], params: dict[str, Any], dirs: dict[str, str],
-             inputs: list[str]) -> tuple[pd.DataFrame, dict[str, Any]]:
-    load = os.getloadavg()[0]  # other work on the machine skews the timings: kept beside them
-    result = harness.run_kernel(KERNEL, kernel_args(run, params, dirs, inputs))
-    frame = result.timings.rename(columns={"workload": "part"}).assign(load_1min_before=load)
+def _measure_pass(run: dict[str, Any], params: dict[str, Any], dirs: dict[str, str],
+                  inputs: list[str]) -> tuple[pd.DataFrame, dict[str, Any]]:
+    """One pass of `run` (after its warm-up passes) in a kernel process of its own."""
+    result = harness.run_kernel(KERNEL, {**kernel_args(run, params, dirs, inputs), "reps": 1})
+    frame = result.timings.rename(columns={"workload": "part"})
     v = result.validation
     # checksum, column_checksums, read_entries: per pass, read back from its output (the kernel's records)
     frame = frame.assign(source_checksum=v["source_checksum"], baseline_rss_bytes=v["baseline_rss_bytes"],
@@ -197,21 +203,34 @@ def _measure(run: dict[str, Any], params: dict[str, Any], dirs: dict[str, str],
                                      build_info=result.build_info)
 
 
+def groups(params: dict[str, Any]) -> list[experiment.Group]:
+    """The runs of `plan` that ratios compare: every writer and thread count of one
+    workload, medium and compression."""
+    grouped: dict[tuple[str, str, str], list[dict[str, Any]]] = {}
+    for run in plan(params):
+        grouped.setdefault((run["part"], run["medium"], run["compression"]), []).append({**run, "name": run_name(run)})
+    return [experiment.Group(f"{part}, {medium}, {compression}", runs)
+            for (part, medium, compression), runs in grouped.items()]
+
+
 def measure(params: dict[str, Any], raw_dir: str | os.PathLike, dirs: dict[str, str],
-            inputs: list[str] | None = None, progress: bool = True) -> pd.DataFrame:
+            inputs: list[str] | None = None, noise_settings: noise.Settings | None = None,
+            progress: bool = True) -> pd.DataFrame:
     """Run (or reuse, when already stored with the same parameters, binary and
-    inputs) every run of `plan`; return all passes with rates."""
-    raw_dir = Path(raw_dir)
+    inputs on this machine) every run of `plan`, interleaved within each group of
+    `groups`; return all passes with rates."""
     inputs = [str(Path(p).resolve()) for p in (inputs or [])]
     binary = _sha256(harness.kernel_path(KERNEL))
     fingerprints = {Path(p).name: _sha256(p) for p in inputs}
-    frames = []
-    for run in tqdm(plan(params), desc="writing", unit="run", disable=not progress):
-        key = {**relevant(params, run["part"]), **run, "binary_sha256": binary, "dir": dirs[run["medium"]],
-               "inputs": fingerprints if run["part"] == "events" else None}
-        frames.append(measure_once(raw_dir / f"{run_name(run)}.parquet", key,
-                                   lambda run=run: _measure(run, params, dirs, inputs)))
-    return with_rates(pd.concat(frames, ignore_index=True))
+
+    def key_of(run: dict[str, Any]) -> dict[str, Any]:
+        return {**relevant(params, run["part"]), **run, "binary_sha256": binary, "dir": dirs[run["medium"]],
+                "inputs": fingerprints if run["part"] == "events" else None}
+
+    frame = experiment.measure_interleaved(
+        groups(params), raw_dir, key_of, lambda run: _measure_pass(run, params, dirs, inputs),
+        params["repetitions"], noise_settings or noise.Settings(), desc="writing", progress=progress)
+    return with_rates(frame)
 
 
 def with_rates(frame: pd.DataFrame) -> pd.DataFrame:

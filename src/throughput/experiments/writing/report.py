@@ -6,9 +6,10 @@ from typing import Any
 
 import pandas as pd
 
+from ... import noise
 from ...config import thread_counts
 from .analysis import EFFICIENCY_TARGET, efficiency_target, one, seed001_rows, seed003_claims, target_medium, versus
-from .measuring import COMPRESSIONS, EVENT_METHODS, LABELS, MEDIA, MEDIUM_LABELS, SHORT, disk_note
+from .measuring import COMPRESSIONS, EVENT_METHODS, LABELS, MEDIA, MEDIUM_LABELS, SHORT, disk_note, plan, run_name
 
 # ---- figures -------------------------------------------------------------------------------
 
@@ -103,9 +104,12 @@ def figure_events(table: pd.DataFrame, params: dict[str, Any]):
 
 # ---- tables and numbers for the paper ------------------------------------------------------
 
-def _num(value: float, digits: int = 3) -> str:
+def _num(value: float, digits: int = 3, noisy: bool = False) -> str:
+    """`value` for the paper, marked when the run(s) it comes from stayed noisy (throughput.noise)."""
     from ... import paper
-    return paper.number(value, digits) if value is not None and math.isfinite(value) else "n/a"
+    if value is None or not math.isfinite(value):
+        return "n/a"
+    return paper.flagged(paper.number(value, digits), bool(noisy))
 
 
 def random_table(table: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
@@ -121,8 +125,10 @@ def random_table(table: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
                 last = one(table, part="random", method=method, medium=medium, compression=compression, threads=top)
                 rows.append({"medium": medium, "compression": compression,
                              "writer": SHORT[method],
-                             "1 thread [s]": _num(first["wall_s"]), f"{top} threads [s]": _num(last["wall_s"]),
-                             "speed-up": _num(last["speedup"], 2), "MB/s": _num(last["mb_s"]),
+                             "1 thread [s]": _num(first["wall_s"], noisy=first["noisy"]),
+                             f"{top} threads [s]": _num(last["wall_s"], noisy=last["noisy"]),
+                             "speed-up": _num(last["speedup"], 2, last["speedup_noisy"]),
+                             "MB/s": _num(last["mb_s"], noisy=last["noisy"]),
                              "file MB": _num(last["file_bytes"] / 1e6), "peak MB": _num(last["rss_over_baseline_mb"])})
     return pd.DataFrame(rows)
 
@@ -137,8 +143,9 @@ def events_table(table: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
             for t in thread_counts(params["max_threads"]):
                 r = one(ours, part="events", method=method, medium=medium, threads=t)
                 rows.append({"medium": medium, "method": SHORT[method], "threads": str(t),
-                             "events/s": _num(r["entries_s"]), "MB/s": _num(r["mb_s"]),
-                             "speed-up": _num(r["speedup"], 2), "efficiency": _num(r["efficiency"], 2),
+                             "events/s": _num(r["entries_s"], noisy=r["noisy"]), "MB/s": _num(r["mb_s"], noisy=r["noisy"]),
+                             "speed-up": _num(r["speedup"], 2, r["speedup_noisy"]),
+                             "efficiency": _num(r["efficiency"], 2, r["speedup_noisy"]),
                              "file MB": _num(r["file_bytes"] / 1e6), "size ratio": _num(r["size_ratio"], 3),
                              "peak MB": _num(r["rss_over_baseline_mb"])})
     return pd.DataFrame(rows)
@@ -148,17 +155,19 @@ def seed001_table(table: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
     rows = seed001_rows(table, params)
     return pd.DataFrame({
         "": rows["who"],
-        "faster, 1 thread": [_num(v, 3) for v in rows["faster_1"]],
-        "faster, N threads": [_num(v, 3) for v in rows["faster_n"]],
+        "faster, 1 thread": [_num(v, 3, noisy) for v, noisy in zip(rows["faster_1"], rows["noisy_1"])],
+        "faster, N threads": [_num(v, 3, noisy) for v, noisy in zip(rows["faster_n"], rows["noisy_n"])],
         "N": rows["threads_n"].astype(str),
         "size ratio": [_num(v, 3) for v in rows["size_ratio"]],
     })
 
 
 def macros(table: pd.DataFrame, params: dict[str, Any], frame: pd.DataFrame, dirs: dict[str, str],
-           max_threads_requested: int | None, compiler: str) -> dict[str, str]:
+           max_threads_requested: int | None, compiler: str,
+           noise_settings: noise.Settings | None = None) -> dict[str, str]:
     """Every number the paper's writing section quotes (names: letters only, prefix Wrt)."""
     from ... import paper
+    noise_settings = noise_settings or noise.Settings()
     top, medium = params["max_threads"], target_medium(params)
     goal = efficiency_target(table, params)
     values = {
@@ -173,9 +182,11 @@ def macros(table: pd.DataFrame, params: dict[str, Any], frame: pd.DataFrame, dir
         "WrtRssMethod": paper.escape(frame["rss_method"].iloc[0]),
         "WrtLZFourVersion": paper.escape(frame["lz4_version"].iloc[0]),
     }
-    load = frame.groupby(["part", "method", "medium", "compression", "threads"])["load_1min_before"].first()
-    values["WrtLoadMedian"] = _num(load.median(), 2)
-    values["WrtLoadMax"] = _num(load.max(), 2)
+    labels = {run_name(r): f"{r['part']} {SHORT[r['method']]} {r['medium']} {r['compression']} {r['threads']}t"
+              for r in plan(params)}
+    values["WrtNoise"] = paper.escape(noise.describe(frame, noise_settings, labels))
+    values["WrtNoisyMark"] = paper.NOISY_MARK
+    values["WrtMaxCV"] = _num(100 * noise_settings.max_cv)
     events = frame[frame["part"] == "events"]
     values["WrtColumns"] = str(int(events["columns"].iloc[0])) if len(events) else "n/a"
     values["WrtEventBytes"] = _num(events["raw_bytes"].iloc[0] / events["entries"].iloc[0]) if len(events) else "n/a"
