@@ -9,10 +9,12 @@ notebook picks up where it stopped.
 from __future__ import annotations
 
 import contextlib
+import functools
+import hashlib
 import json
 import os
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import Any, Callable, Iterable, Iterator
 
 import pandas as pd
 import pyarrow as pa
@@ -55,6 +57,29 @@ def read_raw(path: str | os.PathLike) -> tuple[pd.DataFrame, dict[str, Any], dic
     if PROVENANCE_KEY not in metadata or PARAMS_KEY not in metadata:
         raise ValueError(f"{path}: not a raw result of this study (no provenance in its metadata)")
     return (table.to_pandas(), json.loads(metadata[PROVENANCE_KEY]), json.loads(metadata[PARAMS_KEY]))
+
+
+@functools.lru_cache(maxsize=None)
+def _sha256_of(path: str, size: int, mtime_ns: int) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as stream:
+        for block in iter(lambda: stream.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def sha256(path: str | os.PathLike) -> str:
+    """SHA-256 of a file's content (a kernel binary, an input, a source), hashed once per
+    path, size and modification time in a process."""
+    stat = os.stat(path)
+    return _sha256_of(str(Path(path).resolve()), stat.st_size, stat.st_mtime_ns)
+
+
+def input_identity(paths: Iterable[str | os.PathLike]) -> list[list[str]]:
+    """How a stored run knows its inputs (part of its reuse key): each file's name and
+    content hash. An input regenerated with other bytes is measured again; the same
+    bytes under another folder are not."""
+    return [[Path(p).name, sha256(p)] for p in paths]
 
 
 def reuse_key(params: dict[str, Any]) -> dict[str, Any]:

@@ -12,7 +12,6 @@ writes (STREAM's convention: no write-allocate traffic).
 """
 from __future__ import annotations
 
-import hashlib
 from pathlib import Path
 from typing import Any
 
@@ -20,7 +19,8 @@ import numba
 import numpy as np
 import pandas as pd
 
-from .. import experiment, harness, noise, provenance, seeds
+from .. import experiment, flat_add, harness, noise, provenance, seeds
+from ..results import sha256
 from ..config import MEMORY_SHARE, thread_counts, usable_cores
 
 # Seed 000 (figures in throughput.seeds): single thread, SEED_N doubles, seconds per pass.
@@ -135,37 +135,21 @@ def _numpy_method(mode: str, n: int, repetitions: int, warmup: int) -> tuple[pd.
     return frame, _check_outputs(a, out, n, mode, warmup + repetitions, "numpy")
 
 
-@numba.njit(parallel=True, cache=True)
-def _numba_inplace(a, c):
-    for i in numba.prange(a.size):
-        a[i] += c
-
-
-@numba.njit(parallel=True, cache=True)
-def _numba_immutable(a, b, c):
-    for i in numba.prange(a.size):
-        b[i] = a[i] + c
-
-
 def _numba_method(mode: str, n: int, threads: int, repetitions: int, warmup: int) -> tuple[pd.DataFrame, float]:
     numba.set_num_threads(threads)
     a = _initial(n)
     # Compile outside the timed passes (the warm-up pass would absorb it too,
     # but then warm-up timings would mix JIT and memory effects).
     if mode == "inplace":
-        _numba_inplace(np.zeros(2), 0.0)
-        frame, _ = harness.time_python(lambda: _numba_inplace(a, CONSTANT), repetitions, warmup)
+        flat_add.add_in_place(np.zeros(2), 0.0)
+        frame, _ = harness.time_python(lambda: flat_add.add_in_place(a, CONSTANT), repetitions, warmup)
         out = a
     else:
-        _numba_immutable(np.zeros(2), np.zeros(2), 0.0)
+        flat_add.add_immutable(np.zeros(2), np.zeros(2), 0.0)
         b = np.full(n, -1.0)
-        frame, _ = harness.time_python(lambda: _numba_immutable(a, b, CONSTANT), repetitions, warmup)
+        frame, _ = harness.time_python(lambda: flat_add.add_immutable(a, b, CONSTANT), repetitions, warmup)
         out = b
     return frame, _check_outputs(a, out, n, mode, warmup + repetitions, "numba")
-
-
-def _sha256(path: Path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
 def plan(params: dict[str, Any]) -> list[dict[str, Any]]:
@@ -241,7 +225,7 @@ def measure(params: dict[str, Any], raw_dir: str | Path, noise_settings: noise.S
     def key_of(run: dict[str, Any]) -> dict[str, Any]:
         key = {**params, **run}
         if run["kernel"]:
-            key["binary_sha256"] = _sha256(harness.kernel_path(run["kernel"]))
+            key["binary_sha256"] = sha256(harness.kernel_path(run["kernel"]))
         return key
 
     frame = experiment.measure_interleaved(

@@ -10,20 +10,9 @@ import numba
 import numpy as np
 import pandas as pd
 
+from ... import flat_add
 from .cases import CONSTANT, CPU_METHOD_JAGGED, CPU_METHODS
 from .data import Jagged, exact_checksum, from_counts, jagged_bytes_moved, reference, validate_output
-
-
-@numba.njit(parallel=True, cache=True)
-def _add_inplace_cpu(a, c):
-    for i in numba.prange(a.size):
-        a[i] += c
-
-
-@numba.njit(parallel=True, cache=True)
-def _add_immutable_cpu(a, b, c):
-    for i in numba.prange(a.size):
-        b[i] = a[i] + c
 
 
 @numba.njit(parallel=True, cache=True)
@@ -103,14 +92,14 @@ def jagged_cpu(method: str, op: str, data: Jagged, threads: int, repetitions: in
         numba.set_num_threads(threads)
         tiny = from_counts(np.array([2, 0, 3]), dtype.name)  # compile outside the timed passes
         if op == "flat_inplace":
-            _add_inplace_cpu(tiny.values.copy(), c)
+            flat_add.add_in_place(tiny.values.copy(), c)
             a = data.values.copy()
-            run = functools.partial(_add_inplace_cpu, a, c)
+            run = functools.partial(flat_add.add_in_place, a, c)
             output = lambda: a  # noqa: E731
         elif op == "flat_immutable":
-            _add_immutable_cpu(tiny.values, tiny.values.copy(), c)
+            flat_add.add_immutable(tiny.values, tiny.values.copy(), c)
             b = np.full(data.particles, -1, dtype)
-            run = functools.partial(_add_immutable_cpu, data.values, b, c)
+            run = functools.partial(flat_add.add_immutable, data.values, b, c)
             output = lambda: b  # noqa: E731
         elif op == "explode":
             explode_cpu(tiny.offsets, tiny.event_values, np.empty(tiny.particles, dtype))

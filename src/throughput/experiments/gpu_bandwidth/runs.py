@@ -4,7 +4,6 @@ cannot run here; the C++ and CUDA C++ programs through throughput.harness
 in this process; each run stored, or reused, under the raw results folder."""
 from __future__ import annotations
 
-import hashlib
 import json
 import shutil
 import subprocess
@@ -15,7 +14,7 @@ import pandas as pd
 from tqdm.auto import tqdm
 
 from ... import harness, provenance
-from ...results import measure_once
+from ...results import measure_once, sha256
 from .analysis import with_rates
 from .cases import (CPU_METHOD_JAGGED, CPU_METHODS, CUDA_KERNEL, GPU_METHOD_CASES, GPU_METHOD_JAGGED, GPU_METHODS,
                     HOST_KERNEL, NOT_MEASURED)
@@ -112,10 +111,6 @@ def run_name(run: dict[str, Any]) -> str:
     return f"{run['group']}_{method}_{run['case']}_{run['dtype']}_t{run['threads']}"
 
 
-def _sha256(path: Path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest()
-
-
 def _cuda_run(run: dict[str, Any], params: dict[str, Any]):
     args = {"case": run["case"], "dtype": run["dtype"], "reps": params["repetitions"], "warmup": params["warmup"]}
     if run["group"] == "table2":
@@ -203,7 +198,7 @@ def measure(params: dict[str, Any], raw_dir: str | Path, status: GpuStatus,
         key = {**params, **run, "versions": versions}
         if run["method"] in ("C++", "CUDA C++"):
             name = HOST_KERNEL if run["method"] == "C++" else CUDA_KERNEL
-            key["binary_sha256"] = _sha256(harness.kernel_path(name))
+            key["binary_sha256"] = sha256(harness.kernel_path(name))
         if run["gpu_method"]:
             key["device"] = {k: v for k, v in (status.device or {}).items() if k != "free_bytes"}
         frames.append(measure_once(raw_dir / f"{run_name(run)}.parquet", key,

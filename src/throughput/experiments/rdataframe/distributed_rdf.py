@@ -16,10 +16,10 @@ import pandas as pd
 from tqdm.auto import tqdm
 
 from ... import REPO, provenance
-from ...results import atomic_path, measure_once
+from ...results import atomic_path, input_identity, measure_once, sha256
 from .configuration import counts
 from .dask_scheduler import SchedulerError, connect_scheduler
-from .measuring import _cache_note, _common_key, _file_ids, _sha256, cache_columns, set_cache
+from .measuring import _cache_note, _common_key, cache_columns, set_cache
 
 HEADER = REPO / "kernels" / "rdataframe" / "analysis.hpp"
 TREE = "Events"
@@ -184,7 +184,7 @@ def measure_dask(params: dict[str, Any], inputs: dict[str, Any], info: dict[str,
     files = inputs["main"]
     expected = sum(info["entries"][f] for f in files)
     frames = []
-    versions = {"packages": provenance.package_versions(), "header_sha256": _sha256(HEADER)}
+    versions = {"packages": provenance.package_versions(), "header_sha256": sha256(HEADER)}
     for workers in tqdm(dask_plan(params, info), desc="Dask runs", unit="run", disable=not progress):
         name = f"dask_w{workers}"
         hist_path = results_dir / "histograms" / f"{name}.root"
@@ -192,7 +192,7 @@ def measure_dask(params: dict[str, Any], inputs: dict[str, Any], info: dict[str,
         if not hist_path.exists():
             raw_path.unlink(missing_ok=True)
         key = {**_common_key(params, info["pdf_count"]), "dask": params["dask"], "workers": workers,
-               "inputs": _file_ids(files), **versions}
+               "inputs": input_identity(files), **versions}
         frames.append(measure_once(raw_path, key, lambda: _measure_dask(workers, params, files, info["pdf_count"],
                                                                        hist_path, expected)))
     return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()

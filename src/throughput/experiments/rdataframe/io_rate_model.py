@@ -17,10 +17,10 @@ import pandas as pd
 from tqdm.auto import tqdm
 
 from ... import harness, provenance
-from ...results import measure_once
+from ...results import input_identity, measure_once, sha256
 from .analysis import _lstsq_nonnegative
 from .configuration import counts
-from .measuring import KERNELS, _file_ids, _list_file, _sha256, set_cache
+from .measuring import KERNELS, _list_file, set_cache
 
 
 def split_ranges(entries: dict[str, int], files: list[str], processes: int) -> list[list[tuple[int, int, str]]]:
@@ -167,8 +167,8 @@ def measure_rate_model(params: dict[str, Any], inputs: dict[str, Any], info: dic
     raw, work = results_dir / "raw", results_dir / "work"
     files = inputs["rate"]
     entries = {f: info["entries"][f] for f in files}
-    binaries = {k: _sha256(harness.kernel_path(k)) for k in KERNELS}
-    base = {"repetitions": params["repetitions"], "warmup": params["warmup"], "inputs": _file_ids(files),
+    binaries = {k: sha256(harness.kernel_path(k)) for k in KERNELS}
+    base = {"repetitions": params["repetitions"], "warmup": params["warmup"], "inputs": input_identity(files),
             "rate_model": rate, "binaries": binaries}
     not_measured = {}
     states = list(rate["cache_states"])

@@ -12,19 +12,10 @@ from tqdm.auto import tqdm
 
 from ... import harness, provenance
 from .. import SPECS
-from ...results import atomic_path, measure_once
+from ...results import atomic_path, input_identity, measure_once, sha256
 from .configuration import counts
 
 KERNELS = SPECS["rdataframe"].kernels
-
-
-def _sha256(path: Path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest()
-
-
-def _file_ids(files: Iterable[str]) -> list[list[Any]]:
-    """Name and size of each input: a changed input is measured again, not reused."""
-    return [[str(f), Path(f).stat().st_size] for f in files]
 
 
 def _list_file(files: Iterable[str], directory: Path) -> Path:
@@ -147,7 +138,7 @@ def measure_cpp(params: dict[str, Any], inputs: dict[str, Any], pdf_count: int, 
     """Run (or reuse) every compiled run of `cpp_plan`; histograms go to results_dir/histograms/."""
     results_dir = Path(results_dir)
     raw, hists, work = results_dir / "raw", results_dir / "histograms", results_dir / "work"
-    binary = _sha256(harness.kernel_path("rdf_bench"))
+    binary = sha256(harness.kernel_path("rdf_bench"))
     frames = []
     runs = cpp_plan(params)
     for run in tqdm(runs, desc="RDataFrame runs", unit="run", disable=not progress):
@@ -156,7 +147,7 @@ def measure_cpp(params: dict[str, Any], inputs: dict[str, Any], pdf_count: int, 
         raw_path = raw / f"{run['name']}.parquet"
         if not hist_path.exists():
             raw_path.unlink(missing_ok=True)  # its histograms are needed for the cross-checks
-        key = {**_common_key(params, pdf_count), **run, "inputs": _file_ids(files), "binary_sha256": binary}
+        key = {**_common_key(params, pdf_count), **run, "inputs": input_identity(files), "binary_sha256": binary}
         frame = measure_once(raw_path, key, lambda: _measure_cpp(run, params, files, pdf_count, work, hist_path,
                                                                  progress))
         # What the plan asked for (the key holds it, so a reused frame is this run's): the

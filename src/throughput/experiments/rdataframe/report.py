@@ -193,7 +193,7 @@ def rate_fit_table(rs: dict[str, Any]) -> pd.DataFrame:
         group = table[(table["cache"] == fit.cache) & (table["ttree_cache"] == fit.ttree_cache)]
         top = group.sort_values("processes").iloc[-1]
         rows.append({"cache": fit.cache, "TTreeCache": fit.ttree_cache, "R(1) [MB/s]": _num(fit.r_np1),
-                     f"R(Np max) [MB/s]": _num(top["rate"]), "Np max": str(int(top["processes"])),
+                     "R(Np max) [MB/s]": _num(top["rate"]), "Np max": str(int(top["processes"])),
                      "fit R1 [MB/s]": _num(fit.r1),
                      "fit R_IO [MB/s]": _num(fit.r_io) if math.isfinite(fit.r_io) else "unbounded",
                      "dof": str(fit.dof)})

@@ -13,7 +13,7 @@ from typing import Any
 import pandas as pd
 
 from ... import REPO, harness, provenance
-from ...results import measure_once
+from ...results import input_identity, measure_once, sha256
 from . import readers
 from .inputs import counter_of
 from .processes import (ReaderFailed, build_java_reader, classify_failure, java_available, java_dir,
@@ -61,15 +61,6 @@ def plan(params: dict[str, Any], inputs: dict[str, dict[str, Any]]) -> list[dict
 
 def run_name(run: dict[str, Any]) -> str:
     return f"{run['set'].replace('/', '_')}_{run['cache']}_{run['group']}"
-
-
-def _identity(paths: list[str]) -> list[list[Any]]:
-    """Name and size of each input file: a regenerated input of another size is measured again."""
-    return [[Path(p).name, Path(p).stat().st_size if Path(p).exists() else None] for p in paths]
-
-
-def _sha256(path: Path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
 def _records_frame(records: dict[str, list[dict]]) -> pd.DataFrame:
@@ -136,7 +127,7 @@ def _measure(run: dict[str, Any], spec: dict[str, Any], params: dict[str, Any]) 
 
 def _version_key(run: dict[str, Any]) -> dict[str, Any]:
     if run["group"] == "cpp":
-        return {"binary_sha256": _sha256(harness.kernel_path("read_branch"))}
+        return {"binary_sha256": sha256(harness.kernel_path("read_branch"))}
     if run["group"] == "laurelin":
         source = REPO / "kernels" / "reader_comparison" / "java"
         return {"java_sources": hashlib.sha256(b"".join(p.read_bytes() for p in sorted(source.rglob("*"))
@@ -146,7 +137,7 @@ def _version_key(run: dict[str, Any]) -> dict[str, Any]:
     if run["group"] == "rootreadspeed":
         return {"root": provenance.package_versions()["root"]}
     return {"uproot": provenance.package_versions()["uproot"], "numpy": provenance.package_versions()["numpy"],
-            "reader_source": _sha256(Path(readers.__file__))}
+            "reader_source": sha256(readers.__file__)}
 
 
 def measure(params: dict[str, Any], inputs: dict[str, dict[str, Any]], raw_dir: str | Path,
@@ -165,7 +156,7 @@ def measure(params: dict[str, Any], inputs: dict[str, dict[str, Any]], raw_dir: 
     for run in tqdm(runs, desc="reader comparison", unit="run", disable=not progress):
         spec = inputs[run["set"]]
         key = {**{k: params[k] for k in ("repetitions", "warmup", "sample_every")}, **run,
-               "inputs": _identity(spec["root"] + spec.get("rntuple", []) + spec.get("numpy", [])),
+               "inputs": input_identity(spec["root"] + spec.get("rntuple", []) + spec.get("numpy", [])),
                **_version_key(run)}
         frames.append(measure_once(raw_dir / f"{run_name(run)}.parquet", key,
                                    lambda run=run, spec=spec: _measure(run, spec, params)))

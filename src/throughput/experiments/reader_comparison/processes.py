@@ -27,7 +27,7 @@ class ReaderFailed(harness.KernelError):
 
 # Errors that mean "this reader has no support for this input's compression",
 # recognised in the reader's own error text, with the reason the tables give.
-# Found by trying (tests/test_reader_comparison.py): laurelin 1.0.1 has no ZSTD
+# Found by trying (tests/experiments/test_reader_comparison.py): laurelin 1.0.1 has no ZSTD
 # decompressor, and parses every basket as compressed.
 CANNOT_READ_SIGNATURES = {
     "laurelin": [

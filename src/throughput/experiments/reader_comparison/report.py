@@ -252,9 +252,9 @@ def _verdict_numpy(goal: dict[str, Any], bulk_ratio: float, load: float) -> str:
         return "could not be compared: the columnar reader or the Numpy baseline was not run"
     if goal["numpy_met"]:
         return "reaches it"
-    text = (f"does not reach it. The Numpy file is one deflate stream decompressed in one call into one "
-            f"array; the columnar reader decompresses the branch basket by basket and makes two "
-            f"TBranch::GetEntry calls per event. ")
+    text = ("does not reach it. The Numpy file is one deflate stream decompressed in one call into one "
+            "array; the columnar reader decompresses the branch basket by basket and makes two "
+            "TBranch::GetEntry calls per event. ")
     if bulk_ratio == bulk_ratio and bulk_ratio >= NUMPY_TARGET:
         text += (f"ROOT's bulk I/O, with no per-event calls, reaches {bulk_ratio:.2f} of the Numpy rate: "
                  f"the gap is the per-event calls, {goal['per_event']:.1f} values per event here, a cost "

@@ -11,7 +11,6 @@ implicit multi-threading, once enabled for the TTree writer, changes what the
 others do."""
 from __future__ import annotations
 
-import hashlib
 import os
 import shutil
 from pathlib import Path
@@ -21,6 +20,7 @@ import pandas as pd
 import psutil
 
 from ... import experiment, harness, noise, provenance
+from ...results import input_identity, sha256
 from ...config import MEMORY_SHARE, thread_counts, usable_cores
 
 KERNEL = "write_bench"
@@ -182,14 +182,6 @@ def relevant(params: dict[str, Any], part: str) -> dict[str, Any]:
     return {k: v for k, v in params.items() if k not in other}
 
 
-def _sha256(path: str | os.PathLike) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as stream:
-        for block in iter(lambda: stream.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
-
-
 def _measure_pass(run: dict[str, Any], params: dict[str, Any], dirs: dict[str, str],
                   inputs: list[str]) -> tuple[pd.DataFrame, dict[str, Any]]:
     """One pass of `run` (after its warm-up passes) in a kernel process of its own."""
@@ -220,8 +212,8 @@ def measure(params: dict[str, Any], raw_dir: str | os.PathLike, dirs: dict[str, 
     inputs on this machine) every run of `plan`, interleaved within each group of
     `groups`; return all passes with rates."""
     inputs = [str(Path(p).resolve()) for p in (inputs or [])]
-    binary = _sha256(harness.kernel_path(KERNEL))
-    fingerprints = {Path(p).name: _sha256(p) for p in inputs}
+    binary = sha256(harness.kernel_path(KERNEL))
+    fingerprints = input_identity(inputs)
 
     def key_of(run: dict[str, Any]) -> dict[str, Any]:
         return {**relevant(params, run["part"]), **run, "binary_sha256": binary, "dir": dirs[run["medium"]],
