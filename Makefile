@@ -53,7 +53,7 @@ system-tex:
 kernels: env
 	@kernels/build.sh build/kernels $(VENV)/bin/python
 
-# binder/ is derived from envs/ (tests/test_binder.py checks they agree).
+# binder/ is derived from envs/ (tests/workflow/test_binder.py checks they agree).
 binder:
 	cp envs/requirements.txt binder/requirements.txt
 	cp envs/apt.txt binder/apt.txt

@@ -18,7 +18,7 @@ bash binder/postBuild
 mkdir -p "$work/executed"
 # One notebook at a time, as a reviewer runs them: each one's wall time and the
 # peak memory of its whole process tree go to $work/executed/NAME.json
-# (tests/test_binder.py holds them to the Binder host's limits).
+# (tests/workflow/test_binder.py holds them to the Binder host's limits).
 status=0
 count=0
 for notebook in notebooks/*.ipynb; do

@@ -32,6 +32,20 @@ def repo() -> Path:
     return REPO
 
 
+@pytest.fixture(scope="module", autouse=True)
+def built_kernels(request) -> list[Path]:
+    """The kernels a test module names in KERNELS_USED, built: the module fails naming each
+    one missing (`make test` builds them all, so a missing one is a broken build, not a
+    reason to skip)."""
+    from throughput import harness
+
+    names = getattr(request.module, "KERNELS_USED", ())
+    missing = [k for k in names if not (harness.kernels_dir() / k).is_file()]
+    if missing:
+        pytest.fail(f"kernels not built in {harness.kernels_dir()}: {missing} (run kernels/build.sh)")
+    return [harness.kernels_dir() / k for k in names]
+
+
 def flip_basket_bytes(source: str | Path, target: str | Path, branch: str, tree: str = "Events") -> None:
     """Copy `source` to `target` with bytes flipped inside the compressed data of `branch`'s first
     basket: the file opens, but that basket no longer decompresses."""

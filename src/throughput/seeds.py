@@ -4,7 +4,7 @@ The experiments' "seed" columns and the paper's seed macros (`macros`, written t
 paper/generated/study.tex by the workflow's rule study_macros) both read them from
 here. Every figure is registered with `_cite`: the seed, where in it (table, slide or
 section), and the text it was read from, as it stands in the seed file.
-tests/test_paper.py finds each quote in its seed file and each number of the figure,
+tests/unit/test_paper.py finds each quote in its seed file and each number of the figure,
 in order, among the numbers of its quote (divided by `scale` where the quote says
 "513M" or "10 billion").
 """

@@ -22,11 +22,7 @@ EVENTS_IN_FILE = 60
 SECTION = config.validate({}, check_resources=False)
 
 
-@pytest.fixture(scope="module", autouse=True)
-def kernels_built():
-    missing = [k for k in (wr.KERNEL, wr.READER) if not (harness.kernels_dir() / k).is_file()]
-    if missing:
-        pytest.fail(f"kernels not built in {harness.kernels_dir()}: {missing} (run kernels/build.sh)")
+KERNELS_USED = (wr.KERNEL, wr.READER)  # checked by conftest's built_kernels
 
 
 @pytest.fixture(scope="module")

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from conftest import TINY_CONFIG, command_env, snakemake
+from conftest import REPO, TINY_CONFIG, command_env, snakemake
 from throughput import paper_check
 
 SEED_ROWS = {"inplace, seed": ["87.8", "27.2", "27.1", "25.6"], "immutable, seed": ["91.2", "38.7", "39.2", "39.2"]}
@@ -87,7 +87,7 @@ def test_tiny_run_produces_the_paper_with_the_memory_bandwidth_table(tmp_path):
         assert _would_run_after_editing(tmp_path, source) == expected, source
 
 
-REPO_KERNELS = Path(__file__).resolve().parents[1] / "kernels"
+REPO_KERNELS = REPO / "kernels"
 _EDITS = {
     "memory_bandwidth/add_constant.cpp":
         {"kernel": 4, "memory_bandwidth": 1, "paper": 1, "all": 1},
@@ -109,7 +109,7 @@ def _would_run_after_editing(workdir: Path, source: str) -> dict[str, int]:
     path = REPO_KERNELS / source
     before, content = path.stat(), path.read_bytes()
     try:
-        path.write_bytes(content + b"\n// edited by tests/test_workflow.py\n")
+        path.write_bytes(content + b"\n// edited by tests/workflow/test_workflow.py\n")
         plan = snakemake(workdir, "-n", "--cores", "2", "--configfile", str(TINY_CONFIG))
     finally:
         path.write_bytes(content)
@@ -130,7 +130,7 @@ def test_interrupted_run_leaves_no_false_output_and_finishes_when_run_again(tmp_
     settings.update({"repetitions": 20, "warmup": 1, "memory_bandwidth": {"n_values": 2_000_000}})
     config.write_text(yaml.safe_dump(settings))
     target = "results/memory_bandwidth/memory_bandwidth.ipynb"
-    argv = ["snakemake", "--snakefile", str(Path(__file__).parents[1] / "workflow/Snakefile"),
+    argv = ["snakemake", "--snakefile", str(REPO / "workflow/Snakefile"),
             "--directory", str(tmp_path), target, "--cores", "2", "--configfile", str(config)]
     proc = subprocess.Popen(argv, env=command_env(), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                             start_new_session=True)

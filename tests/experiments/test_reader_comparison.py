@@ -23,12 +23,7 @@ CPP = list(rc.CPP_METHODS)
 BRANCHES = ["Jet_pt", "Muon_pt"]
 
 
-@pytest.fixture(scope="module", autouse=True)
-def kernels_built():
-    missing = [k for k in ("read_branch", "make_aod_like", "page_cache", "make_nanoaod_like", "tree_to_rntuple")
-               if not (harness.kernels_dir() / k).is_file()]
-    if missing:
-        pytest.fail(f"kernels not built in {harness.kernels_dir()}: {missing} (run kernels/build.sh)")
+KERNELS_USED = ("read_branch", "make_aod_like", "page_cache", "make_nanoaod_like", "tree_to_rntuple")  # checked by conftest's built_kernels
 
 
 @pytest.fixture(scope="module")

@@ -17,12 +17,7 @@ def _passes(mode: str) -> int:
     return WARMUP + REPS if mode == "inplace" else 1
 
 
-@pytest.fixture(scope="module", autouse=True)
-def kernels_built():
-    missing = [k for k in [f"add_constant_{o}" for o in OPTS] + ["stream_O3"]
-               if not (harness.kernels_dir() / k).is_file()]
-    if missing:
-        pytest.fail(f"kernels not built in {harness.kernels_dir()}: {missing} (run kernels/build.sh)")
+KERNELS_USED = [f"add_constant_{o}" for o in OPTS] + ["stream_O3"]  # checked by conftest's built_kernels
 
 
 # --- expected_checksum itself -----------------------------------------------------------------

@@ -22,11 +22,7 @@ TINY = {"files": 2, "events_per_file": EVENTS, "compressions": ["LZMA"], "compre
         "histogram_counts": [1, 3], "rate_model": {"files": 2}}
 
 
-@pytest.fixture(scope="module", autouse=True)
-def kernels_built():
-    missing = [k for k in rdf.KERNELS if not (harness.kernels_dir() / k).is_file()]
-    if missing:
-        pytest.fail(f"kernels not built in {harness.kernels_dir()}: {missing} (run kernels/build.sh)")
+KERNELS_USED = rdf.KERNELS  # checked by conftest's built_kernels
 
 
 @pytest.fixture(scope="module")

@@ -1,6 +1,6 @@
 """Committed notebooks: no outputs, a tagged parameters cell with the shared conventions and the config
 section as one parameter (the schema its only list of keys); the tool that
-measures a notebook's execution (tests/test_binder.py holds every notebook's defaults to a Binder host's means)."""
+measures a notebook's execution (tests/workflow/test_binder.py holds every notebook's defaults to a Binder host's means)."""
 from __future__ import annotations
 
 import json

@@ -1,7 +1,9 @@
 """results: raw Parquet files with provenance, atomic writes, measure-once reuse."""
 from __future__ import annotations
 
+import hashlib
 import json
+import os
 import time
 from pathlib import Path
 
@@ -254,3 +256,17 @@ def test_params_stored_as_canonical_json(tmp_path):
     metadata = pq.read_schema(path).metadata
     stored = json.loads(metadata[results.PARAMS_KEY])
     assert {k: stored[k] for k in ("t", "p")} == {"t": [1, 2], "p": "/q"}
+
+
+def test_inputs_are_identified_by_name_and_content(tmp_path):
+    first, moved = tmp_path / "a" / "part0.root", tmp_path / "b" / "part0.root"
+    for path in (first, moved):
+        path.parent.mkdir()
+        path.write_bytes(b"same bytes")
+    assert results.input_identity([first]) == results.input_identity([moved])  # another folder, same bytes
+    assert results.input_identity([first])[0] == ["part0.root", hashlib.sha256(b"same bytes").hexdigest()]
+    before = results.sha256(first)
+    first.write_bytes(b"same length")  # regenerated with other bytes, the same size
+    os.utime(first, ns=(1, 1))         # and an older date: the content still tells
+    assert results.sha256(first) != before == results.sha256(moved)
+    assert results.input_identity([first]) != results.input_identity([moved])
