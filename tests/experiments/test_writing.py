@@ -519,3 +519,15 @@ def test_groups_interleave_every_writer_and_thread_count_of_one_workload_medium_
         assert {(run["method"], run["threads"]) for run in group.runs} == {
             (m, t) for m in methods for t in config.thread_counts(PARAMS["max_threads"])}
     assert len(groups) == len(PARAMS["media"]) * len(PARAMS["random_compressions"]) + len(PARAMS["event_media"])
+
+
+def test_writing_re_measures_noisy_groups_only_when_asked():
+    quiet = wr.noise_settings(PARAMS, {"max_cv": 0.2, "max_remeasures": 2})
+    assert (quiet.max_cv, quiet.max_remeasures) == (0.2, 0)  # the default: flag, do not re-measure
+    asked = wr.noise_settings({**PARAMS, "remeasure_noisy": True}, {"max_cv": 0.2, "max_remeasures": 2})
+    assert (asked.max_cv, asked.max_remeasures) == (0.2, 2)
+    frame = _synthetic(PARAMS)
+    values = wr.macros(wr.summary(frame), PARAMS, frame, {"disk": "/tmp"}, None, "GNU 12", quiet)
+    assert values["WrtRemeasured"].startswith("not measured again")
+    values = wr.macros(wr.summary(frame), PARAMS, frame, {"disk": "/tmp"}, None, "GNU 12", asked)
+    assert values["WrtRemeasured"] == "measured again, up to 2 times"

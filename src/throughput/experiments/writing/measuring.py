@@ -11,6 +11,7 @@ implicit multi-threading, once enabled for the TTree writer, changes what the
 others do."""
 from __future__ import annotations
 
+import dataclasses
 import os
 import shutil
 from pathlib import Path
@@ -203,6 +204,14 @@ def groups(params: dict[str, Any]) -> list[experiment.Group]:
         grouped.setdefault((run["part"], run["medium"], run["compression"]), []).append({**run, "name": run_name(run)})
     return [experiment.Group(f"{part}, {medium}, {compression}", runs)
             for (part, medium, compression), runs in grouped.items()]
+
+
+def noise_settings(params: dict[str, Any], noise_section: dict[str, Any] | None) -> noise.Settings:
+    """The study's noise control for the writing runs, without re-measures unless
+    writing.remeasure_noisy is set (see its description in the schema); a noisy
+    figure is flagged either way."""
+    settings = noise.Settings.from_config(noise_section)
+    return settings if params["remeasure_noisy"] else dataclasses.replace(settings, max_remeasures=0)
 
 
 def measure(params: dict[str, Any], raw_dir: str | os.PathLike, dirs: dict[str, str],

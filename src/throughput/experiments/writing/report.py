@@ -187,6 +187,9 @@ def macros(table: pd.DataFrame, params: dict[str, Any], frame: pd.DataFrame, dir
     values["WrtNoise"] = paper.escape(noise.describe(frame, noise_settings, labels))
     values["WrtNoisyMark"] = paper.NOISY_MARK
     values["WrtMaxCV"] = _num(100 * noise_settings.max_cv)
+    values["WrtRemeasured"] = (f"measured again, up to {noise_settings.max_remeasures} times" if noise_settings.max_remeasures
+                               else r"not measured again (\texttt{writing.remeasure\_noisy} is off: re-measuring "
+                                    "these small passes, each a process of its own, rarely calms them)")
     events = frame[frame["part"] == "events"]
     values["WrtColumns"] = str(int(events["columns"].iloc[0])) if len(events) else "n/a"
     values["WrtEventBytes"] = _num(events["raw_bytes"].iloc[0] / events["entries"].iloc[0]) if len(events) else "n/a"
