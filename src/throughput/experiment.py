@@ -72,7 +72,8 @@ def _measure_group(group: Group, measure_pass: MeasurePass, repetitions: int, se
         if not any(settings.is_noisy(cv) for cv in spread["cv"]):
             break
         earlier.append(worst)
-        bar.set_postfix_str(f"{group.name}: CV {worst:.0%} > {settings.max_cv:.0%}, measuring again")
+        then = "measuring again" if attempt < settings.max_remeasures else "flagged"
+        bar.set_postfix_str(f"{group.name}: CV {worst:.0%} > {settings.max_cv:.0%}, {then}")
     frame = frame.merge(spread, on=["run", *series], how="left")
     frame["noisy"] = [settings.is_noisy(cv) for cv in frame["cv"]]
     return frame, provenance, earlier
