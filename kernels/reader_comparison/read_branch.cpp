@@ -489,9 +489,11 @@ int main(int argc, char **argv) {
     const auto branches = rc::split_list(opt.str("branches"), "branches");
     const auto method_names = rc::split_list(opt.str("methods"), "methods");
     for (const auto &m : method_names)
-      if (!methods().count(m))
-        throw std::invalid_argument("unknown method '" + m +
-                                    "' in --methods (columnar, bulk, ttreereader, draw, rdataframe, cmssw, rntuple)");
+      if (!methods().count(m)) {
+        std::string known;  // from the table itself, so the message cannot drift from it
+        for (const auto &entry : methods()) known += (known.empty() ? "" : ", ") + entry.first;
+        throw std::invalid_argument("unknown method '" + m + "' in --methods (" + known + ")");
+      }
     const bool wants_rntuple = std::count(method_names.begin(), method_names.end(), "rntuple") > 0;
     std::vector<std::string> rntuple_files;
     if (wants_rntuple) {

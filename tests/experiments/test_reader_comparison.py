@@ -489,3 +489,12 @@ def test_a_real_file_is_registered_once_and_a_changed_file_is_refused(tmp_path, 
         references.load(copy)
     with pytest.raises(references.ReferenceError, match="no reference"):
         references.load(tmp_path / "refs" / "nothing.root")
+
+
+def test_the_kernels_methods_are_the_registrys_cpp_readers(files):
+    argv = _argv("columnar", files["nanoaod"], ["Jet_pt"])
+    argv[argv.index("--methods") + 1] = "no_such_reader"
+    with pytest.raises(harness.KernelError, match=r"unknown method 'no_such_reader' in --methods \((.*)\)") as caught:
+        rc.run_json_process(argv, "read_branch")
+    listed = str(caught.value).split("--methods (", 1)[1].split(")", 1)[0].split(", ")
+    assert sorted(listed) == sorted(rc.CPP_METHODS)

@@ -18,8 +18,8 @@ from . import readers
 from .inputs import counter_of
 from .processes import (ReaderFailed, build_java_reader, classify_failure, java_available, java_dir,
                         run_json_process, run_rootreadspeed)
-from .vocabulary import (COLLECTIONS, CPP_METHODS, HZZ_COLLECTIONS, LAYOUTS, PYTHON_READERS, branch_name,
-                         collection_of, tree_name)
+from .vocabulary import (COLLECTIONS, CPP_METHODS, HZZ_COLLECTIONS, LAYOUTS, PYTHON_READERS, READER_BY_NAME,
+                         READER_TABLE, branch_name, collection_of, tree_name)
 
 def plan(params: dict[str, Any], inputs: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:
     """Every process to run: one per input set, cache state and reader group.
@@ -48,12 +48,14 @@ def plan(params: dict[str, Any], inputs: dict[str, dict[str, Any]]) -> list[dict
             branches = [branch_name(layout, c) for c in collections]
             base = {"set": name, "role": spec["role"], "layout": layout, "compression": spec["compression"],
                     "cache": cache, "branches": branches}
-            methods = [m for m in cpp if m != "rntuple" or spec.get("rntuple")]
+            # a reader of a copy (RNTuple, Numpy) runs where the set has that copy
+            has_copy = {"ttree": True, "rntuple": bool(spec.get("rntuple")), "numpy": bool(spec.get("numpy"))}
+            methods = [m for m in cpp if has_copy[READER_BY_NAME[m].format]]
             if methods:
                 runs.append({**base, "group": "cpp", "methods": methods})
-            for group in ("uproot", "numpy", "laurelin"):
-                if group in readers and (group != "numpy" or spec.get("numpy")):
-                    runs.append({**base, "group": group, "methods": [group]})
+            for reader in READER_TABLE:  # each Python or Java reader is a process of its own
+                if reader.language in ("python", "java") and reader.name in readers and has_copy[reader.format]:
+                    runs.append({**base, "group": reader.name, "methods": [reader.name]})
             if params["rootreadspeed"] and spec["role"] != "real" and cache == "warm":
                 runs.append({**base, "group": "rootreadspeed", "methods": ["rootreadspeed"]})
     return runs

@@ -16,7 +16,7 @@ import pandas as pd
 from ... import provenance
 from .analysis import UNREAD_RECORDS, _rate, targets, warmup_factor
 from .inputs import collection_attributes
-from .vocabulary import (COLLECTIONS, COMPRESSIONS, LABELS, NUMPY_TARGET, READERS, SEED_TABLE1, branch_name,
+from .vocabulary import (COLLECTIONS, COLORS, COMPRESSIONS, LABELS, NUMPY_TARGET, READERS, SEED_TABLE1, branch_name,
                          tree_name)
 
 # --- tables for the paper (cells as LaTeX strings) -----------------------------------------------
@@ -199,21 +199,18 @@ def open_frame(table: pd.DataFrame, sets: list[str]) -> pd.DataFrame:
 # --- figures and numbers for the paper ------------------------------------------------------------
 
 TIMELINE_READERS = ("columnar", "uproot", "laurelin")
-COLORS = {reader: f"tab:{c}" for reader, c in zip(READERS + ("rootreadspeed",), (
-    "blue", "cyan", "green", "olive", "purple", "brown", "pink", "orange", "red", "gray", "black"))}
 BYTES_PER_VALUE = 4  # float32, decompressed
 
 
 def plot_timeline(ax, line: pd.DataFrame) -> None:
     """Figure 1's analogue: ns per value against values read since the process
     started, warm-up pass hollow; right axis MB/s of decompressed values."""
-    colors = COLORS
     for reader in [r for r in TIMELINE_READERS if r in set(line["reader"])]:
         part = line[line["reader"] == reader].sort_values("items")
-        ax.plot(part["items"], part["ns_per_item"], "-", color=colors[reader], alpha=0.5, lw=1)
-        for warm, style in ((True, "none"), (False, colors[reader])):
+        ax.plot(part["items"], part["ns_per_item"], "-", color=COLORS[reader], alpha=0.5, lw=1)
+        for warm, style in ((True, "none"), (False, COLORS[reader])):
             sel = part[part["warmup"] == warm]
-            ax.plot(sel["items"], sel["ns_per_item"], "o", ms=4, color=colors[reader], markerfacecolor=style,
+            ax.plot(sel["items"], sel["ns_per_item"], "o", ms=4, color=COLORS[reader], markerfacecolor=style,
                     label=f"{LABELS[reader]}{' (warm-up pass)' if warm else ''}")
     ax.set_yscale("log")
     ax.set_xlabel("values read since the process started")

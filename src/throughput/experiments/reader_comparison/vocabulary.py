@@ -3,20 +3,46 @@ layouts, compressions, size estimates, the seed's figures and our target, and
 the names of a layout's tree and branches."""
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from ... import seeds
 
 COLLECTIONS = ("Photon", "Electron", "Muon", "Tau", "Jet", "FatJet")
 HZZ_COLLECTIONS = ("Jet", "Muon", "Electron", "Photon")
-CPP_METHODS = ("columnar", "bulk", "ttreereader", "draw", "rdataframe", "cmssw", "rntuple")
-TREE_CPP_METHODS = CPP_METHODS[:-1]  # the C++ readers of the TTree (rootreadspeed's file)
-PYTHON_READERS = ("uproot", "numpy")
-READERS = CPP_METHODS + ("uproot", "laurelin", "numpy")
-LABELS = {
-    "columnar": "C++ columnar", "bulk": "C++ bulk I/O", "ttreereader": "TTreeReader", "draw": "TTree::Draw",
-    "rdataframe": "RDataFrame (1 thread)", "cmssw": "CMSSW-like (all attributes, objects)",
-    "rntuple": "RNTupleReader", "uproot": "uproot", "laurelin": "Java (laurelin)", "numpy": "Numpy file",
-    "rootreadspeed": "rootreadspeed",
-}
+
+
+@dataclass(frozen=True)
+class Reader:
+    """One reader of the comparison. Declared once here: the tuples, labels and
+    colours below are derived from READER_TABLE, so a new reader is one line."""
+
+    name: str       # what the kernel's --methods, the raw results and the runs call it
+    label: str      # tables and legends
+    colour: str     # figures (matplotlib colour)
+    language: str   # "cpp" (kernel read_branch), "python" (readers.read), "java", "tool"
+    format: str     # what it reads: "ttree", "rntuple" or "numpy"
+
+
+READER_TABLE = (
+    Reader("columnar", "C++ columnar", "tab:blue", "cpp", "ttree"),
+    Reader("bulk", "C++ bulk I/O", "tab:cyan", "cpp", "ttree"),
+    Reader("ttreereader", "TTreeReader", "tab:green", "cpp", "ttree"),
+    Reader("draw", "TTree::Draw", "tab:olive", "cpp", "ttree"),
+    Reader("rdataframe", "RDataFrame (1 thread)", "tab:purple", "cpp", "ttree"),
+    Reader("cmssw", "CMSSW-like (all attributes, objects)", "tab:brown", "cpp", "ttree"),
+    Reader("rntuple", "RNTupleReader", "tab:pink", "cpp", "rntuple"),
+    Reader("uproot", "uproot", "tab:orange", "python", "ttree"),
+    Reader("laurelin", "Java (laurelin)", "tab:red", "java", "ttree"),
+    Reader("numpy", "Numpy file", "tab:gray", "python", "numpy"),
+    Reader("rootreadspeed", "rootreadspeed", "black", "tool", "ttree"),  # ROOT's reference tool
+)
+READER_BY_NAME = {r.name: r for r in READER_TABLE}
+CPP_METHODS = tuple(r.name for r in READER_TABLE if r.language == "cpp")
+TREE_CPP_METHODS = tuple(r.name for r in READER_TABLE if r.language == "cpp" and r.format == "ttree")  # rootreadspeed's peers
+PYTHON_READERS = tuple(r.name for r in READER_TABLE if r.language == "python")
+READERS = tuple(r.name for r in READER_TABLE if r.language != "tool")  # the measured readers, in table order
+LABELS = {r.name: r.label for r in READER_TABLE}
+COLORS = {r.name: r.colour for r in READER_TABLE}
 COMPRESSIONS = ("none", "ZLIB", "LZ4", "ZSTD", "LZMA")
 LAYOUTS = {
     # layout: (tree, value attribute, collections)

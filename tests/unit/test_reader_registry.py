@@ -1,0 +1,47 @@
+"""The reader comparison's readers are declared once (vocabulary.READER_TABLE): the
+config schema, the labels, the colours, the plan and the C++ kernel agree with it."""
+from __future__ import annotations
+
+import matplotlib.colors
+import pytest
+import yaml
+
+from conftest import REPO
+from throughput.experiments import reader_comparison as rc
+from throughput.experiments.reader_comparison import vocabulary
+
+SCHEMA = REPO / "workflow" / "schemas" / "sections" / "reader_comparison.schema.yaml"
+
+
+def test_every_reader_has_a_distinct_label_and_colour():
+    table = vocabulary.READER_TABLE
+    names = [r.name for r in table]
+    assert len(set(names)) == len(names)
+    for attribute in ("label", "colour"):
+        values = [getattr(r, attribute) for r in table]
+        assert len(set(values)) == len(values), f"two readers share a {attribute}: {values}"
+    for reader in table:
+        assert matplotlib.colors.is_color_like(reader.colour), (reader.name, reader.colour)
+        assert reader.language in ("cpp", "python", "java", "tool") and reader.format in ("ttree", "rntuple", "numpy")
+
+
+def test_the_configs_readers_are_the_measured_readers_in_table_order():
+    schema = yaml.safe_load(SCHEMA.read_text())["properties"]["readers"]
+    assert schema["items"]["enum"] == list(vocabulary.READERS) == schema["default"]
+
+
+def test_derived_groups_follow_the_table():
+    assert vocabulary.CPP_METHODS == ("columnar", "bulk", "ttreereader", "draw", "rdataframe", "cmssw", "rntuple")
+    assert "rntuple" not in vocabulary.TREE_CPP_METHODS and set(vocabulary.TREE_CPP_METHODS) < set(vocabulary.CPP_METHODS)
+    assert set(vocabulary.LABELS) == set(vocabulary.COLORS) == {r.name for r in vocabulary.READER_TABLE}
+
+
+@pytest.mark.parametrize("copies", [{"rntuple": [], "numpy": []}, {"rntuple": ["x.ntuple.root"], "numpy": ["x.npz"]}])
+def test_the_plan_runs_a_copys_reader_only_where_the_copy_exists(copies):
+    params = {"readers": list(vocabulary.READERS), "collections": ["Jet"], "cold_collections": [],
+              "scan_collections": [], "timeline_collection": "Jet", "rootreadspeed": False}
+    inputs = {"nanoaod/ZLIB": {"role": "main", "layout": "nanoaod", "compression": "ZLIB", "root": ["x.root"], **copies}}
+    planned = [m for run in rc.plan(params, inputs) for m in run["methods"]]
+    expected = [r.name for r in vocabulary.READER_TABLE
+                if r.language != "tool" and (r.format == "ttree" or copies[r.format])]
+    assert sorted(planned) == sorted(expected)
