@@ -26,7 +26,7 @@ import jsonschema
 import psutil
 import yaml
 
-from . import REPO
+from . import REPO, machine_fit
 
 SCHEMA_PATH = REPO / "workflow" / "schemas" / "config.schema.yaml"
 SECTION_SCHEMAS = REPO / "workflow" / "schemas" / "sections"
@@ -199,15 +199,18 @@ def validate(config: dict[str, Any], check_resources: bool = True, workdir: str 
     if problems:
         raise ConfigError(problems)
     resolve_paths(resolved, schema, workdir)
+    resolved["fitted_to_machine"] = {}
     if check_resources:
         available = psutil.virtual_memory().available if available_memory is None else available_memory
         for section in sections():
             # A section's module may check its sizes, files and threads against
-            # this machine (and fit them where its config allows):
-            # check_config(section_values, available_memory, problems).
+            # this machine, fitting them by the one rule of throughput.machine_fit:
+            # check_config(section_values, available_memory, fitter).
             module = section_module(section)
             if hasattr(module, "check_config"):
-                module.check_config(resolved[section], available, problems)
+                fitter = machine_fit.Fitter(section, resolved["fit_to_machine"], problems)
+                module.check_config(resolved[section], available, fitter)
+                resolved["fitted_to_machine"][section] = machine_fit.as_records(fitter.fits)
         free = shutil.disk_usage(Path(workdir).resolve()).free
         if free < MIN_FREE_DISK:
             problems.append(f"working directory {Path(workdir).resolve()}: {free / 1e6:.0f} MB free on disk, "

@@ -19,7 +19,7 @@ from typing import Any
 
 from tqdm.auto import tqdm
 
-from . import REPO, harness, references
+from . import REPO, harness, machine_fit, references
 
 COMPRESSIONS = ("none", "ZLIB", "LZ4", "ZSTD", "LZMA")
 # The branches the readers measure (one attribute per particle collection),
@@ -67,8 +67,9 @@ def source_path(section: dict[str, Any]) -> Path:
     return real_file(NANOAOD_SOURCE, section)
 
 
-def check_config(section: dict[str, Any], available_memory: int, problems: list[str]) -> None:
+def check_config(section: dict[str, Any], available_memory: int, fit: machine_fit.Fitter) -> None:
     """datasets.source, when it exists, must be a folder (a missing one: files are downloaded)."""
+    problems = fit.problems
     folder = source_dir(section)
     if folder.exists() and not folder.is_dir():
         problems.append(f"config key 'datasets.source' = {section['source']!r}: {folder} is not a folder "

@@ -15,6 +15,7 @@ things make that visible instead of printing it as a result:
 """
 from __future__ import annotations
 
+import json
 import math
 import os
 import statistics
@@ -204,6 +205,9 @@ def study_summary(provenances: Mapping[str, Sequence[dict[str, Any]]]) -> str:
 
 def study_macros(provenances: Mapping[str, Sequence[dict[str, Any]]]) -> dict[str, str]:
     """The method section's macro (paper/generated/noise.tex), from every stored run."""
-    from . import paper  # here: paper's table helpers are not needed while measuring
+    from . import machine_fit, paper  # here: paper's table helpers are not needed while measuring
 
-    return {"StudyNoise": paper.escape(study_summary(provenances))}
+    # each value lowered to fit this machine, once (every run of an experiment records the same)
+    fits = {json.dumps(f, sort_keys=True): f for runs in provenances.values() for p in runs
+            for f in p.get("fitted_to_machine", [])}
+    return {"StudyNoise": paper.escape(f"{study_summary(provenances)} {machine_fit.describe(list(fits.values()))}")}

@@ -12,7 +12,7 @@ from typing import Any
 
 import psutil
 
-from . import REPO
+from . import REPO, machine_fit
 
 # The config key warm_min_resident reaches every kernel (and the Python and Java
 # readers through the page_cache kernel) in this variable: one hand-off instead
@@ -125,4 +125,6 @@ def capture(config: dict[str, Any], cache_state: str, build_info: dict[str, Any]
         # whether this run had the machine's measurement lock (throughput.measurement_lock)
         "measurement_lock": os.environ.get("THROUGHPUT_MEASUREMENT_LOCK", "not held (run outside throughput.notebook)"),
         "config": config,
+        # config values lowered to fit this machine (throughput.machine_fit)
+        "fitted_to_machine": machine_fit.recorded(),
     }

@@ -193,7 +193,7 @@ def test_config_checks_threads_against_the_cores():
     cores = config.usable_cores()
     with pytest.raises(config.ConfigError, match=f"'rdataframe.max_threads' = {cores + 1}"):
         config.validate({"rdataframe": {"max_threads": cores + 1}})
-    asked = config.validate({"rdataframe": {"max_threads": 256, "fit_to_cores": True}})["rdataframe"]
+    asked = config.validate({"fit_to_machine": True, "rdataframe": {"max_threads": 256}})["rdataframe"]
     fitted = rdf.resolve_counts(asked)
     assert fitted["max_threads"] == cores and fitted["rate_model"]["max_processes"] == cores
     assert rdf.resolve_counts(config.validate({})["rdataframe"])["dask"]["max_workers"] == cores

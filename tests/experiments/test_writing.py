@@ -341,7 +341,7 @@ def test_config_names_bad_values():
 
 
 def test_config_lowers_threads_to_the_cores():
-    section = config.validate({"writing": {"max_threads": 1024}})["writing"]
+    section = config.validate({"fit_to_machine": True, "writing": {"max_threads": 1024}})["writing"]
     assert section["max_threads"] == config.usable_cores()
     section = config.validate({})["writing"]
     assert section["max_threads"] is None

@@ -183,7 +183,7 @@ def test_check_agreement_ignores_stream_in_same_mode_name():
 
 # --- the experiment: interleaved groups, flags, the repeatability benchmark -----------------------
 
-PARAMS = {"n_values": N, "fit_to_memory": False, "opt_levels": ["O0", "O3"], "max_threads": 2,
+PARAMS = {"n_values": N, "opt_levels": ["O0", "O3"], "max_threads": 2,
           "python_methods": ["numpy"], "repetitions": 3, "warmup": WARMUP}
 
 

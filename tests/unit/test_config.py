@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from throughput import REPO, config
+from throughput import REPO, config, machine_fit
 from throughput.config import ConfigError
 
 BIG = 64 * 10**9  # plenty of memory, so only the values under test matter
@@ -64,7 +64,9 @@ def test_empty_config_gets_all_defaults(tmp_path):
     resolved = _validate({}, workdir=tmp_path)
     expected = _defaults(config.load_schema())
     expected["memory_bandwidth"]["max_threads"] = config.usable_cores()  # null means every usable core
+    fitted = resolved.pop("fitted_to_machine")  # not a config key: what validate lowered, here nothing
     assert resolved == expected
+    assert fitted and not any(fitted.values())
     assert resolved["repetitions"] >= 1
     assert resolved["memory_bandwidth"]["opt_levels"] == ["O0", "O1", "O2", "O3"]
 
@@ -83,7 +85,7 @@ def test_given_values_kept_and_input_not_modified():
     assert resolved["warmup"] == 1
     assert resolved["memory_bandwidth"]["n_values"] == 5000
     assert resolved["memory_bandwidth"]["max_threads"] == 2
-    assert resolved["memory_bandwidth"]["fit_to_memory"] is False
+    assert resolved["fit_to_machine"] is False and resolved["fitted_to_machine"]["memory_bandwidth"] == []
 
 
 def test_fill_defaults_does_not_share_default_objects():
@@ -105,7 +107,7 @@ def test_fill_defaults_does_not_share_default_objects():
     ({"memory_bandwidth": {"opt_levels": ["O4"]}}, "memory_bandwidth.opt_levels", "O4"),
     ({"memory_bandwidth": {"opt_levels": []}}, "memory_bandwidth.opt_levels", "[]"),
     ({"memory_bandwidth": {"n_values": 10}}, "memory_bandwidth.n_values", "10"),
-    ({"memory_bandwidth": {"fit_to_memory": "yes please"}}, "memory_bandwidth.fit_to_memory", "yes please"),
+    ({"fit_to_machine": "yes please"}, "fit_to_machine", "yes please"),
     ({"memory_bandwidth": {"python_methods": ["julia"]}}, "memory_bandwidth.python_methods", "julia"),
     ({"memory_bandwidth": 5}, "memory_bandwidth", "5"),
 ])
@@ -159,7 +161,7 @@ def test_n_values_too_large_for_memory(tmp_path):
     message = str(info.value)
     assert "'memory_bandwidth.n_values'" in message
     assert str(10**9) in message
-    assert "fit_to_memory" in message
+    assert "fit_to_machine: true" in message
     assert len(info.value.problems) == 1
 
 
@@ -169,14 +171,55 @@ def test_n_values_that_fits_is_kept(tmp_path):
     assert resolved["memory_bandwidth"]["n_values"] == n
 
 
-def test_fit_to_memory_lowers_n_values(tmp_path):
+def test_fit_to_machine_lowers_n_values_and_records_it(tmp_path):
     available = 10**9
-    resolved = config.validate({"memory_bandwidth": {"n_values": 10**9, "fit_to_memory": True}},
+    resolved = config.validate({"fit_to_machine": True, "memory_bandwidth": {"n_values": 10**9}},
                                workdir=tmp_path, available_memory=available)
     n = resolved["memory_bandwidth"]["n_values"]
     assert 1000 <= n < 10**9
     assert 3 * 8 * n <= config.MEMORY_SHARE * available
     assert 3 * 8 * (n + 1) > config.MEMORY_SHARE * available  # as large as fits
+    assert resolved["fitted_to_machine"]["memory_bandwidth"] == [
+        {"key": "memory_bandwidth.n_values", "requested": 10**9, "used": n, "limit": "0.6 GB of memory for one run"}]
+
+
+@pytest.mark.parametrize("section, key", [
+    ("memory_bandwidth", "max_threads"), ("gpu_bandwidth", "max_threads"), ("writing", "max_threads"),
+    ("rdataframe", "max_threads"), ("rdataframe", "rate_model.max_processes"), ("rdataframe", "dask.max_workers")])
+def test_one_rule_for_every_count_above_the_cores(tmp_path, section, key):
+    cores, asked = config.usable_cores(), config.usable_cores() + 3
+    given: dict = {}
+    holder = given.setdefault(section, {})
+    *outer, last = key.split(".")
+    for part in outer:
+        holder = holder.setdefault(part, {})
+    holder[last] = asked
+    with pytest.raises(ConfigError) as info:
+        config.validate(given, workdir=tmp_path, available_memory=BIG)
+    assert f"config key '{section}.{key}' = {asked}: more than the {cores} usable cores" in str(info.value)
+    assert f"fit_to_machine: true to use {cores}" in str(info.value)
+    resolved = config.validate({**given, "fit_to_machine": True}, workdir=tmp_path, available_memory=BIG)
+    used = resolved[section]
+    for part in key.split("."):
+        used = used[part]
+    assert used == cores
+    assert resolved["fitted_to_machine"][section] == [
+        {"key": f"{section}.{key}", "requested": asked, "used": cores, "limit": f"{cores} usable cores"}]
+
+
+def test_a_fit_is_recorded_in_every_runs_provenance():
+    from throughput import machine_fit, provenance
+
+    fits = [{"key": "writing.max_threads", "requested": 64, "used": 2, "limit": "2 usable cores"}]
+    try:
+        machine_fit.record(fits)
+        assert provenance.capture({}, cache_state="n/a")["fitted_to_machine"] == fits
+        assert machine_fit.requested(fits, "writing.max_threads", None) == 64
+        assert machine_fit.requested(fits, "rdataframe.max_threads", 2) == 2
+        assert "writing.max_threads from 64 to 2 (2 usable cores)" in machine_fit.describe(fits)
+    finally:
+        machine_fit.record([])
+    assert provenance.capture({}, cache_state="n/a")["fitted_to_machine"] == []
 
 
 def test_no_resource_check_keeps_large_n_values():
@@ -202,9 +245,10 @@ def test_load_full_config_fits_to_memory(tmp_path):
     available = 16 * 10**9
     resolved = config.load(REPO / "config" / "full.yaml", check_resources=False)
     mb, problems = resolved["memory_bandwidth"], []
-    memory_bandwidth.check_config(mb, available, problems)
+    fitter = machine_fit.Fitter("memory_bandwidth", resolved["fit_to_machine"], problems)
+    memory_bandwidth.check_config(mb, available, fitter)
     assert not problems
-    assert mb["fit_to_memory"] is True
+    assert resolved["fit_to_machine"] is True and [f.key for f in fitter.fits] == ["memory_bandwidth.n_values"]
     assert mb["n_values"] == int(config.MEMORY_SHARE * available) // 24
     assert mb["n_values"] < 10**10
 
@@ -268,9 +312,9 @@ def test_more_threads_than_cores_is_refused_with_the_key(tmp_path):
     assert f"'memory_bandwidth.max_threads' = {too_many}" in str(error.value)
 
 
-def test_fit_to_memory_never_goes_below_the_schema_minimum(tmp_path):
-    with pytest.raises(config.ConfigError, match="memory_bandwidth.n_values"):
-        config.validate({"memory_bandwidth": {"n_values": 10**9, "fit_to_memory": True}},
+def test_fit_to_machine_never_goes_below_the_schema_minimum(tmp_path):
+    with pytest.raises(config.ConfigError, match="memory_bandwidth.n_values.*cannot be fitted"):
+        config.validate({"fit_to_machine": True, "memory_bandwidth": {"n_values": 10**9}},
                         workdir=tmp_path, available_memory=10**4)
 
 

@@ -37,6 +37,4 @@ EXPERIMENT_PARAMETERS["rdataframe"] = lambda input: {
     # on a command line); it checks they are all there before measuring.
     "input_dir": str(Path("data/rdataframe").resolve()),
     "datasets": STUDY["datasets"],
-    # what the config asked for, before it was lowered to this machine's cores
-    "max_threads_requested": REQUESTED.get("rdataframe", {}).get("max_threads"),
 }

@@ -14,7 +14,5 @@ WRITING_INPUTS = (nanoaod_files(STUDY["datasets"]["compression"],
 EXPERIMENT_INPUTS["writing"] = WRITING_INPUTS
 EXPERIMENT_PARAMETERS["writing"] = lambda input: {
     "input_files": [str(Path(p).resolve()) for p in input.data],
-    # what the config asked for, before it was lowered to this machine's cores
-    "max_threads_requested": REQUESTED.get("writing", {}).get("max_threads"),
     "noise": STUDY["noise"],
 }

@@ -19,7 +19,7 @@ import numba
 import numpy as np
 import pandas as pd
 
-from .. import experiment, flat_add, harness, noise, provenance, seeds
+from .. import experiment, flat_add, harness, machine_fit, noise, provenance, seeds
 from ..results import sha256
 from ..config import MEMORY_SHARE, thread_counts, usable_cores
 
@@ -44,28 +44,19 @@ MIN_VALUES = 1000  # the schema's minimum of memory_bandwidth.n_values
 ARRAYS_ALIVE = 3  # STREAM keeps three arrays; the immutable cases two
 
 
-def check_config(section: dict[str, Any], available_memory: int, problems: list[str]) -> None:
-    """Fit this section to the machine (see throughput.config.validate): arrays
-    must fit in memory (or be lowered, if fit_to_memory), threads in the cores."""
-    need = ARRAYS_ALIVE * 8 * section["n_values"]
+def check_config(section: dict[str, Any], available_memory: int, fit: machine_fit.Fitter) -> None:
+    """Fit this section to the machine (see throughput.machine_fit): the arrays to
+    the memory a run may use, threads to the cores (null: every core)."""
     budget = int(MEMORY_SHARE * available_memory)
-    fitted = budget // (ARRAYS_ALIVE * 8)
-    if need > budget and section["fit_to_memory"] and fitted >= MIN_VALUES:
-        section["n_values"] = fitted
-    elif need > budget:
-        problems.append(
-            f"config key 'memory_bandwidth.n_values' = {section['n_values']}: needs {need / 1e9:.1f} GB "
-            f"({ARRAYS_ALIVE} arrays of 8-byte values) but only {budget / 1e9:.1f} GB of memory may be used "
-            f"({MEMORY_SHARE:.0%} of {available_memory / 1e9:.1f} GB available); lower it or set "
-            f"memory_bandwidth.fit_to_memory: true")
+    largest = budget // (ARRAYS_ALIVE * 8)
+    fit.size(section, "n_values", ARRAYS_ALIVE * 8 * section["n_values"], budget,
+             largest if largest >= MIN_VALUES else None, f"{ARRAYS_ALIVE} arrays of 8-byte values")
     cores = usable_cores()
     if section["max_threads"] is None:
         section["max_threads"] = cores
-    elif section["max_threads"] > cores:
-        # numba refuses more threads than cores, and oversubscribed threads
-        # would measure the scheduler rather than the memory bus.
-        problems.append(f"config key 'memory_bandwidth.max_threads' = {section['max_threads']}: "
-                        f"more than the {cores} usable cores of this machine")
+    # numba refuses more threads than cores, and oversubscribed threads would
+    # measure the scheduler rather than the memory bus.
+    fit.count(section, "max_threads", cores)
 
 
 def expected_checksum(n: int, mode: str, passes: int) -> float:

@@ -6,6 +6,7 @@ from typing import Any
 
 import numpy as np
 
+from ... import machine_fit
 from ...config import MEMORY_SHARE, usable_cores
 from .cases import MIB
 from .device import GpuStatus, driver_present
@@ -31,30 +32,20 @@ def jagged_bytes(events: int, mean: int) -> int:
     return int(8 * (6 * pairs + 4 * particles + 3 * events))
 
 
-def check_config(section: dict[str, Any], available_memory: int, problems: list[str]) -> None:
-    """Sizes against this machine's memory and threads against its cores (see throughput.config)."""
+def check_config(section: dict[str, Any], available_memory: int, fit: machine_fit.Fitter) -> None:
+    """Sizes against this machine's memory and threads against its cores (see throughput.machine_fit)."""
     budget = int(MEMORY_SHARE * available_memory)
-    prefix = "config key 'gpu_bandwidth."
-    need = 2 * section["cpu_array_mib"] * MIB
-    if need > budget:
-        problems.append(f"{prefix}cpu_array_mib' = {section['cpu_array_mib']}: the host copy needs two arrays, "
-                        f"{need / 1e9:.1f} GB, but only {budget / 1e9:.1f} GB of memory may be used "
-                        f"({MEMORY_SHARE:.0%} of {available_memory / 1e9:.1f} GB available)")
-    need = jagged_bytes(section["events"], section["mean_particles"])
-    if need > budget:
-        problems.append(f"{prefix}events' = {section['events']}: explode/combine on the CPU need about "
-                        f"{need / 1e9:.1f} GB with mean_particles = {section['mean_particles']}, but only "
-                        f"{budget / 1e9:.1f} GB of memory may be used; lower it")
+    fit.size(section, "cpu_array_mib", 2 * section["cpu_array_mib"] * MIB, budget,
+             budget // (2 * MIB) or None, "the host copy's two arrays")
+    # explode/combine's memory is not linear in the events (pairs grow with the
+    # multiplicity): refused rather than fitted
+    fit.size(section, "events", jagged_bytes(section["events"], section["mean_particles"]), budget, None,
+             f"explode/combine on the CPU (mean_particles = {section['mean_particles']})")
     if driver_present():
         # Host buffers of the GPU cases: source, pinned copy and read-back.
-        need = 3 * section["gpu_array_mib"] * MIB
-        if need > budget:
-            problems.append(f"{prefix}gpu_array_mib' = {section['gpu_array_mib']}: the GPU cases need "
-                            f"{need / 1e9:.1f} GB of host memory, only {budget / 1e9:.1f} GB may be used")
-    cores = usable_cores()
-    if section["max_threads"] is not None and section["max_threads"] > cores:
-        problems.append(f"{prefix}max_threads' = {section['max_threads']}: more than the {cores} usable "
-                        f"cores of this machine")
+        fit.size(section, "gpu_array_mib", 3 * section["gpu_array_mib"] * MIB, budget,
+                 budget // (3 * MIB) or None, "the GPU cases' three host buffers")
+    fit.count(section, "max_threads", usable_cores())
 
 
 def check_device_fit(params: dict[str, Any], status: GpuStatus) -> None:

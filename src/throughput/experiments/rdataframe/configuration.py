@@ -8,23 +8,16 @@ import shutil
 from pathlib import Path
 from typing import Any
 
-from ... import datasets
+from ... import datasets, machine_fit
 from ...config import thread_counts, usable_cores
 from .dask_scheduler import scheduler_problem
 
 PDF_METHODS = ("defines", "histo3d", "histond", "vary")
 
 
-def _count_problem(value: int | None, full_key: str, cores: int, fit: bool, problems: list[str]) -> None:
-    if value is not None and value > cores and not fit:
-        problems.append(f"config key '{full_key}' = {value}: more than the {cores} usable cores of this machine "
-                        f"(set rdataframe.fit_to_cores: true to lower it to {cores})")
-
-
 def resolve_counts(section: dict[str, Any], cores: int | None = None) -> dict[str, Any]:
     """A copy of the section with thread, worker and process counts resolved for this machine:
-    null -> every usable core; more than the cores -> the cores (only where fit_to_cores allows,
-    check_config has refused the others)."""
+    null -> every usable core (check_config has fitted or refused counts above the cores)."""
     cores = cores or usable_cores()
     out = copy.deepcopy(section)
     for holder, key in ((out, "max_threads"), (out["rate_model"], "max_processes"), (out["dask"], "max_workers")):
@@ -44,16 +37,15 @@ def file_sets(section: dict[str, Any]) -> dict[str, int]:
     return need
 
 
-def check_config(section: dict[str, Any], available_memory: int, problems: list[str]) -> None:
-    """Check this section against the machine (see throughput.config.validate): thread, worker and
-    process counts within the cores (unless fit_to_cores; resolve_counts lowers them), the scheduler
-    reachable, the input files' size on disk."""
-    cores, fit = usable_cores(), section["fit_to_cores"]
+def check_config(section: dict[str, Any], available_memory: int, fit: machine_fit.Fitter) -> None:
+    """Check this section against the machine (see throughput.machine_fit): thread, worker and
+    process counts within the cores, the scheduler reachable, the input files' size on disk."""
+    problems, cores = fit.problems, usable_cores()
     rate, dask = section["rate_model"], section["dask"]
-    _count_problem(section["max_threads"], "rdataframe.max_threads", cores, fit, problems)
-    _count_problem(rate["max_processes"], "rdataframe.rate_model.max_processes", cores, fit, problems)
+    fit.count(section, "max_threads", cores)
+    fit.count(rate, "max_processes", cores, path="rate_model.")
     if dask["scheduler"] is None:
-        _count_problem(dask["max_workers"], "rdataframe.dask.max_workers", cores, fit, problems)
+        fit.count(dask, "max_workers", cores, path="dask.")
     elif dask["enabled"]:
         problem = scheduler_problem(dask["scheduler"], dask["connect_timeout_s"])
         if problem:

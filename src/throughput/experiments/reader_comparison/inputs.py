@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from ... import harness, references
+from ... import harness, machine_fit, references
 from ...results import atomic_path
 from .readers import ReaderError, checksum, hex_checksum
 from .vocabulary import (AOD_BYTES_PER_EVENT_ESTIMATE, COLLECTIONS, COMPRESSIONS, LAYOUTS,
@@ -126,9 +126,10 @@ def collection_attributes(path: str, tree: str, branches: list[str]) -> dict[str
 
 # --- configuration -------------------------------------------------------------------------------
 
-def check_config(section: dict[str, Any], available_memory: int, problems: list[str]) -> None:
+def check_config(section: dict[str, Any], available_memory: int, fit: machine_fit.Fitter) -> None:
     """Names and sizes that fit (see throughput.config.validate): collections
     known, real files present, generated data fitting on disk."""
+    problems = fit.problems
     for key in ("cold_collections", "scan_collections"):
         unknown = [c for c in section[key] if c not in section["collections"]]
         if unknown:

@@ -20,7 +20,7 @@ from typing import Any
 import pandas as pd
 import psutil
 
-from ... import experiment, harness, noise, provenance
+from ... import experiment, harness, machine_fit, noise, provenance
 from ...results import input_identity, sha256
 from ...config import MEMORY_SHARE, thread_counts, usable_cores
 
@@ -60,17 +60,16 @@ def _largest_file(section: dict[str, Any]) -> float:
     return max(section["random_mb"] * 1e6, 2.0 * section["events"] * EVENT_BYTES_ESTIMATE) * 1.2
 
 
-def check_config(section: dict[str, Any], available_memory: int, problems: list[str]) -> None:
-    """Fit this section to the machine (see throughput.config.validate): threads to
+def check_config(section: dict[str, Any], available_memory: int, fit: machine_fit.Fitter) -> None:
+    """Fit this section to the machine (see throughput.machine_fit): threads to
     the usable cores; the tmpfs directory must be a writable tmpfs with room for one
     output; a given disk directory must be writable (or makeable) with room for one;
     memory must hold the events, an in-memory output and every thread's buffers."""
     from ...config import directory_problem
 
-    cores = usable_cores()
-    if section["max_threads"] is not None and section["max_threads"] > cores:
-        section["max_threads"] = cores  # null stays null (every core; resolve_threads)
-    threads = section["max_threads"] or cores
+    problems, cores = fit.problems, usable_cores()
+    fit.count(section, "max_threads", cores)  # null stays null (every core; resolve_threads)
+    threads = min(section["max_threads"] or cores, cores)
     used = set(section["media"]) | set(section["event_media"])
     largest = _largest_file(section)
     if "tmpfs" in used:
