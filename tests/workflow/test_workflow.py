@@ -128,10 +128,11 @@ def test_interrupted_run_leaves_no_false_output_and_finishes_when_run_again(tmp_
     # Only the memory-bandwidth notebook (and the kernels) are asked for: the
     # interruption lands in the middle of its measurements. Its runs are stored a
     # group (a thread count) at a time, each pass a process of its own: arrays of
-    # 160 MB keep the group after the first one long enough to be interrupted.
+    # 160 MB keep the group after the first one (~30 s) long enough to be
+    # interrupted, which throughput.notebook does at once (it kills the kernel).
     config = tmp_path / "slow.yaml"
     settings = yaml.safe_load(TINY_CONFIG.read_text())
-    settings.update({"repetitions": 20, "warmup": 1, "memory_bandwidth": {"n_values": 20_000_000}})
+    settings.update({"repetitions": 6, "warmup": 1, "memory_bandwidth": {"n_values": 20_000_000}})
     config.write_text(yaml.safe_dump(settings))
     target = "results/memory_bandwidth/memory_bandwidth.ipynb"
     argv = ["snakemake", "--snakefile", str(REPO / "workflow/Snakefile"),
