@@ -31,9 +31,7 @@ from . import REPO, machine_fit
 SCHEMA_PATH = REPO / "workflow" / "schemas" / "config.schema.yaml"
 SECTION_SCHEMAS = REPO / "workflow" / "schemas" / "sections"
 DEFAULT_CONFIG = REPO / "config" / "config.yaml"
-# Share of the available memory one benchmark may take: the rest is for the
-# OS, Python and the file cache.
-MEMORY_SHARE = 0.6
+MEMORY_SHARE = machine_fit.MEMORY_SHARE  # the share of available memory one run may take
 
 
 class ConfigError(ValueError):
@@ -205,11 +203,11 @@ def validate(config: dict[str, Any], check_resources: bool = True, workdir: str 
         for section in sections():
             # A section's module may check its sizes, files and threads against
             # this machine, fitting them by the one rule of throughput.machine_fit:
-            # check_config(section_values, available_memory, fitter).
+            # check_config(section_values, fitter).
             module = section_module(section)
             if hasattr(module, "check_config"):
-                fitter = machine_fit.Fitter(section, resolved["fit_to_machine"], problems)
-                module.check_config(resolved[section], available, fitter)
+                fitter = machine_fit.Fitter(section, resolved["fit_to_machine"], problems, available)
+                module.check_config(resolved[section], fitter)
                 resolved["fitted_to_machine"][section] = machine_fit.as_records(fitter.fits)
         free = shutil.disk_usage(Path(workdir).resolve()).free
         if free < MIN_FREE_DISK:

@@ -67,7 +67,7 @@ def source_path(section: dict[str, Any]) -> Path:
     return real_file(NANOAOD_SOURCE, section)
 
 
-def check_config(section: dict[str, Any], available_memory: int, fit: machine_fit.Fitter) -> None:
+def check_config(section: dict[str, Any], fit: machine_fit.Fitter) -> None:
     """datasets.source, when it exists, must be a folder (a missing one: files are downloaded)."""
     problems = fit.problems
     folder = source_dir(section)

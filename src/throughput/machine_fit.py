@@ -23,6 +23,10 @@ import dataclasses
 from dataclasses import dataclass
 from typing import Any
 
+# Share of the available memory one benchmark may take: the rest is for the
+# OS, Python and the file cache.
+MEMORY_SHARE = 0.6
+
 
 @dataclass(frozen=True)
 class Fit:
@@ -37,8 +41,10 @@ class Fit:
 class Fitter:
     """Applies the rule to one config section; collects its fits and problems."""
 
-    def __init__(self, section: str, allowed: bool, problems: list[str]):
+    def __init__(self, section: str, allowed: bool, problems: list[str], available_memory: int):
         self.section, self.allowed, self.problems = section, allowed, problems
+        self.available_memory = available_memory
+        self.memory_budget = int(MEMORY_SHARE * available_memory)  # what one run may use
         self.fits: list[Fit] = []
 
     def _lower(self, holder: dict[str, Any], key: str, full_key: str, used: Any, limit: str, why: str) -> None:
@@ -60,16 +66,17 @@ class Fitter:
             self._lower(holder, key, full_key, cores, f"{cores} usable cores",
                         f"more than the {cores} usable cores of this machine")
 
-    def size(self, holder: dict[str, Any], key: str, need_bytes: float, budget_bytes: float, largest: Any,
-             what: str, path: str = "") -> None:
-        """A size whose run needs `need_bytes` of memory, of which `budget_bytes` may be used;
-        `largest` is the largest value that fits (None: the experiment cannot fit it)."""
-        if need_bytes <= budget_bytes:
+    def size(self, holder: dict[str, Any], key: str, need_bytes: float, largest: Any, what: str,
+             path: str = "") -> None:
+        """A size whose run needs `need_bytes` of memory (at most memory_budget); `largest`
+        is the largest value that fits (None: the experiment cannot fit it)."""
+        if need_bytes <= self.memory_budget:
             return
         full_key = f"{self.section}.{path}{key}"
-        self._lower(holder, key, full_key, largest, f"{budget_bytes / 1e9:.1f} GB of memory for one run",
-                    f"{what} need about {need_bytes / 1e9:.1f} GB, but only {budget_bytes / 1e9:.1f} GB of "
-                    "memory may be used")
+        budget = self.memory_budget
+        self._lower(holder, key, full_key, largest, f"{budget / 1e9:.1f} GB of memory for one run",
+                    f"{what} need about {need_bytes / 1e9:.1f} GB, but only {budget / 1e9:.1f} GB of memory may "
+                    f"be used ({MEMORY_SHARE:.0%} of {self.available_memory / 1e9:.1f} GB available)")
 
 
 def as_records(fits: list[Fit]) -> list[dict[str, Any]]:

@@ -245,8 +245,8 @@ def test_load_full_config_fits_to_memory(tmp_path):
     available = 16 * 10**9
     resolved = config.load(REPO / "config" / "full.yaml", check_resources=False)
     mb, problems = resolved["memory_bandwidth"], []
-    fitter = machine_fit.Fitter("memory_bandwidth", resolved["fit_to_machine"], problems)
-    memory_bandwidth.check_config(mb, available, fitter)
+    fitter = machine_fit.Fitter("memory_bandwidth", resolved["fit_to_machine"], problems, available)
+    memory_bandwidth.check_config(mb, fitter)
     assert not problems
     assert resolved["fit_to_machine"] is True and [f.key for f in fitter.fits] == ["memory_bandwidth.n_values"]
     assert mb["n_values"] == int(config.MEMORY_SHARE * available) // 24

@@ -21,7 +21,7 @@ import pandas as pd
 
 from .. import experiment, flat_add, harness, machine_fit, noise, provenance, seeds
 from ..results import sha256
-from ..config import MEMORY_SHARE, thread_counts, usable_cores
+from ..config import thread_counts, usable_cores
 
 # Seed 000 (figures in throughput.seeds): single thread, SEED_N doubles, seconds per pass.
 SEED_N = seeds.MBW_VALUES
@@ -44,12 +44,11 @@ MIN_VALUES = 1000  # the schema's minimum of memory_bandwidth.n_values
 ARRAYS_ALIVE = 3  # STREAM keeps three arrays; the immutable cases two
 
 
-def check_config(section: dict[str, Any], available_memory: int, fit: machine_fit.Fitter) -> None:
+def check_config(section: dict[str, Any], fit: machine_fit.Fitter) -> None:
     """Fit this section to the machine (see throughput.machine_fit): the arrays to
     the memory a run may use, threads to the cores (null: every core)."""
-    budget = int(MEMORY_SHARE * available_memory)
-    largest = budget // (ARRAYS_ALIVE * 8)
-    fit.size(section, "n_values", ARRAYS_ALIVE * 8 * section["n_values"], budget,
+    largest = fit.memory_budget // (ARRAYS_ALIVE * 8)
+    fit.size(section, "n_values", ARRAYS_ALIVE * 8 * section["n_values"],
              largest if largest >= MIN_VALUES else None, f"{ARRAYS_ALIVE} arrays of 8-byte values")
     cores = usable_cores()
     if section["max_threads"] is None:

@@ -7,7 +7,7 @@ from typing import Any
 import numpy as np
 
 from ... import machine_fit
-from ...config import MEMORY_SHARE, usable_cores
+from ...config import usable_cores
 from .cases import MIB
 from .device import GpuStatus, driver_present
 
@@ -32,19 +32,19 @@ def jagged_bytes(events: int, mean: int) -> int:
     return int(8 * (6 * pairs + 4 * particles + 3 * events))
 
 
-def check_config(section: dict[str, Any], available_memory: int, fit: machine_fit.Fitter) -> None:
+def check_config(section: dict[str, Any], fit: machine_fit.Fitter) -> None:
     """Sizes against this machine's memory and threads against its cores (see throughput.machine_fit)."""
-    budget = int(MEMORY_SHARE * available_memory)
-    fit.size(section, "cpu_array_mib", 2 * section["cpu_array_mib"] * MIB, budget,
-             budget // (2 * MIB) or None, "the host copy's two arrays")
+    budget = fit.memory_budget
+    fit.size(section, "cpu_array_mib", 2 * section["cpu_array_mib"] * MIB, budget // (2 * MIB) or None,
+             "the host copy's two arrays")
     # explode/combine's memory is not linear in the events (pairs grow with the
     # multiplicity): refused rather than fitted
-    fit.size(section, "events", jagged_bytes(section["events"], section["mean_particles"]), budget, None,
+    fit.size(section, "events", jagged_bytes(section["events"], section["mean_particles"]), None,
              f"explode/combine on the CPU (mean_particles = {section['mean_particles']})")
     if driver_present():
         # Host buffers of the GPU cases: source, pinned copy and read-back.
-        fit.size(section, "gpu_array_mib", 3 * section["gpu_array_mib"] * MIB, budget,
-                 budget // (3 * MIB) or None, "the GPU cases' three host buffers")
+        fit.size(section, "gpu_array_mib", 3 * section["gpu_array_mib"] * MIB, budget // (3 * MIB) or None,
+                 "the GPU cases' three host buffers")
     fit.count(section, "max_threads", usable_cores())
 
 

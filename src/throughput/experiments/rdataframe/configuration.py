@@ -37,7 +37,7 @@ def file_sets(section: dict[str, Any]) -> dict[str, int]:
     return need
 
 
-def check_config(section: dict[str, Any], available_memory: int, fit: machine_fit.Fitter) -> None:
+def check_config(section: dict[str, Any], fit: machine_fit.Fitter) -> None:
     """Check this section against the machine (see throughput.machine_fit): thread, worker and
     process counts within the cores, the scheduler reachable, the input files' size on disk."""
     problems, cores = fit.problems, usable_cores()

@@ -126,7 +126,7 @@ def collection_attributes(path: str, tree: str, branches: list[str]) -> dict[str
 
 # --- configuration -------------------------------------------------------------------------------
 
-def check_config(section: dict[str, Any], available_memory: int, fit: machine_fit.Fitter) -> None:
+def check_config(section: dict[str, Any], fit: machine_fit.Fitter) -> None:
     """Names and sizes that fit (see throughput.config.validate): collections
     known, real files present, generated data fitting on disk."""
     problems = fit.problems

@@ -60,7 +60,7 @@ def _largest_file(section: dict[str, Any]) -> float:
     return max(section["random_mb"] * 1e6, 2.0 * section["events"] * EVENT_BYTES_ESTIMATE) * 1.2
 
 
-def check_config(section: dict[str, Any], available_memory: int, fit: machine_fit.Fitter) -> None:
+def check_config(section: dict[str, Any], fit: machine_fit.Fitter) -> None:
     """Fit this section to the machine (see throughput.machine_fit): threads to
     the usable cores; the tmpfs directory must be a writable tmpfs with room for one
     output; a given disk directory must be writable (or makeable) with room for one;
@@ -100,12 +100,12 @@ def check_config(section: dict[str, Any], available_memory: int, fit: machine_fi
     # every thread's basket buffers and flushed data.
     need = (PROCESS_BYTES + 2 * events_bytes + largest
             + threads * (THREAD_BYTES + 3 * section["flush_mb"] * 1e6))
-    budget = MEMORY_SHARE * available_memory
+    budget = fit.memory_budget
     if need > budget:
         problems.append(f"config key 'writing.events' = {section['events']} / 'writing.random_mb' = "
                         f"{section['random_mb']}: a writing run needs about {need / 1e9:.1f} GB of memory "
                         f"(events in memory, an in-memory output, {threads} threads' buffers), "
-                        f"only {budget / 1e9:.1f} GB may be used ({MEMORY_SHARE:.0%} of {available_memory / 1e9:.1f} "
+                        f"only {budget / 1e9:.1f} GB may be used ({MEMORY_SHARE:.0%} of {fit.available_memory / 1e9:.1f} "
                         f"GB available)")
 
 
