@@ -16,11 +16,12 @@
 //   rntuple      RNTupleReader on the RNTuple copy (--rntuple-files): the
 //                collection's offsets and the value column, no objects
 //
-// Methods are rotated: repetition r starts with method r (mod the number of
-// methods), so no method always runs first; the first --warmup passes of every
-// method are flagged warm-up (TTree::Draw's first call included, as the seed
-// discarded it). Before each pass the files are brought to --cache state (see
-// pass.hpp), outside the timed region.
+// Methods are rotated: repetition r starts with method r + --rotation (mod the
+// number of methods), so no method always runs first (the caller runs one
+// process per round of its interleaving and passes the round as --rotation);
+// the first --warmup passes of every method are flagged warm-up (TTree::Draw's
+// first call included, as the seed discarded it). Before each pass the files
+// are brought to --cache state (see pass.hpp), outside the timed region.
 //
 // Every pass of every method must give the same items and checksum for the
 // same branch; otherwise the validation record says so and the exit code is 3.
@@ -476,6 +477,7 @@ int main(int argc, char **argv) {
                         {"methods", "columnar"},
                         {"reps", "5"},
                         {"warmup", "1"},
+                        {"rotation", "0"},
                         {"cache", "warm"},
                         {"sample-every", "100000"},
                         {"corrupt-for-test", ""}});
@@ -502,6 +504,7 @@ int main(int argc, char **argv) {
       rntuple_files = rc::split_list(opt.str("rntuple-files"), "rntuple-files");
     }
     const long long reps = opt.integer("reps", 1), warmup = opt.integer("warmup", 0);
+    const long long rotation = opt.integer("rotation", 0);
     const long long every = opt.integer("sample-every", 1);
     const std::string corrupt = opt.str("corrupt-for-test");
     if (!corrupt.empty() && !methods().count(corrupt))
@@ -535,7 +538,7 @@ int main(int argc, char **argv) {
       for (const auto &branch : branches) {
         const Job job{files, rntuple_files, opt.str("tree"), branch};
         for (long long k = 0; k < methods_count; ++k) {
-          const std::string &name = method_names[static_cast<std::size_t>((k + rep) % methods_count)];
+          const std::string &name = method_names[static_cast<std::size_t>((k + rep + rotation) % methods_count)];
           const auto &inputs = name == "rntuple" ? rntuple_files : files;
           prep.start_pass(inputs);
           Pass pass(every, prep);

@@ -26,9 +26,12 @@ from tqdm.auto import tqdm
 
 from . import noise, results
 
-# What an experiment gives for one pass of one run: its timing rows (warm-up
-# rows flagged `warmup`, exactly one measured pass) and the run's provenance.
-MeasurePass = Callable[[dict[str, Any]], tuple[pd.DataFrame, dict[str, Any]]]
+# What an experiment gives for one pass of one run in one round (the round
+# counts from 0; a process measuring several methods can rotate them by it):
+# its rows (warm-up rows flagged `warmup`, one measured pass) and the run's
+# provenance. Rows that are not timings (a reader's rate samples, or the row
+# saying why a reader could not read) carry a `record` other than "timing".
+MeasurePass = Callable[[dict[str, Any], int], tuple[pd.DataFrame, dict[str, Any]]]
 
 
 @dataclass
@@ -42,6 +45,8 @@ class Group:
 def _spread(frame: pd.DataFrame, series: Sequence[str]) -> pd.DataFrame:
     """Coefficient of variation of the measured passes' wall time, per run and series."""
     measured = frame[~frame["warmup"]]
+    if "record" in measured:
+        measured = measured[measured["record"] == "timing"]
     return (measured.groupby(["run", *series], sort=False)["wall_s"]
             .agg(noise.coefficient_of_variation).rename("cv").reset_index())
 
@@ -58,8 +63,8 @@ def _measure_group(group: Group, measure_pass: MeasurePass, repetitions: int, se
         for repetition in range(repetitions):
             for run in noise.rotated(group.runs, repetition):
                 with noise.LoadMonitor() as monitor:
-                    frame, provenance[run["name"]] = measure_pass(run)
-                if int((~frame["warmup"]).sum()) < 1:
+                    frame, provenance[run["name"]] = measure_pass(run, repetition)
+                if int((~frame["warmup"].astype(bool)).sum()) < 1:
                     raise ValueError(f"{group.name} / {run['name']}: a pass gave no measured row")
                 frames.append(frame.assign(
                     run=run["name"], round=repetition, attempt=attempt,

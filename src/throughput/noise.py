@@ -111,8 +111,9 @@ class LoadMonitor:
 
 
 def coefficient_of_variation(values: Iterable[float]) -> float:
-    """Sample standard deviation over mean; NaN for fewer than two values (spread unknown)."""
-    values = [float(v) for v in values]
+    """Sample standard deviation over mean; NaN for fewer than two values (spread
+    unknown). A NaN value (a pass too short for its tool to time) is left out."""
+    values = [float(v) for v in values if not math.isnan(float(v))]
     if len(values) < 2:
         return math.nan
     mean = statistics.fmean(values)
@@ -131,6 +132,14 @@ class Settings:
         section = section or {}
         return cls(max_cv=float(section.get("max_cv", cls.max_cv)),
                    max_remeasures=int(section.get("max_remeasures", cls.max_remeasures)))
+
+    @classmethod
+    def for_experiment(cls, section: dict[str, Any], noise_section: dict[str, Any] | None) -> "Settings":
+        """The noise section, without re-measures for an experiment whose config
+        `section` leaves `remeasure_noisy` off (its schema says why); a noisy
+        figure is flagged either way."""
+        settings = cls.from_config(noise_section)
+        return settings if section.get("remeasure_noisy", True) else cls(settings.max_cv, max_remeasures=0)
 
     def is_noisy(self, cv: float) -> bool:
         """Too spread to print as clean (an unknown spread, from one pass, is not flagged)."""
@@ -158,14 +167,43 @@ def describe(frame: pd.DataFrame, settings: Settings, labels: Mapping[str, str] 
             f"(at most {measured['others_cores'].max():.2f}), the 1-minute load average reached "
             f"{measured['load_avg_1min'].max():.2f}, and at most {measured['steal_fraction'].max():.1%} "
             f"of the CPU time was stolen by the hypervisor")
-    verdict = (f"{len(noisy)} of {len(series)} runs still spread by more than a {settings.max_cv:.0%} "
-               f"coefficient of variation after {settings.max_remeasures} re-measures of their group and are "
-               f"flagged: {', '.join(noisy)}"
-               if noisy else f"every run's coefficient of variation is at most {settings.max_cv:.0%} "
-               f"(the largest is {series['cv'].max():.1%})")
+    known = series["cv"].dropna()
+    if noisy:
+        verdict = (f"{len(noisy)} of {len(series)} runs still spread by more than a {settings.max_cv:.0%} "
+                   f"coefficient of variation after {settings.max_remeasures} re-measures of their group and are "
+                   f"flagged: {', '.join(noisy)}")
+    elif known.empty:
+        verdict = "with one timed pass per run, no spread is known, so no figure could be judged noisy"
+    else:
+        verdict = (f"every run's coefficient of variation is at most {settings.max_cv:.0%} "
+                   f"(the largest is {known.max():.1%}"
+                   f"{f'; {len(series) - len(known)} runs had too few timed passes for a spread' if len(known) < len(series) else ''})")
     again = (f" ({remeasured} of the {len(series)} runs were measured again with their group)"
              if remeasured else "")
     return f"While measuring, {load}; {verdict}{again}."
+
+
+# The macros paper_macros writes, after the experiment's prefix.
+PAPER_MACROS = ("Noise", "MaxCV", "Remeasured", "NoisyMark")
+
+
+def paper_macros(prefix: str, frame: pd.DataFrame, settings: Settings, labels: Mapping[str, str] | None = None,
+                 section: str | None = None) -> dict[str, str]:
+    """How an experiment's paper section states its noise control, from its rows:
+    <prefix>Noise (the sentence of `describe`), <prefix>MaxCV (percent),
+    <prefix>Remeasured (what happened to a noisy group; `section` names the
+    config section whose `remeasure_noisy` turned re-measures off) and
+    <prefix>NoisyMark (the mark of a noisy figure in the tables)."""
+    from . import paper  # here: paper's table helpers are not needed while measuring
+
+    if settings.max_remeasures:
+        again = f"measured again, up to {settings.max_remeasures} times"
+    else:
+        again = "not measured again" + (rf" (\texttt{{{paper.escape(section)}.remeasure\_noisy}} is off)"
+                                        if section else "")
+    values = (paper.escape(describe(frame, settings, labels)), paper.number(100 * settings.max_cv), again,
+              paper.NOISY_MARK)
+    return {prefix + name: value for name, value in zip(PAPER_MACROS, values)}
 
 
 def study_summary(provenances: Mapping[str, Sequence[dict[str, Any]]]) -> str:

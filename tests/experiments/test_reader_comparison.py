@@ -128,6 +128,10 @@ def test_every_cpp_method_agrees_with_an_independent_checksum(files, layout):
     # rotation: the second repetition starts with the second method
     first = timing.groupby("rep")["method"].first()
     assert list(first) == [CPP[0], CPP[1]]
+    # and a process of a later round of the interleaving starts further on
+    argv += ["--rotation", "3"]
+    rotated = pd.DataFrame(rc.run_json_process(argv, "read_branch")["timing"])
+    assert list(rotated.groupby("rep")["method"].first()) == [CPP[3 % len(CPP)], CPP[4 % len(CPP)]]
     assert (timing["residency"] == 1).all() and (timing["cache"] == "warm").all()
     samples = pd.DataFrame(records["sample"])
     assert (samples.groupby(["method", "branch", "rep"])["items"].max().values > 0).all()
@@ -406,9 +410,22 @@ def test_measure_summarize_and_tables(files, tmp_path):
     inputs = {f"{layout}/ZLIB": {"role": "main", "layout": layout, "compression": "ZLIB",
                                  "root": [files[layout]["root"]], "rntuple": [files[layout]["rntuple"]],
                                  "numpy": [files[layout]["numpy"]]} for layout in ("aod", "nanoaod")}
+    params["repetitions"] = 2  # two rounds of the interleaving
     frame = rc.measure(params, inputs, tmp_path / "raw", progress=False)
     stored = sorted(p.name for p in (tmp_path / "raw").glob("*.parquet"))
     assert len(stored) == len(rc.plan(params, inputs))
+    # one group per input set and cache state; every process ran once per round, the C++
+    # methods rotated by the round; every pass recorded the load, every reader its spread
+    groups = rc.groups(params, inputs)
+    assert sorted(g.name for g in groups) == ["aod/ZLIB (cold)", "aod/ZLIB (warm)", "nanoaod/ZLIB (cold)",
+                                              "nanoaod/ZLIB (warm)"]
+    timing = frame[frame["record"] == "timing"]
+    assert timing.groupby(["set", "cache", "reader", "branch"])["round"].apply(lambda r: sorted(r) == [0, 1]).all()
+    cpp = timing[(timing["group"] == "cpp") & (timing["set"] == "aod/ZLIB") & (timing["cache"] == "warm")]
+    assert cpp.sort_values("order").groupby("round")["reader"].first().tolist() == ["columnar", "bulk"]
+    assert timing["others_cores"].notna().all()
+    # (rootreadspeed's pass may be too short to time on files this small: no spread then)
+    assert timing[timing["reader"] != "rootreadspeed"].groupby("run")["cv"].first().notna().all()
     again = rc.measure(params, inputs, tmp_path / "raw", progress=False)  # reused, not measured again
     pd.testing.assert_frame_equal(frame, again, check_dtype=False)
     agreed = rc.check_agreement(frame)

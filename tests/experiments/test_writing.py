@@ -14,7 +14,7 @@ import pandas as pd
 import pytest
 import uproot
 
-from throughput import config, datasets, harness
+from throughput import config, datasets, harness, noise
 from throughput.experiments import writing as wr
 
 METHODS = ("tbuffermerger", "rntuple", "root_imt", "simple")
@@ -522,9 +522,9 @@ def test_groups_interleave_every_writer_and_thread_count_of_one_workload_medium_
 
 
 def test_writing_re_measures_noisy_groups_only_when_asked():
-    quiet = wr.noise_settings(PARAMS, {"max_cv": 0.2, "max_remeasures": 2})
+    quiet = noise.Settings.for_experiment(PARAMS, {"max_cv": 0.2, "max_remeasures": 2})
     assert (quiet.max_cv, quiet.max_remeasures) == (0.2, 0)  # the default: flag, do not re-measure
-    asked = wr.noise_settings({**PARAMS, "remeasure_noisy": True}, {"max_cv": 0.2, "max_remeasures": 2})
+    asked = noise.Settings.for_experiment({**PARAMS, "remeasure_noisy": True}, {"max_cv": 0.2, "max_remeasures": 2})
     assert (asked.max_cv, asked.max_remeasures) == (0.2, 2)
     frame = _synthetic(PARAMS)
     values = wr.macros(wr.summary(frame), PARAMS, frame, {"disk": "/tmp"}, None, "GNU 12", quiet)

@@ -18,9 +18,11 @@ class FakeMethods:
     def __init__(self, timings: dict[str, list[float]]):
         self.timings = {name: list(values) for name, values in timings.items()}
         self.calls: list[str] = []
+        self.rounds: list[int] = []
 
-    def __call__(self, run):
+    def __call__(self, run, repetition):
         self.calls.append(run["name"])
+        self.rounds.append(repetition)
         wall = self.timings[run["name"]].pop(0)
         frame = pd.DataFrame({"rep": [-1, 0], "warmup": [True, False], "wall_s": [9.0, wall],
                               "mode": ["all", "all"]})
@@ -40,6 +42,7 @@ def test_passes_are_interleaved_with_a_rotating_first_method(tmp_path):
     methods = FakeMethods({name: [1.0] * 3 for name in "ABC"})
     frame = _measure(tmp_path, methods, noise.Settings())
     assert methods.calls == list("ABC" "BCA" "CAB")
+    assert methods.rounds == [0] * 3 + [1] * 3 + [2] * 3  # a process can rotate its own methods by it
     measured = frame[~frame["warmup"]]
     assert sorted(measured[measured["run"] == "B"]["rep"]) == [0, 1, 2]
     assert (frame[frame["warmup"]]["rep"] == -1).all()  # warm-up rows keep their own numbering
@@ -55,6 +58,24 @@ def test_every_pass_records_the_load_and_every_run_its_spread(tmp_path):
                                           "noisy": False}
     assert set(stored_provenance["load"]) == {"load_avg_1min", "others_cores", "steal_fraction"}
     assert key["interleaved_with"] == ["A", "B", "C"] and key["machine"] == provenance.fingerprint()
+
+
+def test_rows_that_are_not_timings_are_left_out_of_the_spread(tmp_path):
+    # a reader's rate samples (record "sample") vary within a pass by design; a
+    # reader that could not read gives a row that says why, measured or not
+    def measure_pass(run, repetition):
+        rows = [{"record": "timing", "rep": -1, "warmup": True, "wall_s": 9.0},
+                {"record": "timing", "rep": 0, "warmup": False, "wall_s": 1.0 + 0.01 * repetition},
+                {"record": "sample", "rep": 0, "warmup": False, "wall_s": 0.1 * (repetition + 1) ** 3}]
+        if run["name"] == "C":
+            rows = [{"record": "failed", "rep": float("nan"), "warmup": False, "wall_s": float("nan")}]
+        return pd.DataFrame(rows), {}
+
+    frame = _measure(tmp_path, measure_pass, noise.Settings(max_cv=0.1))
+    cv = frame.groupby("run")["cv"].first()
+    assert cv["A"] == pytest.approx(noise.coefficient_of_variation([1.0, 1.01, 1.02]))
+    assert math.isnan(cv["C"]) and not frame["noisy"].any()
+    assert (frame[frame["run"] == "C"]["record"] == "failed").all()
 
 
 def test_a_noisy_group_is_measured_again_and_kept_once_quiet(tmp_path):
@@ -169,3 +190,15 @@ def test_the_method_section_sentence_comes_from_every_stored_run(tmp_path):
            "disturbance can fall on one side of their ratios: writing." in sentence
     assert noise.study_summary({"writing": [{}]}) == "None of the 1 stored runs recorded the load of the machine."
     assert set(noise.study_macros(provenances)) == {"StudyNoise"}
+
+
+def test_the_noise_sentence_says_when_no_spread_is_known(tmp_path):
+    single = _measure(tmp_path / "one", FakeMethods({name: [1.0] for name in "ABC"}), noise.Settings(), repetitions=1)
+    sentence = noise.describe(single, noise.Settings())
+    assert "no spread is known" in sentence and "nan" not in sentence
+    several = _measure(tmp_path / "three", FakeMethods({name: [1.0, 1.1, 1.0] for name in "ABC"}), noise.Settings())
+    largest = noise.coefficient_of_variation([1.0, 1.1, 1.0])
+    assert f"the largest is {largest:.1%})" in noise.describe(several, noise.Settings())
+    macros = noise.paper_macros("Xx", several, noise.Settings(max_remeasures=0), section="writing")
+    assert set(macros) == {"Xx" + name for name in noise.PAPER_MACROS}
+    assert macros["XxRemeasured"] == r"not measured again (\texttt{writing.remeasure\_noisy} is off)"

@@ -247,13 +247,17 @@ def _used_macros(text: str) -> set[str]:
 
 
 def _producer_patterns(sources: list[str]) -> list[re.Pattern]:
-    """Macro names a producer's code can write: its string constants, and its f-strings with
-    each formatted part standing for letters (f"Rdf{name}Speedup")."""
+    """Macro names a producer's code can write: its string constants, its f-strings with
+    each formatted part standing for letters (f"Rdf{name}Speedup"), and the noise
+    macros of its calls to noise.paper_macros("<Prefix>", ...)."""
     patterns = []
     for source in sources:
         for node in ast.walk(ast.parse(source)):
             if isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value.isalpha():
                 patterns.append(re.compile(re.escape(node.value)))
+            elif (isinstance(node, ast.Call) and getattr(node.func, "attr", None) == "paper_macros"
+                  and node.args and isinstance(node.args[0], ast.Constant)):  # throughput.noise's macros
+                patterns += [re.compile(re.escape(node.args[0].value + name)) for name in noise.PAPER_MACROS]
             elif isinstance(node, ast.JoinedStr):
                 parts = [re.escape(v.value) if isinstance(v, ast.Constant) else "[A-Za-z]+" for v in node.values]
                 if isinstance(node.values[0], ast.Constant):

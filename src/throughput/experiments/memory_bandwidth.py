@@ -219,7 +219,7 @@ def measure(params: dict[str, Any], raw_dir: str | Path, noise_settings: noise.S
         return key
 
     frame = experiment.measure_interleaved(
-        groups(params), raw_dir, key_of, lambda run: _measure_pass(run, params), params["repetitions"],
+        groups(params), raw_dir, key_of, lambda run, _round: _measure_pass(run, params), params["repetitions"],
         noise_settings or noise.Settings(), series=["mode"], desc="memory bandwidth", progress=progress)
     return with_rates(frame)
 

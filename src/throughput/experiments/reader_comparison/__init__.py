@@ -38,7 +38,8 @@ Modules, one role each:
   Numpy copies), check_config (called by throughput.config), prepare_inputs;
 - processes: running a reader as a process (JSON lines) and classifying its
   failure, building the Java reader, rootreadspeed, the page_cache kernel;
-- measuring: the plan of runs, measuring each or reusing it when stored;
+- measuring: the plan of runs, their groups (one per input set and cache
+  state), measured interleaved or reused when stored;
 - analysis: agreement and reference checks, summaries, rates, ratios,
   targets, the timeline, the collections' shapes;
 - report: the paper's tables (LaTeX cells), figures and macros;
@@ -54,7 +55,7 @@ from .analysis import (cannot_read, check_agreement, check_references, collectio
 from .command_line import main
 from .inputs import (check_config, collection_attributes, compression_name, file_compression, file_count,
                      make_aod_like, make_numpy_copy, make_rntuple_copy, prepare_inputs, real_layout)
-from .measuring import measure, plan, run_name
+from .measuring import groups, measure, plan, run_name
 from .processes import (ReaderFailed, build_java_reader, classify_failure, java_available, page_cache,
                         parse_rootreadspeed, run_json_process)
 from .readers import _mix_sum_numpy, checksum, hex_checksum

@@ -68,7 +68,7 @@ def check_references(agreed: pd.DataFrame, inputs: dict[str, dict[str, Any]]) ->
 
 def summary(frame: pd.DataFrame) -> pd.DataFrame:
     """Median (min, max) over the measured passes per set, cache, reader and branch,
-    with kHz (events/s/1e3 per process), MHz of values, ns per value, MB/s of
+    their spread (`cv`, `noisy`: throughput.noise) and the load they saw, with kHz (events/s/1e3 per process), MHz of values, ns per value, MB/s of
     compressed and uncompressed bytes; rootreadspeed gets events and items from
     the other readers of the same files."""
     timing = frame[(frame["record"] == "timing") & ~frame["warmup"].astype(bool)].copy()
@@ -78,7 +78,8 @@ def summary(frame: pd.DataFrame) -> pd.DataFrame:
                   cpu_s=("cpu_s", "median"), open_s=("open_s", "median"), events=("events", "max"),
                   items=("items", "max"), bytes_compressed=("bytes_compressed", "max"),
                   bytes_uncompressed=("bytes_uncompressed", "max"), files=("files", "max"),
-                  load_1min=("load_1min", "mean"), passes=("wall_s", "count"))
+                  load_avg_1min=("load_avg_1min", "mean"), others_cores=("others_cores", "max"),
+                  cv=("cv", "max"), noisy=("noisy", "any"), passes=("wall_s", "count"))
              .reset_index())
     # rootreadspeed reports no values: its events and items are those every other reader agreed on.
     counts = table.groupby(["set", "branch"])[["events", "items"]].transform("max")
@@ -161,12 +162,16 @@ def _rate(table: pd.DataFrame, set_name: str, cache: str, reader: str, branch: s
 def ratios(table: pd.DataFrame) -> pd.DataFrame:
     """Each reader's reading rate per value against the columnar C++ reader and
     the Numpy baseline, and its whole-pass rate against rootreadspeed's (which
-    has no opening/reading split), on the same files and branch, in the same run."""
+    has no opening/reading split), on the same files and branch, in the same run;
+    `vs_<reference>_noisy` when either side stayed noisy."""
     out = table.copy()
     for reference, column in (("columnar", "mhz_items_read"), ("numpy", "mhz_items_read"),
                               ("rootreadspeed", "mhz_items")):
         out[f"vs_{reference}"] = [
             row[column] / _rate(table, row["set"], row["cache"], reference, row["branch"], column)
+            for _, row in table.iterrows()]
+        out[f"vs_{reference}_noisy"] = [
+            bool(row["noisy"]) or _rate(table, row["set"], row["cache"], reference, row["branch"], "noisy") == 1.0
             for _, row in table.iterrows()]
     return out
 
@@ -199,9 +204,10 @@ def targets(table: pd.DataFrame, set_name: str, branch: str) -> dict[str, Any]:
 def timeline(frame: pd.DataFrame, set_name: str, branch: str, readers: tuple[str, ...] = ("columnar", "uproot",
                                                                                             "laurelin")) -> pd.DataFrame:
     """ns per value between consecutive samples, against the values read since the
-    process started (all passes of that reader in order, warm-up included)."""
+    process started (all passes of that reader's first process in order, warm-up
+    included: each round of the interleaving is a process of its own)."""
     samples = frame[(frame["record"] == "sample") & (frame["set"] == set_name) & (frame["branch"] == branch)
-                    & (frame["cache"] == "warm") & frame["reader"].isin(readers)]
+                    & (frame["cache"] == "warm") & frame["reader"].isin(readers) & (frame["round"] == 0)]
     rows = []
     for reader, group in samples.groupby("reader", sort=False):
         offset = 0

@@ -1,10 +1,10 @@
 """Planning every run (one process per input set, cache state and reader
-group) and measuring it, or reusing it when stored with the same parameters,
-inputs and reader versions."""
+group) and measuring the runs of one input set and cache state interleaved,
+round by round, or reusing them when stored with the same parameters, inputs
+and reader versions on this machine."""
 from __future__ import annotations
 
 import hashlib
-import os
 import shutil
 import sys
 from pathlib import Path
@@ -12,8 +12,8 @@ from typing import Any
 
 import pandas as pd
 
-from ... import REPO, harness, provenance
-from ...results import input_identity, measure_once, sha256
+from ... import REPO, experiment, harness, noise, provenance
+from ...results import input_identity, sha256
 from . import readers
 from .inputs import counter_of
 from .processes import (ReaderFailed, build_java_reader, classify_failure, java_available, java_dir,
@@ -71,16 +71,18 @@ def _records_frame(records: dict[str, list[dict]]) -> pd.DataFrame:
     return frame
 
 
-def _measure(run: dict[str, Any], spec: dict[str, Any], params: dict[str, Any]) -> tuple[pd.DataFrame, dict]:
+def _measure_pass(run: dict[str, Any], spec: dict[str, Any], params: dict[str, Any],
+                  repetition: int) -> tuple[pd.DataFrame, dict]:
+    """One process of `run`: its warm-up passes, then one measured pass (the
+    interleaving loop calls it once per round; the C++ process rotates its
+    methods by the round). A reader that cannot read gives rows saying why."""
     common = {"files": ",".join(spec["root"]), "tree": tree_name(run["layout"]), "branches": ",".join(run["branches"]),
-              "reps": params["repetitions"], "warmup": params["warmup"], "cache": run["cache"],
-              "sample-every": params["sample_every"]}
+              "reps": 1, "warmup": params["warmup"], "cache": run["cache"], "sample-every": params["sample_every"]}
     build_info = None
     label = f"{run['group']} reader on {run['set']} ({run['cache']})"
-    load = os.getloadavg()[0]  # other work on the machine shows in wall time: recorded with the run
     try:
         if run["group"] == "cpp":
-            args = {**common, "methods": ",".join(run["methods"])}
+            args = {**common, "methods": ",".join(run["methods"]), "rotation": repetition}
             if "rntuple" in run["methods"]:
                 args["rntuple-files"] = ",".join(spec["rntuple"])
             argv = [str(harness.kernel_path("read_branch"))] + [x for k, v in args.items() for x in (f"--{k}", str(v))]
@@ -102,8 +104,7 @@ def _measure(run: dict[str, Any], spec: dict[str, Any], params: dict[str, Any]) 
                 except harness.KernelError as error:  # e.g. Maven Central out of reach on a fresh host
                     reason = f"not measured here: {error}"
             if reason:
-                frame = pd.DataFrame([{"record": "not_measured", "method": "laurelin", "branch": b, "message": reason}
-                                      for b in run["branches"]])
+                frame = _unread_rows("not_measured", ["laurelin"], run["branches"], reason)
             else:
                 args = {**common, "page-cache-tool": str(harness.kernel_path("page_cache"))}
                 argv = ["java", "-jar", str(jar)] + [x for k, v in args.items() for x in (f"--{k}", str(v))]
@@ -111,20 +112,23 @@ def _measure(run: dict[str, Any], spec: dict[str, Any], params: dict[str, Any]) 
         else:
             frames = [run_rootreadspeed(spec["root"], tree_name(run["layout"]), branch,
                                         counter_of(spec["root"][0], tree_name(run["layout"]), branch), run["cache"],
-                                        params["repetitions"], params["warmup"]) for branch in run["branches"]]
+                                        1, params["warmup"]) for branch in run["branches"]]
             frame = pd.concat(frames, ignore_index=True)
     except ReaderFailed as error:
         # every method of the process failed with it (the C++ group runs several)
         kind, reason = classify_failure(run["group"], run["compression"], error.error)
-        frame = pd.DataFrame([{"record": kind, "method": method, "branch": b, "message": reason}
-                              for method in run["methods"] for b in run["branches"]])
-    frame = frame.assign(**{k: run[k] for k in ("set", "role", "layout", "compression", "cache", "group")},
-                         load_1min=load)
+        frame = _unread_rows(kind, run["methods"], run["branches"], reason)
+    frame = frame.assign(**{k: run[k] for k in ("set", "role", "layout", "compression", "cache", "group")})
     frame["reader"] = frame["method"]
-    if "rep" in frame:  # sample rows belong to the pass of their rep
-        frame["warmup"] = frame["rep"] < 0
+    frame["warmup"] = frame["rep"] < 0  # sample rows belong to the pass of their rep; an unread row to none
     frame["collection"] = frame["branch"].map(collection_of)
     return frame, provenance.capture(params, cache_state=run["cache"], build_info=build_info)
+
+
+def _unread_rows(kind: str, methods: list[str], branches: list[str], reason: str) -> pd.DataFrame:
+    """Rows saying why `methods` did not read `branches` (record `kind`: failed, cannot_read, not_measured)."""
+    return pd.DataFrame([{"record": kind, "method": method, "branch": b, "message": reason, "rep": float("nan")}
+                         for method in methods for b in branches])
 
 
 def _version_key(run: dict[str, Any]) -> dict[str, Any]:
@@ -142,24 +146,35 @@ def _version_key(run: dict[str, Any]) -> dict[str, Any]:
             "reader_source": sha256(readers.__file__)}
 
 
-def measure(params: dict[str, Any], inputs: dict[str, dict[str, Any]], raw_dir: str | Path,
-            progress: bool = True) -> pd.DataFrame:
-    """Run (or reuse, when stored with the same parameters and inputs) every run of `plan`."""
-    from tqdm.auto import tqdm
+def groups(params: dict[str, Any], inputs: dict[str, dict[str, Any]]) -> list[experiment.Group]:
+    """The processes that ratios compare: every reader process of one input set
+    and cache state (the C++ methods share one process and rotate within it)."""
+    grouped: dict[tuple[str, str], list[dict[str, Any]]] = {}
+    for run in plan(params, inputs):
+        grouped.setdefault((run["set"], run["cache"]), []).append({**run, "name": run_name(run)})
+    return [experiment.Group(f"{name} ({cache})", runs) for (name, cache), runs in grouped.items()]
 
-    raw_dir = Path(raw_dir)
-    frames = []
-    runs = plan(params, inputs)
+
+def measure(params: dict[str, Any], inputs: dict[str, dict[str, Any]], raw_dir: str | Path,
+            noise_settings: noise.Settings | None = None, progress: bool = True) -> pd.DataFrame:
+    """Run (or reuse, when stored with the same parameters, inputs and reader
+    versions on this machine) every run of `plan`, the processes of each group of
+    `groups` interleaved round by round (throughput.experiment)."""
+    runs = [run for group in groups(params, inputs) for run in group.runs]
     # A missing input is bad input, not a reader's failure: stop before any run.
     missing = sorted({path for run in runs for key in ("root", "rntuple", "numpy")
                       for path in inputs[run["set"]].get(key, []) if not Path(path).is_file()})
     if missing:
         raise harness.KernelError(f"reader comparison: input files missing: {', '.join(missing)}")
-    for run in tqdm(runs, desc="reader comparison", unit="run", disable=not progress):
+
+    def key_of(run: dict[str, Any]) -> dict[str, Any]:
         spec = inputs[run["set"]]
-        key = {**{k: params[k] for k in ("repetitions", "warmup", "sample_every")}, **run,
-               "inputs": input_identity(spec["root"] + spec.get("rntuple", []) + spec.get("numpy", [])),
-               **_version_key(run)}
-        frames.append(measure_once(raw_dir / f"{run_name(run)}.parquet", key,
-                                   lambda run=run, spec=spec: _measure(run, spec, params)))
-    return pd.concat(frames, ignore_index=True)
+        return {**{k: params[k] for k in ("warmup", "sample_every")}, **run,
+                "inputs": input_identity(spec["root"] + spec.get("rntuple", []) + spec.get("numpy", [])),
+                **_version_key(run)}
+
+    return experiment.measure_interleaved(
+        groups(params, inputs), raw_dir, key_of,
+        lambda run, repetition: _measure_pass(run, inputs[run["set"]], params, repetition),
+        params["repetitions"], noise_settings or noise.Settings(), series=["reader", "branch"],
+        desc="reader comparison", progress=progress)

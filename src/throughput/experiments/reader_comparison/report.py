@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ... import provenance
+from ... import paper, provenance
 from .analysis import UNREAD_RECORDS, _rate, targets, warmup_factor
 from .inputs import collection_attributes
 from .vocabulary import (COLLECTIONS, COLORS, COMPRESSIONS, LABELS, NUMPY_TARGET, READERS, SEED_TABLE1, branch_name,
@@ -22,7 +22,6 @@ from .vocabulary import (COLLECTIONS, COLORS, COMPRESSIONS, LABELS, NUMPY_TARGET
 # --- tables for the paper (cells as LaTeX strings) -----------------------------------------------
 
 def _num(value: float, digits: int = 3) -> str:
-    from ... import paper
 
     return paper.number(value, digits) if value == value and math.isfinite(value) else "--"
 
@@ -51,7 +50,6 @@ def failures_frame(unreadable: pd.DataFrame) -> pd.DataFrame:
 
 
 def _escape(text: str) -> str:
-    from ... import paper
 
     return paper.escape(text)
 
@@ -73,7 +71,8 @@ def _cell(table: pd.DataFrame, unreadable: pd.DataFrame, set_name: str, cache: s
         if kind == "not_measured":
             return "not measured"
         return _escape(f"{UNREAD_RECORDS[kind]}: {failure_summary(message)}")
-    return _num(_rate(table, set_name, cache, reader, branch, column))
+    return paper.flagged(_num(_rate(table, set_name, cache, reader, branch, column)),
+                         _rate(table, set_name, cache, reader, branch, "noisy") == 1.0)
 
 
 def table1_frame(table: pd.DataFrame, unreadable: pd.DataFrame, shapes: pd.DataFrame, set_name: str,
@@ -108,19 +107,20 @@ def ratio_frame(rated: pd.DataFrame, sets: list[str], collection: str) -> pd.Dat
         part = rated[(rated["set"] == set_name) & (rated["cache"] == "warm") & (rated["collection"] == collection)]
         for reader in _readers_present(part):
             row = part[part["reader"] == reader].iloc[0]
+            rate = lambda column, digits=3: paper.flagged(_num(row[column], digits), row["noisy"])  # noqa: E731
+            ratio = lambda reference: paper.flagged(_num(row[f"vs_{reference}"], 2),  # noqa: E731
+                                                    row[f"vs_{reference}_noisy"])
             rows.append({"input": escape_name(set_name), "reader": LABELS[reader],
-                         "kHz": _num(row["khz_read"]), "kHz with opening": _num(row["khz"]),
-                         "M values/s": _num(row["mhz_items_read"]),
-                         "/ columnar": _num(row["vs_columnar"], 2), "/ Numpy": _num(row["vs_numpy"], 2),
-                         "/ rootreadspeed": _num(row["vs_rootreadspeed"], 2),
-                         "MB/s compr.": _num(row["mb_s_compressed"]),
-                         "MB/s uncompr.": _num(row["mb_s_uncompressed"])})
+                         "kHz": rate("khz_read"), "kHz with opening": rate("khz"),
+                         "M values/s": rate("mhz_items_read"),
+                         "/ columnar": ratio("columnar"), "/ Numpy": ratio("numpy"),
+                         "/ rootreadspeed": ratio("rootreadspeed"),
+                         "MB/s compr.": rate("mb_s_compressed"), "MB/s uncompr.": rate("mb_s_uncompressed")})
     return pd.DataFrame(rows)
 
 
 def escape_name(text: str) -> str:
     """An input set's name as the tables show it: "AOD-like, ZLIB", "HZZ (real), LZ4"."""
-    from ... import paper
 
     kind, _, rest = text.partition("/")
     if kind in ("aod", "nanoaod"):
@@ -286,7 +286,6 @@ def _verdict_rootreadspeed(goals: dict[str, dict[str, Any]]) -> str:
 def macros(params: dict[str, Any], table: pd.DataFrame, rated: pd.DataFrame, unreadable: pd.DataFrame,
            inputs: dict[str, dict[str, Any]], line: pd.DataFrame, compiler: str) -> dict[str, str]:
     """Every number the paper section quotes, named Rc...; measured, never typed."""
-    from ... import paper
 
     compression = params["compression"]
     aod, nano = f"aod/{compression}", f"nanoaod/{compression}"
@@ -376,12 +375,11 @@ def macros(params: dict[str, Any], table: pd.DataFrame, rated: pd.DataFrame, unr
         "RcSampleEvery": n(params["sample_every"]),
         "RcTimelineCollection": paper.escape(SEED_TABLE1.loc[params["timeline_collection"], "particle"]),
         "RcCompiler": paper.escape(compiler),
-        "RcLoad": n(float(table["load_1min"].mean()), 2),
         "RcNumpyRatioAod": n(goal_aod["numpy_ratio"], 2), "RcNumpyRatioNano": n(goal_nano["numpy_ratio"], 2),
         "RcNumpyRatioWithOpenAod": n(goal_aod["numpy_ratio_with_open"], 2),
         "RcNumpyVerdict": paper.escape(_verdict_numpy(
             goal_aod, _rate(table, aod, "warm", "bulk", branch("aod"), "mhz_items_read") / goal_aod["numpy_mhz"],
-            float(table["load_1min"].mean()))),
+            float(table["load_avg_1min"].mean()))),
         "RcColumnarNsAod": n(goal_aod["columnar_ns_per_item"]), "RcNumpyNsAod": n(goal_aod["numpy_ns_per_item"]),
         "RcFastestCpp": paper.escape(LABELS.get(goal_aod["fastest_cpp"], "none")),
         "RcRrsRatioAod": n(goal_aod["rootreadspeed_ratio"], 2),

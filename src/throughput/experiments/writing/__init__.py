@@ -45,13 +45,13 @@ check_config) are re-exported here.
 """
 from .analysis import SEED001, SEED001_THREADS, efficiency_target, seed001_rows, seed003_claims, summary
 from .measuring import (COMPRESSIONS, KERNEL, READER, check_agreement, check_config, digest, disk_note,
-                        filesystem_type, groups, measure, medium_dirs, noise_settings, plan, resolve_threads, run_name, with_rates)
+                        filesystem_type, groups, measure, medium_dirs, plan, resolve_threads, run_name, with_rates)
 from .report import events_table, figure_events, figure_memory, figure_random, macros, random_table, seed001_table
 
 __all__ = [
     "COMPRESSIONS", "KERNEL", "READER", "SEED001", "SEED001_THREADS",
     "check_agreement", "check_config", "digest", "disk_note", "efficiency_target", "events_table",
     "figure_events", "figure_memory", "figure_random", "filesystem_type", "groups", "macros", "measure",
-    "medium_dirs", "noise_settings", "plan", "random_table", "resolve_threads", "run_name", "seed001_rows", "seed001_table",
+    "medium_dirs", "plan", "random_table", "resolve_threads", "run_name", "seed001_rows", "seed001_table",
     "seed003_claims", "summary", "with_rates",
 ]

@@ -11,7 +11,6 @@ implicit multi-threading, once enabled for the TTree writer, changes what the
 others do."""
 from __future__ import annotations
 
-import dataclasses
 import os
 import shutil
 from pathlib import Path
@@ -205,14 +204,6 @@ def groups(params: dict[str, Any]) -> list[experiment.Group]:
             for (part, medium, compression), runs in grouped.items()]
 
 
-def noise_settings(params: dict[str, Any], noise_section: dict[str, Any] | None) -> noise.Settings:
-    """The study's noise control for the writing runs, without re-measures unless
-    writing.remeasure_noisy is set (see its description in the schema); a noisy
-    figure is flagged either way."""
-    settings = noise.Settings.from_config(noise_section)
-    return settings if params["remeasure_noisy"] else dataclasses.replace(settings, max_remeasures=0)
-
-
 def measure(params: dict[str, Any], raw_dir: str | os.PathLike, dirs: dict[str, str],
             inputs: list[str] | None = None, noise_settings: noise.Settings | None = None,
             progress: bool = True) -> pd.DataFrame:
@@ -228,7 +219,7 @@ def measure(params: dict[str, Any], raw_dir: str | os.PathLike, dirs: dict[str, 
                 "inputs": fingerprints if run["part"] == "events" else None}
 
     frame = experiment.measure_interleaved(
-        groups(params), raw_dir, key_of, lambda run: _measure_pass(run, params, dirs, inputs),
+        groups(params), raw_dir, key_of, lambda run, _round: _measure_pass(run, params, dirs, inputs),
         params["repetitions"], noise_settings or noise.Settings(), desc="writing", progress=progress)
     return with_rates(frame)
 

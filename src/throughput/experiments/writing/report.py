@@ -184,12 +184,7 @@ def macros(table: pd.DataFrame, params: dict[str, Any], frame: pd.DataFrame, dir
     }
     labels = {run_name(r): f"{r['part']} {SHORT[r['method']]} {r['medium']} {r['compression']} {r['threads']}t"
               for r in plan(params)}
-    values["WrtNoise"] = paper.escape(noise.describe(frame, noise_settings, labels))
-    values["WrtNoisyMark"] = paper.NOISY_MARK
-    values["WrtMaxCV"] = _num(100 * noise_settings.max_cv)
-    values["WrtRemeasured"] = (f"measured again, up to {noise_settings.max_remeasures} times" if noise_settings.max_remeasures
-                               else r"not measured again (\texttt{writing.remeasure\_noisy} is off: re-measuring "
-                                    "these small passes, each a process of its own, rarely calms them)")
+    values.update(noise.paper_macros("Wrt", frame, noise_settings, labels, section="writing"))
     events = frame[frame["part"] == "events"]
     values["WrtColumns"] = str(int(events["columns"].iloc[0])) if len(events) else "n/a"
     values["WrtEventBytes"] = _num(events["raw_bytes"].iloc[0] / events["entries"].iloc[0]) if len(events) else "n/a"
