@@ -338,3 +338,29 @@ def test_agreement_check_compares_the_set_of_histograms_produced(inputs, tmp_pat
     frame.loc[frame["name"] == "nhist_1_t2", "histograms_asked"] = 2
     with pytest.raises(rdf.HistogramMismatch, match=r"run nhist_1_t2 .* \['nhist_001'\] .* missing"):
         rdf.check_agreement(frame, tmp_path, 1e-9)
+
+
+def test_compiled_runs_are_measured_interleaved_checked_and_reused(inputs, section, tmp_path):
+    _, chosen, info = inputs
+    params = {**section, "repetitions": 2, "warmup": 0, "pdf_methods": ["defines"], "compressions": []}
+    frame = rdf.measure_cpp(params, chosen, info["pdf_count"], tmp_path, progress=False)
+    plan = rdf.cpp_plan(params)
+    groups = rdf.cpp_groups(params)
+    assert [g.name for g in groups] == ["scan", "nhist", "pdf"]
+    assert sorted(r["name"] for g in groups for r in g.runs) == sorted(r["name"] for r in plan)
+    measured = frame[~frame["warmup"]]
+    # every run once per round, one rdf_bench process each; load and spread recorded with it
+    assert measured.groupby("run")["round"].apply(lambda r: sorted(r) == [0, 1]).all()
+    assert measured["others_cores"].notna().all() and "noisy" in measured
+    assert sorted(p.stem for p in (tmp_path / "histograms").glob("*.root")) == sorted(r["name"] for r in plan)
+    # every run's histograms agree with its sequential reference, bin by bin
+    agreement = rdf.check_agreement(frame, tmp_path, params["rtol"])
+    assert set(agreement["run"]) == {r["name"] for r in plan if r["name"] != r["reference"]}
+    table = rdf.summary(frame, ["part", "name", "compression", "method", "histograms", "threads"])
+    assert rdf.scaling_table(table)["speed-up"].str.startswith(r"\num{").all()
+    # stored: a second call reuses every group; a run whose histograms are gone is measured again
+    again = rdf.measure_cpp(params, chosen, info["pdf_count"], tmp_path, progress=False)
+    pd.testing.assert_frame_equal(frame, again, check_dtype=False)
+    (tmp_path / "histograms" / "nhist_1_t2.root").unlink()
+    rdf.measure_cpp(params, chosen, info["pdf_count"], tmp_path, progress=False)
+    assert (tmp_path / "histograms" / "nhist_1_t2.root").exists()

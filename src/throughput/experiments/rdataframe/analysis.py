@@ -119,12 +119,15 @@ def agreement_summary(agreement: pd.DataFrame) -> dict[str, Any]:
 # Summaries
 
 def summary(frame: pd.DataFrame, by: list[str]) -> pd.DataFrame:
-    """Median (min, max) wall time and median CPU time per group, warm-up excluded; CPU efficiency =
-    CPU time / (wall time x threads), threads 0 (no IMT) counting as 1."""
+    """Median (min, max) wall time and median CPU time per group, warm-up excluded, with the
+    spread (`cv`, `noisy`) where measured interleaved; CPU efficiency = CPU time / (wall
+    time x threads), threads 0 (no IMT) counting as 1."""
     measured = frame[~frame["warmup"].astype(bool)].copy()
     measured["cpu_eff"] = measured["cpu_s"] / (measured["wall_s"] * measured["threads"].clip(lower=1))
     extra = {c: (c, "first") for c in ("events", "file_bytes", "read_zip_bytes", "read_tot_bytes", "files", "open_s")
              if c in measured.columns}
+    if "noisy" in measured:  # the interleaved runs' spread (throughput.experiment; Dask runs have none)
+        extra.update(cv=("cv", "max"), noisy=("noisy", "any"))
     out = (measured.groupby(by, sort=False)
            .agg(wall_s=("wall_s", "median"), wall_min=("wall_s", "min"), wall_max=("wall_s", "max"),
                 cpu_s=("cpu_s", "median"), cpu_eff=("cpu_eff", "median"), passes=("wall_s", "count"), **extra)

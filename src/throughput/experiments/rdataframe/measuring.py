@@ -1,6 +1,7 @@
 """Measuring with the compiled kernels: the file lists they read, the page cache set and checked
 by rdf_page_cache, what a stored run's reuse key holds (also for the Dask runs and the rate model),
-and the compiled RDataFrame runs (rdf_bench): their plan and arguments, each measured or reused."""
+and the compiled RDataFrame runs (rdf_bench): their plan, arguments and groups, measured
+interleaved (throughput.experiment) or reused."""
 from __future__ import annotations
 
 import hashlib
@@ -8,11 +9,10 @@ from pathlib import Path
 from typing import Any, Iterable
 
 import pandas as pd
-from tqdm.auto import tqdm
 
-from ... import harness, provenance
+from ... import experiment, harness, noise, provenance
 from .. import SPECS
-from ...results import atomic_path, input_identity, measure_once, sha256
+from ...results import atomic_path, input_identity, sha256
 from .configuration import counts
 
 KERNELS = SPECS["rdataframe"].kernels
@@ -98,8 +98,9 @@ def _common_key(params: dict[str, Any], pdf_count: int) -> dict[str, Any]:
 
 def kernel_args(run: dict[str, Any], params: dict[str, Any], pdf_count: int, file_list: Path,
                 output: Path | None) -> dict[str, Any]:
+    """rdf_bench's arguments for one pass of `run` (its warm-up passes, then one timed pass)."""
     args = {"file-list": file_list, "workload": run["workload"], "threads": run["threads"],
-            "reps": params["repetitions"], "warmup": params["warmup"], "collection": params["collection"],
+            "reps": 1, "warmup": params["warmup"], "collection": params["collection"],
             "pdf-branch": params["pdf_weights_branch"], "pdf-count": pdf_count,
             "pdf-nominal": int(params["pdf_nominal"]), "rtol": params["rtol"]}
     if run["workload"] == "pdf":
@@ -111,14 +112,12 @@ def kernel_args(run: dict[str, Any], params: dict[str, Any], pdf_count: int, fil
     return args
 
 
-def _measure_cpp(run, params, files, pdf_count, work_dir, hist_path, progress):
+def _measure_pass(run, params, files, pdf_count, work_dir, hist_path):
+    """One rdf_bench process of `run` on warm files: the interleaving loop calls it once per round."""
     cache = cache_columns("warm", [set_cache(files, "warm", work_dir)])
     hist_path.parent.mkdir(parents=True, exist_ok=True)
-    with tqdm(total=params["warmup"] + params["repetitions"], desc=run["name"], unit="loop", leave=False,
-              disable=not progress) as bar:
-        result = harness.run_kernel("rdf_bench", kernel_args(run, params, pdf_count, _list_file(files, work_dir),
-                                                             hist_path),
-                                    on_progress=lambda r: bar.update(r["done"] - bar.n))
+    result = harness.run_kernel("rdf_bench", kernel_args(run, params, pdf_count, _list_file(files, work_dir),
+                                                         hist_path))
     frame = result.timings
     v = result.validation
     for key in ("file_bytes", "read_zip_bytes", "read_tot_bytes", "selected", "reps_identical", "reps_max_rel_diff",
@@ -126,31 +125,46 @@ def _measure_cpp(run, params, files, pdf_count, work_dir, hist_path, progress):
         frame[key] = v[key]
     frame["files"] = len(files)
     frame["final_hash"] = v["content_hash"]
-    for key in ("part", "name", "compression", "reference"):
+    for key in ("part", "compression", "reference"):
         frame[key] = run[key]
     frame["method"] = run["method"]
     frame = frame.assign(**cache)
     return frame, provenance.capture(params, cache_state=_cache_note(cache), build_info=result.build_info)
 
 
+def cpp_groups(params: dict[str, Any]) -> list[experiment.Group]:
+    """The compiled runs that ratios compare, one group per part: the thread
+    counts of the scan, the histogram counts, the PDF methods, the compressions
+    (each part with its sequential reference run)."""
+    grouped: dict[str, list[dict[str, Any]]] = {}
+    for run in cpp_plan(params):
+        grouped.setdefault(run["part"], []).append(run)
+    return [experiment.Group(part, runs) for part, runs in grouped.items()]
+
+
 def measure_cpp(params: dict[str, Any], inputs: dict[str, Any], pdf_count: int, results_dir: str | Path,
-                progress: bool = True) -> pd.DataFrame:
-    """Run (or reuse) every compiled run of `cpp_plan`; histograms go to results_dir/histograms/."""
+                noise_settings: noise.Settings | None = None, progress: bool = True) -> pd.DataFrame:
+    """Run (or reuse, when stored with the same parameters, inputs and binary on
+    this machine) every compiled run of `cpp_plan`, the runs of each group of
+    `cpp_groups` interleaved pass by pass; histograms go to results_dir/histograms/."""
     results_dir = Path(results_dir)
     raw, hists, work = results_dir / "raw", results_dir / "histograms", results_dir / "work"
     binary = sha256(harness.kernel_path("rdf_bench"))
-    frames = []
-    runs = cpp_plan(params)
-    for run in tqdm(runs, desc="RDataFrame runs", unit="run", disable=not progress):
-        files = _run_files(run, inputs)
-        hist_path = hists / f"{run['name']}.root"
-        raw_path = raw / f"{run['name']}.parquet"
-        if not hist_path.exists():
-            raw_path.unlink(missing_ok=True)  # its histograms are needed for the cross-checks
-        key = {**_common_key(params, pdf_count), **run, "inputs": input_identity(files), "binary_sha256": binary}
-        frame = measure_once(raw_path, key, lambda: _measure_cpp(run, params, files, pdf_count, work, hist_path,
-                                                                 progress))
-        # What the plan asked for (the key holds it, so a reused frame is this run's): the
-        # agreement check compares what was produced with it.
-        frames.append(frame.assign(histograms_asked=run["histograms"]))
-    return pd.concat(frames, ignore_index=True)
+    for run in cpp_plan(params):
+        if not (hists / f"{run['name']}.root").exists():
+            (raw / f"{run['name']}.parquet").unlink(missing_ok=True)  # its histograms are needed for the cross-checks
+
+    def key_of(run: dict[str, Any]) -> dict[str, Any]:
+        return {**_common_key(params, pdf_count), **run, "inputs": input_identity(_run_files(run, inputs)),
+                "binary_sha256": binary}
+
+    frame = experiment.measure_interleaved(
+        cpp_groups(params), raw, key_of,
+        lambda run, _round: _measure_pass(run, params, _run_files(run, inputs), pdf_count, work,
+                                          hists / f"{run['name']}.root"),
+        params["repetitions"], noise_settings or noise.Settings(), desc="RDataFrame runs", progress=progress)
+    frame["name"] = frame["run"]
+    # What the plan asked for (the key holds it, so a reused frame is this run's): the
+    # agreement check compares what was produced with it.
+    asked = {run["name"]: run["histograms"] for run in cpp_plan(params)}
+    return frame.assign(histograms_asked=frame["run"].map(asked))

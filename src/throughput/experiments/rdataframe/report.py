@@ -49,15 +49,20 @@ def _threads_label(t: int) -> str:
 
 
 def scaling_table(table: pd.DataFrame) -> pd.DataFrame:
-    """The thread scan: median wall time (min-max), rate, speed-up over the sequential run, CPU efficiency."""
+    """The thread scan: median wall time (min-max), rate, speed-up over the sequential run, CPU
+    efficiency; a figure from a run that stayed noisy is marked (throughput.noise)."""
+    from ... import paper
+
     scan = table[table["part"] == "scan"].sort_values("threads")
-    sequential = float(scan[scan["threads"] == 0]["wall_s"].iloc[0])
+    sequential = scan[scan["threads"] == 0].iloc[0]
     return pd.DataFrame({
         "threads": [_threads_label(t) for t in scan["threads"]],
-        "wall [s]": [_num(v) for v in scan["wall_s"]],
+        "wall [s]": [paper.flagged(_num(v), noisy) for v, noisy in zip(scan["wall_s"], scan["noisy"])],
         "min--max [s]": [f"{_num(a)}--{_num(b)}" for a, b in zip(scan["wall_min"], scan["wall_max"])],
         "rate [kHz]": [_num(v) for v in scan["khz"]],
-        "speed-up": [_num(sequential / v) for v in scan["wall_s"]],
+        # a speed-up is as noisy as either of its sides
+        "speed-up": [paper.flagged(_num(sequential["wall_s"] / v), noisy or sequential["noisy"])
+                     for v, noisy in zip(scan["wall_s"], scan["noisy"])],
         "CPU eff.": [_num(v, 2) for v in scan["cpu_eff"]],
     })
 
