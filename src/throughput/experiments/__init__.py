@@ -1,10 +1,11 @@
-"""The experiments: one module each (throughput.experiments.<name>, the
-measurements its notebook runs) and one entry each in SPECS, which declares
-its kernels and outputs once (throughput.spec). Adding an experiment: its
-module, notebook, kernels folder and paper section, and one entry here.
+"""The experiments: one package each (throughput.experiments.<name>: its
+measured methods, measuring through the generic loop of throughput.experiment,
+analysis and report) and one entry each in SPECS, which declares its kernels
+and outputs once (throughput.spec). Adding an experiment: its package,
+notebook, kernels folder and paper section, and one entry here.
 
 This module stays light (Snakemake imports SPECS while it plans); the
-experiments' modules are imported by their notebooks and tests.
+experiments' packages are imported by their notebooks and tests.
 """
 from ..spec import Spec
 

@@ -1,0 +1,30 @@
+"""CPU memory bandwidth (seed 000, "Memory bandwidth: conventional vs GPU vs KNL").
+
+Add a constant to N doubles, in place and into a second array ("immutable"),
+with the C++ kernel at -O0..-O3, numpy and numba; scale the threads up to the
+memory-bus limit; and hold every figure against a STREAM-like reference
+measured in the same run. Every run is validated against the exact expected
+values, and all methods must give the same checksum.
+
+Units: a rate in "GHz", as the seed uses it, is 10^9 float64 values per
+second; GB/s is 10^9 bytes per second, counting the bytes the loop reads and
+writes (STREAM's convention: no write-allocate traffic).
+
+Modules, one role each:
+
+- vocabulary: the seed's figures, the targets, the modes and bytes per value;
+- methods: the measured Python methods (numpy, numba) and the exact check of
+  every output value;
+- measuring: check_config (called by throughput.config), the plan, the groups
+  (one per thread count) measured interleaved, or reused when stored;
+- analysis: rates, agreement, the summary, the -O and ratio tables, targets.
+
+The names the notebook, throughput.repeatability and the tests use are
+imported here: ``from throughput.experiments import memory_bandwidth as mb``.
+"""
+from .analysis import (cache_note, check_agreement, opt_table, plateau_verdict, ratio_table, stream_at, summary,
+                       targets, with_rates)
+from .measuring import check_config, groups, measure, plan, run_label, run_name
+from .methods import _check, _check_outputs, _initial, _numba_method, _numpy_method, expected_checksum
+from .vocabulary import (BUS_BYTES_PER_VALUE, CONSTANT, MODES, PLATEAU_BAND, SEED_N, SEED_PLATEAU_GHZ, SEED_SECONDS,
+                         SINGLE_TARGET, STREAM_OPS)

@@ -1,0 +1,111 @@
+"""Fitting the section to the machine, the plan of runs, their groups (one per
+thread count) and measuring them interleaved (throughput.experiment), or
+reusing them when stored with the same parameters and binaries on this machine."""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from ... import experiment, harness, machine_fit, noise, provenance
+from ...config import thread_counts, usable_cores
+from ...results import sha256
+from .analysis import with_rates
+from .methods import _numba_method, _numpy_method, expected_checksum
+from .vocabulary import ARRAYS_ALIVE, CONSTANT, MIN_VALUES, MODES
+
+def check_config(section: dict[str, Any], fit: machine_fit.Fitter) -> None:
+    """Fit this section to the machine (see throughput.machine_fit): the arrays to
+    the memory a run may use, threads to the cores (null: every core)."""
+    largest = fit.memory_budget // (ARRAYS_ALIVE * 8)
+    fit.size(section, "n_values", ARRAYS_ALIVE * 8 * section["n_values"],
+             largest if largest >= MIN_VALUES else None, f"{ARRAYS_ALIVE} arrays of 8-byte values")
+    cores = usable_cores()
+    if section["max_threads"] is None:
+        section["max_threads"] = cores
+    # numba refuses more threads than cores, and oversubscribed threads would
+    # measure the scheduler rather than the memory bus.
+    fit.count(section, "max_threads", cores)
+
+
+def plan(params: dict[str, Any]) -> list[dict[str, Any]]:
+    """Every run of the experiment, in the order they are measured."""
+    runs = [{"method": "C++", "kernel": f"add_constant_{opt}", "opt": opt, "mode": mode, "threads": 1}
+            for mode in MODES for opt in params["opt_levels"]]
+    counts = thread_counts(params["max_threads"])
+    runs += [{"method": "C++", "kernel": "add_constant_O3", "opt": "O3", "mode": mode, "threads": t}
+             for mode in MODES for t in counts if t > 1]
+    runs += [{"method": "STREAM", "kernel": "stream_O3", "opt": "O3", "mode": "all", "threads": t}
+             for t in counts]
+    runs += [{"method": "numpy", "kernel": None, "opt": "n/a", "mode": mode, "threads": 1}
+             for mode in MODES if "numpy" in params["python_methods"]]
+    runs += [{"method": "numba", "kernel": None, "opt": "n/a", "mode": mode, "threads": t}
+             for mode in MODES for t in counts if "numba" in params["python_methods"]]
+    return runs
+
+
+def _measure_pass(run: dict[str, Any], params: dict[str, Any]) -> tuple[pd.DataFrame, dict[str, Any]]:
+    """One timed pass of `run` (after its warm-up passes) on freshly made arrays:
+    the interleaving loop (throughput.experiment) calls this once per repetition."""
+    n, warmup, threads = params["n_values"], params["warmup"], run["threads"]
+    if run["kernel"]:
+        args = {"n": n, "threads": threads, "reps": 1, "warmup": warmup}
+        if run["method"] == "C++":
+            args.update(mode=run["mode"], constant=int(CONSTANT))
+        result = harness.run_kernel(run["kernel"], args)
+        frame = result.timings
+        checksum = result.validation["checksum"]
+        if run["method"] == "C++":
+            expected = expected_checksum(n, run["mode"], warmup + 1)
+            if checksum != expected:
+                raise AssertionError(f"{run['kernel']} {run['mode']}: checksum {checksum} != {expected}")
+        frame["checksum"] = checksum
+        build_info = result.build_info
+    else:
+        if run["method"] == "numpy":
+            frame, checksum = _numpy_method(run["mode"], n, 1, warmup)
+        else:
+            frame, checksum = _numba_method(run["mode"], n, threads, 1, warmup)
+        frame = frame.assign(kernel=run["method"], opt="n/a", mode=run["mode"], n=n, threads=threads,
+                             bytes_moved=2 * 8 * n, checksum=checksum)
+        build_info = None
+    frame["method"] = run["method"]
+    return frame, provenance.capture(params, cache_state="n/a (in-memory)", build_info=build_info)
+
+
+def run_name(run: dict[str, Any]) -> str:
+    return f"{run['method']}_{run['mode']}_{run['opt']}_t{run['threads']}".replace("+", "p").replace("/", "")
+
+
+def run_label(run: dict[str, Any]) -> str:
+    """How tables and the paper name a run."""
+    opt = f" -{run['opt']}" if run["method"] == "C++" else ""
+    mode = "" if run["method"] == "STREAM" else f" {run['mode']}"
+    return f"{run['method']}{opt}{mode} ({run['threads']} thread{'s' if run['threads'] > 1 else ''})"
+
+
+def groups(params: dict[str, Any]) -> list[experiment.Group]:
+    """The runs of `plan` that ratios compare, one group per thread count: the -O
+    levels, numpy and STREAM on one thread; C++, numba and STREAM at each other
+    count. A group is measured interleaved, pass by pass."""
+    runs = [{**run, "name": run_name(run)} for run in plan(params)]
+    counts = sorted({run["threads"] for run in runs})
+    return [experiment.Group(f"{t} thread{'s' if t > 1 else ''}", [r for r in runs if r["threads"] == t])
+            for t in counts]
+
+
+def measure(params: dict[str, Any], raw_dir: str | Path, noise_settings: noise.Settings | None = None,
+            progress: bool = True) -> pd.DataFrame:
+    """Run (or reuse, when stored with the same parameters and binaries on this
+    machine) every run of `plan`, interleaved within each group of `groups`."""
+    def key_of(run: dict[str, Any]) -> dict[str, Any]:
+        key = {**params, **run}
+        if run["kernel"]:
+            key["binary_sha256"] = sha256(harness.kernel_path(run["kernel"]))
+        return key
+
+    frame = experiment.measure_interleaved(
+        groups(params), raw_dir, key_of, lambda run, _round: _measure_pass(run, params), params["repetitions"],
+        noise_settings or noise.Settings(), series=["mode"], desc="memory bandwidth", progress=progress)
+    return with_rates(frame)
