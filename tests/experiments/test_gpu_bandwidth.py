@@ -322,6 +322,12 @@ def test_measure_without_gpu_fills_cpu_rows_and_skips_gpu_rows(measured_without_
         assert set(skipped[skipped["group"] == "numa"]["reason"]) == {"not measured: one NUMA node"}
     gb.check_agreement(frame)
     assert len(list(raw.glob("*.parquet"))) == frame.groupby(["group", "method", "case", "dtype", "threads"]).ngroups
+    # measured interleaved: one group per part, element type and side, every run once per round
+    groups, _ = gb.groups(dict(TINY), NO_GPU_STATUS)
+    assert {g.name for g in groups} >= {"table2 float32 (CPU)", "jagged float64 (CPU)"}
+    measured = frame[~frame["warmup"]]
+    assert measured.groupby("run")["round"].apply(lambda r: sorted(r) == list(range(REPS))).all()
+    assert measured["others_cores"].notna().all() and "noisy" in measured
 
 
 def test_measure_reuses_stored_runs(measured_without_gpu):
@@ -365,7 +371,7 @@ def _gpu_frame(copy_fraction: float, inplace_fraction: float) -> pd.DataFrame:
                 rows.append({"group": "table2", "method": "CUDA C++", "case": case, "dtype": dtype, "n": n,
                              "threads": 1, "rep": rep, "warmup": rep < 0, "wall_s": 1.0, "cpu_s": 1.0,
                              "event_s": event_s, "bytes_moved": bytes_moved, "clock": "cuda_event",
-                             "checksum": 1.0})
+                             "checksum": 1.0, "noisy": False})
     return gb.with_rates(pd.DataFrame(rows), FAKE_DEVICE["nominal_gb_s"])
 
 
@@ -474,3 +480,15 @@ def test_jagged_sentence_compares_one_cpu_thread_with_the_gpu():
     assert "which supports the seed's claim" in sentence
     wide.loc[2, "combine_ratio"] = 0.9
     assert "which does not support the seed's claim" in gb.jagged_sentence(wide)
+
+
+def test_a_noisy_jagged_run_is_marked_with_the_ratios_it_enters(measured_without_gpu):
+    frame, skipped, _ = measured_without_gpu
+    table = gb.summary(frame.assign(noisy=False))
+    table.loc[(table["group"] == "jagged") & (table["case"] == "flat_immutable"), "noisy"] = True
+    wide = gb.jagged_table(table)
+    assert wide["flat_immutable_noisy"].all() and wide["explode_ratio_noisy"].all()
+    assert not wide["explode_noisy"].any()
+    line = next(line for line in gb.jagged_tex(wide, skipped).splitlines() if line.startswith("numba"))
+    cells = line.rstrip(r" \\").split(" & ")
+    assert [cell.endswith(r"\textsuperscript{\dag}") for cell in cells[3:]] == [False, True, False, False, True, True]

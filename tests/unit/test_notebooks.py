@@ -32,7 +32,7 @@ def test_parameters_cell_names_the_output_folders(path):
     notebook = nbformat.read(path, as_version=4)
     tagged = [c for c in notebook.cells if "parameters" in c.metadata.get("tags", [])]
     assert len(tagged) == 1, f"{path.name}: needs exactly one cell tagged 'parameters'"
-    for name in ("results_dir", "figures_dir", "paper_dir", "repetitions", "warmup"):
+    for name in ("results_dir", "figures_dir", "paper_dir", "repetitions", "warmup", "noise"):
         assert f"{name} =" in tagged[0].source, f"{path.name}: parameter {name} missing"
 
 

@@ -37,5 +37,4 @@ EXPERIMENT_PARAMETERS["rdataframe"] = lambda input: {
     # on a command line); it checks they are all there before measuring.
     "input_dir": str(Path("data/rdataframe").resolve()),
     "datasets": STUDY["datasets"],
-    "noise": STUDY["noise"],
 }

@@ -151,4 +151,4 @@ EXPERIMENT_INPUTS["reader_comparison"] = [
     *([RC_JAVA] if RC_WANTS_JAVA else []),
 ]
 EXPERIMENT_PARAMETERS["reader_comparison"] = lambda input: {
-    "compression": RC_COMPRESSION, "inputs": rc_inputs_absolute(), "noise": STUDY["noise"]}
+    "compression": RC_COMPRESSION, "inputs": rc_inputs_absolute()}

@@ -14,5 +14,4 @@ WRITING_INPUTS = (nanoaod_files(STUDY["datasets"]["compression"],
 EXPERIMENT_INPUTS["writing"] = WRITING_INPUTS
 EXPERIMENT_PARAMETERS["writing"] = lambda input: {
     "input_files": [str(Path(p).resolve()) for p in input.data],
-    "noise": STUDY["noise"],
 }

@@ -71,5 +71,5 @@ from .device import (EXIT_NO_DEVICE, GpuStatus, _numba_cuda_reason, detect_gpu, 
 from .numba_cuda import combine_gpu, cuda_kernels, jagged_gpu_python, launch
 from .report import (gpu_detail_tex, jagged_sentence, jagged_tex, numa_sentence, table2_rows, table2_tex,
                      target_sentence)
-from .runs import RUN_KEYS, measure, node_cpus, numa_command, numa_reason, plan, run_name
+from .runs import RUN_KEYS, groups, measure, node_cpus, numa_command, numa_reason, plan, run_name
 

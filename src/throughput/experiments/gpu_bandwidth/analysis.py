@@ -34,15 +34,15 @@ def check_agreement(frame: pd.DataFrame) -> None:
 
 
 def summary(frame: pd.DataFrame) -> pd.DataFrame:
-    """Median (min, max) per run, warm-up passes left out."""
+    """Median (min, max) per run, warm-up passes left out; `noisy` where the run stayed noisy."""
     if frame.empty:
         return pd.DataFrame(columns=["group", "method", "case", "dtype", "threads", "n", "ghz", "ghz_min",
-                                     "ghz_max", "gb_s", "fraction", "time_s", "cpu_s", "passes", "clock"])
+                                     "ghz_max", "gb_s", "fraction", "time_s", "cpu_s", "passes", "clock", "noisy"])
     measured = frame[~frame["warmup"]]
     return (measured.groupby(["group", "method", "case", "dtype", "threads", "n"], sort=False)
             .agg(ghz=("ghz", "median"), ghz_min=("ghz", "min"), ghz_max=("ghz", "max"), gb_s=("gb_s", "median"),
                  fraction=("fraction", "median"), time_s=("time_s", "median"), cpu_s=("cpu_s", "median"),
-                 passes=("time_s", "count"), clock=("clock", "first"))
+                 passes=("time_s", "count"), clock=("clock", "first"), noisy=("noisy", "any"))
             .reset_index())
 
 
@@ -55,15 +55,22 @@ def _pick(table: pd.DataFrame, **where: Any) -> pd.Series | None:
 
 def jagged_table(table: pd.DataFrame) -> pd.DataFrame:
     """Rates of the four operations per method, threads and value type, and explode's and
-    combine's rate relative to the flat immutable add of the same method."""
+    combine's rate relative to the flat immutable add of the same method; `<column>_noisy`
+    where a rate's run (or either side of a ratio) stayed noisy."""
     jag = table[table["group"] == "jagged"]
+    noisy_columns = [f"{c}_noisy" for c in (*JAGGED_OPS, "explode_ratio", "combine_ratio")]
     if jag.empty:
-        return pd.DataFrame(columns=["method", "threads", "dtype", *JAGGED_OPS, "explode_ratio", "combine_ratio"])
-    wide = jag.pivot_table(index=["method", "threads", "dtype"], columns="case", values="ghz", sort=False)
-    wide = wide.reindex(columns=list(JAGGED_OPS))
-    wide["explode_ratio"] = wide["explode"] / wide["flat_immutable"]
-    wide["combine_ratio"] = wide["combine"] / wide["flat_immutable"]
-    return wide.reset_index()
+        return pd.DataFrame(columns=["method", "threads", "dtype", *JAGGED_OPS, "explode_ratio", "combine_ratio",
+                                     *noisy_columns])
+    index = ["method", "threads", "dtype"]
+    wide = jag.pivot_table(index=index, columns="case", values="ghz", sort=False).reindex(columns=list(JAGGED_OPS))
+    noisy = (jag.assign(noisy=jag["noisy"].astype(bool)).pivot_table(index=index, columns="case", values="noisy",
+                                                                      aggfunc="max", sort=False)
+             .reindex(columns=list(JAGGED_OPS)).fillna(False).astype(bool))
+    for op in ("explode", "combine"):
+        wide[f"{op}_ratio"] = wide[op] / wide["flat_immutable"]
+        noisy[f"{op}_ratio"] = noisy[op] | noisy["flat_immutable"]
+    return wide.join(noisy.add_suffix("_noisy")).reset_index()
 
 
 def targets(table: pd.DataFrame, status: GpuStatus, dtypes: list[str]) -> dict[str, Any]:

@@ -92,13 +92,15 @@ def jagged_tex(wide: pd.DataFrame, skipped: pd.DataFrame) -> str:
     lines = [r"\begin{tabular}{llrrrrrrr}", r"\toprule", " & ".join(paper.escape(h) for h in header) + r" \\",
              r"\midrule"]
 
-    def cell(value, digits=3):
-        return paper.number(value, digits) if value is not None and np.isfinite(value) else "--"
+    def cell(row, column, digits=3):
+        value = getattr(row, column)
+        text = paper.number(value, digits) if value is not None and np.isfinite(value) else "--"
+        return paper.flagged(text, bool(getattr(row, f"{column}_noisy")))  # a run that stayed noisy
 
     for row in wide.itertuples(index=False):
         lines.append(" & ".join([paper.escape(row.method), str(row.threads), paper.escape(row.dtype),
-                                 *[cell(getattr(row, op)) for op in JAGGED_OPS],
-                                 cell(row.explode_ratio, 2), cell(row.combine_ratio, 2)]) + r" \\")
+                                 *[cell(row, op) for op in JAGGED_OPS],
+                                 cell(row, "explode_ratio", 2), cell(row, "combine_ratio", 2)]) + r" \\")
     if not skipped.empty:
         gone = skipped[skipped["group"] == "jagged"].drop_duplicates(["method", "reason"])
         for row in gone.itertuples(index=False):

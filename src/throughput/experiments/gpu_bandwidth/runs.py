@@ -1,7 +1,8 @@
 """The plan of runs, and measuring it: every run of the experiment and why one
 cannot run here; the C++ and CUDA C++ programs through throughput.harness
 (host_copy also under numactl: local against remote memory); the Python methods
-in this process; each run stored, or reused, under the raw results folder."""
+in this process; the runs of a group interleaved (throughput.experiment), each
+group stored, or reused, under the raw results folder."""
 from __future__ import annotations
 
 import json
@@ -11,10 +12,9 @@ from pathlib import Path
 from typing import Any
 
 import pandas as pd
-from tqdm.auto import tqdm
 
-from ... import harness, provenance
-from ...results import measure_once, sha256
+from ... import experiment, harness, noise, provenance
+from ...results import sha256
 from .analysis import with_rates
 from .cases import (CPU_METHOD_JAGGED, CPU_METHODS, CUDA_KERNEL, GPU_METHOD_CASES, GPU_METHOD_JAGGED, GPU_METHODS,
                     HOST_KERNEL, NOT_MEASURED)
@@ -129,11 +129,13 @@ def _cuda_run(run: dict[str, Any], params: dict[str, Any]):
 
 def _measure(run: dict[str, Any], params: dict[str, Any], status: GpuStatus,
              cache: dict[str, Any]) -> tuple[pd.DataFrame, dict[str, Any]]:
-    reps, warmup = params["repetitions"], params["warmup"]
+    """One pass of `run` after its warm-up passes: the interleaving loop calls it once per round."""
+    one = {**params, "repetitions": 1}  # the kernels' and methods' own repetitions: the loop's rounds are ours
+    reps, warmup = 1, params["warmup"]
     build_info = None
     group, method, case, dtype = run["group"], run["method"], run["case"], run["dtype"]
     if group == "numa":
-        frame, validation = run_numa(int(case[-1]), params, dtype)
+        frame, validation = run_numa(int(case[-1]), one, dtype)
         build_info = harness.build_info(HOST_KERNEL)
     elif method == "C++":
         n = values_per_array(params["cpu_array_mib"], dtype)
@@ -141,7 +143,7 @@ def _measure(run: dict[str, Any], params: dict[str, Any], status: GpuStatus,
                                                   "warmup": warmup})
         frame, validation, build_info = result.timings, result.validation, result.build_info
     elif method == "CUDA C++":
-        frame, validation, build_info = _cuda_run(run, params)
+        frame, validation, build_info = _cuda_run(run, one)
     elif group == "table2":  # CuPy
         n = values_per_array(params["gpu_array_mib"], dtype)
         frame, validation = table2_python(case, dtype, n, reps, warmup, _backend(cache))
@@ -183,26 +185,43 @@ def skip_reason(run: dict[str, Any], status: GpuStatus) -> str | None:
     return None
 
 
-def measure(params: dict[str, Any], raw_dir: str | Path, status: GpuStatus,
-            progress: bool = True) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """Run (or reuse, when stored with the same parameters) every run that can run
-    here. Returns the measured rows with rates, and the runs not measured with why."""
-    raw_dir = Path(raw_dir)
-    frames, skipped, cache = [], [], {}
-    versions = provenance.package_versions()
-    for run in tqdm(plan(params), desc="gpu bandwidth", unit="run", disable=not progress):
+def groups(params: dict[str, Any], status: GpuStatus) -> tuple[list[experiment.Group], pd.DataFrame]:
+    """The runs that can run here, one group per part, element type and side (CPU
+    or GPU: their data sets differ, and only one is kept in memory at a time),
+    measured interleaved; and the runs not measured, with why."""
+    grouped: dict[tuple[str, str, str], list[dict[str, Any]]] = {}
+    skipped = []
+    for run in plan(params):
         reason = skip_reason(run, status)
         if reason:
             skipped.append({**run, "reason": f"{NOT_MEASURED}: {reason}"})
             continue
+        side = "GPU" if run["gpu_method"] else "CPU"
+        grouped.setdefault((run["group"], run["dtype"], side), []).append({**run, "name": run_name(run)})
+    return ([experiment.Group(f"{group} {dtype} ({side})", runs) for (group, dtype, side), runs in grouped.items()],
+            pd.DataFrame(skipped, columns=[*RUN_KEYS, "reason"]))
+
+
+def measure(params: dict[str, Any], raw_dir: str | Path, status: GpuStatus,
+            noise_settings: noise.Settings | None = None, progress: bool = True) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Run (or reuse, when stored with the same parameters on this machine) every
+    run that can run here, each group of `groups` interleaved pass by pass.
+    Returns the measured rows with rates, and the runs not measured with why."""
+    cache: dict[str, Any] = {}
+    versions = provenance.package_versions()
+
+    def key_of(run: dict[str, Any]) -> dict[str, Any]:
         key = {**params, **run, "versions": versions}
         if run["method"] in ("C++", "CUDA C++"):
-            name = HOST_KERNEL if run["method"] == "C++" else CUDA_KERNEL
-            key["binary_sha256"] = sha256(harness.kernel_path(name))
+            key["binary_sha256"] = sha256(harness.kernel_path(HOST_KERNEL if run["method"] == "C++" else CUDA_KERNEL))
         if run["gpu_method"]:
             key["device"] = {k: v for k, v in (status.device or {}).items() if k != "free_bytes"}
-        frames.append(measure_once(raw_dir / f"{run_name(run)}.parquet", key,
-                                   lambda: _measure(run, params, status, cache)))
-    nominal = (status.device or {}).get("nominal_gb_s")
-    frame = with_rates(pd.concat(frames, ignore_index=True), nominal) if frames else pd.DataFrame()
-    return frame, pd.DataFrame(skipped, columns=[*RUN_KEYS, "reason"])
+        return key
+
+    measured, skipped = groups(params, status)
+    if not measured:
+        return pd.DataFrame(), skipped
+    frame = experiment.measure_interleaved(
+        measured, raw_dir, key_of, lambda run, _round: _measure(run, params, status, cache), params["repetitions"],
+        noise_settings or noise.Settings(), desc="gpu bandwidth", progress=progress)
+    return with_rates(frame, (status.device or {}).get("nominal_gb_s")), skipped
