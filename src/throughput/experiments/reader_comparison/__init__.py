@@ -56,8 +56,8 @@ from .command_line import main
 from .inputs import (check_config, collection_attributes, compression_name, file_compression, file_count,
                      make_aod_like, make_numpy_copy, make_rntuple_copy, prepare_inputs, real_layout)
 from .measuring import groups, measure, plan, run_name
-from .processes import (ReaderFailed, build_java_reader, classify_failure, java_available, page_cache,
-                        parse_rootreadspeed, run_json_process)
+from .processes import (ReaderFailed, build_java_reader, build_root4j_reader, classify_failure, java_available,
+                        page_cache, parse_rootreadspeed, run_json_process)
 from .readers import _mix_sum_numpy, checksum, hex_checksum
 from .report import (cold_frame, compression_frame, escape_name, failure_summary, failures_frame, macros,
                      open_frame, plot_table1, plot_timeline, ratio_frame, real_frame, residency_macros, table1_frame)

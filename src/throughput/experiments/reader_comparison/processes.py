@@ -4,10 +4,14 @@ means, building the Java reader, ROOT's rootreadspeed, and the page_cache
 kernel that makes files warm or cold."""
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import shutil
 import subprocess
+import tarfile
+import tempfile
+import urllib.request
 from pathlib import Path
 from typing import Any
 
@@ -121,6 +125,103 @@ def build_java_reader(target: str | os.PathLike | None = None) -> Path:
             return jar
     raise harness.KernelError(f"building the Java reader failed ({' '.join(base)} in {source}): "
                               f"{(proc.stdout + proc.stderr)[-2000:]}")
+
+
+# root4j, the second Java reader: seed 000's pure-Java reader, built from source
+# (never published on Maven Central under its own coordinates) with our patch.
+ROOT4J_COMMIT = "624b697e666d2e72f8b5386eb050d7f34a72f538"
+ROOT4J_REPOSITORY = "https://github.com/diana-hep/root4j"
+ROOT4J_TARBALL = REPO.parent / "shared" / "vendor" / "root4j-624b697.tar.gz"  # see its README.md
+ROOT4J_TARBALL_SHA256 = "2062336b6d84e9a551f499d500d6b33a50e896ec50644d78f205f44d41820661"
+ROOT4J_DIR = REPO / "kernels" / "reader_comparison" / "root4j"  # root4j.patch, reader/
+ROOT4J_MAVEN = ["-DskipTests", "-Dmaven.javadoc.skip=true", "-Dmaven.source.skip=true", "-Dgpg.skip=true",
+                "-Djacoco.skip=true", "-Dmdep.skip=true",
+                "-Dmaven.compiler.source=1.8", "-Dmaven.compiler.target=1.8"]
+
+
+def _maven(goal: str, cwd: Path, extra: list[str], what: str, built: Path) -> None:
+    """Run `mvn -q goal` in `cwd`, offline first, then online; KernelError with Maven's
+    output's tail unless it succeeds and `built` exists."""
+    cache = Path(os.environ.get("XDG_CACHE_HOME", REPO / ".cache")) / "m2"
+    base = ["mvn", "-q", goal, f"-Dmaven.repo.local={cache}", *extra]
+    for argv in (base[:2] + ["-o"] + base[2:], base):  # offline first, then from Maven Central
+        proc = subprocess.run(argv, cwd=cwd, capture_output=True, text=True)
+        if proc.returncode == 0 and built.exists():
+            return
+    raise harness.KernelError(f"building {what} failed ({' '.join(base)} in {cwd}): "
+                              f"{(proc.stdout + proc.stderr)[-2000:]}")
+
+
+def _root4j_source(work: Path) -> Path:
+    """root4j at ROOT4J_COMMIT, unpacked under `work`: from the vendored tarball when it
+    is there (its checksum checked), else cloned from GitHub, else GitHub's tarball of
+    the commit. Returns its top folder."""
+    if work.exists():
+        shutil.rmtree(work)
+    work.mkdir(parents=True)
+    tarball = ROOT4J_TARBALL
+    if not tarball.is_file():
+        clone = work / "root4j"
+        git = shutil.which("git") and subprocess.run(
+            ["git", "clone", "-q", ROOT4J_REPOSITORY, str(clone)], capture_output=True, text=True)
+        if git and git.returncode == 0 and subprocess.run(
+                ["git", "-C", str(clone), "checkout", "-q", ROOT4J_COMMIT], capture_output=True).returncode == 0:
+            shutil.rmtree(clone / ".git")
+            return clone
+        shutil.rmtree(clone, ignore_errors=True)
+        tarball = work / f"root4j-{ROOT4J_COMMIT}.tar.gz"
+        try:
+            urllib.request.urlretrieve(f"{ROOT4J_REPOSITORY}/archive/{ROOT4J_COMMIT}.tar.gz", tarball)
+        except OSError as error:
+            raise harness.KernelError(f"root4j: no {ROOT4J_TARBALL}, and neither git clone nor the tarball of "
+                                      f"{ROOT4J_REPOSITORY} at {ROOT4J_COMMIT} worked: {error}") from error
+    else:
+        digest = hashlib.sha256(tarball.read_bytes()).hexdigest()
+        if digest != ROOT4J_TARBALL_SHA256:
+            raise harness.KernelError(f"root4j: {tarball} has sha256 {digest}, not {ROOT4J_TARBALL_SHA256}")
+    with tarfile.open(tarball) as archive:
+        archive.extractall(work / "src", filter="data")
+    tops = [p for p in (work / "src").iterdir() if p.is_dir()]
+    if len(tops) != 1 or not (tops[0] / "pom.xml").is_file():
+        raise harness.KernelError(f"root4j: {tarball} does not hold one folder with a pom.xml")
+    return tops[0]
+
+
+def root4j_dir() -> Path:
+    """Where the root4j reader is built: beside the laurelin reader's build."""
+    return java_dir().parent / "root4j_reader"
+
+
+def build_root4j_reader(target: str | os.PathLike | None = None) -> Path:
+    """Build the root4j reader, unless it is already built; return its jar (run it as
+    `java -jar JAR` with the laurelin reader's options). root4j at ROOT4J_COMMIT is
+    unpacked (or fetched), patched with kernels/reader_comparison/root4j/root4j.patch,
+    installed with Maven into the local repository under $XDG_CACHE_HOME/m2 as
+    org.diana-hep:root4j:0.1.7-624b697-throughput, and the reader module
+    (root4j/reader, compiling java/common too) packaged into `target`."""
+    target = Path(target) if target else root4j_dir()
+    jar = target / "root4j-reader.jar"
+    patch = ROOT4J_DIR / "root4j.patch"
+    reader = ROOT4J_DIR / "reader"
+    sources = [patch, *reader.rglob("*"), *(REPO / "kernels" / "reader_comparison" / "java" / "common").rglob("*")]
+    newest = max(p.stat().st_mtime for p in sources if p.is_file())
+    if jar.exists() and jar.stat().st_mtime >= newest:
+        return jar
+    reason = java_available()
+    if reason:
+        raise harness.KernelError(f"cannot build the root4j reader: {reason}")
+    if shutil.which("patch") is None:
+        raise harness.KernelError("cannot build the root4j reader: patch not installed")
+    source = _root4j_source(target / "root4j")
+    proc = subprocess.run(["patch", "-p1", "--forward", "--batch", "-i", str(patch)], cwd=source,
+                          capture_output=True, text=True)
+    if proc.returncode != 0:
+        raise harness.KernelError(f"root4j: {patch} does not apply to {ROOT4J_COMMIT}: "
+                                  f"{(proc.stdout + proc.stderr)[-2000:]}")
+    _maven("install", source, ROOT4J_MAVEN, "root4j", source / "target" / "root4j-0.1.7-624b697-throughput.jar")
+    _maven("package", reader, [f"-Drc.build.dir={target.resolve()}"], "the root4j reader", jar)
+    jar.touch()
+    return jar
 
 
 def rootreadspeed_path() -> Path:

@@ -1,0 +1,149 @@
+package throughput;
+
+import org.dianahep.root4j.RootFileReader;
+import org.dianahep.root4j.core.RootInput;
+import org.dianahep.root4j.interfaces.TBranch;
+import org.dianahep.root4j.interfaces.TLeaf;
+import org.dianahep.root4j.interfaces.TLeafF;
+import org.dianahep.root4j.interfaces.TTree;
+
+import throughput.ReaderCommon.Pass;
+import throughput.ReaderCommon.ReaderError;
+
+import java.io.File;
+import java.util.List;
+
+import static throughput.ReaderCommon.wallSeconds;
+
+/**
+ * The second Java reader of the reader comparison: root4j, the pure-Java ROOT
+ * reader seed 000 measured (github.com/diana-hep/root4j at 624b697, built from
+ * source with ../root4j.patch, which makes it read ROOT 6 files, LZ4 and ZSTD).
+ * It reads one float branch (flat, or jagged as a leaf list X_pt[nX]/F) basket
+ * by basket with root4j's own file parsing, decompression and entry offsets, and
+ * prints the same JSON lines as LaurelinReader and the C++ kernel read_branch
+ * (options, records, passes and exit codes: ReaderCommon, compiled from
+ * ../../java/common). Exit code 2 carries root4j's own exception.
+ */
+public final class Root4jReader {
+    static final ReaderCommon.FileReader READER = new ReaderCommon.FileReader() {
+        @Override
+        public String kernel() {
+            return "root4j_reader";
+        }
+
+        @Override
+        public String method() {
+            return "root4j";
+        }
+
+        @Override
+        public void read(String path, String tree, String branch, Pass pass) throws Exception {
+            readFile(path, tree, branch, pass);
+        }
+
+        @Override
+        public long entries(String path, String tree) {
+            return fileEntries(path, tree);
+        }
+    };
+
+    static TTree openTree(RootFileReader file, String path, String treeName) throws Exception {
+        Object tree = file.hasKey(treeName) ? file.get(treeName) : null;
+        if (!(tree instanceof TTree)) {
+            throw new ReaderError("file " + path + ": no tree '" + treeName + "'", 2);
+        }
+        return (TTree) tree;
+    }
+
+    static void readFile(String path, String treeName, String branchName, Pass pass) throws Exception {
+        double t0 = wallSeconds();
+        RootFileReader file = new RootFileReader(new File(path));
+        try {
+            TTree tree = openTree(file, path, treeName);
+            TBranch branch = null;
+            for (int i = 0; i < tree.getBranches().size(); i++) {
+                TBranch b = (TBranch) tree.getBranches().get(i);
+                if (b.getName().equals(branchName)) {
+                    branch = b;
+                }
+            }
+            if (branch == null) {
+                throw new ReaderError("file " + path + ", branch " + branchName + ": no such branch in tree '"
+                        + treeName + "'", 2);
+            }
+            List<?> leaves = branch.getLeaves();
+            if (leaves == null || leaves.size() != 1 || !(leaves.get(0) instanceof TLeafF)) {
+                throw new ReaderError("file " + path + ", branch " + branchName + ": not a single float leaf ("
+                        + (leaves == null || leaves.isEmpty() ? "no leaves" : ((TLeaf) leaves.get(0)).getClass()
+                        .getSimpleName()) + ")", 2);
+            }
+            TLeaf leaf = (TLeaf) leaves.get(0);
+            long entries = Math.min(tree.getEntries(), branch.getEntries());
+            // Basket k holds entries [starts[k], starts[k + 1]); the last one, the basket
+            // being written (fWriteBasket), is often kept inside the TTree itself when a
+            // file was not closed cleanly (the CMS NanoAOD file): it ends at the last entry.
+            long[] starts = branch.getBasketEntry();
+            int baskets = branch.getWriteBasket() + 1;
+            pass.openSeconds += wallSeconds() - t0;
+            for (int k = 0; k < baskets; k++) {
+                long start = starts == null ? 0 : starts[k];
+                long stop = Math.min(k + 1 < baskets ? starts[k + 1] : entries, entries);
+                if (stop <= start) {
+                    continue;
+                }
+                pass.values(basket(branch, leaf, start, stop), stop - start);
+            }
+        } finally {
+            file.close();
+        }
+    }
+
+    /**
+     * The values of entries [start, stop) of one basket: root4j positions its
+     * decompressed buffer at each entry (its entry offsets, or the fixed entry size
+     * of a flat branch); the values of entry e lie between its position and the next
+     * entry's, the last entry's up to the end of the basket's data (fLast).
+     */
+    static float[] basket(TBranch branch, TLeaf leaf, long start, long stop) throws Exception {
+        long[] position = new long[(int) (stop - start) + 1];
+        RootInput in = null;
+        for (long e = start; e < stop; e++) {
+            in = branch.setPosition(leaf, e);  // the same basket, decompressed once
+            position[(int) (e - start)] = in.getPosition();
+        }
+        position[position.length - 1] = in.getLast();
+        long bytes = position[position.length - 1] - position[0];
+        for (int i = 0; i + 1 < position.length; i++) {
+            long size = position[i + 1] - position[i];
+            if (size < 0 || size % 4 != 0) {
+                throw new ReaderError("entry " + (start + i) + " has " + size + " bytes, not a float array", 2);
+            }
+        }
+        // The entries of a leaf-list branch lie back to back: read them in one go.
+        float[] values = new float[(int) (bytes / 4)];
+        in.setPosition(position[0]);
+        in.readFixedArray(values);
+        return values;
+    }
+
+    static long fileEntries(String path, String tree) {
+        try {
+            RootFileReader file = new RootFileReader(new File(path));
+            try {
+                return openTree(file, path, tree).getEntries();
+            } finally {
+                file.close();
+            }
+        } catch (Exception e) {
+            return -1;
+        }
+    }
+
+    public static void main(String[] args) {
+        ReaderCommon.main(READER, args);
+    }
+
+    private Root4jReader() {
+    }
+}

@@ -1,0 +1,131 @@
+"""root4j, the second Java reader: built from source with our patch, it reads flat and
+jagged float branches of ROOT 6 files (ZLIB, LZ4, ZSTD), of the project's NanoAOD-like
+files, of the real CMS NanoAOD file and of an older file, and its items and checksums
+equal uproot's, computed here from the same files."""
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import awkward as ak
+import numpy as np
+import pytest
+import uproot
+
+from throughput import config, datasets, harness
+from throughput.experiments import reader_comparison as rc
+
+SECTION = config.validate({}, check_resources=False)["datasets"]
+KERNELS_USED = ("page_cache", "make_nanoaod_like")  # checked by conftest's built_kernels
+
+# ROOT's compression settings (algorithm * 100 + level) of the files written here.
+COMPRESSIONS = {"ZLIB": 101, "LZ4": 404, "ZSTD": 505}
+
+# A flat float branch "x" and a jagged one "v[n]/F" (the layout of NanoAOD's X_pt[nX]/F),
+# in several baskets, with values whose bits matter: -0, denormals, infinities, NaN.
+WRITE = """
+import array, sys, ROOT
+path, setting = sys.argv[1], int(sys.argv[2])
+f = ROOT.TFile.Open(path, "RECREATE", "", setting)
+t = ROOT.TTree("Events", "root4j test")
+x = array.array("f", [0.0]); n = array.array("i", [0]); v = array.array("f", [0.0] * 16)
+t.Branch("x", x, "x/F"); t.Branch("n", n, "n/I"); t.Branch("v", v, "v[n]/F")
+t.SetAutoFlush(1000)
+special = [0.0, -0.0, 1e-45, -3e-39, float("inf"), -float("inf"), float("nan"), 3.4e38]
+r = ROOT.TRandom3(7)
+for i in range(5000):
+    x[0] = special[i % len(special)] if i % 97 == 0 else r.Gaus(0, 50)
+    n[0] = (i * 7) % 11
+    for j in range(n[0]):
+        v[j] = special[j % len(special)] if i % 89 == 0 else r.Exp(30.0)
+    t.Fill()
+t.Write(); f.Close()
+"""
+
+
+@pytest.fixture(scope="module")
+def jar():
+    reason = rc.java_available()
+    if reason:
+        pytest.skip(reason)
+    return rc.build_root4j_reader()
+
+
+@pytest.fixture(scope="module")
+def written(tmp_path_factory):
+    """One file per compression, written by ROOT (PyROOT, in a process of its own)."""
+    folder = tmp_path_factory.mktemp("root4j")
+    paths = {}
+    for name, setting in COMPRESSIONS.items():
+        path = folder / f"{name.lower()}.root"
+        subprocess.run([sys.executable, "-c", WRITE, str(path), str(setting)], check=True, capture_output=True)
+        assert rc.file_compression(path) == name
+        paths[name] = str(path)
+    return paths
+
+
+def _expected(path: str, tree: str, branch: str) -> tuple[int, int, str]:
+    """Events, items and checksum computed with uproot, independently of root4j."""
+    array = uproot.open(path)[tree][branch].array()
+    values = np.asarray(ak.flatten(array, axis=None), dtype=np.float32)
+    return len(array), len(values), rc.hex_checksum(rc.checksum(values))
+
+
+def _read(jar, path: str, tree: str, branches: list[str], **extra) -> dict[str, tuple[int, int, str]]:
+    args = {"files": path, "tree": tree, "branches": ",".join(branches), "reps": 2, "warmup": 1,
+            "cache": "warm", "sample-every": 1000, "page-cache-tool": str(harness.kernel_path("page_cache")),
+            **extra}
+    argv = ["java", "-jar", str(jar)] + [x for k, v in args.items() for x in (f"--{k}", str(v))]
+    records = rc.run_json_process(argv, "root4j_reader", timeout_s=300)
+    timing = records["timing"]
+    assert len(timing) == 3 * len(branches) and {r["method"] for r in timing} == {"root4j"}
+    assert {r["kernel"] for r in timing} == {"root4j_reader"}
+    return {r["branch"]: (r["events"], r["items"], r["checksum"]) for r in records["result"]}
+
+
+def _check(jar, path: str, tree: str, branches: list[str]) -> None:
+    got = _read(jar, path, tree, branches)
+    for branch in branches:
+        expected = _expected(path, tree, branch)
+        assert expected[1] > 0
+        assert got[branch] == expected, (path, branch)
+
+
+@pytest.mark.parametrize("compression", list(COMPRESSIONS))
+def test_root4j_reads_flat_and_jagged_floats_as_uproot(jar, written, compression):
+    _check(jar, written[compression], "Events", ["x", "v"])
+
+
+def test_root4j_reads_the_nanoaod_like_files(jar, tmp_path):
+    """The generator's files (LZ4, ROOT >= 6.12 TTree with TIOFeatures): counter nX plus X_pt[nX]/F."""
+    path = tmp_path / "nano.root"
+    datasets.make_nanoaod_like(path, 300, "LZ4", SECTION, progress=False)
+    _check(jar, str(path), "Events", ["Jet_pt", "Muon_pt"])
+
+
+def test_root4j_reads_the_real_cms_nanoaod_file(jar):
+    """Its last baskets are kept inside the TTree (fWriteBasket): laurelin fails on this file."""
+    path = str(datasets.real_file(datasets.NANOAOD_SOURCE, SECTION))
+    _check(jar, path, "Events", ["Jet_pt", "MET_pt", "LHEPdfWeight"])
+
+
+def test_root4j_reads_an_older_file(jar):
+    """uproot-HZZ.root, written by an older ROOT (no TIOFeatures): jagged Muon_Px, flat MET_px."""
+    path = str(datasets.real_file("uproot-HZZ.root", SECTION))
+    _check(jar, path, "events", ["Muon_Px", "MET_px"])
+
+
+def test_a_wrong_root4j_is_caught(jar, written):
+    """--corrupt-for-test flips a checksum bit: the comparison above would fail."""
+    path = written["ZLIB"]
+    got = _read(jar, path, "Events", ["x"], **{"corrupt-for-test": 1})
+    assert got["x"] != _expected(path, "Events", "x")
+
+
+def test_root4j_errors_name_file_and_branch(jar, written):
+    path = written["ZSTD"]
+    for branch, words in (("nope", "no such branch"), ("n", "not a single float leaf")):
+        with pytest.raises(rc.ReaderFailed) as failure:
+            _read(jar, path, "Events", [branch])
+        assert f"file {path}" in failure.value.error and f"branch {branch}" in failure.value.error
+        assert words in failure.value.error and "exited with 2" in str(failure.value)
