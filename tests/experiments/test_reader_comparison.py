@@ -376,7 +376,7 @@ def test_plan_covers_every_reader_set_and_cache_state():
     assert by[("real/uproot-HZZ", "warm", "cpp")]["branches"] == ["Jet_Px", "Photon_Px", "Electron_Px", "Muon_Px"]
     assert ("nanoaod/ZLIB", "warm", "rootreadspeed") in by and ("nanoaod/LZ4", "warm", "rootreadspeed") in by
     assert not any(r["group"] == "rootreadspeed" and (r["cache"] == "cold" or r["role"] == "real") for r in runs)
-    assert {r["group"] for r in runs} == {"cpp", "uproot", "numpy", "laurelin", "rootreadspeed"}
+    assert {r["group"] for r in runs} == {"cpp", "uproot", "numpy", "laurelin", "root4j", "rootreadspeed"}
     assert len({rc.run_name(r) for r in runs}) == len(runs)
 
 
@@ -384,7 +384,7 @@ def test_plan_covers_every_reader_set_and_cache_state():
     ({"cold_collections": ["Jet"], "collections": ["Muon"]}, "reader_comparison.cold_collections"),
     ({"timeline_collection": "Tau", "collections": ["Jet"]}, "reader_comparison.timeline_collection"),
     ({"real_files": ["no-such-file.root"]}, "reader_comparison.real_files"),
-    ({"readers": ["columnar", "root4j"]}, "reader_comparison.readers[1]"),
+    ({"readers": ["columnar", "root5j"]}, "reader_comparison.readers[1]"),
     ({"sample_every": 0}, "reader_comparison.sample_every"),
 ])
 def test_config_errors_name_the_key(tmp_path, bad, key):

@@ -12,8 +12,9 @@ is read by every reader, one process per reader group and input set:
 * uproot (today's non-C++ implementation, as root4j was) and the same values
   as a deflate-compressed Numpy file (the seed's baseline), in Python
   (``python -m throughput.experiments.reader_comparison read``);
-* a Java reader, laurelin from Maven Central (kernels/reader_comparison/java):
-  root4j is not published there and cannot parse ROOT 6 files;
+* two Java readers: laurelin from Maven Central (kernels/reader_comparison/java)
+  and the seed's root4j, built from its pinned source with our patch
+  (kernels/reader_comparison/root4j; processes.build_root4j_reader);
 * ROOT's own ``rootreadspeed`` on the same branches, the reference the C++
   readers are held against.
 

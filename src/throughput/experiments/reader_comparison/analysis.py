@@ -13,7 +13,8 @@ import pandas as pd
 
 from ... import references
 from .inputs import collection_attributes
-from .vocabulary import LAYOUTS, NUMPY_TARGET, TREE_CPP_METHODS, branch_name, collection_of, tree_name
+from .vocabulary import (LAYOUTS, NUMPY_TARGET, TIMELINE_READERS, TREE_CPP_METHODS, branch_name, collection_of,
+                         tree_name)
 
 # --- validation ----------------------------------------------------------------------------------
 
@@ -201,8 +202,8 @@ def targets(table: pd.DataFrame, set_name: str, branch: str) -> dict[str, Any]:
             / _rate(table, set_name, "warm", "columnar", branch, "wall_s")}
 
 
-def timeline(frame: pd.DataFrame, set_name: str, branch: str, readers: tuple[str, ...] = ("columnar", "uproot",
-                                                                                            "laurelin")) -> pd.DataFrame:
+def timeline(frame: pd.DataFrame, set_name: str, branch: str,
+             readers: tuple[str, ...] = TIMELINE_READERS) -> pd.DataFrame:
     """ns per value between consecutive samples, against the values read since the
     process started (all passes of that reader's first process in order, warm-up
     included: each round of the interleaving is a process of its own)."""

@@ -1,5 +1,5 @@
 """The command line, ``python -m throughput.experiments.reader_comparison
-{read,make-aod,make-numpy,make-rntuple,build-java} ...``: the entry points of
+{read,make-aod,make-numpy,make-rntuple,build-java,build-root4j} ...``: the entry points of
 the workflow's rules and of the Python reader processes."""
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import sys
 
 from ... import harness
 from .inputs import make_aod_like, make_numpy_copy, make_rntuple_copy
-from .processes import build_java_reader
+from .processes import build_java_reader, build_root4j_reader
 from .readers import ReaderError, read_main
 from .vocabulary import COMPRESSIONS, LAYOUTS, branch_name, tree_name
 
@@ -16,7 +16,7 @@ def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     if not argv:
         print("usage: python -m throughput.experiments.reader_comparison "
-              "{read,make-aod,make-numpy,make-rntuple,build-java} ...", file=sys.stderr)
+              "{read,make-aod,make-numpy,make-rntuple,build-java,build-root4j} ...", file=sys.stderr)
         return 2
     command, rest = argv[0], argv[1:]
     try:
@@ -52,6 +52,10 @@ def main(argv: list[str] | None = None) -> int:
             parser.add_argument("target")
             a = parser.parse_args(rest)
             build_java_reader(a.target)
+        elif command == "build-root4j":
+            parser.add_argument("target")
+            a = parser.parse_args(rest)
+            build_root4j_reader(a.target)
         else:
             print(f"unknown command {command!r}", file=sys.stderr)
             return 2

@@ -16,10 +16,10 @@ from ... import REPO, experiment, harness, noise, provenance
 from ...results import input_identity, sha256
 from . import readers
 from .inputs import counter_of
-from .processes import (ReaderFailed, build_java_reader, classify_failure, java_available, java_dir,
-                        run_json_process, run_rootreadspeed)
-from .vocabulary import (COLLECTIONS, CPP_METHODS, HZZ_COLLECTIONS, LAYOUTS, PYTHON_READERS, READER_BY_NAME,
-                         READER_TABLE, branch_name, collection_of, tree_name)
+from .processes import (ReaderFailed, build_java_reader, build_root4j_reader, classify_failure, java_available,
+                        java_dir, root4j_dir, run_json_process, run_rootreadspeed)
+from .vocabulary import (COLLECTIONS, CPP_METHODS, HZZ_COLLECTIONS, JAVA_READERS, LAYOUTS, PYTHON_READERS,
+                         READER_BY_NAME, READER_TABLE, branch_name, collection_of, tree_name)
 
 def plan(params: dict[str, Any], inputs: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:
     """Every process to run: one per input set, cache state and reader group.
@@ -96,15 +96,15 @@ def _measure_pass(run: dict[str, Any], spec: dict[str, Any], params: dict[str, A
             argv = [sys.executable, "-m", "throughput.experiments.reader_comparison", "read"]
             argv += [x for k, v in args.items() for x in (f"--{k}", str(v))]
             frame = _records_frame(run_json_process(argv, label))
-        elif run["group"] == "laurelin":
+        elif run["group"] in JAVA_READERS:
             reason = java_available()
             if reason is None:
                 try:
-                    jar = build_java_reader()
+                    jar = JAVA_BUILDS[run["group"]]()
                 except harness.KernelError as error:  # e.g. Maven Central out of reach on a fresh host
                     reason = f"not measured here: {error}"
             if reason:
-                frame = _unread_rows("not_measured", ["laurelin"], run["branches"], reason)
+                frame = _unread_rows("not_measured", [run["group"]], run["branches"], reason)
             else:
                 args = {**common, "page-cache-tool": str(harness.kernel_path("page_cache"))}
                 argv = ["java", "-jar", str(jar)] + [x for k, v in args.items() for x in (f"--{k}", str(v))]
@@ -131,15 +131,30 @@ def _unread_rows(kind: str, methods: list[str], branches: list[str], reason: str
                          for method in methods for b in branches])
 
 
+# The Java readers: how each is built, where its jar is, and the sources it is built from.
+JAVA_BUILDS = {"laurelin": build_java_reader, "root4j": build_root4j_reader}
+JAVA_JARS = {"laurelin": lambda: java_dir() / "laurelin-reader.jar", "root4j": lambda: root4j_dir() / "root4j-reader.jar"}
+JAVA_SOURCES = {"laurelin": (REPO / "kernels" / "reader_comparison" / "java",),
+                "root4j": (REPO / "kernels" / "reader_comparison" / "root4j",
+                           REPO / "kernels" / "reader_comparison" / "java" / "common")}
+
+
+def _tree_hash(*folders: Path) -> str:
+    """sha256 over every file below `folders`, in order."""
+    digest = hashlib.sha256()
+    for folder in folders:
+        for path in sorted(p for p in folder.rglob("*") if p.is_file()):
+            digest.update(path.read_bytes())
+    return digest.hexdigest()
+
+
 def _version_key(run: dict[str, Any]) -> dict[str, Any]:
     if run["group"] == "cpp":
         return {"binary_sha256": sha256(harness.kernel_path("read_branch"))}
-    if run["group"] == "laurelin":
-        source = REPO / "kernels" / "reader_comparison" / "java"
-        return {"java_sources": hashlib.sha256(b"".join(p.read_bytes() for p in sorted(source.rglob("*"))
-                                                        if p.is_file())).hexdigest(),
+    if run["group"] in JAVA_READERS:
+        return {"java_sources": _tree_hash(*JAVA_SOURCES[run["group"]]),
                 "java": java_available() or shutil.which("java"),
-                "jar_built": (java_dir() / "laurelin-reader.jar").exists()}
+                "jar_built": JAVA_JARS[run["group"]]().exists()}
     if run["group"] == "rootreadspeed":
         return {"root": provenance.package_versions()["root"]}
     return {"uproot": provenance.package_versions()["uproot"], "numpy": provenance.package_versions()["numpy"],

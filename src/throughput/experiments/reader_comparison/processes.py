@@ -10,7 +10,6 @@ import os
 import shutil
 import subprocess
 import tarfile
-import tempfile
 import urllib.request
 from pathlib import Path
 from typing import Any

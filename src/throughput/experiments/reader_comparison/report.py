@@ -16,8 +16,9 @@ import pandas as pd
 from ... import paper, provenance
 from .analysis import UNREAD_RECORDS, _rate, targets, warmup_factor
 from .inputs import collection_attributes
-from .vocabulary import (COLLECTIONS, COLORS, COMPRESSIONS, LABELS, NUMPY_TARGET, READERS, SEED_TABLE1, branch_name,
-                         tree_name)
+from .processes import ROOT4J_COMMIT
+from .vocabulary import (COLLECTIONS, COLORS, COMPRESSIONS, LABELS, NUMPY_TARGET, READERS, SEED_TABLE1,
+                         TIMELINE_READERS, branch_name, tree_name)
 
 # --- tables for the paper (cells as LaTeX strings) -----------------------------------------------
 
@@ -198,7 +199,6 @@ def open_frame(table: pd.DataFrame, sets: list[str]) -> pd.DataFrame:
 
 # --- figures and numbers for the paper ------------------------------------------------------------
 
-TIMELINE_READERS = ("columnar", "uproot", "laurelin")
 BYTES_PER_VALUE = 4  # float32, decompressed
 
 
@@ -281,6 +281,17 @@ def _verdict_rootreadspeed(goals: dict[str, dict[str, Any]]) -> str:
             f"nothing with the values it reads, while our readers compute the checksum of every value and sample "
             f"the rate; and its time per pass is the difference of two runs of the tool, noisy when a pass takes "
             f"only milliseconds")
+
+
+def _outcome(reader: str, table: pd.DataFrame, unreadable: pd.DataFrame) -> str:
+    """Which input sets `reader` read in this run, and which not, with the short reason."""
+    read = sorted(set(table[table["reader"] == reader]["set"]))
+    unread = unreadable[unreadable["reader"] == reader].drop_duplicates(["set", "record"])
+    if not read and unread.empty:
+        return "it was not run (not among the configured readers)"
+    parts = [f"it read {len(read)} input set{'s' if len(read) != 1 else ''}"]
+    parts += [f"{UNREAD_RECORDS[row.record]} {row.set}: {failure_summary(row.message)}" for row in unread.itertuples()]
+    return "; ".join(parts)
 
 
 def macros(params: dict[str, Any], table: pd.DataFrame, rated: pd.DataFrame, unreadable: pd.DataFrame,
@@ -399,6 +410,11 @@ def macros(params: dict[str, Any], table: pd.DataFrame, rated: pd.DataFrame, unr
         "RcColdColumnar": n(cold_ratio, 2),
         "RcLaurelinCannot": paper.escape(" and ".join(cannot_list) if cannot_list else "no compression here"),
         "RcJavaWarmup": n(warmup_factor(line, "laurelin"), 2),
+        "RcRootFourJVsCpp": n(1 / ratio(aod, "aod", "root4j"), 2),
+        "RcRootFourJWarmup": n(warmup_factor(line, "root4j"), 2),
+        "RcOpenRootFourJMs": n(open_ms(nano, "root4j")),
+        "RcRootFourJOutcome": paper.escape(_outcome("root4j", table, unreadable)),
+        "RcRootFourJCommit": paper.escape(ROOT4J_COMMIT[:7]),
         "RcCppWarmup": n(warmup_factor(line, "columnar"), 2),
     }
 

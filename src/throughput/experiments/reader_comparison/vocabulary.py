@@ -33,6 +33,7 @@ READER_TABLE = (
     Reader("rntuple", "RNTupleReader", "tab:pink", "cpp", "rntuple"),
     Reader("uproot", "uproot", "tab:orange", "python", "ttree"),
     Reader("laurelin", "Java (laurelin)", "tab:red", "java", "ttree"),
+    Reader("root4j", "Java (root4j, patched)", "darkred", "java", "ttree"),  # the seed's own Java reader
     Reader("numpy", "Numpy file", "tab:gray", "python", "numpy"),
     Reader("rootreadspeed", "rootreadspeed", "black", "tool", "ttree"),  # ROOT's reference tool
 )
@@ -40,9 +41,12 @@ READER_BY_NAME = {r.name: r for r in READER_TABLE}
 CPP_METHODS = tuple(r.name for r in READER_TABLE if r.language == "cpp")
 TREE_CPP_METHODS = tuple(r.name for r in READER_TABLE if r.language == "cpp" and r.format == "ttree")  # rootreadspeed's peers
 PYTHON_READERS = tuple(r.name for r in READER_TABLE if r.language == "python")
+JAVA_READERS = tuple(r.name for r in READER_TABLE if r.language == "java")
 READERS = tuple(r.name for r in READER_TABLE if r.language != "tool")  # the measured readers, in table order
 LABELS = {r.name: r.label for r in READER_TABLE}
 COLORS = {r.name: r.colour for r in READER_TABLE}
+# Figure 1's analogue: the columnar C++ reader, uproot and the Java readers (the seed's root4j among them).
+TIMELINE_READERS = ("columnar", "uproot", *JAVA_READERS)
 COMPRESSIONS = ("none", "ZLIB", "LZ4", "ZSTD", "LZMA")
 LAYOUTS = {
     # layout: (tree, value attribute, collections)
