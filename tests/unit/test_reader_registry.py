@@ -33,7 +33,15 @@ def test_the_configs_readers_are_the_measured_readers_in_table_order():
 def test_derived_groups_follow_the_table():
     assert vocabulary.CPP_METHODS == ("columnar", "bulk", "ttreereader", "draw", "rdataframe", "cmssw", "rntuple")
     assert "rntuple" not in vocabulary.TREE_CPP_METHODS and set(vocabulary.TREE_CPP_METHODS) < set(vocabulary.CPP_METHODS)
-    assert set(vocabulary.LABELS) == set(vocabulary.COLORS) == {r.name for r in vocabulary.READER_TABLE}
+
+
+def test_every_python_and_java_reader_has_its_implementation():
+    # a reader added to the table without its code would only fail when the workflow runs it
+    from throughput.experiments.reader_comparison import measuring, readers
+    assert set(readers._PYTHON_READ) == set(vocabulary.PYTHON_READERS)
+    assert set(measuring.JAVA_BUILDS) == set(vocabulary.JAVA_READERS)
+    for name, build in measuring.JAVA_BUILDS.items():
+        assert all(folder.is_dir() for folder in build.sources), (name, build.sources)
 
 
 @pytest.mark.parametrize("copies", [{"rntuple": [], "numpy": []}, {"rntuple": ["x.ntuple.root"], "numpy": ["x.npz"]}])

@@ -7,8 +7,9 @@ from __future__ import annotations
 import hashlib
 import shutil
 import sys
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 import pandas as pd
 
@@ -100,7 +101,7 @@ def _measure_pass(run: dict[str, Any], spec: dict[str, Any], params: dict[str, A
             reason = java_available()
             if reason is None:
                 try:
-                    jar = JAVA_BUILDS[run["group"]]()
+                    jar = JAVA_BUILDS[run["group"]].build()
                 except harness.KernelError as error:  # e.g. Maven Central out of reach on a fresh host
                     reason = f"not measured here: {error}"
             if reason:
@@ -131,12 +132,22 @@ def _unread_rows(kind: str, methods: list[str], branches: list[str], reason: str
                          for method in methods for b in branches])
 
 
-# The Java readers: how each is built, where its jar is, and the sources it is built from.
-JAVA_BUILDS = {"laurelin": build_java_reader, "root4j": build_root4j_reader}
-JAVA_JARS = {"laurelin": lambda: java_dir() / "laurelin-reader.jar", "root4j": lambda: root4j_dir() / "root4j-reader.jar"}
-JAVA_SOURCES = {"laurelin": (REPO / "kernels" / "reader_comparison" / "java",),
-                "root4j": (REPO / "kernels" / "reader_comparison" / "root4j",
-                           REPO / "kernels" / "reader_comparison" / "java" / "common")}
+@dataclass(frozen=True)
+class JavaBuild:
+    """How a Java reader of READER_TABLE is built, where its jar is, and the
+    sources it is built from (their hash is part of its runs' reuse key)."""
+
+    build: Callable[[], Path]
+    jar: Callable[[], Path]
+    sources: tuple[Path, ...]
+
+
+JAVA = REPO / "kernels" / "reader_comparison"
+JAVA_BUILDS = {
+    "laurelin": JavaBuild(build_java_reader, lambda: java_dir() / "laurelin-reader.jar", (JAVA / "java",)),
+    "root4j": JavaBuild(build_root4j_reader, lambda: root4j_dir() / "root4j-reader.jar",
+                        (JAVA / "root4j", JAVA / "java" / "common")),
+}
 
 
 def _tree_hash(*folders: Path) -> str:
@@ -152,9 +163,9 @@ def _version_key(run: dict[str, Any]) -> dict[str, Any]:
     if run["group"] == "cpp":
         return {"binary_sha256": sha256(harness.kernel_path("read_branch"))}
     if run["group"] in JAVA_READERS:
-        return {"java_sources": _tree_hash(*JAVA_SOURCES[run["group"]]),
+        return {"java_sources": _tree_hash(*JAVA_BUILDS[run["group"]].sources),
                 "java": java_available() or shutil.which("java"),
-                "jar_built": JAVA_JARS[run["group"]]().exists()}
+                "jar_built": JAVA_BUILDS[run["group"]].jar().exists()}
     if run["group"] == "rootreadspeed":
         return {"root": provenance.package_versions()["root"]}
     return {"uproot": provenance.package_versions()["uproot"], "numpy": provenance.package_versions()["numpy"],
