@@ -155,13 +155,19 @@ def rotated(items: Sequence[Any], repetition: int) -> list[Any]:
     return list(items[start:]) + list(items[:start])
 
 
+NAMED_NOISY = 8  # noisy runs a sentence names, the noisiest first
+
+
 def describe(frame: pd.DataFrame, settings: Settings, labels: Mapping[str, str] | None = None) -> str:
     """One sentence, from the rows of throughput.experiment.measure_interleaved,
     on how quiet the machine was and which runs stayed noisy (named by
-    `labels[run]` where given)."""
+    `labels[run]` where given, with their coefficient of variation; the
+    noisiest NAMED_NOISY of them)."""
     measured = frame[~frame["warmup"]]
     series = measured.groupby("run")[["cv", "noisy", "attempt"]].max()
-    noisy = [(labels or {}).get(run, run) for run in series.index[series["noisy"]]]
+    # the noisiest first; a paper sentence names at most NAMED_NOISY of them
+    worst = series[series["noisy"].astype(bool)].sort_values("cv", ascending=False)
+    noisy = [f"{(labels or {}).get(run, run)} ({cv:.0%})" for run, cv in worst["cv"].items()]
     remeasured = int((series["attempt"] > 0).sum())
     load = (f"other processes kept {measured['others_cores'].mean():.2f} cores busy on average "
             f"(at most {measured['others_cores'].max():.2f}), the 1-minute load average reached "
@@ -169,9 +175,11 @@ def describe(frame: pd.DataFrame, settings: Settings, labels: Mapping[str, str] 
             f"of the CPU time was stolen by the hypervisor")
     known = series["cv"].dropna()
     if noisy:
+        named = ", ".join(noisy[:NAMED_NOISY]) + (f" and {len(noisy) - NAMED_NOISY} more (their tables mark "
+                                                  f"each)" if len(noisy) > NAMED_NOISY else "")
         verdict = (f"{len(noisy)} of {len(series)} runs still spread by more than a {settings.max_cv:.0%} "
                    f"coefficient of variation after {settings.max_remeasures} re-measures of their group and are "
-                   f"flagged: {', '.join(noisy)}")
+                   f"flagged: {named}")
     elif known.empty:
         verdict = "with one timed pass per run, no spread is known, so no figure could be judged noisy"
     else:

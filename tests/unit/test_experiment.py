@@ -96,7 +96,7 @@ def test_a_group_that_stays_noisy_is_flagged_not_dropped(tmp_path):
     assert flagged.to_dict() == {"A": False, "B": True, "C": False}
     assert results.read_raw(tmp_path / "B.parquet")[1]["noise"]["noisy"] is True
     sentence = noise.describe(frame, noise.Settings(max_cv=0.1, max_remeasures=2))
-    assert "1 of 3 runs" in sentence and "B" in sentence and "flagged" in sentence
+    assert "1 of 3 runs" in sentence and "flagged: B (43%)" in sentence
 
 
 def test_a_stored_group_is_reused_and_a_partly_stored_one_measured_again_whole(tmp_path):
@@ -202,3 +202,12 @@ def test_the_noise_sentence_says_when_no_spread_is_known(tmp_path):
     macros = noise.paper_macros("Xx", several, noise.Settings(max_remeasures=0), section="writing")
     assert set(macros) == {"Xx" + name for name in noise.PAPER_MACROS}
     assert macros["XxRemeasured"] == r"not measured again (\texttt{writing.remeasure\_noisy} is off)"
+
+
+def test_the_noise_sentence_names_the_noisiest_runs_only():
+    runs = [f"r{i}" for i in range(12)]
+    frame = pd.DataFrame({"run": runs, "warmup": False, "cv": [0.11 + 0.01 * i for i in range(12)], "noisy": True,
+                          "attempt": 0, "others_cores": 0.0, "load_avg_1min": 0.0, "steal_fraction": 0.0})
+    sentence = noise.describe(frame, noise.Settings(max_remeasures=0))
+    assert "12 of 12 runs" in sentence and "flagged: r11 (22%), r10 (21%)" in sentence
+    assert f"and {12 - noise.NAMED_NOISY} more" in sentence and "r0 " not in sentence
