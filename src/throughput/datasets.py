@@ -80,14 +80,23 @@ def level(section: dict[str, Any], compression: str) -> int:
     return 0 if compression == "none" else section["levels"][compression]
 
 
+def disk_problem(need: float, what: str, directory: str | os.PathLike = ".") -> str | None:
+    """'<what> need about N GB on disk, M GB free in <directory>' when `need` bytes
+    would take more than 80% of the free space there, else None (one wording for
+    every experiment's check: the tests and users look for "on disk")."""
+    free = shutil.disk_usage(Path(directory).resolve()).free
+    if need <= 0.8 * free:
+        return None
+    return f"{what} need about {need / 1e9:.1f} GB on disk, {free / 1e9:.1f} GB free in {Path(directory).resolve()}"
+
+
 def check_disk(files: int, events_per_file: int, compression: str, directory: str | os.PathLike,
                key: str, problems: list[str]) -> None:
     """Add a problem naming `key` when `files` generated files would not fit on disk."""
-    need = files * events_per_file * BYTES_PER_EVENT_ESTIMATE[compression]
-    free = shutil.disk_usage(Path(directory).resolve()).free
-    if need > 0.8 * free:
-        problems.append(f"config key '{key}': {files} files of {events_per_file} events ({compression}) need about "
-                        f"{need / 1e9:.1f} GB on disk, {free / 1e9:.1f} GB free in {Path(directory).resolve()}")
+    problem = disk_problem(files * events_per_file * BYTES_PER_EVENT_ESTIMATE[compression],
+                           f"config key '{key}': {files} files of {events_per_file} events ({compression})", directory)
+    if problem:
+        problems.append(problem)
 
 
 def make_nanoaod_like(output: str | os.PathLike, events: int, compression: str, section: dict[str, Any],

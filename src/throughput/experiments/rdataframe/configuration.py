@@ -4,8 +4,6 @@ throughput.config before any job starts)."""
 from __future__ import annotations
 
 import copy
-import shutil
-from pathlib import Path
 from typing import Any
 
 from ... import datasets, machine_fit
@@ -55,11 +53,11 @@ def check_config(section: dict[str, Any], fit: machine_fit.Fitter) -> None:
                         "(the seed's reference method every other is compared with)")
     sets = file_sets(section)
     need = sum(n * section["events_per_file"] * datasets.BYTES_PER_EVENT_ESTIMATE[c] for c, n in sets.items())
-    free = shutil.disk_usage(Path(".").resolve()).free
-    if need > 0.8 * free:
-        problems.append(f"config key 'rdataframe.files' = {section['files']} (with rdataframe.events_per_file = "
-                        f"{section['events_per_file']}, compression_files and rate_model.files): the input files "
-                        f"need about {need / 1e9:.1f} GB on disk, {free / 1e9:.1f} GB free in {Path('.').resolve()}")
+    problem = datasets.disk_problem(need, f"config key 'rdataframe.files' = {section['files']} (with "
+                                          f"rdataframe.events_per_file = {section['events_per_file']}, compression_files "
+                                          f"and rate_model.files): the input files")
+    if problem:
+        problems.append(problem)
 
 
 def counts(maximum: int, spacing: str) -> list[int]:

@@ -6,13 +6,12 @@ from __future__ import annotations
 
 import math
 import os
-import shutil
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from ... import harness, machine_fit, references
+from ... import datasets, harness, machine_fit, references
 from ...results import atomic_path
 from .readers import ReaderError, checksum, hex_checksum
 from .vocabulary import (AOD_BYTES_PER_EVENT_ESTIMATE, COLLECTIONS, COMPRESSIONS, LAYOUTS,
@@ -149,10 +148,10 @@ def check_config(section: dict[str, Any], fit: machine_fit.Fitter) -> None:
                 + section["aod_events"] * AOD_BYTES_PER_EVENT_ESTIMATE["ZLIB"]
                 + sum(section["scan_events"] * NANOAOD_BYTES_PER_EVENT_ESTIMATE[c]
                       for c in section["compression_scan"]))
-    free = shutil.disk_usage(Path(".").resolve()).free
-    if need > 0.8 * free:
-        problems.append(f"config key 'reader_comparison': nanoaod_events, aod_events and scan_events need about "
-                        f"{need / 1e9:.1f} GB of generated files, {free / 1e9:.1f} GB free in {Path('.').resolve()}")
+    problem = datasets.disk_problem(need, "config key 'reader_comparison': the generated files of nanoaod_events, "
+                                          "aod_events and scan_events")
+    if problem:
+        problems.append(problem)
 
 
 def file_count(events: int, per_file: int) -> int:
