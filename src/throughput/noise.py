@@ -183,9 +183,10 @@ def describe(frame: pd.DataFrame, settings: Settings, labels: Mapping[str, str] 
     elif known.empty:
         verdict = "with one timed pass per run, no spread is known, so no figure could be judged noisy"
     else:
+        unknown = len(series) - len(known)
+        few = f"; {unknown} runs had too few timed passes for a spread" if unknown else ""
         verdict = (f"every run's coefficient of variation is at most {settings.max_cv:.0%} "
-                   f"(the largest is {known.max():.1%}"
-                   f"{f'; {len(series) - len(known)} runs had too few timed passes for a spread' if len(known) < len(series) else ''})")
+                   f"(the largest is {known.max():.1%}{few})")
     again = (f" ({remeasured} of the {len(series)} runs were measured again with their group)"
              if remeasured else "")
     return f"While measuring, {load}; {verdict}{again}."

@@ -1,6 +1,6 @@
 """Where the study's generated files go, relative to the working directory
 Snakemake runs in (the repository for `make paper`, a temporary folder in the
-tests). Sources are read from the repository (throughput.REPO); everything
+tests), and where the shared inputs beside the repository are (SHARED). Sources are read from the repository (throughput.REPO); everything
 made is written under the working directory, so a run never writes into the
 sources.
 
@@ -13,6 +13,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from . import REPO
+
+# ../shared beside the repository (as CI has it): the seeds' texts, the real data, vendored sources.
+SHARED = REPO.parent / "shared"
 RESULTS = Path("results")
 FIGURES = Path("figures")
 GENERATED = Path("paper") / "generated"

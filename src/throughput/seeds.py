@@ -17,9 +17,9 @@ from typing import Any
 
 import pandas as pd
 
-from . import REPO
+from . import paths
 
-SEEDS_DIR = REPO.parent / "shared" / "seeds"
+SEEDS_DIR = paths.SHARED / "seeds"
 FILES = {
     "000": "000_32b6575e248172a1.txt",  # DIANA-HEP, throughput studies for data analysis applications
     "001": "001_03b2756c29124afd.txt",  # CMS, thread scaling of different output methods

@@ -132,12 +132,12 @@ def _measure_pass(run, params, files, pdf_count, work_dir, hist_path):
     return frame, provenance.capture(params, cache_state=_cache_note(cache), build_info=result.build_info)
 
 
-def cpp_groups(params: dict[str, Any]) -> list[experiment.Group]:
-    """The compiled runs that ratios compare, one group per part: the thread
-    counts of the scan, the histogram counts, the PDF methods, the compressions
-    (each part with its sequential reference run)."""
+def cpp_groups(params: dict[str, Any], runs: list[dict[str, Any]] | None = None) -> list[experiment.Group]:
+    """The compiled runs that ratios compare (`runs`, default `cpp_plan`), one group
+    per part: the thread counts of the scan, the histogram counts, the PDF methods,
+    the compressions (each part with its sequential reference run)."""
     grouped: dict[str, list[dict[str, Any]]] = {}
-    for run in cpp_plan(params):
+    for run in runs if runs is not None else cpp_plan(params):
         grouped.setdefault(run["part"], []).append(run)
     return [experiment.Group(part, runs) for part, runs in grouped.items()]
 
@@ -150,7 +150,8 @@ def measure_cpp(params: dict[str, Any], inputs: dict[str, Any], pdf_count: int, 
     results_dir = Path(results_dir)
     raw, hists, work = results_dir / "raw", results_dir / "histograms", results_dir / "work"
     binary = sha256(harness.kernel_path("rdf_bench"))
-    for run in cpp_plan(params):
+    runs = cpp_plan(params)
+    for run in runs:
         if not (hists / f"{run['name']}.root").exists():
             (raw / f"{run['name']}.parquet").unlink(missing_ok=True)  # its histograms are needed for the cross-checks
 
@@ -159,12 +160,12 @@ def measure_cpp(params: dict[str, Any], inputs: dict[str, Any], pdf_count: int, 
                 "binary_sha256": binary}
 
     frame = experiment.measure_interleaved(
-        cpp_groups(params), raw, key_of,
+        cpp_groups(params, runs), raw, key_of,
         lambda run, _round: _measure_pass(run, params, _run_files(run, inputs), pdf_count, work,
                                           hists / f"{run['name']}.root"),
         params["repetitions"], noise_settings or noise.Settings(), desc="RDataFrame runs", progress=progress)
     frame["name"] = frame["run"]
     # What the plan asked for (the key holds it, so a reused frame is this run's): the
     # agreement check compares what was produced with it.
-    asked = {run["name"]: run["histograms"] for run in cpp_plan(params)}
+    asked = {run["name"]: run["histograms"] for run in runs}
     return frame.assign(histograms_asked=frame["run"].map(asked))

@@ -69,9 +69,10 @@ def check_references(agreed: pd.DataFrame, inputs: dict[str, dict[str, Any]]) ->
 
 def summary(frame: pd.DataFrame) -> pd.DataFrame:
     """Median (min, max) over the measured passes per set, cache, reader and branch,
-    their spread (`cv`, `noisy`: throughput.noise) and the load they saw, with kHz (events/s/1e3 per process), MHz of values, ns per value, MB/s of
-    compressed and uncompressed bytes; rootreadspeed gets events and items from
-    the other readers of the same files."""
+    their spread (`cv`, `noisy`: throughput.noise) and the load they saw, with kHz
+    (events/s/1e3 per process), MHz of values, ns per value, MB/s of compressed and
+    uncompressed bytes; rootreadspeed gets events and items from the other
+    readers of the same files."""
     timing = frame[(frame["record"] == "timing") & ~frame["warmup"].astype(bool)].copy()
     by = ["set", "role", "layout", "compression", "cache", "reader", "collection", "branch"]
     table = (timing.groupby(by, sort=False)

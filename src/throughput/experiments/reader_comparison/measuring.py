@@ -13,12 +13,12 @@ from typing import Any, Callable
 
 import pandas as pd
 
-from ... import REPO, experiment, harness, noise, provenance
+from ... import experiment, harness, noise, provenance
 from ...results import input_identity, sha256
 from . import readers
 from .inputs import counter_of
-from .processes import (ReaderFailed, build_java_reader, build_root4j_reader, classify_failure, java_available,
-                        java_dir, root4j_dir, run_json_process, run_rootreadspeed)
+from .processes import (LAURELIN_SOURCES, ROOT4J_SOURCES, ReaderFailed, build_java_reader, build_root4j_reader,
+                        classify_failure, java_available, java_dir, root4j_dir, run_json_process, run_rootreadspeed)
 from .vocabulary import (COLLECTIONS, CPP_METHODS, HZZ_COLLECTIONS, JAVA_READERS, LAYOUTS, PYTHON_READERS,
                          READER_BY_NAME, READER_TABLE, branch_name, collection_of, tree_name)
 
@@ -142,11 +142,9 @@ class JavaBuild:
     sources: tuple[Path, ...]
 
 
-JAVA = REPO / "kernels" / "reader_comparison"
 JAVA_BUILDS = {
-    "laurelin": JavaBuild(build_java_reader, lambda: java_dir() / "laurelin-reader.jar", (JAVA / "java",)),
-    "root4j": JavaBuild(build_root4j_reader, lambda: root4j_dir() / "root4j-reader.jar",
-                        (JAVA / "root4j", JAVA / "java" / "common")),
+    "laurelin": JavaBuild(build_java_reader, lambda: java_dir() / "laurelin-reader.jar", LAURELIN_SOURCES),
+    "root4j": JavaBuild(build_root4j_reader, lambda: root4j_dir() / "root4j-reader.jar", ROOT4J_SOURCES),
 }
 
 
@@ -186,7 +184,8 @@ def measure(params: dict[str, Any], inputs: dict[str, dict[str, Any]], raw_dir: 
     """Run (or reuse, when stored with the same parameters, inputs and reader
     versions on this machine) every run of `plan`, the processes of each group of
     `groups` interleaved round by round (throughput.experiment)."""
-    runs = [run for group in groups(params, inputs) for run in group.runs]
+    grouped = groups(params, inputs)
+    runs = [run for group in grouped for run in group.runs]
     # A missing input is bad input, not a reader's failure: stop before any run.
     missing = sorted({path for run in runs for key in ("root", "rntuple", "numpy")
                       for path in inputs[run["set"]].get(key, []) if not Path(path).is_file()})
@@ -200,7 +199,7 @@ def measure(params: dict[str, Any], inputs: dict[str, dict[str, Any]], raw_dir: 
                 **_version_key(run)}
 
     return experiment.measure_interleaved(
-        groups(params, inputs), raw_dir, key_of,
+        grouped, raw_dir, key_of,
         lambda run, repetition: _measure_pass(run, inputs[run["set"]], params, repetition),
         params["repetitions"], noise_settings or noise.Settings(), series=["reader", "branch"],
         desc="reader comparison", progress=progress)

@@ -4,7 +4,6 @@ means, building the Java reader, ROOT's rootreadspeed, and the page_cache
 kernel that makes files warm or cold."""
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import shutil
@@ -16,7 +15,8 @@ from typing import Any
 
 import pandas as pd
 
-from ... import REPO, harness
+from ... import REPO, harness, paths
+from ...results import sha256
 
 class ReaderFailed(harness.KernelError):
     """A reader process stopped with an error (exit code, exception, timeout) on an
@@ -103,36 +103,41 @@ def java_available() -> str | None:
     return f"not measured here: {' and '.join(missing)} not installed" if missing else None
 
 
+# What each Java reader is built from: a newer file than its jar rebuilds it, and their
+# hash is part of its runs' reuse key (measuring.JAVA_BUILDS).
+JAVA_COMMON = REPO / "kernels" / "reader_comparison" / "java" / "common"  # options, records, passes
+LAURELIN_SOURCES = (REPO / "kernels" / "reader_comparison" / "java",)  # JAVA_COMMON included
+ROOT4J_DIR = REPO / "kernels" / "reader_comparison" / "root4j"  # root4j.patch, reader/
+ROOT4J_SOURCES = (ROOT4J_DIR, JAVA_COMMON)
+
+
+def _built_after_sources(jar: Path, sources: tuple[Path, ...]) -> bool:
+    """Whether `jar` exists and is newer than every file below `sources`."""
+    newest = max(p.stat().st_mtime for folder in sources for p in folder.rglob("*") if p.is_file())
+    return jar.exists() and jar.stat().st_mtime >= newest
+
+
 def build_java_reader(target: str | os.PathLike | None = None) -> Path:
     """Build the laurelin reader with Maven (offline first, reusing the local
     repository under $XDG_CACHE_HOME/m2), unless it is already built; return the jar."""
     target = Path(target) if target else java_dir()
     jar = target / "laurelin-reader.jar"
-    source = REPO / "kernels" / "reader_comparison" / "java"
-    newest = max(p.stat().st_mtime for p in source.rglob("*") if p.is_file())
-    if jar.exists() and jar.stat().st_mtime >= newest:
+    if _built_after_sources(jar, LAURELIN_SOURCES):
         return jar
     reason = java_available()
     if reason:
         raise harness.KernelError(f"cannot build the Java reader: {reason}")
-    cache = Path(os.environ.get("XDG_CACHE_HOME", REPO / ".cache")) / "m2"
-    base = ["mvn", "-q", "package", f"-Dmaven.repo.local={cache}", f"-Drc.build.dir={target.resolve()}"]
-    for argv in (base[:2] + ["-o"] + base[2:], base):  # offline first, then from Maven Central
-        proc = subprocess.run(argv, cwd=source, capture_output=True, text=True)
-        if proc.returncode == 0 and jar.exists():
-            jar.touch()
-            return jar
-    raise harness.KernelError(f"building the Java reader failed ({' '.join(base)} in {source}): "
-                              f"{(proc.stdout + proc.stderr)[-2000:]}")
+    _maven("package", LAURELIN_SOURCES[0], [f"-Drc.build.dir={target.resolve()}"], "the Java reader", jar)
+    jar.touch()
+    return jar
 
 
 # root4j, the second Java reader: seed 000's pure-Java reader, built from source
 # (never published on Maven Central under its own coordinates) with our patch.
 ROOT4J_COMMIT = "624b697e666d2e72f8b5386eb050d7f34a72f538"
 ROOT4J_REPOSITORY = "https://github.com/diana-hep/root4j"
-ROOT4J_TARBALL = REPO.parent / "shared" / "vendor" / "root4j-624b697.tar.gz"  # see its README.md
+ROOT4J_TARBALL = paths.SHARED / "vendor" / "root4j-624b697.tar.gz"  # see its README.md
 ROOT4J_TARBALL_SHA256 = "2062336b6d84e9a551f499d500d6b33a50e896ec50644d78f205f44d41820661"
-ROOT4J_DIR = REPO / "kernels" / "reader_comparison" / "root4j"  # root4j.patch, reader/
 ROOT4J_MAVEN = ["-DskipTests", "-Dmaven.javadoc.skip=true", "-Dmaven.source.skip=true", "-Dgpg.skip=true",
                 "-Djacoco.skip=true", "-Dmdep.skip=true",
                 "-Dmaven.compiler.source=1.8", "-Dmaven.compiler.target=1.8"]
@@ -175,7 +180,7 @@ def _root4j_source(work: Path) -> Path:
             raise harness.KernelError(f"root4j: no {ROOT4J_TARBALL}, and neither git clone nor the tarball of "
                                       f"{ROOT4J_REPOSITORY} at {ROOT4J_COMMIT} worked: {error}") from error
     else:
-        digest = hashlib.sha256(tarball.read_bytes()).hexdigest()
+        digest = sha256(tarball)
         if digest != ROOT4J_TARBALL_SHA256:
             raise harness.KernelError(f"root4j: {tarball} has sha256 {digest}, not {ROOT4J_TARBALL_SHA256}")
     with tarfile.open(tarball) as archive:
@@ -201,10 +206,7 @@ def build_root4j_reader(target: str | os.PathLike | None = None) -> Path:
     target = Path(target) if target else root4j_dir()
     jar = target / "root4j-reader.jar"
     patch = ROOT4J_DIR / "root4j.patch"
-    reader = ROOT4J_DIR / "reader"
-    sources = [patch, *reader.rglob("*"), *(REPO / "kernels" / "reader_comparison" / "java" / "common").rglob("*")]
-    newest = max(p.stat().st_mtime for p in sources if p.is_file())
-    if jar.exists() and jar.stat().st_mtime >= newest:
+    if _built_after_sources(jar, ROOT4J_SOURCES):
         return jar
     reason = java_available()
     if reason:
@@ -218,7 +220,7 @@ def build_root4j_reader(target: str | os.PathLike | None = None) -> Path:
         raise harness.KernelError(f"root4j: {patch} does not apply to {ROOT4J_COMMIT}: "
                                   f"{(proc.stdout + proc.stderr)[-2000:]}")
     _maven("install", source, ROOT4J_MAVEN, "root4j", source / "target" / "root4j-0.1.7-624b697-throughput.jar")
-    _maven("package", reader, [f"-Drc.build.dir={target.resolve()}"], "the root4j reader", jar)
+    _maven("package", ROOT4J_DIR / "reader", [f"-Drc.build.dir={target.resolve()}"], "the root4j reader", jar)
     jar.touch()
     return jar
 

@@ -41,19 +41,34 @@ final class ReaderCommon {
         }
     }
 
-    /** One reader: how it reads a float branch of a file into a pass, and its names. */
-    interface FileReader {
-        /** "laurelin_reader": the kernel of the timing and validation records, the prefix of stderr. */
-        String kernel();
-
-        /** "laurelin": the method of the records, and the library named in error messages. */
-        String method();
-
-        /** Add every value of `branch` in `path` to `pass`, basket by basket. */
+    /** Adds every value of `branch` in `path` to `pass`, basket by basket. */
+    interface BranchRead {
         void read(String path, String tree, String branch, Pass pass) throws Exception;
+    }
 
-        /** Entries of `tree` in `path`; -1 when it cannot tell. */
+    /** Entries of `tree` in `path`; -1 when it cannot tell. */
+    interface EntryCount {
         long entries(String path, String tree);
+    }
+
+    /**
+     * One reader: its method ("laurelin": the method of the records and the library
+     * named in error messages; its kernel, the records' kernel and the prefix of
+     * stderr, is "laurelin_reader"), how it reads a float branch of a file into a
+     * pass, and how it counts a tree's entries.
+     */
+    record FileReader(String method, BranchRead reader, EntryCount counter) {
+        String kernel() {
+            return method + "_reader";
+        }
+
+        void read(String path, String tree, String branch, Pass pass) throws Exception {
+            reader.read(path, tree, branch, pass);
+        }
+
+        long entries(String path, String tree) {
+            return counter.entries(path, tree);
+        }
     }
 
     // --- options ---------------------------------------------------------------------------------

@@ -42,27 +42,8 @@ import static throughput.ReaderCommon.wallSeconds;
  * (reader_comparison.classify_failure), never from an exit code.
  */
 public final class LaurelinReader {
-    static final ReaderCommon.FileReader READER = new ReaderCommon.FileReader() {
-        @Override
-        public String kernel() {
-            return "laurelin_reader";
-        }
-
-        @Override
-        public String method() {
-            return "laurelin";
-        }
-
-        @Override
-        public void read(String path, String tree, String branch, Pass pass) throws Exception {
-            readFile(path, tree, branch, pass);
-        }
-
-        @Override
-        public long entries(String path, String tree) {
-            return fileEntries(path, tree);
-        }
-    };
+    static final ReaderCommon.FileReader READER =
+            new ReaderCommon.FileReader("laurelin", LaurelinReader::readFile, LaurelinReader::fileEntries);
 
     // --- reading with laurelin -------------------------------------------------------------------
     /** Baskets straight from the file through laurelin's decompression, with no basket cache. */

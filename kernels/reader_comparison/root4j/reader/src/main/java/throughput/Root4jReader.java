@@ -26,27 +26,8 @@ import static throughput.ReaderCommon.wallSeconds;
  * ../../java/common). Exit code 2 carries root4j's own exception.
  */
 public final class Root4jReader {
-    static final ReaderCommon.FileReader READER = new ReaderCommon.FileReader() {
-        @Override
-        public String kernel() {
-            return "root4j_reader";
-        }
-
-        @Override
-        public String method() {
-            return "root4j";
-        }
-
-        @Override
-        public void read(String path, String tree, String branch, Pass pass) throws Exception {
-            readFile(path, tree, branch, pass);
-        }
-
-        @Override
-        public long entries(String path, String tree) {
-            return fileEntries(path, tree);
-        }
-    };
+    static final ReaderCommon.FileReader READER =
+            new ReaderCommon.FileReader("root4j", Root4jReader::readFile, Root4jReader::fileEntries);
 
     static TTree openTree(RootFileReader file, String path, String treeName) throws Exception {
         Object tree = file.hasKey(treeName) ? file.get(treeName) : null;
