@@ -15,6 +15,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdlib>
 #include <cstdint>
 #include <cstring>
 #include <vector>
@@ -30,9 +31,33 @@ struct Read {
   std::uint64_t sum = 0;
 };
 
-Read read_file(const std::string &path, std::vector<std::uint64_t> &buffer) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) throw std::runtime_error("cannot open " + path + ": " + std::strerror(errno));
+// O_DIRECT needs the buffer, the read size and the file offset aligned to the
+// device's logical block: 4096 bytes covers every common device.
+constexpr std::size_t kDirectAlignment = 4096;
+
+struct Buffer {
+  std::uint64_t *words = nullptr;
+  std::size_t capacity = 0;  // bytes, a multiple of kDirectAlignment
+  explicit Buffer(std::size_t bytes)
+      : capacity((std::max<std::size_t>(bytes, kDirectAlignment) + kDirectAlignment - 1) / kDirectAlignment *
+                 kDirectAlignment) {
+    // one spare word: a partial last word is zero-padded past the bytes read
+    words = static_cast<std::uint64_t *>(std::aligned_alloc(kDirectAlignment, capacity + kDirectAlignment));
+    if (!words) throw std::bad_alloc();
+  }
+  ~Buffer() { std::free(words); }
+  Buffer(const Buffer &) = delete;
+  Buffer &operator=(const Buffer &) = delete;
+};
+
+Read read_file(const std::string &path, Buffer &buffer, bool direct) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | (direct ? O_DIRECT : 0));
+  if (fd < 0) {
+    const int error = errno;
+    if (direct && error == EINVAL)
+      throw std::runtime_error("cannot open " + path + " with O_DIRECT: its file system does not support it");
+    throw std::runtime_error("cannot open " + path + ": " + std::strerror(error));
+  }
   struct stat st {};
   if (::fstat(fd, &st) != 0) {
     const int error = errno;
@@ -41,10 +66,9 @@ Read read_file(const std::string &path, std::vector<std::uint64_t> &buffer) {
   }
   ::posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
   Read r;
-  auto *bytes = reinterpret_cast<char *>(buffer.data());
-  const std::size_t capacity = buffer.size() * sizeof(std::uint64_t);
+  auto *bytes = reinterpret_cast<char *>(buffer.words);
   for (;;) {
-    const ssize_t got = ::read(fd, bytes, capacity);
+    const ssize_t got = ::read(fd, bytes, buffer.capacity);
     if (got < 0) {
       const int error = errno;
       ::close(fd);
@@ -57,12 +81,12 @@ Read read_file(const std::string &path, std::vector<std::uint64_t> &buffer) {
     std::uint64_t s0 = 0, s1 = 0, s2 = 0, s3 = 0;
     std::size_t i = 0;
     for (; i + 4 <= words; i += 4) {
-      s0 += buffer[i];
-      s1 += buffer[i + 1];
-      s2 += buffer[i + 2];
-      s3 += buffer[i + 3];
+      s0 += buffer.words[i];
+      s1 += buffer.words[i + 1];
+      s2 += buffer.words[i + 2];
+      s3 += buffer.words[i + 3];
     }
-    for (; i < words; ++i) s0 += buffer[i];
+    for (; i < words; ++i) s0 += buffer.words[i];
     r.sum += s0 + s1 + s2 + s3;
     r.bytes += got;
   }
@@ -85,20 +109,22 @@ int main(int argc, char **argv) {
       return 0;
     }
     const std::string cache = opt.str("cache");
-    if (cache != "cold" && cache != "warm") throw std::invalid_argument("--cache must be cold or warm, got '" + cache + "'");
+    if (cache != "cold" && cache != "warm" && cache != "direct")
+      throw std::invalid_argument("--cache must be cold, warm or direct, got '" + cache + "'");
+    const bool direct = cache == "direct";
     const auto files = rdfx::read_lines(opt.str("file-list"), "file-list");
     const long long reps = opt.integer("reps", 1), warmup = opt.integer("warmup", 0);
-    std::vector<std::uint64_t> buffer(static_cast<std::size_t>(opt.integer("block-bytes", 4096) + 7) / 8 + 1);
+    Buffer buffer(static_cast<std::size_t>(opt.integer("block-bytes", 4096)));
 
     std::uint64_t first_sum = 0;
     long long first_bytes = -1;
     bool same = true;
     for (long long rep = 0; rep < warmup + reps; ++rep) {
-      const double resident = bench::page_cache::prepare(files, cache);  // untimed, checked
+      const double resident = bench::page_cache::prepare(files, direct ? "cold" : cache);  // untimed, checked
       Read total;
       const bench::Timing t = bench::time_it([&] {
         for (const auto &path : files) {
-          const Read r = read_file(path, buffer);
+          const Read r = read_file(path, buffer, direct);
           total.bytes += r.bytes;
           total.sum += r.sum;
         }

@@ -59,12 +59,14 @@ class Fitter:
             self.problems.append(f"config key '{full_key}' = {requested}: {why} (lower it, or set "
                                  f"fit_to_machine: true to use {used})")
 
-    def count(self, holder: dict[str, Any], key: str, cores: int, path: str = "") -> None:
-        """A thread, worker or process count: at most the usable cores (null stays null)."""
+    def count(self, holder: dict[str, Any], key: str, cores: int, path: str = "", per_core: int = 1) -> None:
+        """A thread, worker or process count: at most `per_core` per usable core (null stays null)."""
         full_key = f"{self.section}.{path}{key}"
-        if holder[key] is not None and holder[key] > cores:
-            self._lower(holder, key, full_key, cores, f"{cores} usable cores",
-                        f"more than the {cores} usable cores of this machine")
+        limit = per_core * cores
+        if holder[key] is not None and holder[key] > limit:
+            what = f"{cores} usable cores" if per_core == 1 else f"{per_core} per usable core ({cores} cores)"
+            self._lower(holder, key, full_key, limit, what, f"more than {what} of this machine"
+                        if per_core > 1 else f"more than the {cores} usable cores of this machine")
 
     def size(self, holder: dict[str, Any], key: str, need_bytes: float, largest: Any, what: str,
              path: str = "") -> None:

@@ -195,7 +195,7 @@ def test_config_checks_threads_against_the_cores():
         config.validate({"rdataframe": {"max_threads": cores + 1}})
     asked = config.validate({"fit_to_machine": True, "rdataframe": {"max_threads": 256}})["rdataframe"]
     fitted = rdf.resolve_counts(asked)
-    assert fitted["max_threads"] == cores and fitted["rate_model"]["max_processes"] == cores
+    assert fitted["max_threads"] == cores and fitted["rate_model"]["max_processes"] == 3 * cores
     assert rdf.resolve_counts(config.validate({})["rdataframe"])["dask"]["max_workers"] == cores
     with pytest.raises(config.ConfigError, match="'rdataframe.pdf_methods'"):
         config.validate({"rdataframe": {"pdf_methods": ["histo3d"]}})
@@ -220,6 +220,30 @@ def test_raw_read_reads_every_byte(inputs, tmp_path):
     assert run.validation["bytes"] == size and run.timings["bytes"].eq(size).all()
     assert run.timings["resident_before"].eq(0).all()
     rdf.check_raw_bytes(run.timings.assign(name="raw_cold"), size)
+
+
+def _supports_o_direct(path: Path) -> bool:
+    try:
+        os.close(os.open(path, os.O_RDONLY | os.O_DIRECT))
+    except OSError:
+        return False
+    return True
+
+
+def test_direct_raw_read_reads_the_same_bytes_past_the_page_cache(inputs, tmp_path):
+    _, chosen, _ = inputs
+    listing = tmp_path / "files.txt"
+    listing.write_text("\n".join(chosen["rate"]) + "\n")
+    arguments = {"file-list": listing, "reps": 1, "warmup": 0, "block-bytes": 1 << 20}
+    if not _supports_o_direct(Path(chosen["rate"][0])):
+        with pytest.raises(harness.KernelError, match=f"cannot open {chosen['rate'][0]} with O_DIRECT"):
+            harness.run_kernel("rdf_raw_read", {**arguments, "cache": "direct"})
+        pytest.skip(f"the file system of {chosen['rate'][0]} has no O_DIRECT (its error was checked)")
+    direct = harness.run_kernel("rdf_raw_read", {**arguments, "cache": "direct"})
+    cold = harness.run_kernel("rdf_raw_read", {**arguments, "cache": "cold"})
+    size = sum(Path(f).stat().st_size for f in chosen["rate"])
+    assert direct.validation["bytes"] == size and direct.validation["checksum"] == cold.validation["checksum"]
+    assert direct.timings["cache"].eq("direct").all() and direct.timings["resident_before"].eq(0).all()
 
 
 def test_raw_read_fails_naming_a_file_whose_bytes_are_not_its_size(inputs, tmp_path):
@@ -270,6 +294,33 @@ def test_rate_model_fit_recovers_known_rates():
     assert fit["r1"] == pytest.approx(40.0) and fit["r_io"] == pytest.approx(200.0) and fit["dof"] == 6
     linear = rdf.fit_rate_model(processes, 40.0 * processes)  # no saturation: R_IO unbounded
     assert linear["r1"] == pytest.approx(40.0) and linear["r_io"] == float("inf")
+
+
+def test_rate_model_fit_uncertainties_follow_the_scatter():
+    processes = np.repeat([1, 2, 3, 4, 6], 5)
+    exact = rdf.rate_model(processes, 40.0, 200.0)
+    scatter = np.random.default_rng(3).normal(0, 0.02, len(processes))
+    fit = rdf.fit_rate_model(processes, exact * (1 + scatter))
+    assert fit["passes"] == 25 and fit["points"] == 5 and fit["dof"] == 3
+    assert abs(fit["r1"] - 40.0) < 3 * fit["r1_sigma"] and 0 < fit["r1_sigma"] < 2.0
+    assert abs(fit["r_io"] - 200.0) < 3 * fit["r_io_sigma"] and 0 < fit["r_io_sigma"] < 100.0
+    wider = rdf.fit_rate_model(processes, exact * (1 + 5 * scatter))
+    assert wider["r1_sigma"] > 3 * fit["r1_sigma"]
+    exact_fit = rdf.fit_rate_model(processes, exact)
+    assert exact_fit["r1_sigma"] == pytest.approx(0, abs=1e-9)
+    # no bend: R_IO unbounded, a one-sigma lower bound instead of an uncertainty
+    linear = rdf.fit_rate_model(processes, 40.0 * processes * (1 + scatter))
+    assert linear["r_io"] == float("inf") and math.isnan(linear["r_io_sigma"]) and linear["r_io_lower"] > 200.0
+
+
+def test_cold_reads_are_judged_against_the_devices_own_rate():
+    assert rdf.cold_reads_verdict({"warm": 3000.0}) is None
+    # read-ahead may let a cold buffered read beat one O_DIRECT stream: still nearer the device
+    device = rdf.cold_reads_verdict({"cold": 1700.0, "direct": 1000.0, "warm": 13000.0})
+    assert device["reached_device"] and device["text"].startswith("reached the device: the cold rate is 1.7 times")
+    cached = rdf.cold_reads_verdict({"cold": 9000.0, "direct": 1000.0, "warm": 13000.0})
+    assert not cached["reached_device"] and "a cache below this system's served them" in cached["text"]
+    assert cached["cold_over_direct"] == pytest.approx(9.0) and cached["cold_over_warm"] == pytest.approx(9 / 13)
 
 
 def test_amdahl_and_usl_fits_recover_known_parameters():

@@ -185,7 +185,7 @@ def test_fit_to_machine_lowers_n_values_and_records_it(tmp_path):
 
 @pytest.mark.parametrize("section, key", [
     ("memory_bandwidth", "max_threads"), ("gpu_bandwidth", "max_threads"), ("writing", "max_threads"),
-    ("rdataframe", "max_threads"), ("rdataframe", "rate_model.max_processes"), ("rdataframe", "dask.max_workers")])
+    ("rdataframe", "max_threads"), ("rdataframe", "dask.max_workers")])
 def test_one_rule_for_every_count_above_the_cores(tmp_path, section, key):
     cores, asked = config.usable_cores(), config.usable_cores() + 3
     given: dict = {}
@@ -205,6 +205,19 @@ def test_one_rule_for_every_count_above_the_cores(tmp_path, section, key):
     assert used == cores
     assert resolved["fitted_to_machine"][section] == [
         {"key": f"{section}.{key}", "requested": asked, "used": cores, "limit": f"{cores} usable cores"}]
+
+
+def test_the_rate_models_processes_may_oversubscribe_the_cores_three_times(tmp_path):
+    cores = config.usable_cores()
+    allowed = config.validate({"rdataframe": {"rate_model": {"max_processes": 3 * cores}}}, workdir=tmp_path,
+                              available_memory=BIG)
+    assert allowed["rdataframe"]["rate_model"]["max_processes"] == 3 * cores
+    with pytest.raises(ConfigError) as info:
+        config.validate({"rdataframe": {"rate_model": {"max_processes": 3 * cores + 1}}}, workdir=tmp_path,
+                        available_memory=BIG)
+    assert (f"config key 'rdataframe.rate_model.max_processes' = {3 * cores + 1}: more than 3 per usable core "
+            f"({cores} cores)") in str(info.value)
+    assert f"fit_to_machine: true to use {3 * cores}" in str(info.value)
 
 
 def test_a_fit_is_recorded_in_every_runs_provenance():

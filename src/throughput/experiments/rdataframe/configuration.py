@@ -12,15 +12,22 @@ from .dask_scheduler import scheduler_problem
 
 PDF_METHODS = ("defines", "histo3d", "histond", "vary")
 
+# The I/O rate model may oversubscribe the cores: a reader waiting on I/O leaves its core to
+# another, and the model's saturation (R_IO) shows only once readers compete for the device.
+# Its process counts go up to this many per usable core.
+RATE_PROCESSES_PER_CORE = 3
+
 
 def resolve_counts(section: dict[str, Any], cores: int | None = None) -> dict[str, Any]:
     """A copy of the section with thread, worker and process counts resolved for this machine:
-    null -> every usable core (check_config has fitted or refused counts above the cores)."""
+    null -> every usable core, RATE_PROCESSES_PER_CORE per core for the rate model's reader
+    processes (check_config has fitted or refused counts above these)."""
     cores = cores or usable_cores()
     out = copy.deepcopy(section)
-    for holder, key in ((out, "max_threads"), (out["rate_model"], "max_processes"), (out["dask"], "max_workers")):
-        if holder[key] is None or holder[key] > cores:
-            holder[key] = cores
+    for holder, key, limit in ((out, "max_threads", cores), (out["dask"], "max_workers", cores),
+                               (out["rate_model"], "max_processes", RATE_PROCESSES_PER_CORE * cores)):
+        if holder[key] is None or holder[key] > limit:
+            holder[key] = limit
     return out
 
 
@@ -41,7 +48,7 @@ def check_config(section: dict[str, Any], fit: machine_fit.Fitter) -> None:
     problems, cores = fit.problems, usable_cores()
     rate, dask = section["rate_model"], section["dask"]
     fit.count(section, "max_threads", cores)
-    fit.count(rate, "max_processes", cores, path="rate_model.")
+    fit.count(rate, "max_processes", cores, path="rate_model.", per_core=RATE_PROCESSES_PER_CORE)
     if dask["scheduler"] is None:
         fit.count(dask, "max_workers", cores, path="dask.")
     elif dask["enabled"]:

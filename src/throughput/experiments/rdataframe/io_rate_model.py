@@ -17,6 +17,7 @@ import pandas as pd
 from tqdm.auto import tqdm
 
 from ... import harness, provenance
+from ...config import usable_cores
 from ...results import input_identity, measure_once, sha256
 from .analysis import _lstsq_nonnegative
 from .configuration import counts
@@ -178,9 +179,16 @@ def measure_rate_model(params: dict[str, Any], inputs: dict[str, Any], info: dic
             not_measured["cold"] = problem
             states.remove("cold")
     frames = {}
-    frames["raw"] = pd.concat([measure_once(raw / f"raw_{c}.parquet", {**base, "cache": c},
-                                            lambda c=c: _measure_raw(c, params, files, work))
-                               for c in ["cold", "warm"] if c in states or c == "warm"], ignore_index=True)
+    raw_frames = [measure_once(raw / f"raw_{c}.parquet", {**base, "cache": c},
+                               lambda c=c: _measure_raw(c, params, files, work))
+                  for c in ["cold", "warm"] if c in states or c == "warm"]
+    if "cold" in states:  # the device's own rate, beside which a cold rate says whether it reached the device
+        try:
+            raw_frames.append(measure_once(raw / "raw_direct.parquet", {**base, "cache": "direct"},
+                                           lambda: _measure_raw("direct", params, files, work)))
+        except harness.KernelError as error:
+            not_measured["direct"] = f"the device's own rate (O_DIRECT): {error}"
+    frames["raw"] = pd.concat(raw_frames, ignore_index=True)
     frames["components"] = measure_once(raw / "components.parquet", {**base, "part": "components"},
                                         lambda: _measure_components(params, files, entries, work, primer))
     reference = int(frames["components"]["counter_sum"].iloc[0])
@@ -194,6 +202,7 @@ def measure_rate_model(params: dict[str, Any], inputs: dict[str, Any], info: dic
                                                               primer)))
     frames["rate"] = pd.concat(rate_frames, ignore_index=True) if rate_frames else pd.DataFrame()
     frames["bytes"] = sum(Path(f).stat().st_size for f in files)
+    frames["cores"] = usable_cores()  # process counts above it oversubscribe the cores
     frames["events"] = sum(entries.values())
     frames["not_measured"] = not_measured
     return frames
@@ -209,14 +218,49 @@ def rate_model(np_: Any, r1: float, r_io: float) -> np.ndarray:
 
 
 def fit_rate_model(processes: np.ndarray, rates: np.ndarray) -> dict[str, Any]:
-    """Fit R1 and R_IO. 1/R = (1/R1)/Np + (1/R_IO)(Np-1)/Np is linear in 1/R1 and 1/R_IO: weighted
-    (relative) least squares with both >= 0; 1/R_IO = 0 means no saturation seen (R_IO unbounded)."""
+    """Fit R1 and R_IO to every timed pass. 1/R = (1/R1)/Np + (1/R_IO)(Np-1)/Np is linear in 1/R1
+    and 1/R_IO: weighted (relative) least squares with both >= 0; 1/R_IO = 0 means no saturation
+    seen (R_IO unbounded). The uncertainties (one standard deviation) come from the passes' scatter
+    about the fit (covariance s^2 (A^T A)^-1 of the weighted design A); where R_IO is unbounded,
+    `r_io_lower` is the rate one standard deviation of 1/R_IO above zero allows. `dof` counts the
+    process counts beyond the model's two parameters: what tests the curve's shape."""
     n, r = np.asarray(processes, float), np.asarray(rates, float)
-    coef = _lstsq_nonnegative(np.column_stack([1 / n, (n - 1) / n]), 1 / r, r)
+    design = np.column_stack([1 / n, (n - 1) / n])
+    coef = _lstsq_nonnegative(design, 1 / r, r)
     inv_r1, inv_rio = coef
     distinct = len(np.unique(n))
+    weighted = design * r[:, None]
+    residual = weighted @ coef - 1  # (1/R_fit - 1/R) * R: relative residuals
+    sigma_r1 = sigma_rio = r_io_lower = math.nan
+    if len(r) > 2 and distinct >= 2:
+        covariance = float(residual @ residual) / (len(r) - 2) * np.linalg.inv(weighted.T @ weighted)
+        sigma_inv_r1, sigma_inv_rio = np.sqrt(np.diag(covariance))
+        sigma_r1 = sigma_inv_r1 / inv_r1**2 if inv_r1 > 0 else math.nan
+        if inv_rio > 0:
+            sigma_rio = sigma_inv_rio / inv_rio**2
+        elif sigma_inv_rio > 0:
+            r_io_lower = 1 / sigma_inv_rio
     return {"r1": 1 / inv_r1 if inv_r1 > 0 else math.inf, "r_io": 1 / inv_rio if inv_rio > 0 else math.inf,
+            "r1_sigma": sigma_r1, "r_io_sigma": sigma_rio, "r_io_lower": r_io_lower, "passes": len(r),
             "points": distinct, "dof": distinct - 2, "io_determined": distinct >= 2 and inv_rio > 0}
+
+
+def cold_reads_verdict(r_io: dict[str, float]) -> dict[str, Any] | None:
+    """Whether the cold raw reads reached the device: is the cold rate nearer (by ratio) the
+    device's own (O_DIRECT) rate or the warm (page-cache) rate? A buffered cold read may beat one
+    O_DIRECT stream somewhat (read-ahead keeps requests in flight), so no fixed margin is used;
+    a cold read served by a cache below this system's (a hypervisor's) comes out near the warm
+    rate. None where the cold or the O_DIRECT read was not measured."""
+    if "cold" not in r_io or "direct" not in r_io:
+        return None
+    cold, direct, warm = r_io["cold"], r_io["direct"], r_io["warm"]
+    reached = abs(math.log(cold / direct)) <= abs(math.log(warm / cold))
+    ratios = (f"the cold rate is {cold / direct:.3g} times the device's own (O_DIRECT) rate and "
+              f"{cold / warm:.3g} times the warm rate")
+    return {"reached_device": reached, "cold_over_direct": cold / direct, "cold_over_warm": cold / warm,
+            "text": (f"reached the device: {ratios}, nearer the device" if reached else
+                     f"did not reach the device: {ratios}, nearer the page cache's, so a cache below this "
+                     "system's served them")}
 
 
 def rate_summary(frames: dict[str, Any]) -> dict[str, Any]:
@@ -236,7 +280,9 @@ def rate_summary(frames: dict[str, Any]) -> dict[str, Any]:
     out = {"size_mb": size, "events": frames["events"], "t_raw": t_raw.to_dict(), "t_proc": t_proc,
            "t_getentry": t_getentry, "t_setup": t_reader - t_getentry - t_proc, "t_dec": t_dec, "t_reader": t_reader,
            "r_io": {c: size / t for c, t in t_raw.items()}, "r_dec": size / t_dec, "r_proc": size / t_proc}
-    out["r1_predicted"] = {c: 1 / (1 / r + 1 / out["r_dec"] + 1 / out["r_proc"]) for c, r in out["r_io"].items()}
+    out["r1_predicted"] = {c: 1 / (1 / r + 1 / out["r_dec"] + 1 / out["r_proc"]) for c, r in out["r_io"].items()
+                           if c != "direct"}
+    out["cold_reads"] = cold_reads_verdict(out["r_io"])
     measured = frames["rate"][~frames["rate"]["warmup"].astype(bool)].copy()
     measured["rate_mb_s"] = size / measured["wall_s"]
     measured["khz"] = frames["events"] / measured["wall_s"] / 1e3
@@ -245,6 +291,7 @@ def rate_summary(frames: dict[str, Any]) -> dict[str, Any]:
                   khz=("khz", "median"), cpu_s=("cpu_s", "median"), wall_s=("wall_s", "median"),
                   read_calls=("read_calls", "median"))
              .reset_index())
+    table["oversubscribed"] = table["processes"] > frames["cores"]
     fits = []
     for (cache, ttc), group in measured.groupby(["cache", "ttree_cache"], sort=False):
         fit = fit_rate_model(group["processes"].to_numpy(), group["rate_mb_s"].to_numpy())

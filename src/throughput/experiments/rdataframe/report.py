@@ -178,6 +178,7 @@ def rate_components_table(rs: dict[str, Any], measured: pd.DataFrame) -> pd.Data
         return float(row["rate"].iloc[0]) if len(row) else math.nan
 
     rows = [("R_IO, cold cache (raw bytes)", rs["r_io"].get("cold", math.nan), "--"),
+            ("R_IO, the device's own (O_DIRECT)", rs["r_io"].get("direct", math.nan), "--"),
             ("R_IO, warm cache (raw bytes)", rs["r_io"]["warm"], "--"),
             ("R_dec (decompress + deserialise, warm)", rs["r_dec"], f"{SEED_RDEC_MB_S[0]}--{SEED_RDEC_MB_S[1]}"),
             ("R_proc (processing, decompressed data)", rs["r_proc"], "--")]
@@ -191,18 +192,40 @@ def rate_components_table(rs: dict[str, Any], measured: pd.DataFrame) -> pd.Data
                          "seed [MB/s]": [r[2] for r in rows]})
 
 
+def _with_sigma(value: float, sigma: float) -> str:
+    return f"${_num(value)} \\pm {_num(sigma, 2)}$" if math.isfinite(sigma) else _num(value)
+
+
+def _fitted_r_io(fit: Any) -> str:
+    if math.isfinite(fit.r_io):
+        return _with_sigma(fit.r_io, fit.r_io_sigma)
+    return f"unbounded ($> {_num(fit.r_io_lower)}$)" if math.isfinite(fit.r_io_lower) else "unbounded"
+
+
 def rate_fit_table(rs: dict[str, Any]) -> pd.DataFrame:
+    """Per cache state and TTreeCache setting: the measured rates at one and at the most processes
+    (marked where they outnumber the cores), and the fit with one-standard-deviation uncertainties."""
     table = rs["table"]
     rows = []
     for fit in rs["fits"].itertuples():
         group = table[(table["cache"] == fit.cache) & (table["ttree_cache"] == fit.ttree_cache)]
         top = group.sort_values("processes").iloc[-1]
         rows.append({"cache": fit.cache, "TTreeCache": fit.ttree_cache, "R(1) [MB/s]": _num(fit.r_np1),
-                     "R(Np max) [MB/s]": _num(top["rate"]), "Np max": str(int(top["processes"])),
-                     "fit R1 [MB/s]": _num(fit.r1),
-                     "fit R_IO [MB/s]": _num(fit.r_io) if math.isfinite(fit.r_io) else "unbounded",
-                     "dof": str(fit.dof)})
+                     "R(Np max) [MB/s]": _num(top["rate"]),
+                     "Np max": str(int(top["processes"])) + (" (> cores)" if top["oversubscribed"] else ""),
+                     "fit R1 [MB/s]": _with_sigma(fit.r1, fit.r1_sigma), "fit R_IO [MB/s]": _fitted_r_io(fit),
+                     "Np counts": str(fit.points), "dof": str(fit.dof)})
     return pd.DataFrame(rows)
+
+
+def _oversubscribed(table: pd.DataFrame) -> str:
+    """Which process counts outnumber the cores, in words."""
+    over = sorted(table[table["oversubscribed"]]["processes"].unique())
+    if not over:
+        return "none of them outnumbers the cores"
+    counts_ = ", ".join(str(n) for n in over)
+    return (f"{counts_} outnumber{'s' if len(over) == 1 else ''} the {usable_cores()} cores (readers waiting "
+            "on the device leave their core to another)")
 
 
 def paper_macros(params: dict[str, Any], table: pd.DataFrame, agreement: pd.DataFrame, info: dict[str, Any],
@@ -301,6 +324,13 @@ def paper_macros(params: dict[str, Any], table: pd.DataFrame, agreement: pd.Data
             "RdfRateDof": str(int(fits["dof"].max())) if len(fits) else "--",
             "RdfRIOCold": _num(rs["r_io"].get("cold", math.nan)),
             "RdfRIOWarm": _num(rs["r_io"]["warm"]),
+            "RdfRIODirect": _num(rs["r_io"].get("direct", math.nan)),
+            "RdfColdReads": (paper.escape(rs["cold_reads"]["text"]) if rs["cold_reads"] else
+                             "cannot be judged here: " + ("the cold reads were not measured"
+                                                         if "cold" not in rs["r_io"] else
+                                                         "the device's own rate was not measured")),
+            "RdfRateCounts": ", ".join(str(n) for n in sorted(rs["table"]["processes"].unique())),
+            "RdfRateOversubscribed": _oversubscribed(rs["table"]),
             "RdfRDec": _num(rs["r_dec"]), "RdfRProc": _num(rs["r_proc"]),
             "RdfROnePredCold": _num(rs["r1_predicted"].get("cold", math.nan)),
             "RdfROnePredWarm": _num(rs["r1_predicted"]["warm"]),
@@ -318,6 +348,7 @@ def paper_macros(params: dict[str, Any], table: pd.DataFrame, agreement: pd.Data
     else:
         macros.update({k: "--" for k in ("RdfRateFiles", "RdfRateCompression", "RdfRateMB", "RdfRateMaxNp",
                                           "RdfRateDof", "RdfRIOCold", "RdfRIOWarm", "RdfRDec", "RdfRProc",
+                                          "RdfRIODirect", "RdfColdReads", "RdfRateCounts", "RdfRateOversubscribed",
                                           "RdfROnePredCold", "RdfROnePredWarm", "RdfTSetupShare", "RdfLimiter",
                                           "RdfSaturationNp", "RdfSaturationCache", "RdfSaturationVerdict")})
     macros["RdfNotMeasured"] = paper.escape("; ".join(f"{k}: {v}" for k, v in not_measured.items())) or "nothing"
@@ -395,6 +426,9 @@ def rate_figure(rs: dict[str, Any], extrapolate_to: int = 24):
             ax.plot(grid, rate_model(grid, rs["r1_predicted"][cache], rs["r_io"][cache]), color="C2", linestyle="--",
                     label=f"predicted from R_IO, R_dec, R_proc (R1 {rs['r1_predicted'][cache]:.3g} MB/s)")
             ax.axhline(rs["r_io"][cache], color="grey", linestyle="-.", label=f"R_IO measured ({cache})")
+        if top > usable_cores():
+            ax.axvspan(usable_cores() + 0.5, max(extrapolate_to, top), color="grey", alpha=0.1,
+                       label=f"more processes than the {usable_cores()} cores")
         ax.set(xlabel="reader processes Np", ylabel="R [MB/s of file bytes]", title=f"{cache} cache", yscale="log")
         ax.legend(fontsize="xx-small", loc="lower right")
     return fig
