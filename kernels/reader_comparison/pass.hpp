@@ -155,7 +155,12 @@ class Pass {
     events_ += n;
     if (items_ >= next_) sample();
   }
-  void opened(double seconds) { open_s_ += seconds; }
+  // One file opened in `seconds`, left out of the reading time (every method
+  // reports each file it opens: files_opened checks that).
+  void opened(double seconds) {
+    open_s_ += seconds;
+    ++files_opened_;
+  }
 
   long long items() const { return items_; }
   long long events() const { return events_; }
@@ -164,6 +169,7 @@ class Pass {
   double wall() const { return wall_; }
   double cpu() const { return cpu_; }
   double open_s() const { return open_s_; }
+  long long files_opened() const { return files_opened_; }
   const std::vector<Sample> &samples() const { return samples_; }
 
  private:
@@ -174,7 +180,7 @@ class Pass {
   long long every_, next_;
   CachePrep &prep_;
   std::uint64_t checksum_ = 0;
-  long long items_ = 0, events_ = 0;
+  long long items_ = 0, events_ = 0, files_opened_ = 0;
   double wall0_ = 0, cpu0_ = 0, wall_ = 0, cpu_ = 0, open_s_ = 0;
   std::vector<Sample> samples_;
 };

@@ -137,6 +137,21 @@ def test_every_cpp_method_agrees_with_an_independent_checksum(files, layout):
     assert (samples.groupby(["method", "branch", "rep"])["items"].max().values > 0).all()
 
 
+def test_every_cpp_method_leaves_every_files_opening_out_of_its_reading_time(files):
+    """RDataFrame opens the files itself: its later files' opening, like every other method's,
+    is timed apart (the kernel counts the files each method timed the opening of)."""
+    inputs = files["aod"]
+    twice = {"root": f"{inputs['root']},{inputs['root']}", "rntuple": f"{inputs['rntuple']},{inputs['rntuple']}"}
+    argv = _argv("columnar", twice, BRANCHES[:1])
+    argv[argv.index("--methods") + 1] = ",".join(CPP)
+    timing = pd.DataFrame(rc.run_json_process(argv, "read_branch")["timing"])
+    items, _ = _expected(inputs["root"], BRANCHES[0])
+    assert set(timing["method"]) == set(CPP)
+    assert (timing["files_opened"] == 2).all(), timing[["method", "files_opened"]]
+    assert (timing["items"] == 2 * items).all() and (timing["open_s"] > 0).all()
+    assert (timing["open_s"] < timing["wall_s"]).all()
+
+
 @pytest.mark.parametrize("reader", ["uproot", "numpy", "laurelin"])
 def test_python_and_java_readers_agree(files, reader, request, capsys):
     jar = request.getfixturevalue("jar") if reader == "laurelin" else None

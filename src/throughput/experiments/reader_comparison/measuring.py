@@ -90,6 +90,7 @@ def _measure_pass(run: dict[str, Any], spec: dict[str, Any], params: dict[str, A
             records = run_json_process(argv, label)
             build_info = harness.build_info("read_branch")
             frame = _records_frame(records)
+            _check_every_opening_left_out(frame, len(spec["root"]), label)
         elif run["group"] in PYTHON_READERS:
             files = spec["numpy"] if run["group"] == "numpy" else spec["root"]
             args = {**common, "files": ",".join(files), "reader": run["group"],
@@ -124,6 +125,17 @@ def _measure_pass(run: dict[str, Any], spec: dict[str, Any], params: dict[str, A
     frame["warmup"] = frame["rep"] < 0  # sample rows belong to the pass of their rep; an unread row to none
     frame["collection"] = frame["branch"].map(collection_of)
     return frame, provenance.capture(params, cache_state=run["cache"], build_info=build_info)
+
+
+def _check_every_opening_left_out(frame: pd.DataFrame, files: int, label: str) -> None:
+    """Each C++ method timed the opening of every file apart from its reading (RDataFrame, which
+    opens the files itself, included): otherwise its reading rate would not compare."""
+    timing = frame[frame["record"] == "timing"]
+    wrong = timing[timing["files_opened"] != files]
+    if len(wrong):
+        row = wrong.iloc[0]
+        raise AssertionError(f"{label}: method {row['method']} timed the opening of {row['files_opened']} of "
+                             f"{files} files apart from its reading")
 
 
 def _unread_rows(kind: str, methods: list[str], branches: list[str], reason: str) -> pd.DataFrame:
