@@ -1,6 +1,9 @@
 // Seed 000's Table 2 on an NVIDIA GPU: data transfers between host memory and
-// the GPU, managed ("unified") memory, copies within the GPU, and adding a
-// constant in place and into a new array on global and on managed memory; and
+// the GPU, the seed's "unified" memory ("also known as pinned": host memory
+// mapped into the device, cudaHostAlloc with cudaHostAllocMapped, zero-copy)
+// and today's managed memory (cudaMallocManaged), copies within the GPU, and
+// adding a constant in place and into a new array on global, mapped and
+// managed memory; and
 // the jagged "explode" and "combine" operations. One case and one value type
 // (float32 or float64) per run:
 //
@@ -9,7 +12,7 @@
 //
 // Device work is timed with CUDA events around each pass (`event_s`); the
 // steady clock and the process CPU time are recorded beside it. Cases in which
-// the CPU does the work (CPU write and read of managed memory) are timed by the
+// the CPU does the work (CPU write and read of mapped or managed memory) are timed by the
 // steady clock only. Every run checks every value it produced against the
 // exact expected one (the values are small integers, exact in both types).
 //
@@ -35,9 +38,10 @@ namespace {
 constexpr int kExitNoDevice = 4;
 constexpr int kBlock = 256;
 constexpr int kScanBlock = 1024;
-const char *const kCases[] = {"device",           "h2d_pageable",     "h2d_pinned",       "d2h_pageable",
-                              "d2h_pinned",       "managed_cpu_write", "managed_cpu_read", "d2d_copy",
-                              "inplace_global",   "immutable_global", "inplace_managed",  "immutable_managed",
+const char *const kCases[] = {"device",           "h2d_pageable",     "h2d_pinned",        "d2h_pageable",
+                              "d2h_pinned",       "mapped_cpu_write", "mapped_cpu_read",   "managed_cpu_write",
+                              "managed_cpu_read", "d2d_copy",         "inplace_global",    "immutable_global",
+                              "inplace_mapped",   "immutable_mapped", "inplace_managed",   "immutable_managed",
                               "explode",          "combine"};
 
 struct NoDevice : std::runtime_error {
@@ -265,13 +269,28 @@ struct DeviceArray {
   DeviceArray &operator=(const DeviceArray &) = delete;
 };
 
+// Memory both the CPU and the GPU address: managed (cudaMallocManaged, pages
+// migrated on demand) or mapped (pinned host memory, cudaHostAlloc with
+// cudaHostAllocMapped: the GPU reads and writes it across the bus, through the
+// device pointer cudaHostGetDevicePointer gives). `host` is the CPU's pointer,
+// `device` the kernels'.
 template <class T>
-struct ManagedArray {
-  T *p = nullptr;
-  explicit ManagedArray(long long n) { CUDA_CHECK(cudaMallocManaged(&p, std::max(1LL, n) * sizeof(T))); }
-  ~ManagedArray() { cudaFree(p); }
-  ManagedArray(const ManagedArray &) = delete;
-  ManagedArray &operator=(const ManagedArray &) = delete;
+struct SharedArray {
+  T *host = nullptr, *device = nullptr;
+  bool mapped;
+  SharedArray(long long n, bool mapped_memory) : mapped(mapped_memory) {
+    const std::size_t bytes = std::max(1LL, n) * sizeof(T);
+    if (mapped) {
+      CUDA_CHECK(cudaHostAlloc(&host, bytes, cudaHostAllocMapped));
+      CUDA_CHECK(cudaHostGetDevicePointer(reinterpret_cast<void **>(&device), host, 0));
+    } else {
+      CUDA_CHECK(cudaMallocManaged(&host, bytes));
+      device = host;
+    }
+  }
+  ~SharedArray() { mapped ? cudaFreeHost(host) : cudaFree(host); }
+  SharedArray(const SharedArray &) = delete;
+  SharedArray &operator=(const SharedArray &) = delete;
 };
 
 template <class T>
@@ -354,7 +373,8 @@ std::pair<long long, double> compare(const T *got, long long n, E &&expected) {
 template <class T>
 std::vector<T> to_host(const T *device, long long n) {
   std::vector<T> host(static_cast<std::size_t>(std::max(1LL, n)));
-  CUDA_CHECK(cudaMemcpy(host.data(), device, n * sizeof(T), cudaMemcpyDeviceToHost));
+  // cudaMemcpyDefault: the pointer may be device, managed or mapped host memory (unified addressing)
+  CUDA_CHECK(cudaMemcpy(host.data(), device, n * sizeof(T), cudaMemcpyDefault));
   return host;
 }
 
@@ -414,27 +434,27 @@ Outcome run_case(const Run &run, Timer &timer) {
     maybe_corrupt(dst);
     std::tie(out.wrong, out.checksum) = compare(dst, n, is_initial);
     out.bytes_moved = bytes;
-  } else if (k == "managed_cpu_write") {
-    // The CPU stores every value into managed memory that the GPU touched last.
+  } else if (k == "managed_cpu_write" || k == "mapped_cpu_write") {
+    // The CPU stores every value into shared memory that the GPU touched last.
     PageableArray<T> src(n);
     host_initial(src.p());
-    ManagedArray<T> m(n);
+    SharedArray<T> m(n, k == "mapped_cpu_write");
     for (long long r = 0; r < passes; ++r) {
-      fill_value<<<grid(n), kBlock>>>(m.p, n, static_cast<T>(-1));
-      times.push_back(timer.host([&] { std::memcpy(m.p, src.p(), bytes); }));
+      fill_value<<<grid(n), kBlock>>>(m.device, n, static_cast<T>(-1));
+      times.push_back(timer.host([&] { std::memcpy(m.host, src.p(), bytes); }));
     }
     CUDA_CHECK(cudaDeviceSynchronize());
-    maybe_corrupt(m.p);
-    std::tie(out.wrong, out.checksum) = compare(m.p, n, is_initial);
+    maybe_corrupt(m.host);
+    std::tie(out.wrong, out.checksum) = compare(m.host, n, is_initial);
     out.bytes_moved = 2 * bytes;
-  } else if (k == "managed_cpu_read") {
-    // The CPU reads every value of managed memory that the GPU wrote last.
+  } else if (k == "managed_cpu_read" || k == "mapped_cpu_read") {
+    // The CPU reads every value of shared memory that the GPU wrote last.
     PageableArray<T> dst(n);
-    ManagedArray<T> m(n);
+    SharedArray<T> m(n, k == "mapped_cpu_read");
     for (long long r = 0; r < passes; ++r) {
-      fill_initial<<<grid(n), kBlock>>>(m.p, n);
+      fill_initial<<<grid(n), kBlock>>>(m.device, n);
       std::fill(dst.p(), dst.p() + n, static_cast<T>(-1));
-      times.push_back(timer.host([&] { std::memcpy(dst.p(), m.p, bytes); }));
+      times.push_back(timer.host([&] { std::memcpy(dst.p(), m.host, bytes); }));
     }
     maybe_corrupt(dst.p());
     std::tie(out.wrong, out.checksum) = compare(dst.p(), n, is_initial);
@@ -450,37 +470,37 @@ Outcome run_case(const Run &run, Timer &timer) {
     maybe_corrupt(back.data());
     std::tie(out.wrong, out.checksum) = compare(back.data(), n, is_initial);
     out.bytes_moved = 2 * bytes;
-  } else if (k == "inplace_global" || k == "inplace_managed") {
-    const bool managed = k == "inplace_managed";
-    DeviceArray<T> d(managed ? 0 : n);
-    ManagedArray<T> m(managed ? n : 0);
-    T *a = managed ? m.p : d.p;
-    if (!managed) fill_initial<<<grid(n), kBlock>>>(a, n);
+  } else if (k == "inplace_global" || k == "inplace_managed" || k == "inplace_mapped") {
+    const bool shared = k != "inplace_global";
+    DeviceArray<T> d(shared ? 0 : n);
+    SharedArray<T> m(shared ? n : 0, k == "inplace_mapped");
+    T *a = shared ? m.device : d.p;
+    if (!shared) fill_initial<<<grid(n), kBlock>>>(a, n);
     for (long long r = 0; r < passes; ++r) {
-      // Managed: the CPU writes the input first, so the kernel finds it in host memory.
-      if (managed) {
+      // Shared memory: the CPU writes the input first, so the kernel finds it in host memory.
+      if (shared) {
         CUDA_CHECK(cudaDeviceSynchronize());
-        host_initial(a);
+        host_initial(m.host);
       }
       times.push_back(timer.device([&] { add_in_place<<<grid(n), kBlock>>>(a, n, c); }));
     }
     std::vector<T> back = to_host(a, n);
     maybe_corrupt(back.data());
-    const double added = managed ? 1.0 : static_cast<double>(passes);
+    const double added = shared ? 1.0 : static_cast<double>(passes);
     std::tie(out.wrong, out.checksum) =
         compare(back.data(), n, [&](long long i) { return static_cast<T>(initial<T>(i) + added * run.c); });
     out.bytes_moved = 2 * bytes;
-  } else if (k == "immutable_global" || k == "immutable_managed") {
-    const bool managed = k == "immutable_managed";
-    DeviceArray<T> da(managed ? 0 : n), db(managed ? 0 : n);
-    ManagedArray<T> ma(managed ? n : 0), mb(managed ? n : 0);
-    T *a = managed ? ma.p : da.p, *b = managed ? mb.p : db.p;
-    if (!managed) fill_initial<<<grid(n), kBlock>>>(a, n);
+  } else if (k == "immutable_global" || k == "immutable_managed" || k == "immutable_mapped") {
+    const bool shared = k != "immutable_global", mapped = k == "immutable_mapped";
+    DeviceArray<T> da(shared ? 0 : n), db(shared ? 0 : n);
+    SharedArray<T> ma(shared ? n : 0, mapped), mb(shared ? n : 0, mapped);
+    T *a = shared ? ma.device : da.p, *b = shared ? mb.device : db.p;
+    if (!shared) fill_initial<<<grid(n), kBlock>>>(a, n);
     for (long long r = 0; r < passes; ++r) {
-      if (managed) {
+      if (shared) {
         CUDA_CHECK(cudaDeviceSynchronize());
-        host_initial(a);
-        std::fill(b, b + n, static_cast<T>(-1));
+        host_initial(ma.host);
+        std::fill(mb.host, mb.host + n, static_cast<T>(-1));
       } else {
         fill_value<<<grid(n), kBlock>>>(b, n, static_cast<T>(-1));
       }

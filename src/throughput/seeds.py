@@ -98,8 +98,9 @@ GPU_NAMES = ("GeForce GTX 660M", "GRID K520 (AWS)", "Tesla K20m (Princeton)", "T
 _cite(GPU_NAMES, "000", "Table 2", "| | GeForce GTX 660M | GRID K520 (AWS) | Tesla K20m (Princeton) | "
       "Tesla K40c (CERN) | Tesla K20Xm (CERN) | Tesla P100-SXM2 (CERN) |")
 GPU_SHORT = ("GTX 660M", "K520", "K20m", "K40c", "K20Xm", "P100")
-# Rates in GHz: 10^9 values per second; the seed calls them 32-bit floats, but its CPU
-# study added to doubles: the value type is not certain.
+# Rates in GHz: 10^9 values per second of 32-bit floats (its caption: "billions of 32-bit
+# floating point values per second"). Its "unified" rows are, by the same caption, memory
+# "also known as pinned": host memory the GPU addresses (gpu_bandwidth.cases maps them).
 _T2 = "Table 2"
 GPU_TABLE2 = {
     "DRAM to CPU": _cite((1.8, 1.5, 0.82, 0.77, 0.77, 3.5), "000", _T2,

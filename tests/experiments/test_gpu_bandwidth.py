@@ -71,8 +71,10 @@ def test_nvcc_is_found_and_the_cuda_program_is_built_for_sm80_and_sm90():
 
 
 @pytest.mark.skipif(gb.driver_present(), reason="an NVIDIA driver is present")
-@pytest.mark.parametrize("case", ["device", "inplace_global", "explode"])
+@pytest.mark.parametrize("case", ["device", *gb.GPU_CASES, "explode", "combine"])
 def test_cuda_program_without_gpu_exits_4_with_the_reason(case):
+    """Every case of Table 2 is one the program knows (an unknown one is refused before it
+    looks for a GPU: see below), and without a GPU it gives no number."""
     path = harness.kernels_dir() / gb.CUDA_KERNEL
     proc = subprocess.run([str(path), "--case", case, "--n", "1000"], capture_output=True, text=True)
     assert proc.returncode == gb.EXIT_NO_DEVICE
@@ -268,7 +270,8 @@ def test_table2_python_logic(case, dtype):
     frame, validation = gb.table2_python(case, dtype, N, REPS, WARMUP, gb.NumpyBackend())
     passes = REPS + WARMUP
     init = gb.initial(N, "float64")
-    added = {"inplace_global": passes, "immutable_global": 1, "inplace_managed": 1, "immutable_managed": 1}
+    added = {"inplace_global": passes, "immutable_global": 1, "inplace_managed": 1, "immutable_managed": 1,
+             "inplace_mapped": 1, "immutable_mapped": 1}
     assert validation["checksum"] == float(init.sum() + N * added.get(case, 0))
     assert len(frame) == passes and int(frame["warmup"].sum()) == WARMUP
     size = np.dtype(dtype).itemsize
@@ -281,6 +284,20 @@ class DroppingBackend(gb.NumpyBackend):
     def to_device(self, device, host):
         np.copyto(device, host)
         device[-1] = 12345
+
+
+def test_the_seeds_unified_rows_are_pinned_mapped_memory_and_managed_stands_beside_them():
+    """Seed 000 defines "unified" as "also known as pinned": its rows stand beside the mapped
+    (zero-copy) cases; managed memory is measured too, under its own name, beside no seed row."""
+    seed_rows = {c.seed_row: c.name for c in gb.CASES if c.seed_row and "unified" in c.seed_row}
+    assert seed_rows == {"CPU write unified": "mapped_cpu_write", "CPU read unified": "mapped_cpu_read",
+                         "in-place unified": "inplace_mapped", "immutable unified": "immutable_mapped"}
+    managed = [c for c in gb.CASES if "managed" in c.name]
+    assert len(managed) == 4 and all(c.seed_row is None and "managed" in c.label for c in managed)
+    assert set(seed_rows) | {"DRAM to CPU", "DRAM to GPU", "GPU to DRAM", "within GPU", "in-place global",
+                             "immutable global"} == set(gb.SEED_TABLE2)
+    with pytest.raises(ValueError, match="unknown shared memory 'pinned'"):
+        gb.NumpyBackend().shared_empty(4, "float32", "pinned")
 
 
 def test_table2_python_fails_on_a_lost_value():

@@ -1,10 +1,13 @@
 """GPU memory bandwidth, explode and combine (seed 000, Table 2).
 
 Table 2 of seed 000 measured, on six GPUs of 2017, how fast values move
-between host memory ("DRAM") and a GPU, through managed ("unified") memory,
+between host memory ("DRAM") and a GPU, through "unified" memory (by its
+caption "also known as pinned": host memory mapped into the GPU, zero-copy),
 within the GPU, and how fast a constant is added to them in place and into a
-new array on global and on managed memory. We measure the same cases, each
-for float32 and float64, three ways where a GPU exists:
+new array on global and on unified memory. We measure the same cases, each
+for float32 and float64, with the seed's unified memory as it defined it and
+today's managed memory (cudaMallocManaged) beside it, three ways where a GPU
+exists:
 
 - "CUDA C++": kernels/gpu_bandwidth/gpu_bandwidth.cu (nvcc, sm_80 and sm_90),
   timed with CUDA events;

@@ -19,7 +19,7 @@ NO_GPU = "no GPU on this host"
 NOT_MEASURED = "not measured"
 
 # ---- seed 000, Table 2: the figures live in throughput.seeds (with where each comes from) ------
-# Rates in GHz: 10^9 values per second; the value type is not certain (see seeds.GPU_TABLE2).
+# Rates in GHz: 10^9 values per second of 32-bit floats, as its caption says (see seeds.GPU_TABLE2).
 SEED_GPUS = seeds.GPU_NAMES
 SEED_GPU_SHORT = seeds.GPU_SHORT
 SEED_TABLE2 = seeds.GPU_TABLE2
@@ -33,7 +33,7 @@ class Case:
 
     name: str
     label: str
-    seed_row: str | None  # None: the seed did not separate this case (pinned memory)
+    seed_row: str | None  # None: the seed did not measure this case (pinned transfers, managed memory)
     on_gpu: bool = True
 
 
@@ -43,13 +43,21 @@ CASES = (
     Case("h2d_pinned", "DRAM to GPU, pinned", None),
     Case("d2h_pageable", "GPU to DRAM, pageable", "GPU to DRAM"),
     Case("d2h_pinned", "GPU to DRAM, pinned", None),
-    Case("managed_cpu_write", "CPU write unified", "CPU write unified"),
-    Case("managed_cpu_read", "CPU read unified", "CPU read unified"),
+    # The seed's "unified" memory is, by its own caption, "also known as pinned": host memory
+    # mapped into the device (cudaHostAlloc with cudaHostAllocMapped), which kernels read and
+    # write across the bus (zero-copy). Managed memory (cudaMallocManaged, migrated on demand),
+    # what "unified memory" means in today's CUDA, is measured beside it under its own name.
+    Case("mapped_cpu_write", "CPU write unified (pinned, mapped)", "CPU write unified"),
+    Case("mapped_cpu_read", "CPU read unified (pinned, mapped)", "CPU read unified"),
+    Case("managed_cpu_write", "CPU write managed", None),
+    Case("managed_cpu_read", "CPU read managed", None),
     Case("d2d_copy", "within GPU", "within GPU"),
     Case("inplace_global", "in-place global", "in-place global"),
     Case("immutable_global", "immutable global", "immutable global"),
-    Case("inplace_managed", "in-place unified", "in-place unified"),
-    Case("immutable_managed", "immutable unified", "immutable unified"),
+    Case("inplace_mapped", "in-place unified (pinned, mapped)", "in-place unified"),
+    Case("immutable_mapped", "immutable unified (pinned, mapped)", "immutable unified"),
+    Case("inplace_managed", "in-place managed", None),
+    Case("immutable_managed", "immutable managed", None),
 )
 CASE_BY_NAME = {c.name: c for c in CASES}
 GPU_CASES = tuple(c.name for c in CASES if c.on_gpu)

@@ -1,5 +1,5 @@
 """The CuPy method: the array backends (CuPy on a GPU, device work timed with CUDA
-events; numpy standing in for device, pinned and managed memory without a GPU),
+events; numpy standing in for device, pinned, mapped and managed memory without a GPU),
 and Table 2's GPU cases with the backend's own operations."""
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ from .data import initial, validate_output
 
 
 class NumpyBackend:
-    """Host arrays standing in for device, pinned and managed memory, timed by the
+    """Host arrays standing in for device, pinned, mapped and managed memory, timed by the
     steady clock: runs the GPU paths' logic without a GPU (tests, simulator)."""
 
     name = "numpy (stand-in)"
@@ -31,7 +31,11 @@ class NumpyBackend:
     def pinned_empty(self, n: int, dtype) -> np.ndarray:
         return np.empty(n, dtype)
 
-    def managed_empty(self, n: int, dtype) -> tuple[np.ndarray, np.ndarray]:
+    def shared_empty(self, n: int, dtype, memory: str) -> tuple[np.ndarray, np.ndarray]:
+        """An array both sides address ("managed" or "mapped"): the kernels' array and the
+        CPU's view of the same memory."""
+        if memory not in SHARED_MEMORY:
+            raise ValueError(f"unknown shared memory {memory!r} (known: {', '.join(SHARED_MEMORY)})")
         a = np.empty(n, dtype)
         return a, a
 
@@ -78,12 +82,27 @@ class CupyBackend(NumpyBackend):
     def pinned_empty(self, n, dtype):
         return self.cupyx.empty_pinned(n, dtype)
 
-    def managed_empty(self, n, dtype):
-        """A CuPy array in managed memory, and a numpy view of the same memory for the CPU."""
+    def shared_empty(self, n, dtype, memory):
+        """A CuPy array in managed memory (cudaMallocManaged) or in pinned host memory mapped
+        into the device (cudaHostAlloc with cudaHostAllocMapped; the kernels use the device
+        pointer cudaHostGetDevicePointer gives), and a numpy view of the same memory for the CPU."""
+        super().shared_empty(0, dtype, memory)  # the name check
         dtype = np.dtype(dtype)
-        memory = self.cp.cuda.malloc_managed(max(1, n * dtype.itemsize))
-        device = self.cp.ndarray((n,), dtype, memptr=memory)
-        buffer = (ctypes.c_char * (n * dtype.itemsize)).from_address(memory.ptr)
+        size = max(1, n * dtype.itemsize)
+        if memory == "managed":
+            pointer = self.cp.cuda.malloc_managed(size)
+            host_address = pointer.ptr
+        else:
+            from cuda.bindings import runtime
+
+            pinned = self.cp.cuda.PinnedMemory(size, self.cp.cuda.runtime.hostAllocMapped)
+            status, device_address = runtime.cudaHostGetDevicePointer(pinned.ptr, 0)
+            if status != runtime.cudaError_t.cudaSuccess:
+                raise RuntimeError(f"cudaHostGetDevicePointer: {status}")
+            pointer = self.cp.cuda.MemoryPointer(self.cp.cuda.UnownedMemory(int(device_address), size, pinned), 0)
+            host_address = pinned.ptr
+        device = self.cp.ndarray((n,), dtype, memptr=pointer)
+        buffer = (ctypes.c_char * (n * dtype.itemsize)).from_address(host_address)
         host = np.frombuffer(buffer, dtype=dtype, count=n)
         return device, host
 
@@ -121,6 +140,15 @@ class CupyBackend(NumpyBackend):
         return {**_timed(op), "event_s": float("nan"), "clock": "steady_clock"}
 
 
+# Memory both the CPU and the GPU address: managed, or the seed's "unified" (pinned, mapped).
+SHARED_MEMORY = ("managed", "mapped")
+
+
+def _memory(case: str) -> str:
+    """"inplace_mapped" -> "mapped": which shared memory a case uses."""
+    return case.rsplit("_", 1)[-1] if case.endswith(SHARED_MEMORY) else case.split("_", 1)[0]
+
+
 def table2_python(case: str, dtype: str, n: int, repetitions: int, warmup: int,
                   backend: NumpyBackend) -> tuple[pd.DataFrame, dict[str, Any]]:
     """One Table 2 case with array-library operations (CuPy's on a GPU); validated exactly."""
@@ -147,15 +175,15 @@ def table2_python(case: str, dtype: str, n: int, repetitions: int, warmup: int,
             target.fill(-1)
             times.append(backend.time_device(lambda: backend.to_host(target, d)))
         got, expected, moved = np.array(target), init, size
-    elif case == "managed_cpu_write":
-        managed, view = backend.managed_empty(n, T)
+    elif case in ("managed_cpu_write", "mapped_cpu_write"):
+        managed, view = backend.shared_empty(n, T, _memory(case))
         for _ in range(passes):
             managed.fill(-1)  # the GPU touches it last
             times.append(backend.time_host(lambda: np.copyto(view, init)))
         backend.synchronize()
         got, expected, moved = np.array(view), init, 2 * size
-    elif case == "managed_cpu_read":
-        managed, view = backend.managed_empty(n, T)
+    elif case in ("managed_cpu_read", "mapped_cpu_read"):
+        managed, view = backend.shared_empty(n, T, _memory(case))
         d_init = backend.device_array(init)
         target = np.empty(n, T)
         for _ in range(passes):
@@ -182,16 +210,16 @@ def table2_python(case: str, dtype: str, n: int, repetitions: int, warmup: int,
         if not np.array_equal(backend.asnumpy(a), init):
             raise AssertionError(f"{backend.name} {case} {dtype}: the immutable input was changed")
         got, expected, moved = backend.asnumpy(b), init + c, 2 * size
-    elif case == "inplace_managed":
-        managed, view = backend.managed_empty(n, T)
+    elif case in ("inplace_managed", "inplace_mapped"):
+        managed, view = backend.shared_empty(n, T, _memory(case))
         for _ in range(passes):
             backend.synchronize()
             np.copyto(view, init)  # the CPU writes the input: the kernel finds it in host memory
             times.append(backend.time_device(lambda: xp.add(managed, c, out=managed)))
         got, expected, moved = backend.asnumpy(managed), init + c, 2 * size
-    elif case == "immutable_managed":
-        a, a_view = backend.managed_empty(n, T)
-        b, b_view = backend.managed_empty(n, T)
+    elif case in ("immutable_managed", "immutable_mapped"):
+        a, a_view = backend.shared_empty(n, T, _memory(case))
+        b, b_view = backend.shared_empty(n, T, _memory(case))
         for _ in range(passes):
             backend.synchronize()
             np.copyto(a_view, init)
