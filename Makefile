@@ -19,12 +19,13 @@ export JUPYTER_RUNTIME_DIR ?= $(XDG_CACHE_HOME)/jupyter-runtime
 export NUMBA_CACHE_DIR ?= $(XDG_CACHE_HOME)/numba
 export PATH := $(CURDIR)/$(VENV)/bin:$(PATH)
 
-.PHONY: help paper test lab env system-build system-tex kernels binder lock clean
+.PHONY: help paper test lab archive env system-build system-tex kernels binder lock clean
 
 help:
 	@echo "make paper   build paper/build/paper.pdf (sets everything up first)"
 	@echo "make test    run the test suite (sets everything up first)"
 	@echo "make lab     open JupyterLab on notebooks/ in the project's environment"
+	@echo "make archive NAME=<label>  pack this machine's raw results into archive/<label>"
 	@echo "make binder  regenerate binder/ from envs/;  make lock  re-pin envs/requirements.txt"
 
 paper: env system-tex kernels
@@ -36,6 +37,12 @@ test: env system-tex kernels
 
 lab: env kernels
 	jupyter lab notebooks/
+
+# This machine's raw results of every experiment, with provenance and fingerprint, into
+# archive/$(NAME) (committed on purpose: throughput/archive.py says what is checked).
+archive: env
+	@test -n "$(NAME)" || { echo "make archive: say which label, e.g. make archive NAME=my-laptop" >&2; exit 2; }
+	python -m throughput.archive pack $(NAME)
 
 env: $(VENV)/.installed
 $(VENV)/.installed: envs/requirements.txt pyproject.toml | system-build

@@ -13,6 +13,7 @@ before any job starts.
 from __future__ import annotations
 
 import copy
+import functools
 import importlib
 import importlib.util
 import math
@@ -20,13 +21,15 @@ import os
 import shutil
 import tempfile
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import jsonschema
 import psutil
 import yaml
 
 from . import REPO, machine_fit
+
+if TYPE_CHECKING:  # imported where it is used: a GPU node may lack it (throughput.node)
+    import jsonschema
 
 SCHEMA_PATH = REPO / "workflow" / "schemas" / "config.schema.yaml"
 SECTION_SCHEMAS = REPO / "workflow" / "schemas" / "sections"
@@ -81,9 +84,15 @@ def _is_integer(checker, instance) -> bool:
     return isinstance(instance, int) and not isinstance(instance, bool)
 
 
-Validator = jsonschema.validators.extend(
-    jsonschema.Draft202012Validator,
-    type_checker=jsonschema.Draft202012Validator.TYPE_CHECKER.redefine("integer", _is_integer))
+@functools.lru_cache(maxsize=None)
+def _validator_class():
+    # Imported here: a GPU node without jsonschema (throughput.node) still fills the
+    # defaults and fits them to the machine, with validate(..., schema_check=False).
+    import jsonschema
+
+    return jsonschema.validators.extend(
+        jsonschema.Draft202012Validator,
+        type_checker=jsonschema.Draft202012Validator.TYPE_CHECKER.redefine("integer", _is_integer))
 
 
 def _walk(value: Any, path: tuple = ()):
@@ -185,30 +194,24 @@ MIN_FREE_DISK = 200 * 10**6
 
 
 def validate(config: dict[str, Any], check_resources: bool = True, workdir: str | os.PathLike = ".",
-             available_memory: int | None = None) -> dict[str, Any]:
-    """The configuration with defaults filled, sizes resolved and paths absolute, or ConfigError."""
+             available_memory: int | None = None, schema_check: bool = True) -> dict[str, Any]:
+    """The configuration with defaults filled, sizes resolved and paths absolute, or ConfigError.
+    schema_check=False (only throughput.node, on a host without jsonschema) fills and fits the
+    values without checking them against the schema."""
     schema = load_schema()
     resolved = fill_defaults(config, schema)
     non_finite = _non_finite(resolved)
     problems = [f"config key '{_key(path)}' = {value!r}: not a finite number" for path, value in non_finite.items()]
     # A NaN or infinity is named once, above, not again for a bound it also breaks.
-    errors = [e for e in Validator(schema).iter_errors(resolved) if tuple(e.absolute_path) not in non_finite]
+    errors = ([e for e in _validator_class()(schema).iter_errors(resolved) if tuple(e.absolute_path) not in non_finite]
+              if schema_check else [])
     problems += [_describe(e) for e in sorted(errors, key=lambda e: [str(p) for p in e.absolute_path])]
     if problems:
         raise ConfigError(problems)
     resolve_paths(resolved, schema, workdir)
     resolved["fitted_to_machine"] = {}
     if check_resources:
-        available = psutil.virtual_memory().available if available_memory is None else available_memory
-        for section in sections():
-            # A section's module may check its sizes, files and threads against
-            # this machine, fitting them by the one rule of throughput.machine_fit:
-            # check_config(section_values, fitter).
-            module = section_module(section)
-            if hasattr(module, "check_config"):
-                fitter = machine_fit.Fitter(section, resolved["fit_to_machine"], problems, available)
-                module.check_config(resolved[section], fitter)
-                resolved["fitted_to_machine"][section] = machine_fit.as_records(fitter.fits)
+        problems += fit_sections(resolved, sections(), available_memory)
         free = shutil.disk_usage(Path(workdir).resolve()).free
         if free < MIN_FREE_DISK:
             problems.append(f"working directory {Path(workdir).resolve()}: {free / 1e6:.0f} MB free on disk, "
@@ -216,6 +219,22 @@ def validate(config: dict[str, Any], check_resources: bool = True, workdir: str 
     if problems:
         raise ConfigError(problems)
     return resolved
+
+
+def fit_sections(resolved: dict[str, Any], names: list[str], available_memory: int | None = None) -> list[str]:
+    """Check the named sections of a filled configuration against this machine: a section's
+    module may check its sizes, files and threads, fitting them by the one rule of
+    throughput.machine_fit (check_config(section_values, fitter)). Fills
+    resolved["fitted_to_machine"]; returns the problems."""
+    problems: list[str] = []
+    available = psutil.virtual_memory().available if available_memory is None else available_memory
+    for section in names:
+        module = section_module(section)
+        if hasattr(module, "check_config"):
+            fitter = machine_fit.Fitter(section, resolved["fit_to_machine"], problems, available)
+            module.check_config(resolved[section], fitter)
+            resolved["fitted_to_machine"][section] = machine_fit.as_records(fitter.fits)
+    return problems
 
 
 def _duplicate_keys(node: yaml.Node, path: tuple = ()) -> list[str]:

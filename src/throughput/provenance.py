@@ -31,9 +31,15 @@ def _run(argv: list[str]) -> str | None:
     return proc.stdout.strip() if proc.returncode == 0 else None
 
 
+# A copy of the tree without its .git (a GPU node: throughput.node) is told its commit.
+COMMIT_ENV = "THROUGHPUT_COMMIT"
+
+
 def git_state() -> dict[str, Any]:
     """Commit of the project and whether tracked files differ from it."""
     commit = _run(["git", "-C", str(REPO), "rev-parse", "HEAD"])
+    if commit is None and os.environ.get(COMMIT_ENV):
+        return {"git_commit": os.environ[COMMIT_ENV], "git_dirty": None}  # dirty: unknown without .git
     if commit is None:
         return {"git_commit": "unknown (not a git checkout)", "git_dirty": None}
     status = _run(["git", "-C", str(REPO), "status", "--porcelain", "--untracked-files=no"])
