@@ -14,8 +14,8 @@ committed under archive/ and read beside other machines:
 
 The copy of the tree on such a node has no .git: THROUGHPUT_COMMIT says which
 commit it is (throughput.provenance). `--step build|memory_bandwidth|gpu_bandwidth|pack`
-runs one step (each under ten minutes at the defaults on a 16-core node); the
-steps reuse what an earlier one left in OUT_DIR, and a measured group is
+runs one step, for hosts that limit a command's time (how long each takes on a
+GPU node is not measured yet); the steps reuse what an earlier one left in OUT_DIR, and a measured group is
 never measured again (throughput.experiment). `--quick` uses sizes small
 enough for a test. A GPU method that cannot run here is a row of the archive's
 manifest that says why, never a number.
