@@ -35,7 +35,7 @@ from typing import Any
 import pandas as pd
 
 from . import REPO, provenance
-from .results import read_raw, sha256
+from .results import read_metadata, read_raw, sha256
 
 ARCHIVE_DIR = REPO / "archive"
 MANIFEST = "manifest.json"
@@ -75,11 +75,11 @@ def pack(label: str, results_dir: str | Path, target: str | Path | None = None,
     if not found:
         raise ArchiveError(f"no raw results under {results_dir}/*/raw/ to archive")
     machine = provenance.fingerprint()
-    entries, commits, size, dirty = {}, set(), 0, False
+    entries, sources, commits, dirty = {}, {}, set(), False
     for experiment, files in found.items():
         for path in files:
             try:
-                _, prov, key = read_raw(path)
+                prov, key = read_metadata(path)  # the rows are copied, not read
             except Exception as error:  # noqa: BLE001 - any unreadable file is named, and stops the pack
                 raise ArchiveError(f"{path}: not a readable raw result ({error})") from error
             if key.get("machine") != machine:
@@ -91,16 +91,17 @@ def pack(label: str, results_dir: str | Path, target: str | Path | None = None,
                                    f"set {provenance.COMMIT_ENV} to the commit the tree is)")
             commits.add(commit)
             dirty = dirty or bool(prov.get("git_dirty"))
-            entries[f"{experiment}/{path.name}"] = {"sha256": sha256(path), "bytes": path.stat().st_size}
-            size += path.stat().st_size
+            relative = f"{experiment}/{path.name}"
+            entries[relative], sources[relative] = {"sha256": sha256(path), "bytes": path.stat().st_size}, path
+    size = sum(entry["bytes"] for entry in entries.values())
     if size > MAX_BYTES:
         raise ArchiveError(f"{results_dir}: {size / 1e6:.1f} MB of raw results, more than the {MAX_BYTES / 1e6:.0f} MB "
                            "an archived machine may hold")
     staging = target.with_name(target.name + ".packing")
     shutil.rmtree(staging, ignore_errors=True)
-    for relative in entries:
+    for relative, source in sources.items():
         (staging / relative).parent.mkdir(parents=True, exist_ok=True)
-        shutil.copy2(results_dir / relative.split("/", 1)[0] / "raw" / relative.split("/", 1)[1], staging / relative)
+        shutil.copy2(source, staging / relative)
     manifest = {"format": FORMAT, "label": label, "packed_utc": dt.datetime.now(dt.timezone.utc).isoformat(),
                 "machine": machine, "description": provenance.machine(), "commits": sorted(commits),
                 "uncommitted_changes": dirty,

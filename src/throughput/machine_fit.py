@@ -65,8 +65,8 @@ class Fitter:
         limit = per_core * cores
         if holder[key] is not None and holder[key] > limit:
             what = f"{cores} usable cores" if per_core == 1 else f"{per_core} per usable core ({cores} cores)"
-            self._lower(holder, key, full_key, limit, what, f"more than {what} of this machine"
-                        if per_core > 1 else f"more than the {cores} usable cores of this machine")
+            self._lower(holder, key, full_key, limit, what,
+                        f"more than {'the ' if per_core == 1 else ''}{what} of this machine")
 
     def size(self, holder: dict[str, Any], key: str, need_bytes: float, largest: Any, what: str,
              path: str = "") -> None:

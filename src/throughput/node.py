@@ -70,23 +70,22 @@ def _installed(module: str) -> bool:
         return False
 
 
-def settings(quick: bool) -> dict[str, Any]:
+def settings(quick: bool) -> tuple[dict[str, Any], dict[str, str]]:
     """The two sections from the schema's defaults (or QUICK), fitted to this machine by the
-    one rule of throughput.machine_fit. Without jsonschema (not on GPU nodes) the values are
-    not checked against the schema; they are the schema's own defaults, which the tests check."""
+    one rule of throughput.machine_fit, and the methods left out here with why. Without
+    jsonschema (not on GPU nodes) the values are not checked against the schema; they are the
+    schema's own defaults, which the tests check."""
     given = dict(QUICK) if quick else {}
     given["fit_to_machine"] = True
-    checked = _installed("jsonschema")
-    resolved = config.validate(given, check_resources=False, schema_check=checked)
-    resolved["left_out"] = {}
+    resolved = config.validate(given, check_resources=False, schema_check=_installed("jsonschema"))
+    left_out = {}
     if not _installed("awkward") and "awkward" in resolved["gpu_bandwidth"]["cpu_methods"]:
         resolved["gpu_bandwidth"]["cpu_methods"].remove("awkward")
-        resolved["left_out"]["jagged awkward"] = "awkward is not installed on this host"
+        left_out["jagged awkward"] = "awkward is not installed on this host"
     problems = config.fit_sections(resolved, list(EXPERIMENTS))
     if problems:
         raise config.ConfigError(problems)
-    resolved["schema_checked"] = checked
-    return resolved
+    return resolved, left_out
 
 
 def _params(resolved: dict[str, Any], section: str) -> dict[str, Any]:
@@ -98,8 +97,7 @@ def _params(resolved: dict[str, Any], section: str) -> dict[str, Any]:
 def measure_memory_bandwidth(resolved: dict[str, Any], results: Path) -> dict[str, str]:
     from .experiments import memory_bandwidth as mb
 
-    params = _params(resolved, "memory_bandwidth")
-    params["max_threads"] = params["max_threads"] or config.usable_cores()
+    params = _params(resolved, "memory_bandwidth")  # max_threads: null was resolved by its check_config
     frame = mb.measure(params, results / "memory_bandwidth" / "raw", noise.Settings.from_config(resolved["noise"]))
     mb.check_agreement(frame)
     return {}
@@ -117,7 +115,7 @@ def measure_gpu_bandwidth(resolved: dict[str, Any], results: Path) -> dict[str, 
     if len(frame):
         gb.check_agreement(frame)
     not_measured = {f"{row.group} {row.method}": row.reason for row in skipped.itertuples()} if len(skipped) else {}
-    return {**not_measured, **resolved["left_out"]}
+    return not_measured
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -141,12 +139,13 @@ def main(argv: list[str] | None = None) -> int:
         if not kernels.is_dir():
             raise NodeError(f"no kernels in {kernels}: run the build step first")
         os.environ["THROUGHPUT_KERNELS_DIR"] = str(kernels)
-        resolved = settings(args.quick)
+        resolved, left_out = settings(args.quick)
         notes = json.loads(notes_path.read_text()) if notes_path.exists() else {}
         for experiment, measure in (("memory_bandwidth", measure_memory_bandwidth),
                                     ("gpu_bandwidth", measure_gpu_bandwidth)):
             if experiment in steps:
-                notes[experiment] = measure(resolved, results)
+                notes[experiment] = {**measure(resolved, results),
+                                     **(left_out if experiment == "gpu_bandwidth" else {})}
                 notes_path.write_text(json.dumps(notes, indent=1, sort_keys=True) + "\n")
                 print(f"node: {experiment} measured into {results / experiment / 'raw'}")
         if "pack" in steps:
@@ -155,7 +154,7 @@ def main(argv: list[str] | None = None) -> int:
             label = args.label or provenance.machine()["hostname"]
             target = archive.pack(label, results, out / label, list(EXPERIMENTS),
                                   notes={"not_measured": notes, "quick": args.quick,
-                                         "schema_checked": resolved["schema_checked"]})
+                                         "schema_checked": _installed("jsonschema")})
             print(f"node: archive of {label} in {target} (commit it under archive/{label})")
     except (NodeError, archive.ArchiveError, config.ConfigError) as error:
         print(f"throughput.node: {error}", file=sys.stderr)

@@ -44,10 +44,11 @@ class Outputs:
         self._declared("figure", name, self.spec.figures)
         return plotstyle.save(fig, self.figures_dir / name)
 
-    def table(self, name: str, frame: Any, column_format: str | None = None) -> Path:
+    def table(self, name: str, frame: Any, column_format: str | None = None, text_columns: int = 1) -> Path:
         """A booktabs table of `frame` (throughput.paper.write_table)."""
         self._declared("table", name, self.spec.tables)
-        return paper.write_table(frame, self.paper_dir / f"{name}.tex", column_format=column_format)
+        return paper.write_table(frame, self.paper_dir / f"{name}.tex", column_format=column_format,
+                                 text_columns=text_columns)
 
     def tex(self, name: str, text: str) -> Path:
         """A table already typeset as LaTeX."""

@@ -24,11 +24,15 @@ def escape(text: Any) -> str:
     return "".join(_SPECIAL.get(char, char) for char in str(text))
 
 
-def write_table(frame: pd.DataFrame, path: str | os.PathLike, column_format: str | None = None) -> Path:
-    """A booktabs tabular of `frame` (cells already formatted as strings; headers escaped)."""
+def write_table(frame: pd.DataFrame, path: str | os.PathLike, column_format: str | None = None,
+                text_columns: int = 1) -> Path:
+    """A booktabs tabular of `frame` (cells already formatted as strings; headers escaped). Without
+    a `column_format`, the first `text_columns` are left-aligned and the rest right-aligned, so
+    the format follows the frame's columns."""
     header = " & ".join(escape(c) for c in frame.columns) + r" \\"
     rows = [" & ".join(str(v) for v in row) + r" \\" for row in frame.itertuples(index=False)]
-    column_format = column_format or "l" + "r" * (len(frame.columns) - 1)
+    text_columns = min(text_columns, len(frame.columns))
+    column_format = column_format or "l" * text_columns + "r" * (len(frame.columns) - text_columns)
     text = "\n".join([rf"\begin{{tabular}}{{{column_format}}}", r"\toprule", header, r"\midrule",
                       *rows, r"\bottomrule", r"\end{tabular}", ""])
     with atomic_path(path) as temporary:

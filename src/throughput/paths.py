@@ -1,8 +1,8 @@
 """Where the study's generated files go, relative to the working directory
 Snakemake runs in (the repository for `make paper`, a temporary folder in the
-tests), and where the shared inputs beside the repository are (SHARED). Sources are read from the repository (throughput.REPO); everything
-made is written under the working directory, so a run never writes into the
-sources.
+tests), and where the shared inputs beside the repository are (SHARED).
+Sources are read from the repository (throughput.REPO); everything made is
+written under the working directory, so a run never writes into the sources.
 
     results/<experiment>/<experiment>.ipynb   the executed notebook
     results/<experiment>/raw/                 one Parquet file per run

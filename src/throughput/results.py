@@ -105,12 +105,17 @@ def stored_rows(path: str | os.PathLike, key: dict[str, Any]) -> pd.DataFrame | 
     return frame if stored == key else None
 
 
+def read_metadata(path: str | os.PathLike) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The provenance and parameters (reuse key) of one raw result file, without reading its rows."""
+    metadata = pq.read_schema(path).metadata or {}
+    if PROVENANCE_KEY not in metadata or PARAMS_KEY not in metadata:
+        raise ValueError(f"{path}: not a raw result of this study (no provenance in its metadata)")
+    return json.loads(metadata[PROVENANCE_KEY]), json.loads(metadata[PARAMS_KEY])
+
+
 def read_provenance(path: str | os.PathLike) -> dict[str, Any]:
     """The provenance of one raw result file, without reading its rows."""
-    metadata = pq.read_schema(path).metadata or {}
-    if PROVENANCE_KEY not in metadata:
-        raise ValueError(f"{path}: not a raw result of this study (no provenance in its metadata)")
-    return json.loads(metadata[PROVENANCE_KEY])
+    return read_metadata(path)[0]
 
 
 def measure_once(path: str | os.PathLike, params: dict[str, Any],

@@ -145,8 +145,8 @@ SHARED_MEMORY = ("managed", "mapped")
 
 
 def _memory(case: str) -> str:
-    """"inplace_mapped" -> "mapped": which shared memory a case uses."""
-    return case.rsplit("_", 1)[-1] if case.endswith(SHARED_MEMORY) else case.split("_", 1)[0]
+    """Which shared memory a case uses: "inplace_mapped", "mapped_cpu_read" -> "mapped"."""
+    return "mapped" if "mapped" in case else "managed"
 
 
 def table2_python(case: str, dtype: str, n: int, repetitions: int, warmup: int,

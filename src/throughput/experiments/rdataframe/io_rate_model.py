@@ -16,7 +16,7 @@ import numpy as np
 import pandas as pd
 from tqdm.auto import tqdm
 
-from ... import harness, provenance
+from ... import experiment, harness, noise, provenance
 from ...config import usable_cores
 from ...results import input_identity, measure_once, sha256
 from .analysis import _lstsq_nonnegative
@@ -120,12 +120,39 @@ def check_raw_bytes(raw: pd.DataFrame, size_bytes: int) -> None:
                              f"{row['bytes']} bytes, the input files' sizes add up to {size_bytes}")
 
 
+def direct_read_problem(files: list[str]) -> str | None:
+    """Why the device's own rate (O_DIRECT) cannot be read here (None: it can)."""
+    try:
+        os.close(os.open(files[0], os.O_RDONLY | os.O_DIRECT))
+    except OSError as error:
+        return f"{files[0]} cannot be opened with O_DIRECT ({error.strerror}: its file system does not support it)"
+    return None
+
+
 def _measure_raw(cache, params, files, work):
+    """One process of rdf_raw_read: its warm-up passes, then one timed pass (the interleaving
+    loop calls it once per round and cache state)."""
     result = harness.run_kernel("rdf_raw_read", {"file-list": _list_file(files, work), "cache": cache,
-                                                 "reps": params["repetitions"], "warmup": params["warmup"]})
-    frame = result.timings.assign(part="raw", name=f"raw_{cache}")
+                                                 "reps": 1, "warmup": params["warmup"]})
+    frame = result.timings.assign(part="raw", name=f"raw_{cache}", checksum=result.validation["checksum"])
     check_raw_bytes(frame, sum(Path(f).stat().st_size for f in files))
     return frame, provenance.capture(params, cache_state=cache, build_info=result.build_info)
+
+
+def measure_raw_reads(caches: list[str], base: dict[str, Any], params: dict[str, Any], files: list[str],
+                      raw_dir: Path, work: Path, noise_settings: noise.Settings, progress: bool) -> pd.DataFrame:
+    """The raw reads whose rates the paper sets side by side (cold, warm, the device's own),
+    interleaved round by round, so that a disturbance lands on all of them; every pass must read
+    the same bytes (their word sum) in every cache state."""
+    group = experiment.Group("raw reads", [{"name": f"raw_{c}", "cache": c} for c in caches])
+    frame = experiment.measure_interleaved(
+        [group], raw_dir, lambda run: {**base, "cache": run["cache"]},
+        lambda run, _round: _measure_raw(run["cache"], params, files, work), params["repetitions"], noise_settings,
+        desc="raw reads", progress=progress)
+    if frame["checksum"].nunique() != 1:
+        sums = frame.groupby("cache")["checksum"].unique().to_dict()
+        raise AssertionError(f"the raw reads of {len(files)} files read different bytes by cache state: {sums}")
+    return frame
 
 
 def _measure_components(params, files, entries, work, primer):
@@ -156,10 +183,12 @@ def _measure_rate(cache, ttc, processes, params, files, entries, work, reference
 
 
 def measure_rate_model(params: dict[str, Any], inputs: dict[str, Any], info: dict[str, Any],
-                       results_dir: str | Path, primer: str | os.PathLike, progress: bool = True) -> dict[str, Any]:
-    """R_IO (raw bytes, cold and warm), R_dec and R_proc (one warm reader), and R(Np) for every
-    cache state x TTreeCache setting x process count. Returns frames and what was not measured.
-    `primer`: a file with the same tree that is not measured (see run_processes)."""
+                       results_dir: str | Path, primer: str | os.PathLike,
+                       noise_settings: noise.Settings | None = None, progress: bool = True) -> dict[str, Any]:
+    """R_IO (raw bytes: cold, warm and the device's own, interleaved), R_dec and R_proc (one warm
+    reader), and R(Np) for every cache state x TTreeCache setting x process count. Returns frames
+    and what was not measured. `primer`: a file with the same tree that is not measured (see
+    run_processes)."""
     rate = params["rate_model"]
     primer = str(primer)
     if str(Path(primer).resolve()) in {str(Path(f).resolve()) for f in inputs["rate"]}:
@@ -179,16 +208,15 @@ def measure_rate_model(params: dict[str, Any], inputs: dict[str, Any], info: dic
             not_measured["cold"] = problem
             states.remove("cold")
     frames = {}
-    raw_frames = [measure_once(raw / f"raw_{c}.parquet", {**base, "cache": c},
-                               lambda c=c: _measure_raw(c, params, files, work))
-                  for c in ["cold", "warm"] if c in states or c == "warm"]
+    caches = ["cold", "warm"] if "cold" in states else ["warm"]
     if "cold" in states:  # the device's own rate, beside which a cold rate says whether it reached the device
-        try:
-            raw_frames.append(measure_once(raw / "raw_direct.parquet", {**base, "cache": "direct"},
-                                           lambda: _measure_raw("direct", params, files, work)))
-        except harness.KernelError as error:
-            not_measured["direct"] = f"the device's own rate (O_DIRECT): {error}"
-    frames["raw"] = pd.concat(raw_frames, ignore_index=True)
+        problem = direct_read_problem(files)
+        if problem:
+            not_measured["direct"] = f"the device's own rate: {problem}"
+        else:
+            caches.append("direct")
+    frames["raw"] = measure_raw_reads(caches, base, params, files, raw, work, noise_settings or noise.Settings(),
+                                      progress)
     frames["components"] = measure_once(raw / "components.parquet", {**base, "part": "components"},
                                         lambda: _measure_components(params, files, entries, work, primer))
     reference = int(frames["components"]["counter_sum"].iloc[0])
@@ -283,6 +311,8 @@ def rate_summary(frames: dict[str, Any]) -> dict[str, Any]:
     out["r1_predicted"] = {c: 1 / (1 / r + 1 / out["r_dec"] + 1 / out["r_proc"]) for c, r in out["r_io"].items()
                            if c != "direct"}
     out["cold_reads"] = cold_reads_verdict(out["r_io"])
+    out["r_io_noisy"] = frames["raw"].groupby("cache")["noisy"].any().to_dict()
+    out["cores"] = frames["cores"]
     measured = frames["rate"][~frames["rate"]["warmup"].astype(bool)].copy()
     measured["rate_mb_s"] = size / measured["wall_s"]
     measured["khz"] = frames["events"] / measured["wall_s"] / 1e3

@@ -177,18 +177,22 @@ def rate_components_table(rs: dict[str, Any], measured: pd.DataFrame) -> pd.Data
         row = measured[(measured["cache"] == cache) & (measured["ttree_cache"] == "on") & (measured["processes"] == 1)]
         return float(row["rate"].iloc[0]) if len(row) else math.nan
 
-    rows = [("R_IO, cold cache (raw bytes)", rs["r_io"].get("cold", math.nan), "--"),
-            ("R_IO, the device's own (O_DIRECT)", rs["r_io"].get("direct", math.nan), "--"),
-            ("R_IO, warm cache (raw bytes)", rs["r_io"]["warm"], "--"),
-            ("R_dec (decompress + deserialise, warm)", rs["r_dec"], f"{SEED_RDEC_MB_S[0]}--{SEED_RDEC_MB_S[1]}"),
-            ("R_proc (processing, decompressed data)", rs["r_proc"], "--")]
+    raw_noisy = rs["r_io_noisy"]
+    rows = [("R_IO, cold cache (raw bytes)", rs["r_io"].get("cold", math.nan), "--", raw_noisy.get("cold", False)),
+            ("R_IO, the device's own (O_DIRECT)", rs["r_io"].get("direct", math.nan), "--",
+             raw_noisy.get("direct", False)),
+            ("R_IO, warm cache (raw bytes)", rs["r_io"]["warm"], "--", raw_noisy.get("warm", False)),
+            ("R_dec (decompress + deserialise, warm)", rs["r_dec"], f"{SEED_RDEC_MB_S[0]}--{SEED_RDEC_MB_S[1]}",
+             False),
+            ("R_proc (processing, decompressed data)", rs["r_proc"], "--", False)]
     for cache in ("cold", "warm"):
         if cache in rs["r1_predicted"]:
-            rows.append((f"R1 predicted, {cache}", rs["r1_predicted"][cache], "--"))
-            rows.append((f"R1 measured, {cache}, one reader", np1(cache), "--"))
+            rows.append((f"R1 predicted, {cache}", rs["r1_predicted"][cache], "--", False))
+            rows.append((f"R1 measured, {cache}, one reader", np1(cache), "--", False))
     from ... import paper
 
-    return pd.DataFrame({"rate": [paper.escape(r[0]) for r in rows], "this run [MB/s]": [_num(r[1]) for r in rows],
+    return pd.DataFrame({"rate": [paper.escape(r[0]) for r in rows],
+                         "this run [MB/s]": [paper.flagged(_num(r[1]), r[3]) for r in rows],
                          "seed [MB/s]": [r[2] for r in rows]})
 
 
@@ -218,13 +222,14 @@ def rate_fit_table(rs: dict[str, Any]) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def _oversubscribed(table: pd.DataFrame) -> str:
-    """Which process counts outnumber the cores, in words."""
+def _oversubscribed(rs: dict[str, Any]) -> str:
+    """Which process counts outnumber the cores of the machine that measured them, in words."""
+    table = rs["table"]
     over = sorted(table[table["oversubscribed"]]["processes"].unique())
     if not over:
         return "none of them outnumbers the cores"
     counts_ = ", ".join(str(n) for n in over)
-    return (f"{counts_} outnumber{'s' if len(over) == 1 else ''} the {usable_cores()} cores (readers waiting "
+    return (f"{counts_} outnumber{'s' if len(over) == 1 else ''} the {rs['cores']} cores (readers waiting "
             "on the device leave their core to another)")
 
 
@@ -330,7 +335,7 @@ def paper_macros(params: dict[str, Any], table: pd.DataFrame, agreement: pd.Data
                                                          if "cold" not in rs["r_io"] else
                                                          "the device's own rate was not measured")),
             "RdfRateCounts": ", ".join(str(n) for n in sorted(rs["table"]["processes"].unique())),
-            "RdfRateOversubscribed": _oversubscribed(rs["table"]),
+            "RdfRateOversubscribed": _oversubscribed(rs),
             "RdfRDec": _num(rs["r_dec"]), "RdfRProc": _num(rs["r_proc"]),
             "RdfROnePredCold": _num(rs["r1_predicted"].get("cold", math.nan)),
             "RdfROnePredWarm": _num(rs["r1_predicted"]["warm"]),
@@ -426,9 +431,9 @@ def rate_figure(rs: dict[str, Any], extrapolate_to: int = 24):
             ax.plot(grid, rate_model(grid, rs["r1_predicted"][cache], rs["r_io"][cache]), color="C2", linestyle="--",
                     label=f"predicted from R_IO, R_dec, R_proc (R1 {rs['r1_predicted'][cache]:.3g} MB/s)")
             ax.axhline(rs["r_io"][cache], color="grey", linestyle="-.", label=f"R_IO measured ({cache})")
-        if top > usable_cores():
-            ax.axvspan(usable_cores() + 0.5, max(extrapolate_to, top), color="grey", alpha=0.1,
-                       label=f"more processes than the {usable_cores()} cores")
+        if top > rs["cores"]:
+            ax.axvspan(rs["cores"] + 0.5, max(extrapolate_to, top), color="grey", alpha=0.1,
+                       label=f"more processes than the {rs['cores']} cores")
         ax.set(xlabel="reader processes Np", ylabel="R [MB/s of file bytes]", title=f"{cache} cache", yscale="log")
         ax.legend(fontsize="xx-small", loc="lower right")
     return fig

@@ -105,9 +105,10 @@ def java_available() -> str | None:
 
 # What each Java reader is built from: a newer file than its jar rebuilds it, and their
 # hash is part of its runs' reuse key (measuring.JAVA_BUILDS).
-JAVA_COMMON = REPO / "kernels" / "reader_comparison" / "java" / "common"  # options, records, passes
-LAURELIN_SOURCES = (REPO / "kernels" / "reader_comparison" / "java",)  # JAVA_COMMON included
-ROOT4J_DIR = REPO / "kernels" / "reader_comparison" / "root4j"  # root4j.patch, reader/
+SOURCE_DIR = REPO / "kernels" / "reader_comparison"  # its kernels and Java readers
+JAVA_COMMON = SOURCE_DIR / "java" / "common"  # options, records, passes
+LAURELIN_SOURCES = (SOURCE_DIR / "java",)  # JAVA_COMMON included
+ROOT4J_DIR = SOURCE_DIR / "root4j"  # root4j.patch, reader/
 ROOT4J_SOURCES = (ROOT4J_DIR, JAVA_COMMON)
 
 
