@@ -1,11 +1,17 @@
 // A synthetic "AOD-like" file with seed 000's particle types, multiplicities
 // and attribute counts (its Table 1):
 //   photon 2.9 per event / 205 attributes, electron 2.5 / 231, muon 2.7 / 192,
-//   tau 6.3 / 88, jet 16.7 / 95, AK8 jet ("FatJet") 1.8 / 95.
-// Each collection C is written as NanoAOD writes it, one leaf-list branch per
-// attribute: a counter nC (UInt_t), C_pt[nC]/F and the other attributes
-// C_a001..., so that each attribute is its own column, as in a split AOD
-// file. The multiplicity of each event is Poisson-distributed around the
+//   tau 6.3 / 88, jet 16.7 / 95, AK8 jet ("FatJet") 1.8 / 95
+// (the table is aod_classes.cmake's, from which the classes are generated).
+// Two layouts of the same values:
+//   --layout flat     each collection C as NanoAOD writes it, one leaf-list
+//                     branch per attribute: a counter nC (UInt_t), C_pt[nC]/F
+//                     and the other attributes C_a001...;
+//   --layout objects  each collection as CMS AOD stores its products: a
+//                     std::vector<aod::C> of the generated classes, written
+//                     through their ROOT dictionary and split one sub-branch
+//                     per member (C.pt, C.a001, ...; the count is branch C).
+// The multiplicity of each event is Poisson-distributed around the
 // seed's mean; the pT follows a falling power law above a threshold and is
 // sorted, and the other attributes cycle through value kinds with realistic
 // compressibility: angles, energies, fractions stored with 12 bits of
@@ -23,8 +29,10 @@
 #include <memory>
 #include <random>
 #include <string>
+#include <type_traits>
 #include <vector>
 
+#include "aod_classes.h"
 #include "bench.hpp"
 #include "root_io.hpp"
 
@@ -38,8 +46,9 @@ struct CollectionSpec {
 };
 
 const CollectionSpec kCollections[] = {
-    {"Photon", 2.9, 205, 10.f}, {"Electron", 2.5, 231, 10.f}, {"Muon", 2.7, 192, 5.f},
-    {"Tau", 6.3, 88, 20.f},     {"Jet", 16.7, 95, 15.f},      {"FatJet", 1.8, 95, 170.f},
+#define AOD_SPEC(type, mean, attributes, pt_min) {#type, mean, attributes, pt_min},
+    AOD_COLLECTIONS(AOD_SPEC)
+#undef AOD_SPEC
 };
 
 enum Kind { kEta, kPhi, kEnergy, kFraction, kFlags, kBool, kIsolation, kIndex, kKinds };
@@ -53,41 +62,89 @@ struct Collection {
   std::vector<std::vector<Int_t>> ints;            // per int attribute
   std::vector<std::vector<UChar_t>> bools;         // per boolean attribute
   std::vector<Kind> float_kinds, int_kinds;
+  std::vector<int> slot;  // per attribute: its index in floats, ints or bools
+
+  // Attribute a of particle j, as the generated class's member type T.
+  template <class T>
+  T value(int a, UInt_t j) const {
+    if (a == 0) return static_cast<T>(pt[j]);
+    if constexpr (std::is_same_v<T, Float_t>) return floats[slot[a]][j];
+    else if constexpr (std::is_same_v<T, Int_t>) return ints[slot[a]][j];
+    else return bools[slot[a]][j] != 0;
+  }
 };
 
-void make_branches(TTree &tree, Collection &c) {
-  const std::string name = c.spec.name, counter = "n" + name;
+bool is_int(Kind kind) { return kind == kFlags || kind == kIndex; }
+
+// Sizes every value vector (they must not move once a flat branch holds their data).
+void allocate(Collection &c) {
   const std::size_t size = static_cast<std::size_t>(c.max_count);
-  tree.Branch(counter.c_str(), &c.n, (counter + "/i").c_str());
   c.pt.assign(size, 0.f);
-  tree.Branch((name + "_pt").c_str(), c.pt.data(), (name + "_pt[" + counter + "]/F").c_str());
-  // The vectors must not move once their data is given to a branch: size them first.
-  int floats = 0, ints = 0, bools = 0;
+  c.slot.assign(static_cast<std::size_t>(c.spec.attributes), -1);
   for (int a = 1; a < c.spec.attributes; ++a) {
     const Kind kind = static_cast<Kind>(a % kKinds);
-    if (kind == kFlags || kind == kIndex) ++ints;
-    else if (kind == kBool) ++bools;
-    else ++floats;
+    if (is_int(kind)) {
+      c.slot[a] = static_cast<int>(c.ints.size());
+      c.ints.emplace_back(size);
+      c.int_kinds.push_back(kind);
+    } else if (kind == kBool) {
+      c.slot[a] = static_cast<int>(c.bools.size());
+      c.bools.emplace_back(size);
+    } else {
+      c.slot[a] = static_cast<int>(c.floats.size());
+      c.floats.emplace_back(size);
+      c.float_kinds.push_back(kind);
+    }
   }
-  c.floats.assign(floats, std::vector<float>(size));
-  c.ints.assign(ints, std::vector<Int_t>(size));
-  c.bools.assign(bools, std::vector<UChar_t>(size));
-  int f = 0, i = 0, b = 0;
+}
+
+void make_flat_branches(TTree &tree, Collection &c) {
+  const std::string name = c.spec.name, counter = "n" + name, count = "[" + counter + "]";
+  tree.Branch(counter.c_str(), &c.n, (counter + "/i").c_str());
+  tree.Branch((name + "_pt").c_str(), c.pt.data(), (name + "_pt" + count + "/F").c_str());
   for (int a = 1; a < c.spec.attributes; ++a) {
     const Kind kind = static_cast<Kind>(a % kKinds);
     char suffix[16];
     std::snprintf(suffix, sizeof suffix, "_a%03d", a);
-    const std::string branch = name + suffix, count = "[" + counter + "]";
-    if (kind == kFlags || kind == kIndex) {
-      c.int_kinds.push_back(kind);
-      tree.Branch(branch.c_str(), c.ints[i++].data(), (branch + count + "/I").c_str());
-    } else if (kind == kBool) {
-      tree.Branch(branch.c_str(), c.bools[b++].data(), (branch + count + "/b").c_str());
-    } else {
-      c.float_kinds.push_back(kind);
-      tree.Branch(branch.c_str(), c.floats[f++].data(), (branch + count + "/F").c_str());
-    }
+    const std::string branch = name + suffix;
+    if (is_int(kind))
+      tree.Branch(branch.c_str(), c.ints[c.slot[a]].data(), (branch + count + "/I").c_str());
+    else if (kind == kBool)
+      tree.Branch(branch.c_str(), c.bools[c.slot[a]].data(), (branch + count + "/b").c_str());
+    else
+      tree.Branch(branch.c_str(), c.floats[c.slot[a]].data(), (branch + count + "/F").c_str());
   }
+}
+
+// One collection of the objects layout: its std::vector<aod::Type>, filled
+// from the generated values each event, in a branch split one sub-branch per
+// member (split level 99, as CMSSW's products).
+struct ObjectBranch {
+  virtual ~ObjectBranch() = default;
+  virtual void fill(const Collection &c) = 0;
+};
+
+template <class T>
+struct ObjectBranchOf : ObjectBranch {
+  std::vector<T> objects;
+  std::vector<T> *address = &objects;
+  ObjectBranchOf(TTree &tree, const char *name) {
+    if (!tree.Branch(name, &address, 32000, 99))
+      throw std::runtime_error(std::string("cannot create the object branch ") + name + " (no dictionary?)");
+  }
+  void fill(const Collection &c) override {
+    objects.assign(c.n, T{});
+    for (UInt_t j = 0; j < c.n; ++j)
+      objects[j].visit([&](int a, auto &member) { member = c.value<std::decay_t<decltype(member)>>(a, j); });
+  }
+};
+
+std::unique_ptr<ObjectBranch> make_object_branch(TTree &tree, const std::string &name) {
+#define AOD_BRANCH(type, mean, attributes, pt_min) \
+  if (name == #type) return std::make_unique<ObjectBranchOf<aod::type>>(tree, #type);
+  AOD_COLLECTIONS(AOD_BRANCH)
+#undef AOD_BRANCH
+  throw std::logic_error("no generated class for collection " + name);
 }
 
 class Generator {
@@ -131,11 +188,14 @@ class Generator {
   std::exponential_distribution<double> exponential_{1.0};
 };
 
-long long counter_sum(TTree &tree) {
+// The counters read back: nC of the flat layout, or the split branch C itself
+// read as its count (MakeClass mode: no objects built).
+long long counter_sum(TTree &tree, bool objects) {
   tree.SetBranchStatus("*", false);
+  if (objects) tree.SetMakeClass(1);
   std::vector<UInt_t> n(std::size(kCollections));
   for (std::size_t k = 0; k < n.size(); ++k) {
-    const std::string counter = std::string("n") + kCollections[k].name;
+    const std::string counter = (objects ? "" : "n") + std::string(kCollections[k].name);
     if (!tree.GetBranch(counter.c_str())) return -1;
     tree.SetBranchStatus(counter.c_str(), true);
     tree.SetBranchAddress(counter.c_str(), &n[k]);
@@ -153,7 +213,8 @@ long long counter_sum(TTree &tree) {
 int main(int argc, char **argv) {
   return bench::guarded_main("make_aod_like", [&] {
     bench::Options opt(argc, argv,
-                       {{"output", ""}, {"events", "1000"}, {"seed", "1"}, {"compression", "ZLIB"}, {"level", "1"}});
+                       {{"output", ""}, {"events", "1000"}, {"seed", "1"}, {"compression", "ZLIB"}, {"level", "1"},
+                        {"layout", "flat"}});
     if (opt.build_info()) {
       bench::print_build_info("make_aod_like");
       return 0;
@@ -161,6 +222,10 @@ int main(int argc, char **argv) {
     const std::string output = opt.str("output");
     if (output.empty()) throw std::invalid_argument("--output is required");
     const long long events = opt.integer("events", 1);
+    const std::string layout = opt.str("layout");
+    if (layout != "flat" && layout != "objects")
+      throw std::invalid_argument("--layout " + layout + ": one of flat, objects");
+    const bool objects = layout == "objects";
     const int settings =
         bench::compression_settings(opt.str("compression"), static_cast<int>(opt.integer("level", 0)));
 
@@ -177,13 +242,19 @@ int main(int argc, char **argv) {
       std::unique_ptr<TFile> out(TFile::Open(target.temporary().c_str(), "RECREATE", "", settings));
       if (!out || out->IsZombie()) throw std::runtime_error("cannot create output file " + target.temporary());
       TTree tree("Events", "AOD-like events (seed 000's particle types, multiplicities and attribute counts)");
-      for (auto &c : collections) make_branches(tree, c);
+      std::vector<std::unique_ptr<ObjectBranch>> object_branches;
+      for (auto &c : collections) {
+        allocate(c);
+        if (objects) object_branches.push_back(make_object_branch(tree, c.spec.name));
+        else make_flat_branches(tree, c);
+      }
       Generator generator(static_cast<std::uint64_t>(opt.integer("seed", 0)));
       const long long step = std::max(1LL, events / 100);
       for (long long i = 0; i < events; ++i) {
-        for (auto &c : collections) {
-          generator.fill(c);
-          generated += c.n;
+        for (std::size_t k = 0; k < collections.size(); ++k) {
+          generator.fill(collections[k]);
+          if (objects) object_branches[k]->fill(collections[k]);
+          generated += collections[k].n;
         }
         if (tree.Fill() <= 0) throw std::runtime_error("writing event " + std::to_string(i) + " to " + output + " failed");
         if ((i + 1) % step == 0 || i + 1 == events)
@@ -196,7 +267,7 @@ int main(int argc, char **argv) {
 
     std::unique_ptr<TFile> check(TFile::Open(output.c_str(), "READ"));
     auto *tree = check ? check->Get<TTree>("Events") : nullptr;
-    const long long read_back = tree ? counter_sum(*tree) : -1;
+    const long long read_back = tree ? counter_sum(*tree, objects) : -1;
     const bool ok = tree && tree->GetEntries() == events && read_back == generated;
     bench::JsonLine()
         .add("record", "validation")
@@ -207,6 +278,7 @@ int main(int argc, char **argv) {
         .add("checksum", static_cast<double>(read_back))
         .add("file_bytes", static_cast<long long>(check ? check->GetSize() : 0))
         .add("compression_settings", settings)
+        .add("layout", layout)
         .print();
     if (!ok) {
       std::fprintf(stderr, "make_aod_like: %s does not read back as written\n", output.c_str());

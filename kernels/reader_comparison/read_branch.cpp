@@ -10,11 +10,25 @@
 //   ttreereader  TTreeReader with a TTreeReaderArray<float>
 //   draw         TTree::Draw("<branch>", "", "goff"), values taken from GetV1()
 //   rdataframe   RDataFrame on one thread, Foreach over an RVecF column
-//   cmssw        a CMSSW-like reader: every branch of the collection is read
-//                (TTree::GetEntry) and a std::vector<Particle> with all
-//                attributes is built per event; the pT is taken from the objects
+//   members      every attribute of the collection read into flat buffers
+//                (TBranch::GetEntry), no objects: what reading the whole
+//                collection costs before any object is built
+//   cmssw        a CMSSW-like reader. On a split std::vector<aod::Type>
+//                branch (make_aod_like --layout objects): the whole branch
+//                read into std::vector<aod::Type> through the dictionary,
+//                every member streamed and the objects built by ROOT, as CMSSW
+//                reads a product. On flat leaf-list branches: every branch of
+//                the collection is read and a std::vector<Particle> with all
+//                attributes is built per event. The pT is taken from the objects.
 //   rntuple      RNTupleReader on the RNTuple copy (--rntuple-files): the
 //                collection's offsets and the value column, no objects
+//
+// A split object member (C.pt of a std::vector<aod::C>) is read as it is
+// stored: columnar and members in MakeClass mode (the member's values and the
+// collection's count, no object), TTreeReader, TTree::Draw and RDataFrame by
+// the member's name. A method ROOT refuses for a branch (bulk I/O where the
+// branch or its counter does not support it) is a "cannot_read" record that
+// says why, and the other methods go on.
 //
 // Methods are rotated: repetition r starts with method r + --rotation (mod the
 // number of methods), so no method always runs first (the caller runs one
@@ -34,6 +48,7 @@
 #include <ROOT/RNTupleView.hxx>
 #include <ROOT/RVec.hxx>
 #include <TBranch.h>
+#include <TBranchElement.h>
 #include <TBufferFile.h>
 #include <TFile.h>
 #include <TLeaf.h>
@@ -49,6 +64,7 @@
 #include <string>
 #include <vector>
 
+#include "aod_classes.h"
 #include "bench.hpp"
 #include "pass.hpp"
 
@@ -74,7 +90,24 @@ struct OpenTree {
   TLeaf *leaf = nullptr;
   TLeaf *count = nullptr;  // the collection's counter; null for one value per event
   int max_len = 1;         // most values in one event
+  // A member of a split object collection (C.pt of std::vector<aod::C>): its
+  // collection branch C, whose count leaf C_ is the counter; null otherwise.
+  TBranchElement *objects = nullptr;
 };
+
+// The branches holding every attribute of t's collection (t's branch among them):
+// the split collection's sub-branches, or the leaf-list branches sharing t's counter.
+std::vector<TBranch *> collection_branches(const OpenTree &t) {
+  std::vector<TBranch *> branches;
+  TObjArray *candidates = t.objects ? t.objects->GetListOfBranches() : t.tree->GetListOfBranches();
+  for (auto *object : *candidates) {
+    auto *branch = static_cast<TBranch *>(object);
+    auto *leaf = static_cast<TLeaf *>(branch->GetListOfLeaves()->At(0));
+    if (t.objects || (branch->GetListOfLeaves()->GetEntries() == 1 && leaf->GetLeafCount() == t.count))
+      branches.push_back(branch);
+  }
+  return branches;
+}
 
 OpenTree open_tree(const std::string &path, const Job &job) {
   const std::string at = where(path, job.branch);
@@ -98,7 +131,12 @@ OpenTree open_tree(const std::string &path, const Job &job) {
                              std::to_string(t.branch->GetListOfLeaves()->GetEntries()) + " leaves of type " +
                              t.leaf->GetTypeName());
   t.count = t.leaf->GetLeafCount();
-  t.max_len = t.count ? std::max(1, t.count->GetMaximum()) * t.leaf->GetLenStatic() : t.leaf->GetLen();
+  auto *element = dynamic_cast<TBranchElement *>(t.branch);
+  if (element && element->GetMother() != t.branch)
+    t.objects = dynamic_cast<TBranchElement *>(element->GetMother());
+  // A split collection keeps its largest count in the branch (the count leaf's own maximum is not kept).
+  const int max_count = t.objects ? t.objects->GetMaximum() : t.count ? t.count->GetMaximum() : 0;
+  t.max_len = t.count ? std::max(1, max_count) * t.leaf->GetLenStatic() : t.leaf->GetLen();
   rc::check_root_errors(at);
   return t;
 }
@@ -117,6 +155,7 @@ void read_columnar(const Job &job, Pass &pass, CachePrep &prep) {
     const double t0 = bench::wall_seconds();
     OpenTree t = open_tree(path, job);
     TBranch *counter = t.count ? t.count->GetBranch() : nullptr;
+    if (t.objects) t.tree->SetMakeClass(1);  // the member's values into our buffer, no object built
     buffer.assign(static_cast<std::size_t>(t.max_len) + 1, 0.f);
     Int_t n = t.max_len;  // UInt_t and Int_t counters are both 4 bytes
     if (counter) counter->SetAddress(&n);
@@ -124,7 +163,9 @@ void read_columnar(const Job &job, Pass &pass, CachePrep &prep) {
     pass.opened(bench::wall_seconds() - t0);
     const Long64_t entries = t.tree->GetEntries();
     for (Long64_t i = 0; i < entries; ++i) {
-      if (counter) check_entry(counter->GetEntry(i), path, job.branch, i);
+      // A split collection's TBranchElement::GetEntry would go on to its members:
+      // TBranch::GetEntry reads its own basket only, the count.
+      if (counter) check_entry(t.objects ? counter->TBranch::GetEntry(i) : counter->GetEntry(i), path, job.branch, i);
       check_entry(t.branch->GetEntry(i), path, job.branch, i);
       if (n < 0 || n > t.max_len)
         throw std::runtime_error(where(path, job.branch) + ": counter " + std::to_string(n) + " at entry " +
@@ -137,6 +178,15 @@ void read_columnar(const Job &job, Pass &pass, CachePrep &prep) {
   }
 }
 
+// Why ROOT's bulk I/O cannot read t's branch, from ROOT itself; empty if it can.
+std::string bulk_refusal(const OpenTree &t) {
+  if (!t.branch->SupportsBulkRead()) return "ROOT's bulk I/O does not support this branch (SupportsBulkRead)";
+  TBranch *counter = t.count ? t.count->GetBranch() : nullptr;
+  if (counter && !counter->SupportsBulkRead())
+    return std::string("ROOT's bulk I/O does not support its counter ") + counter->GetName() + " (SupportsBulkRead)";
+  return "";
+}
+
 void read_bulk(const Job &job, Pass &pass, CachePrep &prep) {
   std::vector<Int_t> counts;
   TBufferFile buffer(TBuffer::kWrite, 1 << 16), counter_buffer(TBuffer::kWrite, 1 << 16);
@@ -144,12 +194,9 @@ void read_bulk(const Job &job, Pass &pass, CachePrep &prep) {
     prep.before_file(path);
     const double t0 = bench::wall_seconds();
     OpenTree t = open_tree(path, job);
-    if (!t.branch->SupportsBulkRead())
-      throw std::runtime_error(where(path, job.branch) + ": the branch does not support bulk reading");
+    const std::string refused = bulk_refusal(t);
+    if (!refused.empty()) throw std::runtime_error(where(path, job.branch) + ": " + refused);
     TBranch *counter = t.count ? t.count->GetBranch() : nullptr;
-    if (counter && !counter->SupportsBulkRead())
-      throw std::runtime_error(where(path, job.branch) + ": its counter " + counter->GetName() +
-                               " does not support bulk reading");
     const Long64_t entries = t.tree->GetEntries();
     pass.opened(bench::wall_seconds() - t0);
     // Counts first (bulk reads must start at a basket boundary, and the
@@ -303,23 +350,25 @@ std::pair<double (*)(const char *, std::size_t), std::size_t> converter(const st
   throw std::runtime_error(at + ": attribute of unsupported type " + type);
 }
 
-void read_cmssw(const Job &job, Pass &pass, CachePrep &prep) {
-  for (const auto &path : job.files) {
-    prep.before_file(path);
-    const double t0 = bench::wall_seconds();
-    OpenTree t = open_tree(path, job);
-    if (!t.count) throw std::runtime_error(where(path, job.branch) + ": the cmssw method needs a collection branch");
-    const int max_count = std::max(1, t.count->GetMaximum());
+// Every attribute of the branch's collection in flat buffers of their own types,
+// read with TTree::GetEntry with only the collection's branches enabled (in
+// MakeClass mode for a split object collection: no object is built).
+struct CollectionBuffers {
+  std::vector<Attribute> attributes;
+  std::size_t pt_index = 0;
+  Int_t n = 0;  // the collection's count (UInt_t and Int_t counters are both 4 bytes)
+  int max_count = 1;
+
+  CollectionBuffers(const OpenTree &t, const std::string &path) {
+    if (!t.count) throw std::runtime_error(where(path, t.branch->GetName()) + ": not a collection branch");
+    max_count = std::max(1, t.max_len / std::max(1, t.leaf->GetLenStatic()));
+    if (t.objects) t.tree->SetMakeClass(1);
     t.tree->SetBranchStatus("*", false);
-    UInt_t n = 0;
-    t.tree->SetBranchStatus(t.count->GetBranch()->GetName(), true);
-    t.count->GetBranch()->SetAddress(&n);
-    std::vector<Attribute> attributes;
-    std::size_t pt_index = 0;
-    for (auto *object : *t.tree->GetListOfBranches()) {
-      auto *branch = static_cast<TBranch *>(object);
+    TBranch *counter = t.objects ? t.objects : t.count->GetBranch();
+    t.tree->SetBranchStatus(counter->GetName(), true);
+    counter->SetAddress(&n);
+    for (TBranch *branch : collection_branches(t)) {
       auto *leaf = static_cast<TLeaf *>(branch->GetListOfLeaves()->At(0));
-      if (branch->GetListOfLeaves()->GetEntries() != 1 || leaf->GetLeafCount() != t.count) continue;
       auto [get, size] = converter(leaf->GetTypeName(), where(path, branch->GetName()));
       if (branch == t.branch) pt_index = attributes.size();
       attributes.push_back({branch, leaf->GetTypeName(), leaf->GetLenStatic(),
@@ -327,21 +376,90 @@ void read_cmssw(const Job &job, Pass &pass, CachePrep &prep) {
       t.tree->SetBranchStatus(branch->GetName(), true);
       branch->SetAddress(attributes.back().buffer.data());
     }
+  }
+  void read(const OpenTree &t, Long64_t i, const std::string &path, const std::string &branch) {
+    check_entry(t.tree->GetEntry(i), path, branch, i);
+    if (n < 0 || n > max_count)
+      throw std::runtime_error(where(path, branch) + ": counter " + std::to_string(n) + " at entry " +
+                               std::to_string(i) + " exceeds the collection's maximum");
+  }
+  const float *pt() const { return reinterpret_cast<const float *>(attributes[pt_index].buffer.data()); }
+};
+
+void read_members(const Job &job, Pass &pass, CachePrep &prep) {
+  for (const auto &path : job.files) {
+    prep.before_file(path);
+    const double t0 = bench::wall_seconds();
+    OpenTree t = open_tree(path, job);
+    CollectionBuffers c(t, path);
     pass.opened(bench::wall_seconds() - t0);
     const Long64_t entries = t.tree->GetEntries();
     for (Long64_t i = 0; i < entries; ++i) {
-      check_entry(t.tree->GetEntry(i), path, job.branch, i);
-      if (n > static_cast<UInt_t>(max_count))
-        throw std::runtime_error(where(path, job.branch) + ": counter exceeds the leaf's maximum at entry " +
-                                 std::to_string(i));
+      c.read(t, i, path, job.branch);
+      pass.values(c.pt(), c.n);
+    }
+    rc::check_root_errors(where(path, job.branch));
+    t.tree->ResetBranchAddresses();
+  }
+}
+
+// The CMSSW-like reader on a split std::vector<T>: ROOT streams every member
+// into the objects through the dictionary, as CMSSW reads a product.
+template <class T>
+void read_objects(OpenTree &t, const std::string &path, const std::string &branch, Pass &pass) {
+  std::vector<T> *objects = nullptr;
+  t.tree->SetBranchStatus("*", false);
+  t.tree->SetBranchStatus((std::string(t.objects->GetName()) + "*").c_str(), true);
+  if (t.tree->SetBranchAddress(t.objects->GetName(), &objects) < 0)
+    throw std::runtime_error(where(path, branch) + ": cannot read " + t.objects->GetName() + " as " +
+                             t.objects->GetClassName());
+  const Long64_t entries = t.tree->GetEntries();
+  for (Long64_t i = 0; i < entries; ++i) {
+    check_entry(t.tree->GetEntry(i), path, branch, i);
+    for (const T &object : *objects) pass.value(object.pt);
+    pass.end_events(1);
+  }
+  t.tree->ResetBranchAddresses();
+  delete objects;
+}
+
+using ObjectReader = void (*)(OpenTree &, const std::string &, const std::string &, Pass &);
+
+ObjectReader object_reader(const std::string &class_name) {
+#define AOD_READER(type, mean, attributes, pt_min) \
+  if (class_name == "vector<aod::" #type ">") return read_objects<aod::type>;
+  AOD_COLLECTIONS(AOD_READER)
+#undef AOD_READER
+  return nullptr;
+}
+
+void read_cmssw(const Job &job, Pass &pass, CachePrep &prep) {
+  for (const auto &path : job.files) {
+    prep.before_file(path);
+    const double t0 = bench::wall_seconds();
+    OpenTree t = open_tree(path, job);
+    if (t.objects) {
+      ObjectReader read = object_reader(t.objects->GetClassName());
+      if (!read)
+        throw std::runtime_error(where(path, job.branch) + ": no compiled class for " + t.objects->GetClassName());
+      pass.opened(bench::wall_seconds() - t0);
+      read(t, path, job.branch, pass);
+      rc::check_root_errors(where(path, job.branch));
+      continue;
+    }
+    CollectionBuffers c(t, path);
+    pass.opened(bench::wall_seconds() - t0);
+    const Long64_t entries = t.tree->GetEntries();
+    for (Long64_t i = 0; i < entries; ++i) {
+      c.read(t, i, path, job.branch);
       std::vector<Particle> particles;
-      for (UInt_t j = 0; j < n; ++j) {
+      for (Int_t j = 0; j < c.n; ++j) {
         Particle p;
-        p.attributes.reserve(attributes.size());
-        for (const auto &a : attributes)
+        p.attributes.reserve(c.attributes.size());
+        for (const auto &a : c.attributes)
           for (int k = 0; k < a.per_particle; ++k)
             p.attributes.push_back(a.get(a.buffer.data(), j * static_cast<std::size_t>(a.per_particle) + k));
-        std::memcpy(&p.pt, attributes[pt_index].buffer.data() + j * sizeof(float), sizeof(float));
+        p.pt = c.pt()[j];
         particles.push_back(std::move(p));
       }
       for (const Particle &p : particles) pass.value(p.pt);
@@ -417,13 +535,10 @@ Bytes tree_bytes(const Job &job, bool whole_collection) {
   for (const auto &path : job.files) {
     OpenTree t = open_tree(path, job);
     std::vector<TBranch *> branches{t.branch};
-    if (t.count) branches.push_back(t.count->GetBranch());
+    if (t.count) branches.push_back(t.objects ? t.objects : t.count->GetBranch());
     if (whole_collection && t.count)
-      for (auto *object : *t.tree->GetListOfBranches()) {
-        auto *b = static_cast<TBranch *>(object);
-        auto *leaf = static_cast<TLeaf *>(b->GetListOfLeaves()->At(0));
-        if (b != t.branch && leaf && leaf->GetLeafCount() == t.count) branches.push_back(b);
-      }
+      for (TBranch *b : collection_branches(t))
+        if (b != t.branch) branches.push_back(b);
     for (auto *b : branches) {
       bytes.compressed += b->GetZipBytes();
       bytes.uncompressed += b->GetTotBytes();
@@ -465,8 +580,8 @@ using Method = std::function<void(const Job &, Pass &, CachePrep &)>;
 const std::map<std::string, Method> &methods() {
   static const std::map<std::string, Method> table{
       {"columnar", read_columnar}, {"bulk", read_bulk},   {"ttreereader", read_ttreereader},
-      {"draw", read_draw},         {"rdataframe", read_rdataframe}, {"cmssw", read_cmssw},
-      {"rntuple", read_rntuple}};
+      {"draw", read_draw},         {"rdataframe", read_rdataframe}, {"members", read_members},
+      {"cmssw", read_cmssw},       {"rntuple", read_rntuple}};
   return table;
 }
 
@@ -526,12 +641,27 @@ int main(int argc, char **argv) {
     rc::install_root_error_handler();
 
     // Bytes per method and branch, and a first check of every input, before any timing.
+    // A method ROOT refuses for a branch is a record saying why, not a stop of the others.
     std::map<std::pair<std::string, std::string>, Bytes> bytes;
+    std::map<std::pair<std::string, std::string>, std::string> refused;
     for (const auto &branch : branches) {
       const Job job{files, rntuple_files, opt.str("tree"), branch};
       std::unique_ptr<Bytes> columns;  // value and counter: the same for every TTree method but cmssw
       for (const auto &m : method_names) {
-        if (m == "cmssw") {
+        if (m == "bulk") {
+          const std::string reason = bulk_refusal(open_tree(files.front(), job));
+          if (!reason.empty()) {
+            refused[{m, branch}] = reason;
+            bench::JsonLine()
+                .add("record", "cannot_read")
+                .add("method", m)
+                .add("branch", branch)
+                .add("message", where(files.front(), branch) + ": " + reason)
+                .print();
+            continue;
+          }
+        }
+        if (m == "cmssw" || m == "members") {
           bytes[{m, branch}] = tree_bytes(job, true);
         } else if (m == "rntuple") {
           bytes[{m, branch}] = rntuple_bytes(job);
@@ -550,6 +680,7 @@ int main(int argc, char **argv) {
         const Job job{files, rntuple_files, opt.str("tree"), branch};
         for (long long k = 0; k < methods_count; ++k) {
           const std::string &name = method_names[static_cast<std::size_t>((k + rep + rotation) % methods_count)];
+          if (refused.count({name, branch})) continue;
           const auto &inputs = name == "rntuple" ? rntuple_files : files;
           prep.start_pass(inputs);
           Pass pass(every, prep);

@@ -9,7 +9,8 @@ A binary's sources: its main file (named in its folder's CMakeLists.txt by
 `throughput_kernel(NAME FILE LEVEL)` or `add_executable(NAME FILE)`), the
 folder's other C++/CUDA files (its static libraries, e.g. writing_common), every
 project header those include (followed through `#include "..."`), and the CMake
-files and build script. Read from the text rather than from the build system so
+files (the folder's *.cmake scripts too: aod_classes.cmake generates a header)
+and build script. Read from the text rather than from the build system so
 the answer is the same before the first build (a fresh clone) and after it.
 """
 from __future__ import annotations
@@ -84,6 +85,8 @@ def sources(binary: str, kernels_dir: Path = KERNELS_DIR) -> list[str]:
         files |= _includes(source.resolve(), kernels_dir.resolve())
     files |= {(kernels_dir / "CMakeLists.txt").resolve(), (folder / "CMakeLists.txt").resolve(),
               (kernels_dir / "build.sh").resolve()}
+    # the folder's CMake scripts: e.g. aod_classes.cmake, which generates the header aod_classes.h
+    files |= {p.resolve() for p in folder.glob("*.cmake")}
     return sorted(str(p) for p in files)
 
 

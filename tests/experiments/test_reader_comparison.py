@@ -366,6 +366,79 @@ def test_numpy_copy_matches_the_root_file(files):
     assert rc.compression_name(505) == "ZSTD" and rc.compression_name(404) == "LZ4"
 
 
+# --- the split-object file (std::vector<aod::Type>, one sub-branch per member) ----------------------
+
+@pytest.fixture(scope="module")
+def objects(files, tmp_path_factory):
+    """The AOD-like fixture's events again (same seed), as split std::vector of the generated classes."""
+    path = tmp_path_factory.mktemp("objects") / "objects.root"
+    rc.make_aod_like(path, 150, "ZLIB", 1, 7, progress=False, objects=True)
+    return str(path)
+
+
+def test_object_file_holds_the_flat_files_values_as_split_classes(files, objects):
+    with uproot.open(objects) as o, uproot.open(files["aod"]["root"]) as flat:
+        tree, flat_tree = o["Events"], flat["Events"]
+        assert tree.num_entries == 150 and set(tree.keys(recursive=False)) == set(rc.COLLECTIONS)
+        for collection, seed in rc.SEED_TABLE1.iterrows():
+            top = tree[collection]
+            assert top.member("fClassName") == f"vector<aod::{collection}>"
+            assert len(top.branches) == seed["attributes"]  # one sub-branch per member
+            assert ak.all(ak.num(tree[f"{collection}.pt"].array()) == flat_tree[f"n{collection}"].array())
+            for member in ("pt", "a001", "a004", "a005"):  # float, int and bool members
+                values = tree[f"{collection}.{member}"].array()
+                expected = flat_tree[f"{collection}_{member}"].array()
+                assert ak.all(values == (expected != 0 if member == "a005" else expected)), (collection, member)
+            assert str(tree[f"{collection}.a004"].interpretation.content.from_dtype) == ">i4"
+        attributes = rc.collection_attributes(objects, "Events", [f"{c}.pt" for c in rc.SEED_TABLE1.index])
+        assert attributes == {f"{c}.pt": int(seed["attributes"]) for c, seed in rc.SEED_TABLE1.iterrows()}
+    assert references.expected([objects], "Jet.pt")["checksum"] == _expected(files["aod"]["root"], "Jet_pt")[1]
+
+
+def test_object_methods_agree_on_the_split_member_and_bulk_io_is_refused(files, objects):
+    argv = _argv("columnar", {"root": objects}, ["Jet.pt", "Muon.pt"])
+    argv[argv.index("--methods") + 1] = ",".join(rc.OBJECT_METHODS)
+    records = rc.run_json_process(argv, "read_branch")
+    for branch in ("Jet", "Muon"):  # the same values as the flat file's branch
+        assert _results(records)[f"{branch}.pt"] == _expected(files["aod"]["root"], f"{branch}_pt")
+    timing = pd.DataFrame(records["timing"])
+    assert set(timing["method"]) == set(rc.OBJECT_METHODS) - {"bulk"}
+    refused = pd.DataFrame(records["cannot_read"])
+    assert set(refused["branch"]) == {"Jet.pt", "Muon.pt"} and (refused["method"] == "bulk").all()
+    assert refused["message"].str.contains("SupportsBulkRead").all()
+    # the whole collection: every member's bytes, for members and objects alike
+    first = timing.groupby("method")["bytes_uncompressed"].max()
+    assert first["members"] == first["cmssw"] > 20 * first["columnar"]
+
+
+def test_object_set_is_planned_measured_and_tabled(files, objects, tmp_path):
+    params = _params(readers=["columnar", "uproot"], collections=["Jet"], cold_collections=["Jet"],
+                     timeline_collection="Jet", sample_every=200)
+    params["repetitions"] = 2
+    inputs = {"aod_objects/ZLIB": {"role": "objects", "layout": "aod_objects", "compression": "ZLIB",
+                                   "root": [objects]}}
+    runs = rc.plan(params, inputs)
+    assert {(r["group"], r["cache"]) for r in runs} == {("cpp", "warm"), ("uproot", "warm")}  # no cold, no copies
+    assert runs[0]["methods"] == list(rc.OBJECT_METHODS) and runs[0]["branches"] == ["Jet.pt"]
+    frame = rc.measure(params, inputs, tmp_path / "raw", progress=False)
+    agreed = rc.check_agreement(frame)
+    assert agreed["readers"].tolist() == [len(rc.OBJECT_METHODS)]  # six C++ methods and uproot
+    rc.check_references(agreed, inputs)
+    table = rc.summary(frame)
+    unreadable = rc.cannot_read(frame)
+    tables = rc.object_frames(table, unreadable, agreed, inputs, "ZLIB")
+    readers = dict(zip(tables["table1_objects"][""], tables["table1_objects"]["jet"]))
+    assert readers["C++ bulk I/O"].startswith("cannot read") and readers["uproot"].startswith(r"\num{")
+    split = tables["object_split_table"].set_index("")
+    assert list(split.index) == ["jet"] and split.loc["jet", "seed"] == r"\num{158}"
+    numbers = rc.macros({**params, "compression": "ZLIB"}, table, rc.ratios(table), unreadable, inputs,
+                        rc.timeline(frame, "aod_objects/ZLIB", "Jet.pt"), "test compiler")
+    assert numbers["RcObjectEvents"] == r"\num{150}" and numbers["RcObjectBulkOutcome"].startswith("was refused")
+    assert float(numbers["RcObjectCmsswVsColumnar"].strip(r"\num{}")) > 1
+    none = rc.object_frames(table, unreadable, agreed, {}, "ZLIB")
+    assert none["table1_objects"].iloc[0, 0].startswith("not measured")
+
+
 # --- planning, configuration, parsing ------------------------------------------------------------
 
 def _params(**changes):
@@ -385,7 +458,7 @@ def test_plan_covers_every_reader_set_and_cache_state():
     runs = rc.plan(_params(cold_collections=["Jet"]), inputs)
     by = {(r["set"], r["cache"], r["group"]): r for r in runs}
     main = by[("nanoaod/ZLIB", "warm", "cpp")]
-    assert main["methods"] == CPP and main["branches"][0] == "Jet_pt" and len(main["branches"]) == 6
+    assert main["methods"] == [m for m in CPP if m in _params()["readers"]] and main["branches"][0] == "Jet_pt" and len(main["branches"]) == 6
     assert by[("nanoaod/ZLIB", "cold", "cpp")]["branches"] == ["Jet_pt"]
     assert "rntuple" not in by[("nanoaod/LZ4", "warm", "cpp")]["methods"]  # no RNTuple copy given
     assert by[("real/uproot-HZZ", "warm", "cpp")]["branches"] == ["Jet_Px", "Photon_Px", "Electron_Px", "Muon_Px"]

@@ -103,7 +103,8 @@ _EDITS = {
     "reader_comparison/read_branch.cpp":
         {"kernel": 1, "reader_comparison": 1, "study_noise": 1, "paper": 1, "all": 1},
     "reader_comparison/make_aod_like.cpp":
-        {"kernel": 1, "reader_comparison_aod": 1, "reader_comparison_aod_rntuple": 1, "reader_comparison_numpy": 1,
+        {"kernel": 1, "reader_comparison_aod": 1, "reader_comparison_aod_objects": 1, "reader_comparison_aod_rntuple": 1,
+         "reader_comparison_numpy": 1,
          "reader_comparison": 1, "study_noise": 1, "paper": 1, "all": 1},
 }
 
@@ -140,7 +141,7 @@ def test_interrupted_run_leaves_no_false_output_and_finishes_when_run_again(tmp_
     # levels and no numba keep the rest short: the table and the reuse are what is tested.
     config = tmp_path / "slow.yaml"
     settings = yaml.safe_load(TINY_CONFIG.read_text())
-    settings.update({"repetitions": 6, "warmup": 1, "memory_bandwidth": {
+    settings.update({"repetitions": 4, "warmup": 1, "memory_bandwidth": {
         "n_values": 20_000_000, "opt_levels": ["O2", "O3"], "python_methods": ["numpy"]}})
     config.write_text(yaml.safe_dump(settings))
     target = "results/memory_bandwidth/memory_bandwidth.ipynb"

@@ -48,6 +48,10 @@ def rc_inputs():
         "root": [f"{RC_DATA}/aod/{RC_COMPRESSION}/part{k}.root" for k in range(count)],
         "rntuple": [f"{RC_DATA}/aod/{RC_COMPRESSION}/part{k}.ntuple.root" for k in range(count)],
         "numpy": [f"{RC_DATA}/numpy/aod/{RC_COMPRESSION}/part{k}.npz" for k in range(count)]}
+    if RC["object_events"]:  # read as a TTree only: no RNTuple or Numpy copy of the classes yet
+        sets[f"aod_objects/{RC_COMPRESSION}"] = {
+            "role": "objects", "layout": "aod_objects", "compression": RC_COMPRESSION,
+            "root": [f"{RC_DATA}/aod_objects/{RC_COMPRESSION}/part0.root"]}
     for compression in RC["compression_scan"]:
         if compression != RC_COMPRESSION:
             nanoaod(RC["scan_events"], compression, "scan")
@@ -87,6 +91,21 @@ rule reader_comparison_aod:
     shell:
         "python -m throughput.experiments.reader_comparison make-aod {output[0]} --events {params.events} "
         "--compression {wildcards.compression} --level {params.level} --seed {params.seed}"
+
+
+rule reader_comparison_aod_objects:
+    input:
+        kernel=f"{KERNEL_BIN}/make_aod_like",
+    output:
+        f"{RC_DATA}/aod_objects/{{compression}}/part0.root",
+        f"{RC_DATA}/aod_objects/{{compression}}/part0.root.reference.json",
+    params:
+        events=RC["object_events"],
+        level=lambda wildcards: rc_level(wildcards.compression),
+        seed=STUDY["datasets"]["seed"],
+    shell:
+        "python -m throughput.experiments.reader_comparison make-aod {output[0]} --objects "
+        "--events {params.events} --compression {wildcards.compression} --level {params.level} --seed {params.seed}"
 
 
 rule reader_comparison_aod_rntuple:
@@ -147,7 +166,7 @@ rule reader_comparison_java:
 
 
 EXPERIMENT_INPUTS["reader_comparison"] = [
-    *(path for spec in RC_INPUTS.values() for key in ("root", "rntuple", "numpy") for path in spec[key]),
+    *(path for spec in RC_INPUTS.values() for key in ("root", "rntuple", "numpy") for path in spec.get(key, [])),
     *([RC_JAVA] if RC_WANTS_JAVA else []),
 ]
 EXPERIMENT_PARAMETERS["reader_comparison"] = lambda input: {

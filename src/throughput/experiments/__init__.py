@@ -22,7 +22,7 @@ SPECS: dict[str, Spec] = {spec.name: spec for spec in (
          kernels=("read_branch", "make_aod_like", "page_cache"),
          figures=("timeline", "table1"),
          tables=("table1_aod", "table1_nanoaod", "ratio_table", "open_table", "compression_table",
-                 "real_table", "failures_table", "cold_table")),
+                 "real_table", "failures_table", "cold_table", "table1_objects", "object_split_table")),
     Spec("writing",  # seeds 001 and 003
          kernels=("write_bench", "read_simple"),
          figures=("random_runtime", "random_speedup", "random_memory", "events_scaling"),

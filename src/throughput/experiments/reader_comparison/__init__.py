@@ -7,8 +7,11 @@ is read by every reader, one process per reader group and input set:
   (only the value branch and its counter, no objects: the seed's "FemtoCode
   ROOT reader"), ROOT's bulk I/O, TTreeReader, TTree::Draw, RDataFrame on one
   thread, a CMSSW-like reader that reads every attribute of the collection and
-  builds a ``std::vector<Particle>`` per event, and RNTupleReader on the
-  RNTuple copy;
+  builds a ``std::vector<Particle>`` per event (on the split-object file: the
+  whole ``std::vector<aod::Type>`` branch streamed into objects by ROOT through
+  the generated classes' dictionary), "members" (every attribute into flat
+  buffers, no objects: where the CMSSW-like time goes), and RNTupleReader on
+  the RNTuple copy;
 * uproot (today's non-C++ implementation, as root4j was) and the same values
   as a deflate-compressed Numpy file (the seed's baseline), in Python
   (``python -m throughput.experiments.reader_comparison read``);
@@ -61,6 +64,7 @@ from .processes import (ReaderFailed, build_java_reader, build_root4j_reader, cl
                         page_cache, parse_rootreadspeed, run_json_process)
 from .readers import _mix_sum_numpy, checksum, hex_checksum
 from .report import (cold_frame, compression_frame, escape_name, failure_summary, failures_frame, macros,
-                     open_frame, plot_table1, plot_timeline, ratio_frame, real_frame, residency_macros, table1_frame)
-from .vocabulary import (COLLECTIONS, CPP_METHODS, GOLDEN, LABELS, NUMPY_TARGET, PYTHON_READERS, SEED_JAVA_SLOWDOWN,
-                         SEED_TABLE1, branch_name)
+                     object_frames, object_split_frame, open_frame, plot_table1, plot_timeline, ratio_frame, real_frame,
+                     residency_macros, table1_frame)
+from .vocabulary import (COLLECTIONS, CPP_METHODS, GOLDEN, LABELS, NUMPY_TARGET, OBJECT_METHODS, PYTHON_READERS,
+                         SEED_JAVA_SLOWDOWN, SEED_TABLE1, branch_name)

@@ -31,8 +31,10 @@ def main(argv: list[str] | None = None) -> int:
             parser.add_argument("--compression", required=True, choices=COMPRESSIONS)
             parser.add_argument("--level", type=int, default=1)
             parser.add_argument("--seed", type=int, default=1)
+            parser.add_argument("--objects", action="store_true",
+                                help="collections as split std::vector of the generated classes")
             a = parser.parse_args(rest)
-            make_aod_like(a.output, a.events, a.compression, a.level, a.seed)
+            make_aod_like(a.output, a.events, a.compression, a.level, a.seed, objects=a.objects)
         elif command == "make-numpy":
             parser.add_argument("source")
             parser.add_argument("output")

@@ -43,8 +43,9 @@ def file_compression(path: str | os.PathLike) -> str:
 
 
 def make_aod_like(output: str | os.PathLike, events: int, compression: str, level: int, seed: int,
-                  progress: bool = True) -> dict[str, Any]:
-    """Write `events` AOD-like events (kernel make_aod_like); return its validation record."""
+                  progress: bool = True, objects: bool = False) -> dict[str, Any]:
+    """Write `events` AOD-like events (kernel make_aod_like), as flat leaf-list branches or, with
+    `objects`, as split std::vector<aod::Type> of the generated classes; return its validation record."""
     from tqdm.auto import tqdm
 
     if compression not in COMPRESSIONS:
@@ -54,8 +55,10 @@ def make_aod_like(output: str | os.PathLike, events: int, compression: str, leve
         run = harness.run_kernel("make_aod_like", {
             "output": output, "events": events, "compression": compression,
             "level": 0 if compression == "none" else level, "seed": seed,
+            "layout": "objects" if objects else "flat",
         }, on_progress=lambda record: bar.update(record["done"] - bar.n))
-    references.record(output, tree_name("aod"), [branch_name("aod", c) for c in COLLECTIONS])
+    layout = "aod_objects" if objects else "aod"
+    references.record(output, tree_name(layout), [branch_name(layout, c) for c in COLLECTIONS])
     return run.validation
 
 
@@ -112,7 +115,7 @@ def collection_attributes(path: str, tree: str, branches: list[str]) -> dict[str
         t = f[tree]
         by_counter: dict[str | None, int] = {}
         counter_of_branch = {}
-        for b in t.branches:
+        for b in t.itervalues(recursive=True):  # a split collection's members are sub-branches
             leaves = b.member("fLeaves")
             count = leaves[0].member("fLeafCount") if len(leaves) == 1 else None
             name = None if count is None else count.member("fName")
@@ -145,11 +148,11 @@ def check_config(section: dict[str, Any], fit: machine_fit.Fitter) -> None:
                             f"scikit-hep-testdata (where the real files come from)")
     # Generated data: TTree files and their RNTuple copies (about the same size).
     need = 2 * (section["nanoaod_events"] * NANOAOD_BYTES_PER_EVENT_ESTIMATE["ZLIB"]
-                + section["aod_events"] * AOD_BYTES_PER_EVENT_ESTIMATE["ZLIB"]
+                + (section["aod_events"] + section["object_events"] / 2) * AOD_BYTES_PER_EVENT_ESTIMATE["ZLIB"]
                 + sum(section["scan_events"] * NANOAOD_BYTES_PER_EVENT_ESTIMATE[c]
                       for c in section["compression_scan"]))
     problem = datasets.disk_problem(need, "config key 'reader_comparison': the generated files of nanoaod_events, "
-                                          "aod_events and scan_events")
+                                          "aod_events, object_events and scan_events")
     if problem:
         problems.append(problem)
 
@@ -177,6 +180,9 @@ def prepare_inputs(params: dict[str, Any], datasets_section: dict[str, Any], dat
         for index, path in enumerate(roots):
             if not Path(path).exists():
                 make(path, index)
+        if role == "objects":  # read as TTrees only (no RNTuple or Numpy copy of the classes yet)
+            inputs[name] = {"role": role, "layout": layout, "compression": compression, "root": list(roots)}
+            return
         rntuples = [str(Path(copies_dir) / (Path(p).stem + ".ntuple.root")) for p in roots]
         for root, copy in zip(roots, rntuples):
             if not Path(copy).exists():
@@ -208,6 +214,12 @@ def prepare_inputs(params: dict[str, Any], datasets_section: dict[str, Any], dat
         lambda path, k: make_aod_like(path, aod_sizes[k], compression, datasets.level(datasets_section, compression)
                                       if compression != "none" else 0, datasets_section["seed"] + k, progress),
         data_dir / "aod" / compression)
+    if params["object_events"]:
+        add(f"aod_objects/{compression}", "objects", "aod_objects", compression,
+            [str(data_dir / "aod_objects" / compression / "part0.root")],
+            lambda path, k: make_aod_like(path, params["object_events"], compression,
+                                          datasets.level(datasets_section, compression) if compression != "none"
+                                          else 0, datasets_section["seed"], progress, objects=True), None)
     for other in params["compression_scan"]:
         if other != compression:
             nanoaod(params["scan_events"], other, "scan")

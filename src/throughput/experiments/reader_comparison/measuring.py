@@ -19,8 +19,8 @@ from . import readers
 from .inputs import counter_of
 from .processes import (LAURELIN_SOURCES, ROOT4J_SOURCES, ReaderFailed, build_java_reader, build_root4j_reader,
                         classify_failure, java_available, java_dir, root4j_dir, run_json_process, run_rootreadspeed)
-from .vocabulary import (COLLECTIONS, CPP_METHODS, HZZ_COLLECTIONS, JAVA_READERS, LAYOUTS, PYTHON_READERS,
-                         READER_BY_NAME, READER_TABLE, branch_name, collection_of, tree_name)
+from .vocabulary import (COLLECTIONS, CPP_METHODS, HZZ_COLLECTIONS, JAVA_READERS, LAYOUTS, OBJECT_METHODS,
+                         PYTHON_READERS, READER_BY_NAME, READER_TABLE, branch_name, collection_of, tree_name)
 
 def plan(params: dict[str, Any], inputs: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:
     """Every process to run: one per input set, cache state and reader group.
@@ -35,6 +35,8 @@ def plan(params: dict[str, Any], inputs: dict[str, dict[str, Any]]) -> list[dict
         available = LAYOUTS[layout][2]
         if spec["role"] == "main":
             wanted = [(c, "warm") for c in params["collections"]] + [(c, "cold") for c in params["cold_collections"]]
+        elif spec["role"] == "objects":
+            wanted = [(c, "warm") for c in params["collections"]]
         elif spec["role"] == "scan":
             wanted = [(c, "warm") for c in params["scan_collections"]]
         else:
@@ -52,12 +54,14 @@ def plan(params: dict[str, Any], inputs: dict[str, dict[str, Any]]) -> list[dict
             # a reader of a copy (RNTuple, Numpy) runs where the set has that copy
             has_copy = {"ttree": True, "rntuple": bool(spec.get("rntuple")), "numpy": bool(spec.get("numpy"))}
             methods = [m for m in cpp if has_copy[READER_BY_NAME[m].format]]
+            if spec["role"] == "objects":  # where a CMSSW-like read's time goes, whatever the readers asked
+                methods = list(OBJECT_METHODS)
             if methods:
                 runs.append({**base, "group": "cpp", "methods": methods})
             for reader in READER_TABLE:  # each Python or Java reader is a process of its own
                 if reader.language in ("python", "java") and reader.name in readers and has_copy[reader.format]:
                     runs.append({**base, "group": reader.name, "methods": [reader.name]})
-            if params["rootreadspeed"] and spec["role"] != "real" and cache == "warm":
+            if params["rootreadspeed"] and spec["role"] in ("main", "scan") and cache == "warm":
                 runs.append({**base, "group": "rootreadspeed", "methods": ["rootreadspeed"]})
     return runs
 
@@ -67,7 +71,8 @@ def run_name(run: dict[str, Any]) -> str:
 
 
 def _records_frame(records: dict[str, list[dict]]) -> pd.DataFrame:
-    frames = [pd.DataFrame(records.get(kind, [])) for kind in ("timing", "sample")]
+    # cannot_read: a method ROOT refuses for a branch (read_branch says why before it measures)
+    frames = [pd.DataFrame(records.get(kind, [])) for kind in ("timing", "sample", "cannot_read")]
     frame = pd.concat([f for f in frames if not f.empty], ignore_index=True)
     return frame
 
@@ -131,6 +136,8 @@ def _check_every_opening_left_out(frame: pd.DataFrame, files: int, label: str) -
     """Each C++ method timed the opening of every file apart from its reading (RDataFrame, which
     opens the files itself, included): otherwise its reading rate would not compare."""
     timing = frame[frame["record"] == "timing"]
+    if timing.empty:
+        return
     wrong = timing[timing["files_opened"] != files]
     if len(wrong):
         row = wrong.iloc[0]

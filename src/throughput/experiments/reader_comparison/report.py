@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 
 from ... import paper, provenance
-from .analysis import UNREAD_RECORDS, _rate, targets, warmup_factor
+from .analysis import UNREAD_RECORDS, _rate, collection_shapes, targets, warmup_factor
 from .inputs import collection_attributes
 from .processes import ROOT4J_COMMIT
 from .vocabulary import (COLLECTIONS, COLORS, COMPRESSIONS, LABELS, NUMPY_TARGET, READERS, SEED_TABLE1,
@@ -91,11 +91,58 @@ def table1_frame(table: pd.DataFrame, unreadable: pd.DataFrame, shapes: pd.DataF
         {"": "TTree::Draw (seed)", **{header[c]: _num(SEED_TABLE1.loc[c, "draw"]) for c in collections}},
         {"": "FemtoCode reader (seed)", **{header[c]: _num(SEED_TABLE1.loc[c, "femtocode"]) for c in collections}},
     ]
-    for reader in _readers_present(table[table["set"] == set_name]):
+    # readers that read this input, and those that could not (their cells say why)
+    present = set(table[table["set"] == set_name]["reader"]) | set(unreadable[unreadable["set"] == set_name]["reader"])
+    for reader in [r for r in READERS + ("rootreadspeed",) if r in present]:
         column = "khz" if reader == "rootreadspeed" else "khz_read"
         label = LABELS[reader] + (" (with opening)" if reader == "rootreadspeed" else "")
         rows.append({"": label, **{header[c]: _cell(table, unreadable, set_name, "warm", reader,
                                                     branch_name(layout, c), column) for c in collections}})
+    return pd.DataFrame(rows)
+
+
+def object_frames(table: pd.DataFrame, unreadable: pd.DataFrame, agreed: pd.DataFrame,
+                  inputs: dict[str, dict[str, Any]], compression: str) -> dict[str, pd.DataFrame]:
+    """The split-object file's tables: every reader on it (Table 1's rows) and where a
+    CMSSW-like read's time goes; one row saying why where the run had no such file."""
+    objects_set, flat_set = f"aod_objects/{compression}", f"aod/{compression}"
+    if objects_set not in inputs or not (table["set"] == objects_set).any():
+        missing = pd.DataFrame([{"": "not measured: no split-object file in this run "
+                                     "(config key reader_comparison.object_events is 0)"}])
+        return {"table1_objects": missing, "object_split_table": missing}
+    shapes = collection_shapes(inputs, agreed, objects_set)
+    return {"table1_objects": table1_frame(table, unreadable, shapes, objects_set, "aod_objects"),
+            "object_split_table": object_split_frame(table, flat_set, objects_set)}
+
+
+def object_split_frame(table: pd.DataFrame, flat_set: str, objects_set: str) -> pd.DataFrame:
+    """Where a CMSSW-like read's time goes, per particle type, measured on the
+    split std::vector<class> file: the pT member alone (columnar), every member
+    into flat buffers without objects (members), and every member streamed into
+    ROOT-built objects (cmssw); their ratios, beside the seed's CMSSW / FemtoCode
+    ratio and the flat AOD-like file's CMSSW-like / columnar one (kHz, reading)."""
+    rate = lambda set_name, reader, layout, c: _rate(  # noqa: E731
+        table, set_name, "warm", reader, branch_name(layout, c), "khz_read")
+    noisy = lambda reader, c: _rate(table, objects_set, "warm", reader,  # noqa: E731
+                                    branch_name("aod_objects", c), "noisy") == 1.0
+    rows = []
+    for c in COLLECTIONS:
+        columnar, members, objects = (rate(objects_set, r, "aod_objects", c) for r in ("columnar", "members", "cmssw"))
+        if math.isnan(columnar):
+            continue
+        any_noisy = noisy("columnar", c) or noisy("members", c) or noisy("cmssw", c)
+        ratio = lambda value: paper.flagged(_num(value, 3), any_noisy)  # noqa: E731
+        rows.append({
+            "": SEED_TABLE1.loc[c, "particle"],
+            "member alone": paper.flagged(_num(columnar), noisy("columnar", c)),
+            "all members": paper.flagged(_num(members), noisy("members", c)),
+            "objects": paper.flagged(_num(objects), noisy("cmssw", c)),
+            "reading all / one": ratio(columnar / members),
+            "objects / reading all": ratio(members / objects),
+            "objects / one": ratio(columnar / objects),
+            "flat file": _num(rate(flat_set, "columnar", "aod", c) / rate(flat_set, "cmssw", "aod", c)),
+            "seed": _num(SEED_TABLE1.loc[c, "femtocode"] / SEED_TABLE1.loc[c, "cmssw"]),
+        })
     return pd.DataFrame(rows)
 
 
@@ -124,8 +171,9 @@ def escape_name(text: str) -> str:
     """An input set's name as the tables show it: "AOD-like, ZLIB", "HZZ (real), LZ4"."""
 
     kind, _, rest = text.partition("/")
-    if kind in ("aod", "nanoaod"):
-        return paper.escape(f"{'AOD' if kind == 'aod' else 'NanoAOD'}-like, {rest}")
+    names = {"aod": "AOD-like", "nanoaod": "NanoAOD-like", "aod_objects": "AOD-like objects"}
+    if kind in names:
+        return paper.escape(f"{names[kind]}, {rest}")
     return paper.escape(text)
 
 
@@ -369,6 +417,7 @@ def macros(params: dict[str, Any], table: pd.DataFrame, rated: pd.DataFrame, unr
                               "compared with it")
     cmssw_slowdown = 1 / ratio(aod, "aod", "cmssw")
     return {
+        **_object_macros(params, table, inputs, aod),
         "RcNumpyTarget": n(100 * NUMPY_TARGET),
         "RcColumnarVerdict": ("is still faster than" if cmssw_slowdown > 1 else "is no longer faster than")
         if not math.isnan(cmssw_slowdown) else "could not be compared here with",
@@ -416,6 +465,35 @@ def macros(params: dict[str, Any], table: pd.DataFrame, rated: pd.DataFrame, unr
         "RcRootFourJOutcome": paper.escape(_outcome("root4j", table, unreadable)),
         "RcRootFourJCommit": paper.escape(ROOT4J_COMMIT[:7]),
         "RcCppWarmup": n(warmup_factor(line, "columnar"), 2),
+    }
+
+
+def _object_macros(params: dict[str, Any], table: pd.DataFrame, inputs: dict[str, dict[str, Any]],
+                   flat_set: str) -> dict[str, str]:
+    """The split-object file's numbers (Rc...Object...), for the timeline's particle type:
+    CMSSW-like / columnar on objects and on the flat file, the two steps between them,
+    and the columnar reader on the split member against the flat branch."""
+    objects_set = f"aod_objects/{params['compression']}"
+    c = params["timeline_collection"]
+    rate = lambda set_name, reader, layout: _rate(  # noqa: E731
+        table, set_name, "warm", reader, branch_name(layout, c), "khz_read")
+    columnar, members, objects = (rate(objects_set, r, "aod_objects") for r in ("columnar", "members", "cmssw"))
+    n = lambda v, d=3: _num(v, d)  # noqa: E731
+    measured = objects_set in inputs and not math.isnan(columnar)
+    events = float(table[table["set"] == objects_set]["events"].max()) if measured else float("nan")
+    bulk = table[(table["set"] == objects_set) & (table["reader"] == "bulk")]
+    return {
+        "RcObjectEvents": n(events),
+        "RcObjectSentence": (f"a file of {n(events)} events whose collections are "
+                             f"{paper.escape('std::vector')} of the generated classes" if measured else
+                             paper.escape("no split-object file in this run (config key "
+                                          "reader_comparison.object_events is 0)")),
+        "RcObjectCmsswVsColumnar": n(columnar / objects),
+        "RcObjectMembersVsColumnar": n(columnar / members),
+        "RcObjectBuildVsMembers": n(members / objects),
+        "RcObjectColumnarVsFlat": n(rate(flat_set, "columnar", "aod") / columnar),
+        "RcObjectSeedRatio": n(SEED_TABLE1.loc[c, "femtocode"] / SEED_TABLE1.loc[c, "cmssw"]),
+        "RcObjectBulkOutcome": paper.escape("read it" if len(bulk) else "was refused by ROOT (SupportsBulkRead)"),
     }
 
 

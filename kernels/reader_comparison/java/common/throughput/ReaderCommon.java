@@ -126,6 +126,10 @@ final class ReaderCommon {
         return "\"" + s.replace("\\", "\\\\").replace("\"", "\\\"") + "\"";
     }
 
+    // The JSON lines' stream: main sends System.out to stderr, so what a reader library
+    // prints (root4j: "Could not find ROOT clas: ...") cannot be taken for a record.
+    static final java.io.PrintStream RECORDS = System.out;
+
     static void json(Object... keysAndValues) {
         StringBuilder b = new StringBuilder("{");
         for (int i = 0; i < keysAndValues.length; i += 2) {
@@ -136,7 +140,7 @@ final class ReaderCommon {
             b.append(quote((String) keysAndValues[i])).append(": ");
             b.append(v instanceof String ? quote((String) v) : String.valueOf(v));
         }
-        System.out.println(b.append("}"));
+        RECORDS.println(b.append("}"));
     }
 
     // --- clocks ----------------------------------------------------------------------------------
@@ -324,6 +328,7 @@ final class ReaderCommon {
 
     // --- main ------------------------------------------------------------------------------------
     static void main(FileReader reader, String[] args) {
+        System.setOut(System.err);
         try {
             System.exit(run(reader, args));
         } catch (ReaderError e) {
