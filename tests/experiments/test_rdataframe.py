@@ -12,7 +12,7 @@ import numpy as np
 import pandas as pd
 import pytest
 import uproot
-from conftest import flip_basket_bytes
+from conftest import command_env, flip_basket_bytes
 
 from throughput import config, datasets, harness, results
 from throughput.experiments import rdataframe as rdf
@@ -171,6 +171,67 @@ def test_dask_histograms_agree_with_the_compiled_sequential_run(inputs, section,
     assert provenance["warm_min_resident"] <= fraction <= 1
     assert fraction == stored["resident_pages"].iloc[0] / pages
     assert provenance["cache_state"].startswith("warm") and f"{fraction:.4f}" in provenance["cache_state"]
+
+
+@pytest.fixture
+def dask_daemons(tmp_path):
+    """A real Dask cluster of daemons, as on a cluster's nodes: `dask scheduler` and one
+    `dask worker` (one thread) started here, stopped after the test. Yields the address."""
+    import json
+    import sys
+
+    dask = Path(sys.executable).parent / "dask"
+    if not dask.exists():
+        pytest.skip(f"no dask command beside {sys.executable}")
+    scheduler_file, logs = tmp_path / "scheduler.json", tmp_path / "daemon-logs"
+    logs.mkdir()
+    daemons = []
+
+    def start(name, *argv):
+        log = open(logs / f"{name}.log", "w")
+        daemons.append((subprocess.Popen([str(dask), *argv], stdout=log, stderr=subprocess.STDOUT, env=command_env(),
+                                         cwd=tmp_path), log))
+
+    try:
+        start("scheduler", "scheduler", "--host", "127.0.0.1", "--port", "0", "--dashboard-address", ":0",
+              "--scheduler-file", str(scheduler_file))
+        deadline = time.monotonic() + 60
+        while not scheduler_file.exists() or not scheduler_file.read_text().strip():
+            assert time.monotonic() < deadline, (logs / "scheduler.log").read_text()[-2000:]
+            time.sleep(0.2)
+        address = json.loads(scheduler_file.read_text())["address"]
+        start("worker", "worker", address, "--nworkers", "1", "--nthreads", "1", "--no-dashboard",
+              "--local-directory", str(tmp_path / "worker-space"))
+        from dask.distributed import Client
+
+        with Client(address, timeout=30) as client:
+            client.wait_for_workers(1, timeout=60)
+        yield address
+    finally:
+        for process, log in reversed(daemons):
+            process.terminate()
+            try:
+                process.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                process.kill()
+            log.close()
+
+
+def test_dask_on_real_scheduler_and_worker_daemons_agrees_with_the_sequential_run(inputs, section, tmp_path,
+                                                                                 dask_daemons):
+    """Distributed RDataFrame by the scheduler address in the config, on daemons started as
+    on a cluster (not LocalCluster): the same histograms, bin by bin, as the sequential C++ run."""
+    root, chosen, _ = inputs
+    params = {**section, "dask": {**section["dask"], "scheduler": dask_daemons, "connect_timeout_s": 10}}
+    assert rdf.scheduler_problem(dask_daemons, 10) is None
+    info = rdf.preflight(params, chosen, tmp_path / "work")
+    assert info["dask_workers"] == 1
+    frame = rdf.measure_dask(params, chosen, info, tmp_path, progress=False)
+    assert list(frame["name"].unique()) == ["dask_w1"] and frame["events"].eq(2 * EVENTS).all()
+    _, reference = _bench(chosen["main"], tmp_path, "cpp", workload="analysis", threads=0)
+    result = rdf.compare_histograms(reference, rdf.load_histograms(tmp_path / "histograms" / "dask_w1.root"),
+                                    1e-9, "dask on daemons")
+    assert result["histograms"] == 7
 
 
 def test_bad_scheduler_fails_fast_naming_key_and_address(inputs, section, tmp_path):

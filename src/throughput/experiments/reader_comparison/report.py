@@ -472,7 +472,7 @@ def _object_macros(params: dict[str, Any], table: pd.DataFrame, inputs: dict[str
                    flat_set: str) -> dict[str, str]:
     """The split-object file's numbers (Rc...Object...), for the timeline's particle type:
     CMSSW-like / columnar on objects and on the flat file, the two steps between them,
-    and the columnar reader on the split member against the flat branch."""
+    and the columnar reader's rate on the split member over its rate on the flat branch."""
     objects_set = f"aod_objects/{params['compression']}"
     c = params["timeline_collection"]
     rate = lambda set_name, reader, layout: _rate(  # noqa: E731
@@ -491,7 +491,7 @@ def _object_macros(params: dict[str, Any], table: pd.DataFrame, inputs: dict[str
         "RcObjectCmsswVsColumnar": n(columnar / objects),
         "RcObjectMembersVsColumnar": n(columnar / members),
         "RcObjectBuildVsMembers": n(members / objects),
-        "RcObjectColumnarVsFlat": n(rate(flat_set, "columnar", "aod") / columnar),
+        "RcObjectColumnarVsFlat": n(columnar / rate(flat_set, "columnar", "aod")),
         "RcObjectSeedRatio": n(SEED_TABLE1.loc[c, "femtocode"] / SEED_TABLE1.loc[c, "cmssw"]),
         "RcObjectBulkOutcome": paper.escape("read it" if len(bulk) else "was refused by ROOT (SupportsBulkRead)"),
     }
