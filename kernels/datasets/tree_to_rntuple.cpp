@@ -1,6 +1,8 @@
 // Copies a TTree into an RNTuple with ROOT's RNTupleImporter (still
 // ROOT::Experimental in 6.40), with the compression given, and checks that
-// the RNTuple has as many entries as the tree.
+// the RNTuple has as many entries as the tree. A split std::vector<aod::Type>
+// branch (make_aod_like --layout objects) becomes a std::vector<aod::Type>
+// field, through the classes' dictionary linked in here.
 //
 // The copy is written to OUTPUT.tmp in the same directory, and renamed to
 // OUTPUT only once it has been read back and checked: a failed copy (a full
@@ -19,6 +21,7 @@
 #include <string>
 
 #include "../writing/root_errors.hpp"  // header-only, shared with write_bench
+#include "aod_classes.h"  // the AOD classes: their dictionary, linked in, lets the importer copy them
 #include "bench.hpp"
 #include "root_io.hpp"
 

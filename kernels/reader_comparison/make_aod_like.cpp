@@ -2,7 +2,7 @@
 // and attribute counts (its Table 1):
 //   photon 2.9 per event / 205 attributes, electron 2.5 / 231, muon 2.7 / 192,
 //   tau 6.3 / 88, jet 16.7 / 95, AK8 jet ("FatJet") 1.8 / 95
-// (the table is aod_classes.cmake's, from which the classes are generated).
+// (the table is kernels/common/aod_classes.cmake's, from which the classes are generated).
 // Two layouts of the same values:
 //   --layout flat     each collection C as NanoAOD writes it, one leaf-list
 //                     branch per attribute: a counter nC (UInt_t), C_pt[nC]/F

@@ -477,7 +477,26 @@ struct RNTupleFields {
   ROOT::DescriptorId_t collection, value;
 };
 
+// The RNTuple copy of a split object member "C.m" (the importer, with the classes'
+// dictionary, keeps std::vector<aod::C> as a collection field C of aod::C records):
+// the collection C and the member m of its records.
+RNTupleFields rntuple_member_fields(const ROOT::RNTupleDescriptor &desc, const std::string &path,
+                                    const std::string &name) {
+  const auto dot = name.find('.');
+  const auto id = desc.FindFieldId(name.substr(0, dot));
+  if (id == ROOT::kInvalidDescriptorId)
+    throw std::runtime_error(where(path, name) + ": no field " + name.substr(0, dot) + " in the RNTuple");
+  const auto &field = desc.GetFieldDescriptor(id);
+  if (field.GetStructure() != ROOT::ENTupleStructure::kCollection || field.GetLinkIds().size() != 1)
+    throw std::runtime_error(where(path, name) + ": expected a collection of records, got " + field.GetTypeName());
+  const auto member = desc.FindFieldId(name.substr(dot + 1), field.GetLinkIds()[0]);
+  if (member == ROOT::kInvalidDescriptorId || desc.GetFieldDescriptor(member).GetTypeName() != "float")
+    throw std::runtime_error(where(path, name) + ": its records have no float member " + name.substr(dot + 1));
+  return {id, member};
+}
+
 RNTupleFields rntuple_fields(const ROOT::RNTupleDescriptor &desc, const std::string &path, const std::string &name) {
+  if (name.find('.') != std::string::npos) return rntuple_member_fields(desc, path, name);
   const auto id = desc.FindFieldId(name);
   if (id == ROOT::kInvalidDescriptorId)
     throw std::runtime_error(where(path, name) + ": no such field in the RNTuple");

@@ -9,8 +9,8 @@ A binary's sources: its main file (named in its folder's CMakeLists.txt by
 `throughput_kernel(NAME FILE LEVEL)` or `add_executable(NAME FILE)`), the
 folder's other C++/CUDA files (its static libraries, e.g. writing_common), every
 project header those include (followed through `#include "..."`), and the CMake
-files (the folder's *.cmake scripts too: aod_classes.cmake generates a header)
-and build script. Read from the text rather than from the build system so
+files and build script; a header generated at configure time (not a file of the
+source tree) by the script that generates it (GENERATED_HEADERS). Read from the text rather than from the build system so
 the answer is the same before the first build (a fresh clone) and after it.
 """
 from __future__ import annotations
@@ -28,6 +28,10 @@ SOURCE_SUFFIXES = (".cpp", ".cu")
 _TARGET = re.compile(r"^\s*(?:throughput_kernel|add_executable)\(\s*([^\s)]+)\s+([^\s)]+)", re.MULTILINE)
 _LOOP = re.compile(r"foreach\(\s*(\w+)\s+([^)]*)\)")
 _INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.MULTILINE)
+
+
+# Headers CMake generates in the build tree, and the files that generate them.
+GENERATED_HEADERS = {"aod_classes.h": ("common/aod_classes.cmake", "common/CMakeLists.txt")}
 
 
 class UnknownKernel(KeyError):
@@ -85,8 +89,10 @@ def sources(binary: str, kernels_dir: Path = KERNELS_DIR) -> list[str]:
         files |= _includes(source.resolve(), kernels_dir.resolve())
     files |= {(kernels_dir / "CMakeLists.txt").resolve(), (folder / "CMakeLists.txt").resolve(),
               (kernels_dir / "build.sh").resolve()}
-    # the folder's CMake scripts: e.g. aod_classes.cmake, which generates the header aod_classes.h
-    files |= {p.resolve() for p in folder.glob("*.cmake")}
+    for source in list(files):
+        for name in _INCLUDE.findall(Path(source).read_text()):
+            for generator in GENERATED_HEADERS.get(name, ()):
+                files.add((kernels_dir / generator).resolve())
     return sorted(str(p) for p in files)
 
 

@@ -48,10 +48,12 @@ def rc_inputs():
         "root": [f"{RC_DATA}/aod/{RC_COMPRESSION}/part{k}.root" for k in range(count)],
         "rntuple": [f"{RC_DATA}/aod/{RC_COMPRESSION}/part{k}.ntuple.root" for k in range(count)],
         "numpy": [f"{RC_DATA}/numpy/aod/{RC_COMPRESSION}/part{k}.npz" for k in range(count)]}
-    if RC["object_events"]:  # read as a TTree only: no RNTuple or Numpy copy of the classes yet
+    if RC["object_events"]:  # one file of split std::vector<aod::Type>, with its RNTuple and Numpy copies
         sets[f"aod_objects/{RC_COMPRESSION}"] = {
             "role": "objects", "layout": "aod_objects", "compression": RC_COMPRESSION,
-            "root": [f"{RC_DATA}/aod_objects/{RC_COMPRESSION}/part0.root"]}
+            "root": [f"{RC_DATA}/aod_objects/{RC_COMPRESSION}/part0.root"],
+            "rntuple": [f"{RC_DATA}/aod_objects/{RC_COMPRESSION}/part0.ntuple.root"],
+            "numpy": [f"{RC_DATA}/numpy/aod_objects/{RC_COMPRESSION}/part0.npz"]}
     for compression in RC["compression_scan"]:
         if compression != RC_COMPRESSION:
             nanoaod(RC["scan_events"], compression, "scan")
@@ -74,7 +76,8 @@ def rc_inputs_absolute():
 
 
 wildcard_constraints:
-    rc_layout="nanoaod|aod",
+    rc_layout="nanoaod|aod|aod_objects",
+    rc_aod="aod|aod_objects",
     rc_stem=r"[A-Za-z0-9_.-]+",
 
 
@@ -108,22 +111,22 @@ rule reader_comparison_aod_objects:
         "--events {params.events} --compression {wildcards.compression} --level {params.level} --seed {params.seed}"
 
 
-rule reader_comparison_aod_rntuple:
+rule reader_comparison_aod_rntuple:  # the flat AOD-like files' and the split-object file's
     input:
         kernel=KERNELS["datasets"][1],
-        tree=f"{RC_DATA}/aod/{{compression}}/part{{index}}.root",
+        tree=f"{RC_DATA}/{{rc_aod}}/{{compression}}/part{{index}}.root",
     output:
-        f"{RC_DATA}/aod/{{compression}}/part{{index}}.ntuple.root",
+        f"{RC_DATA}/{{rc_aod}}/{{compression}}/part{{index}}.ntuple.root",
     params:
         level=lambda wildcards: rc_level(wildcards.compression),
     shell:
-        "python -m throughput.experiments.reader_comparison make-rntuple {input.tree} {output} --layout aod "
-        "--compression {wildcards.compression} --level {params.level}"
+        "python -m throughput.experiments.reader_comparison make-rntuple {input.tree} {output} "
+        "--layout {wildcards.rc_aod} --compression {wildcards.compression} --level {params.level}"
 
 
 def rc_numpy_source(wildcards):
-    if wildcards.rc_layout == "aod":
-        return f"{RC_DATA}/aod/{wildcards.compression}/part{wildcards.index}.root"
+    if wildcards.rc_layout in ("aod", "aod_objects"):
+        return f"{RC_DATA}/{wildcards.rc_layout}/{wildcards.compression}/part{wildcards.index}.root"
     return f"data/nanoaod/{wildcards.compression}/part{wildcards.index}.root"
 
 

@@ -180,9 +180,6 @@ def prepare_inputs(params: dict[str, Any], datasets_section: dict[str, Any], dat
         for index, path in enumerate(roots):
             if not Path(path).exists():
                 make(path, index)
-        if role == "objects":  # read as TTrees only (no RNTuple or Numpy copy of the classes yet)
-            inputs[name] = {"role": role, "layout": layout, "compression": compression, "root": list(roots)}
-            return
         rntuples = [str(Path(copies_dir) / (Path(p).stem + ".ntuple.root")) for p in roots]
         for root, copy in zip(roots, rntuples):
             if not Path(copy).exists():
@@ -219,7 +216,8 @@ def prepare_inputs(params: dict[str, Any], datasets_section: dict[str, Any], dat
             [str(data_dir / "aod_objects" / compression / "part0.root")],
             lambda path, k: make_aod_like(path, params["object_events"], compression,
                                           datasets.level(datasets_section, compression) if compression != "none"
-                                          else 0, datasets_section["seed"], progress, objects=True), None)
+                                          else 0, datasets_section["seed"], progress, objects=True),
+            data_dir / "aod_objects" / compression)
     for other in params["compression_scan"]:
         if other != compression:
             nanoaod(params["scan_events"], other, "scan")

@@ -55,7 +55,7 @@ def plan(params: dict[str, Any], inputs: dict[str, dict[str, Any]]) -> list[dict
             has_copy = {"ttree": True, "rntuple": bool(spec.get("rntuple")), "numpy": bool(spec.get("numpy"))}
             methods = [m for m in cpp if has_copy[READER_BY_NAME[m].format]]
             if spec["role"] == "objects":  # where a CMSSW-like read's time goes, whatever the readers asked
-                methods = list(OBJECT_METHODS)
+                methods = [m for m in OBJECT_METHODS if has_copy[READER_BY_NAME[m].format]]
             if methods:
                 runs.append({**base, "group": "cpp", "methods": methods})
             for reader in READER_TABLE:  # each Python or Java reader is a process of its own

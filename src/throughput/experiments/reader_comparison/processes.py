@@ -84,8 +84,11 @@ def run_json_process(argv: list[str], label: str, timeout_s: float | None = None
     if any(not v.get("ok") for v in validations):
         raise harness.KernelError(f"{label}: validation failed: {validations[0]}; {message}")
     if proc.returncode != 0:
-        # the reader's own words, without the program's "name: error: " prefix
-        error = "\n".join(line.split(": error: ", 1)[-1] for line in message.splitlines()) or f"exit {proc.returncode}"
+        # the reader's own words, without the program's "name: error: " prefix; where it wrote
+        # such a line, that line first (a library's chatter before it, e.g. root4j's, is not the error)
+        lines = message.splitlines()
+        own = [line.split(": error: ", 1)[1] for line in lines if ": error: " in line]
+        error = "\n".join(own + [line for line in lines if ": error: " not in line]) or f"exit {proc.returncode}"
         raise ReaderFailed(f"{label} exited with {proc.returncode}: {message}", error)
     if len(validations) != 1:
         raise harness.KernelError(f"{label}: expected exactly one validation record, got {len(validations)}")

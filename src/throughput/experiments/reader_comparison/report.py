@@ -30,10 +30,15 @@ def _num(value: float, digits: int = 3) -> str:
 def failure_summary(message: str) -> str:
     """A table cell's short form of a reader's error: its exception's name (the
     part after the reader's 'failed:', without Java's package), else the text."""
-    text = message.rsplit("failed: ", 1)[-1]
+    text = _without_location(message.rsplit("failed: ", 1)[-1])
     text = text.split(":", 1)[0].strip() if "Exception" in text or "Error" in text else text
     text = text.rsplit(".", 1)[-1] if text.startswith(("java.", "org.", "edu.")) else text
     return text if len(text) <= 40 else text[:39] + "…"
+
+
+def _without_location(message: str) -> str:
+    """A reader's message without its leading "file F, branch B: " (the tables say which input)."""
+    return re.sub(r"^file \S+ (\([^)]*\) )?.*?branch \S+: ", "", message)
 
 
 def failures_frame(unreadable: pd.DataFrame) -> pd.DataFrame:
@@ -43,7 +48,7 @@ def failures_frame(unreadable: pd.DataFrame) -> pd.DataFrame:
         return pd.DataFrame([["every reader", "every input", "both", "read", "--"]], columns=columns)
     rows = unreadable.drop_duplicates(["set", "cache", "reader", "record", "message"])
     # the input and branch have their own columns: not repeated from the reader's message
-    reasons = [re.sub(r"^file \S+ (\([^)]*\) )?.*?branch \S+: ", "", m) for m in rows["message"]]
+    reasons = [_without_location(m) for m in rows["message"]]
     return pd.DataFrame({"reader": [LABELS[r] for r in rows["reader"]],
                          "input": [escape_name(s) for s in rows["set"]], "cache": list(rows["cache"]),
                          "outcome": [UNREAD_RECORDS[r] for r in rows["record"]],

@@ -60,8 +60,9 @@ LAYOUTS = {
 }
 # The C++ methods on the object file, where the time of a CMSSW-like read goes: the member alone
 # (columnar), every member into flat buffers (members), every member streamed into objects
-# (cmssw); and the other C++ readers on a split member (bulk: where ROOT refuses it).
-OBJECT_METHODS = ("columnar", "members", "cmssw", "bulk", "ttreereader", "draw", "rdataframe")
+# (cmssw); and the other C++ readers on a split member (bulk: where ROOT refuses it; rntuple: the
+# RNTuple copy, whose importer keeps the classes).
+OBJECT_METHODS = ("columnar", "members", "cmssw", "bulk", "ttreereader", "draw", "rdataframe", "rntuple")
 GOLDEN = 0x9E3779B97F4A7C15
 AOD_BYTES_PER_EVENT_ESTIMATE = {"none": 16700, "ZLIB": 11100, "LZ4": 12500, "ZSTD": 10800, "LZMA": 9700}
 NANOAOD_BYTES_PER_EVENT_ESTIMATE = {"none": 4550, "ZLIB": 1880, "LZ4": 2370, "ZSTD": 1900, "LZMA": 1590}
