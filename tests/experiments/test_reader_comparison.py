@@ -3,6 +3,7 @@ caught, damaged inputs stop each reader with a message naming file and branch,
 and the analysis turns raw runs into the paper's tables."""
 from __future__ import annotations
 
+import re
 import shutil
 import subprocess
 import sys
@@ -439,7 +440,8 @@ def test_object_set_is_planned_measured_and_tabled(files, objects, tmp_path):
     numbers = rc.macros({**params, "compression": "ZLIB"}, table, rc.ratios(table), unreadable, inputs,
                         rc.timeline(frame, "aod_objects/ZLIB", "Jet.pt"), "test compiler")
     assert numbers["RcObjectEvents"] == r"\num{150}" and numbers["RcObjectBulkOutcome"].startswith("was refused")
-    assert float(numbers["RcObjectCmsswVsColumnar"].strip(r"\num{}")) > 1
+    cmssw_ratio = re.fullmatch(r"\\num\{([0-9.]+)\}(\\textsuperscript\{\\dag\})?", numbers["RcObjectCmsswVsColumnar"])
+    assert cmssw_ratio and float(cmssw_ratio.group(1)) > 1  # (marked when a rate behind it stayed noisy)
     none = rc.object_frames(table, unreadable, agreed, {}, "ZLIB")
     assert none["table1_objects"].iloc[0, 0].startswith("not measured")
 

@@ -484,6 +484,11 @@ def _object_macros(params: dict[str, Any], table: pd.DataFrame, inputs: dict[str
         table, set_name, "warm", reader, branch_name(layout, c), "khz_read")
     columnar, members, objects = (rate(objects_set, r, "aod_objects") for r in ("columnar", "members", "cmssw"))
     n = lambda v, d=3: _num(v, d)  # noqa: E731
+    noisy = {r: _rate(table, objects_set, "warm", r, branch_name("aod_objects", c), "noisy") == 1.0
+             for r in ("columnar", "members", "cmssw")}
+    rate_of = {"columnar": columnar, "members": members, "cmssw": objects}
+    # a ratio is marked (as in the tables) when either of its rates stayed noisy
+    ratio = lambda a, b: paper.flagged(n(rate_of[a] / rate_of[b]), noisy[a] or noisy[b])  # noqa: E731
     measured = objects_set in inputs and not math.isnan(columnar)
     events = float(table[table["set"] == objects_set]["events"].max()) if measured else float("nan")
     bulk = table[(table["set"] == objects_set) & (table["reader"] == "bulk")]
@@ -493,10 +498,12 @@ def _object_macros(params: dict[str, Any], table: pd.DataFrame, inputs: dict[str
                              f"{paper.escape('std::vector')} of the generated classes" if measured else
                              paper.escape("no split-object file in this run (config key "
                                           "reader_comparison.object_events is 0)")),
-        "RcObjectCmsswVsColumnar": n(columnar / objects),
-        "RcObjectMembersVsColumnar": n(columnar / members),
-        "RcObjectBuildVsMembers": n(members / objects),
-        "RcObjectColumnarVsFlat": n(columnar / rate(flat_set, "columnar", "aod")),
+        "RcObjectCmsswVsColumnar": ratio("columnar", "cmssw"),
+        "RcObjectMembersVsColumnar": ratio("columnar", "members"),
+        "RcObjectBuildVsMembers": ratio("members", "cmssw"),
+        "RcObjectColumnarVsFlat": paper.flagged(n(columnar / rate(flat_set, "columnar", "aod")), noisy["columnar"]
+                                                or _rate(table, flat_set, "warm", "columnar",
+                                                         branch_name("aod", c), "noisy") == 1.0),
         "RcObjectSeedRatio": n(SEED_TABLE1.loc[c, "femtocode"] / SEED_TABLE1.loc[c, "cmssw"]),
         "RcObjectBulkOutcome": paper.escape("read it" if len(bulk) else "was refused by ROOT (SupportsBulkRead)"),
     }
