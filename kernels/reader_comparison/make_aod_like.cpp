@@ -129,6 +129,18 @@ struct ObjectBranchOf : ObjectBranch {
   std::vector<T> objects;
   std::vector<T> *address = &objects;
   ObjectBranchOf(TTree &tree, const char *name) {
+    // The members' types come from aod_classes.cmake's AOD_KIND_TYPES, the values' from
+    // Kind here: a drift between the two would read the wrong value vector.
+    T{}.visit([&](int a, auto &member) {
+      using M = std::decay_t<decltype(member)>;
+      const Kind kind = static_cast<Kind>(a % kKinds);
+      const bool agrees = a == 0 ? std::is_same_v<M, Float_t>
+                          : is_int(kind) ? std::is_same_v<M, Int_t>
+                          : kind == kBool ? std::is_same_v<M, Bool_t> : std::is_same_v<M, Float_t>;
+      if (!agrees)
+        throw std::logic_error(std::string(name) + " attribute " + std::to_string(a) +
+                               ": aod_classes.cmake's member type does not match make_aod_like's value kind");
+    });
     if (!tree.Branch(name, &address, 32000, 99))
       throw std::runtime_error(std::string("cannot create the object branch ") + name + " (no dictionary?)");
   }

@@ -89,9 +89,11 @@ struct OpenTree {
   TBranch *branch = nullptr;
   TLeaf *leaf = nullptr;
   TLeaf *count = nullptr;  // the collection's counter; null for one value per event
+  int max_count = 1;       // most particles in one event (1 for one value per event)
   int max_len = 1;         // most values in one event
   // A member of a split object collection (C.pt of std::vector<aod::C>): its
-  // collection branch C, whose count leaf C_ is the counter; null otherwise.
+  // collection branch C, whose count leaf C_ is the counter (count->GetBranch()
+  // is C); null otherwise.
   TBranchElement *objects = nullptr;
 };
 
@@ -135,8 +137,8 @@ OpenTree open_tree(const std::string &path, const Job &job) {
   if (element && element->GetMother() != t.branch)
     t.objects = dynamic_cast<TBranchElement *>(element->GetMother());
   // A split collection keeps its largest count in the branch (the count leaf's own maximum is not kept).
-  const int max_count = t.objects ? t.objects->GetMaximum() : t.count ? t.count->GetMaximum() : 0;
-  t.max_len = t.count ? std::max(1, max_count) * t.leaf->GetLenStatic() : t.leaf->GetLen();
+  t.max_count = std::max(1, t.objects ? t.objects->GetMaximum() : t.count ? t.count->GetMaximum() : 1);
+  t.max_len = t.count ? t.max_count * t.leaf->GetLenStatic() : t.leaf->GetLen();
   rc::check_root_errors(at);
   return t;
 }
@@ -359,12 +361,11 @@ struct CollectionBuffers {
   Int_t n = 0;  // the collection's count (UInt_t and Int_t counters are both 4 bytes)
   int max_count = 1;
 
-  CollectionBuffers(const OpenTree &t, const std::string &path) {
+  CollectionBuffers(const OpenTree &t, const std::string &path) : max_count(t.max_count) {
     if (!t.count) throw std::runtime_error(where(path, t.branch->GetName()) + ": not a collection branch");
-    max_count = std::max(1, t.max_len / std::max(1, t.leaf->GetLenStatic()));
     if (t.objects) t.tree->SetMakeClass(1);
     t.tree->SetBranchStatus("*", false);
-    TBranch *counter = t.objects ? t.objects : t.count->GetBranch();
+    TBranch *counter = t.count->GetBranch();
     t.tree->SetBranchStatus(counter->GetName(), true);
     counter->SetAddress(&n);
     for (TBranch *branch : collection_branches(t)) {
@@ -404,15 +405,18 @@ void read_members(const Job &job, Pass &pass, CachePrep &prep) {
 }
 
 // The CMSSW-like reader on a split std::vector<T>: ROOT streams every member
-// into the objects through the dictionary, as CMSSW reads a product.
+// into the objects through the dictionary, as CMSSW reads a product. Its
+// branch set-up counts as opening (`opened_at`: when the file's opening began),
+// as every other method's does.
 template <class T>
-void read_objects(OpenTree &t, const std::string &path, const std::string &branch, Pass &pass) {
+void read_objects(OpenTree &t, const std::string &path, const std::string &branch, Pass &pass, double opened_at) {
   std::vector<T> *objects = nullptr;
   t.tree->SetBranchStatus("*", false);
   t.tree->SetBranchStatus((std::string(t.objects->GetName()) + "*").c_str(), true);
   if (t.tree->SetBranchAddress(t.objects->GetName(), &objects) < 0)
     throw std::runtime_error(where(path, branch) + ": cannot read " + t.objects->GetName() + " as " +
                              t.objects->GetClassName());
+  pass.opened(bench::wall_seconds() - opened_at);
   const Long64_t entries = t.tree->GetEntries();
   for (Long64_t i = 0; i < entries; ++i) {
     check_entry(t.tree->GetEntry(i), path, branch, i);
@@ -423,7 +427,7 @@ void read_objects(OpenTree &t, const std::string &path, const std::string &branc
   delete objects;
 }
 
-using ObjectReader = void (*)(OpenTree &, const std::string &, const std::string &, Pass &);
+using ObjectReader = void (*)(OpenTree &, const std::string &, const std::string &, Pass &, double);
 
 ObjectReader object_reader(const std::string &class_name) {
 #define AOD_READER(type, mean, attributes, pt_min) \
@@ -442,8 +446,7 @@ void read_cmssw(const Job &job, Pass &pass, CachePrep &prep) {
       ObjectReader read = object_reader(t.objects->GetClassName());
       if (!read)
         throw std::runtime_error(where(path, job.branch) + ": no compiled class for " + t.objects->GetClassName());
-      pass.opened(bench::wall_seconds() - t0);
-      read(t, path, job.branch, pass);
+      read(t, path, job.branch, pass, t0);
       rc::check_root_errors(where(path, job.branch));
       continue;
     }
@@ -554,7 +557,7 @@ Bytes tree_bytes(const Job &job, bool whole_collection) {
   for (const auto &path : job.files) {
     OpenTree t = open_tree(path, job);
     std::vector<TBranch *> branches{t.branch};
-    if (t.count) branches.push_back(t.objects ? t.objects : t.count->GetBranch());
+    if (t.count) branches.push_back(t.count->GetBranch());
     if (whole_collection && t.count)
       for (TBranch *b : collection_branches(t))
         if (b != t.branch) branches.push_back(b);

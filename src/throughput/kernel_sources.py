@@ -57,8 +57,10 @@ def main_sources(kernels_dir: Path = KERNELS_DIR) -> dict[str, Path]:
 
 
 def _includes(path: Path, kernels_dir: Path) -> set[Path]:
-    """`path` and every project header it includes, transitively (system headers are left out)."""
+    """`path` and every project header it includes, transitively (system headers are left out;
+    a header generated at configure time stands for the files that generate it)."""
     seen: set[Path] = set()
+    generators: set[Path] = set()
     todo = [path]
     while todo:
         current = todo.pop()
@@ -66,12 +68,13 @@ def _includes(path: Path, kernels_dir: Path) -> set[Path]:
             continue
         seen.add(current)
         for name in _INCLUDE.findall(current.read_text()):
-            for folder in (current.parent, kernels_dir / "common"):
-                candidate = (folder / name).resolve()
-                if candidate.is_file():
-                    todo.append(candidate)
-                    break
-    return seen
+            found = [(folder / name).resolve() for folder in (current.parent, kernels_dir / "common")
+                     if (folder / name).is_file()]
+            if found:
+                todo.append(found[0])
+            else:
+                generators |= {(kernels_dir / g).resolve() for g in GENERATED_HEADERS.get(name, ())}
+    return seen | generators
 
 
 def sources(binary: str, kernels_dir: Path = KERNELS_DIR) -> list[str]:
@@ -89,10 +92,6 @@ def sources(binary: str, kernels_dir: Path = KERNELS_DIR) -> list[str]:
         files |= _includes(source.resolve(), kernels_dir.resolve())
     files |= {(kernels_dir / "CMakeLists.txt").resolve(), (folder / "CMakeLists.txt").resolve(),
               (kernels_dir / "build.sh").resolve()}
-    for source in list(files):
-        for name in _INCLUDE.findall(Path(source).read_text()):
-            for generator in GENERATED_HEADERS.get(name, ()):
-                files.add((kernels_dir / generator).resolve())
     return sorted(str(p) for p in files)
 
 

@@ -152,15 +152,21 @@ def test_preflight_names_the_missing_file_and_the_config_key(inputs, section, tm
 
 # --- distributed RDataFrame ---------------------------------------------------------------------
 
-def test_dask_histograms_agree_with_the_compiled_sequential_run(inputs, section, tmp_path):
-    root, chosen, info = inputs
-    params = {**section, "dask": {**section["dask"], "max_workers": 1}}
+def _check_dask_run_agrees_with_the_sequential_run(params, chosen, info, tmp_path, label):
+    """One Dask worker's run: every event seen, and its 7 histograms bin by bin those of the
+    compiled sequential run."""
     frame = rdf.measure_dask(params, chosen, info, tmp_path, progress=False)
     assert list(frame["name"].unique()) == ["dask_w1"] and frame["events"].eq(2 * EVENTS).all()
     _, reference = _bench(chosen["main"], tmp_path, "cpp", workload="analysis", threads=0)
     result = rdf.compare_histograms(reference, rdf.load_histograms(tmp_path / "histograms" / "dask_w1.root"),
-                                    1e-9, "dask")
+                                    1e-9, label)
     assert result["histograms"] == 7
+
+
+def test_dask_histograms_agree_with_the_compiled_sequential_run(inputs, section, tmp_path):
+    root, chosen, info = inputs
+    params = {**section, "dask": {**section["dask"], "max_workers": 1}}
+    _check_dask_run_agrees_with_the_sequential_run(params, chosen, info, tmp_path, "dask")
     # The page-cache state the workers read in, set and checked by rdf_page_cache, is in the raw result.
     stored, provenance, _ = results.read_raw(tmp_path / "raw" / "dask_w1.parquet")
     pages = sum(math.ceil(Path(f).stat().st_size / os.sysconf("SC_PAGESIZE")) for f in chosen["main"])
@@ -226,12 +232,7 @@ def test_dask_on_real_scheduler_and_worker_daemons_agrees_with_the_sequential_ru
     assert rdf.scheduler_problem(dask_daemons, 10) is None
     info = rdf.preflight(params, chosen, tmp_path / "work")
     assert info["dask_workers"] == 1
-    frame = rdf.measure_dask(params, chosen, info, tmp_path, progress=False)
-    assert list(frame["name"].unique()) == ["dask_w1"] and frame["events"].eq(2 * EVENTS).all()
-    _, reference = _bench(chosen["main"], tmp_path, "cpp", workload="analysis", threads=0)
-    result = rdf.compare_histograms(reference, rdf.load_histograms(tmp_path / "histograms" / "dask_w1.root"),
-                                    1e-9, "dask on daemons")
-    assert result["histograms"] == 7
+    _check_dask_run_agrees_with_the_sequential_run(params, chosen, info, tmp_path, "dask on daemons")
 
 
 def test_bad_scheduler_fails_fast_naming_key_and_address(inputs, section, tmp_path):

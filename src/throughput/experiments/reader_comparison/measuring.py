@@ -53,9 +53,9 @@ def plan(params: dict[str, Any], inputs: dict[str, dict[str, Any]]) -> list[dict
                     "cache": cache, "branches": branches}
             # a reader of a copy (RNTuple, Numpy) runs where the set has that copy
             has_copy = {"ttree": True, "rntuple": bool(spec.get("rntuple")), "numpy": bool(spec.get("numpy"))}
-            methods = [m for m in cpp if has_copy[READER_BY_NAME[m].format]]
-            if spec["role"] == "objects":  # where a CMSSW-like read's time goes, whatever the readers asked
-                methods = [m for m in OBJECT_METHODS if has_copy[READER_BY_NAME[m].format]]
+            # on the split-object file: where a CMSSW-like read's time goes, whatever the readers asked
+            wanted_cpp = OBJECT_METHODS if spec["role"] == "objects" else cpp
+            methods = [m for m in wanted_cpp if has_copy[READER_BY_NAME[m].format]]
             if methods:
                 runs.append({**base, "group": "cpp", "methods": methods})
             for reader in READER_TABLE:  # each Python or Java reader is a process of its own

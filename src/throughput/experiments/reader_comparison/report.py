@@ -120,32 +120,45 @@ def object_frames(table: pd.DataFrame, unreadable: pd.DataFrame, agreed: pd.Data
             "object_split_table": object_split_frame(table, flat_set, objects_set)}
 
 
+class _SplitRates:
+    """One collection's warm reading rates (kHz) of `readers` in one input set, with
+    ratios marked noisy (as the tables mark them) when a rate behind them stayed noisy.
+    The readers of one set are measured interleaved, so their ratios compare."""
+
+    def __init__(self, table: pd.DataFrame, set_name: str, layout: str, collection: str,
+                 readers: tuple[str, ...] = ("columnar", "members", "cmssw")):
+        branch = branch_name(layout, collection)
+        self.khz = {r: _rate(table, set_name, "warm", r, branch, "khz_read") for r in readers}
+        self.noisy = {r: _rate(table, set_name, "warm", r, branch, "noisy") == 1.0 for r in readers}
+
+    def rate(self, reader: str) -> str:
+        return paper.flagged(_num(self.khz[reader]), self.noisy[reader])
+
+    def ratio(self, faster: str, slower: str) -> str:
+        """How many times `slower` takes `faster`'s time (kHz of faster over kHz of slower)."""
+        return paper.flagged(_num(self.khz[faster] / self.khz[slower]), self.noisy[faster] or self.noisy[slower])
+
+
 def object_split_frame(table: pd.DataFrame, flat_set: str, objects_set: str) -> pd.DataFrame:
     """Where a CMSSW-like read's time goes, per particle type, measured on the
     split std::vector<class> file: the pT member alone (columnar), every member
     into flat buffers without objects (members), and every member streamed into
     ROOT-built objects (cmssw); their ratios, beside the seed's CMSSW / FemtoCode
     ratio and the flat AOD-like file's CMSSW-like / columnar one (kHz, reading)."""
-    rate = lambda set_name, reader, layout, c: _rate(  # noqa: E731
-        table, set_name, "warm", reader, branch_name(layout, c), "khz_read")
-    noisy = lambda reader, c: _rate(table, objects_set, "warm", reader,  # noqa: E731
-                                    branch_name("aod_objects", c), "noisy") == 1.0
     rows = []
     for c in COLLECTIONS:
-        columnar, members, objects = (rate(objects_set, r, "aod_objects", c) for r in ("columnar", "members", "cmssw"))
-        if math.isnan(columnar):
+        split = _SplitRates(table, objects_set, "aod_objects", c)
+        if math.isnan(split.khz["columnar"]):
             continue
-        any_noisy = noisy("columnar", c) or noisy("members", c) or noisy("cmssw", c)
-        ratio = lambda value: paper.flagged(_num(value, 3), any_noisy)  # noqa: E731
+        flat = _SplitRates(table, flat_set, "aod", c, ("columnar", "cmssw"))
         rows.append({
             "": SEED_TABLE1.loc[c, "particle"],
-            "member alone": paper.flagged(_num(columnar), noisy("columnar", c)),
-            "all members": paper.flagged(_num(members), noisy("members", c)),
-            "objects": paper.flagged(_num(objects), noisy("cmssw", c)),
-            "reading all / one": ratio(columnar / members),
-            "objects / reading all": ratio(members / objects),
-            "objects / one": ratio(columnar / objects),
-            "flat file": _num(rate(flat_set, "columnar", "aod", c) / rate(flat_set, "cmssw", "aod", c)),
+            "member alone": split.rate("columnar"), "all members": split.rate("members"),
+            "objects": split.rate("cmssw"),
+            "reading all / one": split.ratio("columnar", "members"),
+            "objects / reading all": split.ratio("members", "cmssw"),
+            "objects / one": split.ratio("columnar", "cmssw"),
+            "flat file": flat.ratio("columnar", "cmssw"),
             "seed": _num(SEED_TABLE1.loc[c, "femtocode"] / SEED_TABLE1.loc[c, "cmssw"]),
         })
     return pd.DataFrame(rows)
@@ -422,7 +435,7 @@ def macros(params: dict[str, Any], table: pd.DataFrame, rated: pd.DataFrame, unr
                               "compared with it")
     cmssw_slowdown = 1 / ratio(aod, "aod", "cmssw")
     return {
-        **_object_macros(params, table, inputs, aod),
+        **_object_macros(params, table, inputs),
         "RcNumpyTarget": n(100 * NUMPY_TARGET),
         "RcColumnarVerdict": ("is still faster than" if cmssw_slowdown > 1 else "is no longer faster than")
         if not math.isnan(cmssw_slowdown) else "could not be compared here with",
@@ -473,23 +486,14 @@ def macros(params: dict[str, Any], table: pd.DataFrame, rated: pd.DataFrame, unr
     }
 
 
-def _object_macros(params: dict[str, Any], table: pd.DataFrame, inputs: dict[str, dict[str, Any]],
-                   flat_set: str) -> dict[str, str]:
+def _object_macros(params: dict[str, Any], table: pd.DataFrame, inputs: dict[str, dict[str, Any]]) -> dict[str, str]:
     """The split-object file's numbers (Rc...Object...), for the timeline's particle type:
-    CMSSW-like / columnar on objects and on the flat file, the two steps between them,
-    and the columnar reader's rate on the split member over its rate on the flat branch."""
+    CMSSW-like / columnar on objects and the two steps between them (one interleaved group)."""
     objects_set = f"aod_objects/{params['compression']}"
     c = params["timeline_collection"]
-    rate = lambda set_name, reader, layout: _rate(  # noqa: E731
-        table, set_name, "warm", reader, branch_name(layout, c), "khz_read")
-    columnar, members, objects = (rate(objects_set, r, "aod_objects") for r in ("columnar", "members", "cmssw"))
+    split = _SplitRates(table, objects_set, "aod_objects", c)
     n = lambda v, d=3: _num(v, d)  # noqa: E731
-    noisy = {r: _rate(table, objects_set, "warm", r, branch_name("aod_objects", c), "noisy") == 1.0
-             for r in ("columnar", "members", "cmssw")}
-    rate_of = {"columnar": columnar, "members": members, "cmssw": objects}
-    # a ratio is marked (as in the tables) when either of its rates stayed noisy
-    ratio = lambda a, b: paper.flagged(n(rate_of[a] / rate_of[b]), noisy[a] or noisy[b])  # noqa: E731
-    measured = objects_set in inputs and not math.isnan(columnar)
+    measured = objects_set in inputs and not math.isnan(split.khz["columnar"])
     events = float(table[table["set"] == objects_set]["events"].max()) if measured else float("nan")
     bulk = table[(table["set"] == objects_set) & (table["reader"] == "bulk")]
     return {
@@ -498,12 +502,9 @@ def _object_macros(params: dict[str, Any], table: pd.DataFrame, inputs: dict[str
                              f"{paper.escape('std::vector')} of the generated classes" if measured else
                              paper.escape("no split-object file in this run (config key "
                                           "reader_comparison.object_events is 0)")),
-        "RcObjectCmsswVsColumnar": ratio("columnar", "cmssw"),
-        "RcObjectMembersVsColumnar": ratio("columnar", "members"),
-        "RcObjectBuildVsMembers": ratio("members", "cmssw"),
-        "RcObjectColumnarVsFlat": paper.flagged(n(columnar / rate(flat_set, "columnar", "aod")), noisy["columnar"]
-                                                or _rate(table, flat_set, "warm", "columnar",
-                                                         branch_name("aod", c), "noisy") == 1.0),
+        "RcObjectCmsswVsColumnar": split.ratio("columnar", "cmssw"),
+        "RcObjectMembersVsColumnar": split.ratio("columnar", "members"),
+        "RcObjectBuildVsMembers": split.ratio("members", "cmssw"),
         "RcObjectSeedRatio": n(SEED_TABLE1.loc[c, "femtocode"] / SEED_TABLE1.loc[c, "cmssw"]),
         "RcObjectBulkOutcome": paper.escape("read it" if len(bulk) else "was refused by ROOT (SupportsBulkRead)"),
     }
