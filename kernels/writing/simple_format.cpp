@@ -13,6 +13,7 @@
 #include <stdexcept>
 #include <thread>
 
+#include "aod_products.hpp"
 #include "media.hpp"
 
 namespace writing {
@@ -21,7 +22,7 @@ namespace simple {
 namespace {
 
 constexpr char kMagic[8] = {'T', 'P', 'S', 'I', 'M', 'P', 'L', 'E'};
-constexpr std::uint32_t kVersion = 1;
+constexpr std::uint32_t kVersion = 2;
 
 template <class T>
 void put(std::vector<char> &out, T value) {
@@ -47,11 +48,12 @@ std::uint64_t counter_value(const Column &column, const void *data) {
   });
 }
 
-std::vector<char> header(const Schema &schema, Codec codec, int level) {
+std::vector<char> header(const Schema &schema, Codec codec, int level, Serialization serialization) {
   std::vector<char> out(kMagic, kMagic + 8);
   put<std::uint32_t>(out, kVersion);
   put<std::uint8_t>(out, static_cast<std::uint8_t>(codec));
   put<std::uint8_t>(out, static_cast<std::uint8_t>(level));
+  put<std::uint8_t>(out, static_cast<std::uint8_t>(serialization));
   put<std::uint32_t>(out, static_cast<std::uint32_t>(schema.columns.size()));
   for (const auto &c : schema.columns) {
     put<std::uint8_t>(out, static_cast<std::uint8_t>(c.type));
@@ -94,6 +96,23 @@ class Compressor {
 };
 
 constexpr std::size_t kRecordHeader = 16;  // stored size, raw size, hash
+
+const ProductStore &products_of(const EntrySource &source) {
+  const auto *store = dynamic_cast<const ProductStore *>(&source);
+  if (!store) throw std::invalid_argument("ROOT serialization needs data products (--workload objects)");
+  return *store;
+}
+
+// Event i of `source` as the bytes of its record (before compression).
+void serialize_event(const EntrySource &source, Serialization serialization, std::uint64_t i, EntryView &view,
+                     std::vector<unsigned char> &scratch, std::vector<char> &raw) {
+  if (serialization == Serialization::Root) {
+    serialize_products(products_of(source), i, raw);
+  } else {
+    source.get(i, view, scratch);
+    serialize(view, i, raw);
+  }
+}
 
 // One record (size prefix and hash included) from a serialized event.
 void encode(const std::vector<char> &raw, std::vector<char> &record, Codec codec, int level) {
@@ -250,6 +269,9 @@ ReadResult read_from(ByteSource &in, const std::string &where, const EntrySource
   if (codec != Codec::None && codec != Codec::LZ4) throw std::runtime_error(where + ": unknown codec");
   in.value<std::uint8_t>();  // level: informative only
   ReadResult result;
+  result.serialization = static_cast<Serialization>(in.value<std::uint8_t>());
+  if (result.serialization != Serialization::Columns && result.serialization != Serialization::Root)
+    throw std::runtime_error(where + ": unknown serialization");
   const auto n_columns = in.value<std::uint32_t>();
   for (std::uint32_t c = 0; c < n_columns; ++c) {
     Column column;
@@ -266,6 +288,8 @@ ReadResult read_from(ByteSource &in, const std::string &where, const EntrySource
     throw std::runtime_error(where + ": its columns differ from the events that were written");
   const Schema &schema = result.schema;
   result.checksums = Checksums(schema);
+  std::unique_ptr<ProductDecoder> products;
+  if (result.serialization == Serialization::Root) products = std::make_unique<ProductDecoder>(schema);
 
   std::vector<bool> seen(source ? source->entries() : 0, false);
   std::vector<char> stored, raw, expected;
@@ -294,8 +318,10 @@ ReadResult read_from(ByteSource &in, const std::string &where, const EntrySource
     // Parse the event.
     if (raw_size < 8) throw std::runtime_error(where + ": record at byte " + std::to_string(at) + " is too short");
     const auto number = get<std::uint64_t>(raw.data());
-    std::size_t pos = 8;
-    for (std::size_t c = 0; c < schema.columns.size(); ++c) {
+    if (products)
+      products->decode(raw.data() + 8, raw_size - 8, view, where + ": event " + std::to_string(number));
+    std::size_t pos = products ? raw_size : 8;
+    for (std::size_t c = 0; c < schema.columns.size() && !products; ++c) {
       const Column &column = schema.columns[c];
       const std::uint64_t count = column.jagged() ? counter_value(schema.columns[column.counter], view.data[column.counter]) : 1;
       const std::uint64_t bytes = count * type_size(column.type);
@@ -312,8 +338,7 @@ ReadResult read_from(ByteSource &in, const std::string &where, const EntrySource
       if (number >= seen.size()) throw std::runtime_error(where + ": event number " + std::to_string(number) + " was never written");
       if (seen[number]) throw std::runtime_error(where + ": event " + std::to_string(number) + " appears twice");
       seen[number] = true;
-      source->get(number, original, scratch);
-      serialize(original, number, expected);
+      serialize_event(*source, result.serialization, number, original, scratch, expected);
       if (expected.size() != raw.size() || std::memcmp(expected.data(), raw.data(), raw.size()) != 0)
         throw std::runtime_error(where + ": event " + std::to_string(number) + " differs from the event that was written");
     }
@@ -354,9 +379,10 @@ void serialize(const EntryView &entry, std::uint64_t number, std::vector<char> &
 }
 
 WriteStats write(ByteSink &sink, const EntrySource &source, std::uint64_t events, int threads, Codec codec, int level,
-                 std::size_t batch_bytes) {
+                 std::size_t batch_bytes, Serialization serialization) {
   if (threads < 1) throw std::invalid_argument("--threads must be >= 1");
-  const std::vector<char> head = header(source.schema(), codec, level);
+  if (serialization == Serialization::Root) products_of(source);  // fails before the file is begun
+  const std::vector<char> head = header(source.schema(), codec, level, serialization);
   sink.write(head.data(), head.size());
 
   Appender appender(sink, batch_bytes);
@@ -375,8 +401,7 @@ WriteStats write(ByteSink &sink, const EntrySource &source, std::uint64_t events
         const std::uint64_t begin = next.fetch_add(kChunk);
         if (begin >= events) break;
         for (std::uint64_t i = begin; i < std::min(events, begin + kChunk); ++i) {
-          source.get(i, view, scratch);
-          serialize(view, i, raw);
+          serialize_event(source, serialization, i, view, scratch, raw);
           encode(raw, record, codec, level);
           appender.append(record.data(), record.size());
           my_raw += raw.size();

@@ -6,8 +6,8 @@
 // Layout (all integers little-endian, no padding or alignment):
 //
 //   file    := header record* trailer
-//   header  := "TPSIMPLE" (8 bytes) | u32 version (1) | u8 codec (0 none, 1 LZ4) | u8 level
-//              | u32 n_columns | column*
+//   header  := "TPSIMPLE" (8 bytes) | u32 version (2) | u8 codec (0 none, 1 LZ4) | u8 level
+//              | u8 serialization (0 columns, 1 ROOT) | u32 n_columns | column*
 //   column  := u8 type (schema.hpp: 1 bool, 2 u8, 3 i32, 4 u32, 5 u64, 6 f32, 7 f64)
 //              | i32 counter (index of the counter column, -1 for a scalar)
 //              | u16 name length | name bytes
@@ -16,9 +16,15 @@
 //              compressed as one LZ4 block (codec 1; ROOT's choice of LZ4 variant:
 //              LZ4_compress_default below level 4, LZ4_compress_HC(level) from 4)
 //              or as it is (codec 0)
-//   event   := u64 event number | for each column in header order: its values,
-//              one for a scalar, `counter` many for an array (the counter
-//              column comes earlier in the same event)
+//   event   := u64 event number | the event's values, serialized
+//              columns: for each column in header order its values, one for a
+//                       scalar, `counter` many for an array (the counter column
+//                       comes earlier in the same event): a memcpy of the values
+//              ROOT:    seed 001's way, each data product (aod_products.hpp: one
+//                       std::vector<aod::Type> per collection, built from the
+//                       columns) as u32 size | TBufferFile::WriteObjectAny's bytes,
+//                       in collection order; read back, the products are flattened
+//                       into the header's columns
 //   trailer := u32 0 | u64 number of records
 //
 // Records are appended in the order events finish, not in event order; the
@@ -40,6 +46,7 @@ class Throttle;
 namespace simple {
 
 enum class Codec : std::uint8_t { None = 0, LZ4 = 1 };
+enum class Serialization : std::uint8_t { Columns = 0, Root = 1 };
 Codec codec_from_name(const std::string &name);  // "none" or "LZ4"; anything else is an error naming it
 
 // Where the bytes go: a file (written with write(2), optionally throttled,
@@ -53,7 +60,7 @@ class ByteSink {
 std::unique_ptr<ByteSink> file_sink(const std::string &path, bool fsync, Throttle *throttle);
 std::unique_ptr<ByteSink> memory_sink(std::vector<char> &out);
 
-// The event as the format stores it (before compression).
+// The event as the format stores it in the columns serialization (before compression).
 void serialize(const EntryView &entry, std::uint64_t number, std::vector<char> &out);
 
 struct WriteStats {
@@ -61,16 +68,18 @@ struct WriteStats {
 };
 
 // Writes `events` events of `source` with `threads` threads, each taking the
-// next few events, serializing and compressing each and appending the record
+// next few events, serializing (ROOT: `source` must be a ProductStore) and
+// compressing each and appending the record
 // to a shared batch; a full batch (`batch_bytes`) is written by the thread
 // that filled it while the others carry on filling the next.
 WriteStats write(ByteSink &sink, const EntrySource &source, std::uint64_t events, int threads, Codec codec,
-                 int level, std::size_t batch_bytes);
+                 int level, std::size_t batch_bytes, Serialization serialization = Serialization::Columns);
 
 struct ReadResult {
   Checksums checksums;
   std::uint64_t records = 0;
   Schema schema;
+  Serialization serialization = Serialization::Columns;
 };
 
 // Reads a whole file (from a path, or from bytes in memory), checking its

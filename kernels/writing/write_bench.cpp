@@ -7,7 +7,12 @@
 //   --workload events   seed 001: NanoAOD-like events from --inputs (the
 //                       --branches globs), loaded into memory before any
 //                       timing, --events of them written (tree "Events")
-//   --method tbuffermerger | rntuple | root_imt | simple   (writers.hpp)
+//   --workload objects  seed 001's data products: the flat AOD-like file's
+//                       events (--inputs) built into std::vector<aod::Type>
+//                       products before any timing (aod_products.hpp); written
+//                       by root_imt (split product branches), simple_root (ROOT
+//                       serialization) or simple (the flat columns' values)
+//   --method tbuffermerger | rntuple | root_imt | simple | simple_root   (writers.hpp)
 //   --medium disk | tmpfs | memory | slow, --dir DIR       (media.hpp)
 //
 // A pass is timed from opening the output to closing it (and, with --fsync 1,
@@ -30,6 +35,7 @@
 #include <sstream>
 #include <thread>
 
+#include "aod_products.hpp"
 #include "bench.hpp"
 #include "media.hpp"
 #include "root_formats.hpp"
@@ -87,16 +93,24 @@ int main(int argc, char **argv) {
     }
     // Every option is checked before any work starts.
     const std::string workload = opt.str("workload"), method = opt.str("method");
-    if (workload != "random" && workload != "events")
-      throw std::invalid_argument("unknown --workload '" + workload + "' (random, events)");
-    if (method != "tbuffermerger" && method != "rntuple" && method != "root_imt" && method != "simple")
-      throw std::invalid_argument("unknown --method '" + method + "' (tbuffermerger, rntuple, root_imt, simple)");
+    if (workload != "random" && workload != "events" && workload != "objects")
+      throw std::invalid_argument("unknown --workload '" + workload + "' (random, events, objects)");
+    if (method != "tbuffermerger" && method != "rntuple" && method != "root_imt" && method != "simple" &&
+        method != "simple_root")
+      throw std::invalid_argument("unknown --method '" + method +
+                                  "' (tbuffermerger, rntuple, root_imt, simple, simple_root)");
+    const bool objects = workload == "objects", simple_format = method == "simple" || method == "simple_root";
+    if (objects && method != "root_imt" && !simple_format)
+      throw std::invalid_argument("--method " + method + " cannot write data products (root_imt, simple, simple_root)");
+    if (method == "simple_root" && !objects)
+      throw std::invalid_argument("--method simple_root serializes data products: it needs --workload objects");
     WriteSettings s;
     s.threads = static_cast<int>(opt.integer("threads", 1));
     s.compression = opt.str("compression");
     s.level = s.compression == "none" ? 0 : static_cast<int>(opt.integer("level", 1));
     s.root_settings = bench::compression_settings(s.compression, s.level);  // names an unknown compression
-    if (method == "simple") simple::codec_from_name(s.compression);
+    if (simple_format) simple::codec_from_name(s.compression);
+    s.products = objects;
     s.flush_bytes = static_cast<long long>(opt.real("flush-mb") * 1e6);
     if (s.flush_bytes != 0 && s.flush_bytes < 100000)
       throw std::invalid_argument("--flush-mb must be 0 (each format's default) or >= 0.1");
@@ -130,7 +144,8 @@ int main(int argc, char **argv) {
         auto store = std::make_unique<EventStore>(split(opt.str("inputs")), opt.str("tree"), split(opt.str("branches")),
                                                   events, events);
         loaded = store->loaded();
-        source = std::move(store);
+        if (objects) source = std::make_unique<ProductStore>(std::move(store));
+        else source = std::move(store);
       }
     });
     const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
@@ -143,16 +158,17 @@ int main(int argc, char **argv) {
       if (method == "tbuffermerger") write_tbuffermerger(out, *source, to_write, s);
       else if (method == "rntuple") write_rntuple(out, *source, to_write, s);
       else if (method == "root_imt") write_root_imt(out, *source, to_write, s);
-      else write_simple(out, *source, to_write, s);
+      else write_simple(out, *source, to_write, s,
+                        method == "simple_root" ? simple::Serialization::Root : simple::Serialization::Columns);
       if (!medium.in_memory() && medium.fsync) sync_file(out.write_path());
     };
     auto read_back = [&](Output &out) {  // untimed, with every core
       if (method == "rntuple") return read_rntuple(out, source->schema(), s, cores);
-      if (method == "simple") return read_simple(out, *source);
+      if (simple_format) return read_simple(out, *source);
       return read_tree(out, source->schema(), s, cores);
     };
 
-    const std::string stem = "write_bench_" + method + "_" + std::to_string(getpid()) + (method == "simple" ? ".tpsimple" : ".root");
+    const std::string stem = "write_bench_" + method + "_" + std::to_string(getpid()) + (simple_format ? ".tpsimple" : ".root");
     const bool keep = opt.integer("keep", 0) != 0;
     std::string kept;
     Checksums last_read;  // what the last pass read back from its output
@@ -223,7 +239,7 @@ int main(int argc, char **argv) {
       bench::JsonLine().add("record", "progress").add("done", rep + 1).add("total", warmup + reps).print();
       if (keep && rep + 1 == warmup + reps && !medium.in_memory()) {
         // The last pass's output stays, under a name without the process id (for the tests and readers).
-        kept = medium.dir + "/write_bench_" + method + (method == "simple" ? ".tpsimple" : ".root");
+        kept = medium.dir + "/write_bench_" + method + (simple_format ? ".tpsimple" : ".root");
         if (std::rename(out.path().c_str(), kept.c_str()) != 0) throw std::runtime_error("cannot keep " + kept);
       }
     }

@@ -13,8 +13,8 @@
 #include <stdexcept>
 #include <thread>
 
+#include "aod_products.hpp"
 #include "root_formats.hpp"
-#include "simple_format.hpp"
 
 namespace writing {
 
@@ -140,7 +140,9 @@ void write_rntuple(Output &out, const EntrySource &source, std::uint64_t n, cons
 }
 
 void write_root_imt(Output &out, const EntrySource &source, std::uint64_t n, const WriteSettings &s) {
-  std::unique_ptr<TreeFiller> filler;  // its buffers must outlive the file that owns the tree
+  // The fillers' buffers and objects must outlive the file that owns the tree.
+  std::unique_ptr<TreeFiller> filler;
+  std::unique_ptr<ProductTreeFiller> products;
   auto file = open_root_output(out, s.root_settings);
   TTree *tree = nullptr;
   {
@@ -148,21 +150,30 @@ void write_root_imt(Output &out, const EntrySource &source, std::uint64_t n, con
     tree = new TTree(s.tree_name.c_str(), s.tree_name.c_str());  // owned by `file`
   }
   if (s.flush_bytes > 0) tree->SetAutoFlush(-s.flush_bytes);
-  filler = std::make_unique<TreeFiller>(*tree, source.schema());
+  if (s.products) products = std::make_unique<ProductTreeFiller>(*tree, dynamic_cast<const ProductStore &>(source));
+  else filler = std::make_unique<TreeFiller>(*tree, source.schema());
   EntryView view;
   std::vector<unsigned char> scratch;
   for (std::uint64_t i = 0; i < n; ++i) {
-    source.get(i, view, scratch);
-    if (filler->fill(view) < 0) throw std::runtime_error("TTree::Fill failed for entry " + std::to_string(i));
+    Int_t filled;
+    if (products) {
+      filled = products->fill(i);
+    } else {
+      source.get(i, view, scratch);
+      filled = filler->fill(view);
+    }
+    if (filled < 0) throw std::runtime_error("TTree::Fill failed for entry " + std::to_string(i));
   }
   tree->Write();
   file->Close();
 }
 
-void write_simple(Output &out, const EntrySource &source, std::uint64_t n, const WriteSettings &s) {
+void write_simple(Output &out, const EntrySource &source, std::uint64_t n, const WriteSettings &s,
+                  simple::Serialization serialization) {
   auto sink = out.medium().in_memory() ? simple::memory_sink(out.memory())
                                        : simple::file_sink(out.write_path(), false, out.throttle());
-  simple::write(*sink, source, n, s.threads, simple::codec_from_name(s.compression), s.level, s.simple_batch_bytes);
+  simple::write(*sink, source, n, s.threads, simple::codec_from_name(s.compression), s.level, s.simple_batch_bytes,
+                serialization);
 }
 
 namespace {
@@ -199,8 +210,10 @@ Checksums read_tree(Output &out, const Schema &schema, const WriteSettings &s, i
   const auto n = static_cast<std::uint64_t>(get_tree(*open_root_input(out), out, s)->GetEntries());
   return read_in_parallel(n, threads, schema, [&](std::uint64_t begin, std::uint64_t end) {
     auto file = open_root_input(out);
-    return tree_checksums(*get_tree(*file, out, s), schema, out.where(), static_cast<Long64_t>(begin),
-                          static_cast<Long64_t>(end));
+    TTree &tree = *get_tree(*file, out, s);
+    if (s.products)
+      return product_tree_checksums(tree, schema, out.where(), static_cast<Long64_t>(begin), static_cast<Long64_t>(end));
+    return tree_checksums(tree, schema, out.where(), static_cast<Long64_t>(begin), static_cast<Long64_t>(end));
   });
 }
 

@@ -7,7 +7,13 @@
 //   rntuple        ROOT::RNTupleParallelWriter, one fill context per thread
 //   root_imt       one TTree filled by one thread, ROOT's implicit
 //                  multi-threading compressing baskets (seed 001's "ROOT")
-//   simple         the per-event format of simple_format.hpp (seed 001)
+//   simple         the per-event format of simple_format.hpp (seed 001), its
+//                  columns' values copied as they are
+//   simple_root    the same format, each data product ROOT-serialized (seed
+//                  001's; needs the objects workload's ProductStore)
+//
+// With data products (the objects workload, WriteSettings::products),
+// root_imt writes one branch per product, split one sub-branch per member.
 //
 // `flush_bytes` is the compressed bytes after which a TTree flushes its
 // baskets (TTree::SetAutoFlush(-flush_bytes); TBufferMerger workers also hand
@@ -20,6 +26,7 @@
 
 #include "media.hpp"
 #include "schema.hpp"
+#include "simple_format.hpp"
 
 namespace writing {
 
@@ -31,12 +38,14 @@ struct WriteSettings {
   int root_settings = 0;  // ROOT's algorithm*100 + level
   long long flush_bytes = 32000000;
   std::size_t simple_batch_bytes = 1 << 20;
+  bool products = false;  // the source is a ProductStore, the trees hold its products
 };
 
 void write_tbuffermerger(Output &out, const EntrySource &source, std::uint64_t n, const WriteSettings &s);
 void write_rntuple(Output &out, const EntrySource &source, std::uint64_t n, const WriteSettings &s);
 void write_root_imt(Output &out, const EntrySource &source, std::uint64_t n, const WriteSettings &s);
-void write_simple(Output &out, const EntrySource &source, std::uint64_t n, const WriteSettings &s);
+void write_simple(Output &out, const EntrySource &source, std::uint64_t n, const WriteSettings &s,
+                  simple::Serialization serialization);
 
 // Read with `threads` threads, each over its own range of entries.
 Checksums read_tree(Output &out, const Schema &schema, const WriteSettings &s, int threads);
