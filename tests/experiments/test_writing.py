@@ -22,13 +22,23 @@ EVENTS_IN_FILE = 60
 SECTION = config.validate({}, check_resources=False)
 
 
-KERNELS_USED = (wr.KERNEL, wr.READER)  # checked by conftest's built_kernels
+KERNELS_USED = (wr.KERNEL, wr.READER, "make_aod_like")  # checked by conftest's built_kernels
+AOD_EVENTS = 40
 
 
 @pytest.fixture(scope="module")
 def nanoaod(tmp_path_factory) -> Path:
     path = tmp_path_factory.mktemp("writing_inputs") / "part0.root"
     datasets.make_nanoaod_like(path, EVENTS_IN_FILE, "ZLIB", SECTION["datasets"], progress=False)
+    return path
+
+
+@pytest.fixture(scope="module")
+def aod_flat(tmp_path_factory) -> Path:
+    """The reader comparison's flat AOD-like file, from which the data products are built."""
+    from throughput.experiments import reader_comparison
+    path = tmp_path_factory.mktemp("writing_aod") / "aod.root"
+    reader_comparison.make_aod_like(path, AOD_EVENTS, "ZLIB", 1, seed=3, progress=False)
     return path
 
 
@@ -101,18 +111,67 @@ def test_compression_makes_files_smaller(nanoaod):
     assert size["LZMA"] < 0.8 * size["none"]
 
 
+def _every_writer(workload: str, methods: tuple[str, ...], inputs: Path, events: int, tmpfs_dir: str) -> dict:
+    """Each writer's validation record at 1 and 2 threads, writing `events` entries of `workload` to tmpfs."""
+    return {(method, threads): run({"workload": workload, "method": method, "inputs": inputs, "events": events,
+                                    "threads": threads, "medium": "tmpfs", "dir": tmpfs_dir})
+            for method in methods for threads in (1, 2)}
+
+
 def test_event_methods_agree_and_replay_the_input(nanoaod, tmpfs_dir):
-    checksums = {}
-    for method in ("root_imt", "simple", "rntuple"):
-        for threads in (1, 2):
-            result = run({"workload": "events", "method": method, "inputs": nanoaod, "events": 100,
-                          "threads": threads, "medium": "tmpfs", "dir": tmpfs_dir})
-            v = result.validation
-            assert v["entries"] == 100 and v["loaded_events"] == EVENTS_IN_FILE and v["columns"] == 947
-            if method == "root_imt":
-                assert set(result.timings["imt_pool"]) == ({0} if threads == 1 else {threads})
-            checksums[(method, threads)] = v["checksum"]
+    results = _every_writer("events", ("root_imt", "simple", "rntuple"), nanoaod, 100, tmpfs_dir)
+    for (method, threads), result in results.items():
+        v = result.validation
+        assert v["entries"] == 100 and v["loaded_events"] == EVENTS_IN_FILE and v["columns"] == 947
+        if method == "root_imt":
+            assert set(result.timings["imt_pool"]) == ({0} if threads == 1 else {threads})
+    checksums = {key: result.validation["checksum"] for key, result in results.items()}
     assert len(set(checksums.values())) == 1, checksums
+
+
+def test_data_products_read_back_as_the_flat_files_values_by_every_writer(aod_flat, tmpfs_dir):
+    # The flat columns written as they are: the reference.
+    flat = run({"workload": "events", "method": "simple", "inputs": aod_flat, "events": 50}).validation
+    assert flat["columns"] == 6 + 906  # six counters and every member of the six classes
+    results = _every_writer("objects", ("root_imt", "simple_root", "simple"), aod_flat, 50, tmpfs_dir)
+    for result in results.values():
+        v = result.validation
+        assert v["entries"] == 50 and v["loaded_events"] == AOD_EVENTS and v["source_checksum"] == flat["checksum"]
+    digests = {key: result.validation["checksum"] for key, result in results.items()}  # products read back, flattened
+    assert set(digests.values()) == {flat["checksum"]}, digests
+
+
+def test_root_serialized_records_follow_the_documented_layout(aod_flat, tmp_path):
+    result = run({"workload": "objects", "method": "simple_root", "inputs": aod_flat, "events": 12,
+                  "medium": "disk", "dir": tmp_path, "keep": 1})
+    serialization, columns, events = _parse_simple(Path(result.validation["kept"]))
+    assert serialization == 1 and len(columns) == 6 + 906 and sorted(events) == list(range(12))
+    photons = uproot.open(aod_flat)["Events"]["nPhoton"].array(library="np")
+    for number, products in events.items():
+        assert len(products) == 6  # one per collection, in the classes' order
+        first = products[0]  # ROOT's class tag names the product's class, then its members follow
+        assert b"vector<aod::Photon>" in first[:64]
+        assert len(first) > photons[number % AOD_EVENTS] * 205 * 0.9  # Photon: 205 members, mostly 4 bytes
+
+
+def test_data_products_from_a_file_that_is_not_aod_like_are_a_named_error(nanoaod):
+    # NanoAOD has nPhoton and Photon_pt, but not the AOD class's other members
+    with pytest.raises(harness.KernelError, match="the input has no column Photon_a001 for aod::Photon"):
+        run({"workload": "objects", "method": "simple_root", "inputs": nanoaod, "events": 5})
+
+
+def test_product_sizes_convert_the_seeds_event_count_with_both_writers(aod_flat):
+    sizes = wr.product_sizes({**PARAMS, "object_events": 10}, [aod_flat])
+    assert list(sizes["method"]) == ["root_imt", "simple_root"] and set(sizes["events"]) == {100}
+    assert sizes["checksum"].nunique() == 1 and (sizes["file_bytes"] > 1000).all()
+    rows = wr.seed001_size_rows(sizes).set_index("who")
+    ours = rows.loc["this run, AOD-like products (100 events)"]
+    root, simple = sizes["file_bytes"]
+    assert ours["root_mb"] == pytest.approx(root / 100 / 1e6) and ours["ratio"] == pytest.approx(simple / root)
+    assert rows.loc["seed, AOD", "ratio"] == 4.44 and rows.loc["seed, AOD", "root_mb"] == 0.646
+    # no data products measured: the seed's rows alone
+    assert len(wr.product_sizes({**PARAMS, "object_events": 0}, [aod_flat])) == 0
+    assert len(wr.seed001_size_table(wr.product_sizes({**PARAMS, "object_events": 0}, []))) == 3
 
 
 def test_branch_selection_adds_counters_and_changes_the_checksum(nanoaod):
@@ -178,14 +237,16 @@ def _hash_bytes(data: bytes, salt: int = 0) -> int:
     return h
 
 
-def _parse_simple(path: Path) -> tuple[list[tuple[str, str, int]], dict[int, dict[str, np.ndarray]]]:
-    """An independent reader of the layout documented in kernels/writing/simple_format.hpp."""
+def _parse_simple(path: Path) -> tuple[int, list[tuple[str, str, int]], dict[int, dict[str, np.ndarray] | list[bytes]]]:
+    """An independent reader of the layout documented in kernels/writing/simple_format.hpp:
+    its serialization, its columns and each event (the columns' values, or for ROOT
+    serialization each data product's bytes)."""
     types = {1: "?", 2: "u1", 3: "<i4", 4: "<u4", 5: "<u8", 6: "<f4", 7: "<f8"}
     data = path.read_bytes()
     assert data[:8] == b"TPSIMPLE"
-    version, codec, _level, n = struct.unpack_from("<IBBI", data, 8)
-    assert version == 1
-    pos, columns = 18, []
+    version, codec, _level, serialization, n = struct.unpack_from("<IBBBI", data, 8)
+    assert version == 2 and serialization in (0, 1)
+    pos, columns = 19, []
     for _ in range(n):
         kind, counter, length = struct.unpack_from("<BiH", data, pos)
         pos += 7
@@ -197,7 +258,7 @@ def _parse_simple(path: Path) -> tuple[list[tuple[str, str, int]], dict[int, dic
         if stored == 0:
             count, = struct.unpack_from("<Q", data, pos + 4)
             assert pos + 12 == len(data) and count == len(events)
-            return columns, events
+            return serialization, columns, events
         raw_size, digest = struct.unpack_from("<IQ", data, pos + 4)
         block = data[pos + 16: pos + 16 + stored]
         raw = bytes(cramjam.lz4.decompress_block(block, output_len=raw_size)) if codec == 1 else block
@@ -205,6 +266,15 @@ def _parse_simple(path: Path) -> tuple[list[tuple[str, str, int]], dict[int, dic
         pos += 16 + stored
         number, = struct.unpack_from("<Q", raw, 0)
         at, values = 8, {}
+        if serialization == 1:
+            products = []
+            while at < raw_size:
+                size, = struct.unpack_from("<I", raw, at)
+                products.append(raw[at + 4:at + 4 + size])
+                at += 4 + size
+            assert at == raw_size
+            events[number] = products
+            continue
         for name, dtype, counter in columns:
             count = 1 if counter < 0 else int(values[columns[counter][0]][0])
             values[name] = np.frombuffer(raw, dtype=dtype, count=count, offset=at)
@@ -216,7 +286,8 @@ def _parse_simple(path: Path) -> tuple[list[tuple[str, str, int]], dict[int, dic
 @pytest.mark.parametrize("compression", ["LZ4", "none"])
 def test_documented_layout_holds_the_input_events(nanoaod, tmp_path, compression):
     _, path = _kept(nanoaod, tmp_path, compression=compression)
-    columns, events = _parse_simple(path)
+    serialization, columns, events = _parse_simple(path)
+    assert serialization == 0
     names = [c[0] for c in columns]
     assert names[:2] == ["nJet", "nMuon"] and "Jet_pt" in names and "HLT_IsoMu27" in names
     assert sorted(events) == list(range(80))
@@ -246,7 +317,7 @@ def test_read_back_checksums_match_an_independent_reading_of_the_file(method, tm
     v, last = result.validation, result.timings.iloc[-1]  # the kept file is the last pass's output
     path = Path(v["kept"])
     if method == "simple":
-        _, events = _parse_simple(path)
+        _, _, events = _parse_simple(path)
         arrays = {c: np.array([events[i][c][0] for i in sorted(events)]) for c in ("random0", "random1")}
     else:  # a TTree or an RNTuple, read by uproot rather than ROOT
         arrays = {c: np.asarray(a) for c, a in uproot.open(path)["random"].arrays(library="np").items()}
@@ -311,6 +382,8 @@ def test_unwritable_directory_is_named(tmp_path):
     ({"method": "fwrite"}, "unknown --method 'fwrite'"),
     ({"medium": "tmpfs", "dir": "/"}, "not tmpfs"),
     ({"workload": "events", "inputs": "/nonexistent/x.root"}, "cannot open input file /nonexistent/x.root"),
+    ({"method": "simple_root"}, "simple_root serializes data products: it needs --workload objects"),
+    ({"workload": "objects", "method": "rntuple"}, "--method rntuple cannot write data products"),
 ])
 def test_bad_options_are_named_before_any_work(args, culprit):
     with pytest.raises(harness.KernelError, match=culprit):
@@ -366,9 +439,9 @@ def _synthetic(params: dict) -> pd.DataFrame:
     """Passes of a made-up run: wall time = base / threads**scaling, known file sizes."""
     rows = []
     for run_ in wr.plan(params):
-        base = {"tbuffermerger": 2.0, "rntuple": 1.0, "root_imt": 3.0, "simple": 1.0}[run_["method"]]
+        base = {"tbuffermerger": 2.0, "rntuple": 1.0, "root_imt": 3.0, "simple": 1.0, "simple_root": 2.0}[run_["method"]]
         scaling = {"root_imt": 0.1, "simple": 1.0}.get(run_["method"], 0.5)
-        size = {"root_imt": 100, "simple": 300, "rntuple": 80}.get(run_["method"], 50)
+        size = {"root_imt": 100, "simple": 300, "rntuple": 80, "simple_root": 200}.get(run_["method"], 50)
         # the generic loop's columns (throughput.experiment): one run stayed noisy
         noisy = run_["method"] == "simple" and run_["threads"] == 4 and run_["medium"] == "tmpfs"
         for rep in (-1, 0, 1):
@@ -391,15 +464,20 @@ def test_summary_speedup_efficiency_and_ratios():
     frame = _synthetic(PARAMS)
     wr.check_agreement(frame)
     table = wr.summary(frame)
-    simple = table[(table["method"] == "simple") & (table["medium"] == "tmpfs")].set_index("threads")
+    simple = table[(table["part"] == "events") & (table["method"] == "simple") & (table["medium"] == "tmpfs")].set_index("threads")
     assert simple.loc[4, "wall_s"] == pytest.approx(0.25 * 1.005)
     assert simple.loc[4, "speedup"] == pytest.approx(4.0) and simple.loc[4, "efficiency"] == pytest.approx(1.0)
     assert (table["passes"] == 2).all()
     rows = wr.seed001_rows(table, PARAMS).set_index("who")
     assert rows.loc["seed, AOD", "faster_n"] == 58.0
-    assert rows.loc["this run, simple format", "faster_1"] == pytest.approx(3.0)
-    assert rows.loc["this run, simple format", "faster_n"] == pytest.approx(3.0 * 4 / 4 ** 0.1)
-    assert rows.loc["this run, simple format", "size_ratio"] == pytest.approx(3.0)
+    assert rows.loc["this run, NanoAOD-like, simple format", "faster_1"] == pytest.approx(3.0)
+    assert rows.loc["this run, NanoAOD-like, simple format", "faster_n"] == pytest.approx(3.0 * 4 / 4 ** 0.1)
+    assert rows.loc["this run, NanoAOD-like, simple format", "size_ratio"] == pytest.approx(3.0)
+    # the data products: ROOT serialization and the copied columns, each against ROOT + IMT
+    ser = rows.loc["this run, AOD-like products, simple format, ROOT-serialized"]
+    assert ser["faster_1"] == pytest.approx(1.5) and ser["faster_n"] == pytest.approx(1.5 * 4 ** 0.5 / 4 ** 0.1)
+    assert ser["size_ratio"] == pytest.approx(2.0)
+    assert rows.loc["this run, AOD-like products, simple format", "size_ratio"] == pytest.approx(3.0)
     goal = wr.efficiency_target(table, PARAMS)
     assert goal["measured"] and goal["met"] and goal["efficiency"] == pytest.approx(1.0)
     claims = wr.seed003_claims(table, PARAMS)
@@ -410,14 +488,15 @@ def test_summary_speedup_efficiency_and_ratios():
     # the noisy run's figures, and every ratio with it on either side, carry the mark
     mark = paper.NOISY_MARK
     seed001 = wr.seed001_table(table, PARAMS).set_index("")
-    assert seed001.loc["this run, simple format", "faster, N threads"].endswith(mark)
-    assert not seed001.loc["this run, simple format", "faster, 1 thread"].endswith(mark)
+    assert seed001.loc["this run, NanoAOD-like, simple format", "faster, N threads"].endswith(mark)
+    assert not seed001.loc["this run, NanoAOD-like, simple format", "faster, 1 thread"].endswith(mark)
     assert not seed001.loc["seed, AOD", "faster, N threads"].endswith(mark)
-    events = wr.events_table(table, PARAMS).set_index(["medium", "method", "threads"])
-    assert events.loc[("tmpfs", "simple", "4"), "events/s"].endswith(mark)
-    assert events.loc[("tmpfs", "simple", "4"), "speed-up"].endswith(mark)
-    assert not events.loc[("tmpfs", "simple", "1"), "events/s"].endswith(mark)
-    assert not events.loc[("tmpfs", "TTree + IMT", "4"), "events/s"].endswith(mark)
+    events = wr.events_table(table, PARAMS).set_index(["events", "medium", "method", "threads"])
+    assert events.loc[("NanoAOD-like", "tmpfs", "simple", "4"), "events/s"].endswith(mark)
+    assert events.loc[("NanoAOD-like", "tmpfs", "simple", "4"), "speed-up"].endswith(mark)
+    assert not events.loc[("NanoAOD-like", "tmpfs", "simple", "1"), "events/s"].endswith(mark)
+    assert not events.loc[("NanoAOD-like", "tmpfs", "TTree + IMT", "4"), "events/s"].endswith(mark)
+    assert events.loc[("AOD-like products", "tmpfs", "simple (ROOT ser.)", "1"), "size ratio"] == r"\num{2}"
 
 
 def test_macros_figures_and_tables_are_written(tmp_path):
@@ -431,6 +510,12 @@ def test_macros_figures_and_tables_are_written(tmp_path):
     assert values["WrtSimpleFasterOne"] == r"\num{3}" and values["WrtTargetResult"] == r"at \num{100}\% it meets it"
     assert values["WrtRandomBranches"] == "one double branch" and values["WrtMaxCV"] == r"\num{10}"
     assert "kept 0.25 cores busy" in values["WrtNoise"] and "flagged: events simple tmpfs LZ4 4t" in values["WrtNoise"]
+    # the data products against ROOT + IMT (synthetic: ROOT-serialized 1.5x at one thread, files 2x)
+    assert values["WrtObjRootSerFasterOne"] == r"\num{1.5}" and values["WrtObjRootSerSizeRatio"] == r"\num{2}"
+    assert values["WrtObjCopiedSizeRatio"] == r"\num{3}"
+    no_objects = {**PARAMS, "object_events": 0}
+    assert wr.macros(wr.summary(_synthetic(no_objects)), no_objects, _synthetic(no_objects), {"disk": str(tmp_path)},
+                     None, "GNU 12")["WrtObjRootSerFasterOne"] == "n/a"
     for figure in (wr.figure_random(table, "wall_s", "s", PARAMS), wr.figure_random(table, "speedup", "x", PARAMS, True),
                    wr.figure_memory(table, PARAMS), wr.figure_events(table, PARAMS)):
         assert figure.axes
@@ -482,7 +567,7 @@ def test_efficiency_target_not_measured_is_said_with_the_reason():
 def test_measure_stores_reuses_and_a_failure_leaves_earlier_results(nanoaod, tmp_path, tmpfs_dir):
     params = {**config.validate({"writing": {"media": ["memory"], "event_media": ["memory", "tmpfs"],
                                               "random_compressions": ["LZ4"], "random_mb": 0.02, "events": 30,
-                                              "event_branches": ["Jet_*", "MET_*"],
+                                              "event_branches": ["Jet_*", "MET_*"], "object_events": 0,
                                               "max_threads": 1, "tmpfs_dir": tmpfs_dir}},
                                 check_resources=False)["writing"], "repetitions": 1, "warmup": 0}
     params["max_threads"] = 1
@@ -515,10 +600,10 @@ def test_groups_interleave_every_writer_and_thread_count_of_one_workload_medium_
         keys = {(run["part"], run["medium"], run["compression"]) for run in group.runs}
         assert len(keys) == 1, f"group {group.name} mixes workloads, media or compressions: {keys}"
         (part, _, _), = keys
-        methods = PARAMS["random_methods"] if part == "random" else PARAMS["event_methods"]
+        methods = PARAMS[{"random": "random_methods", "events": "event_methods", "objects": "object_methods"}[part]]
         assert {(run["method"], run["threads"]) for run in group.runs} == {
             (m, t) for m in methods for t in config.thread_counts(PARAMS["max_threads"])}
-    assert len(groups) == len(PARAMS["media"]) * len(PARAMS["random_compressions"]) + len(PARAMS["event_media"])
+    assert len(groups) == len(PARAMS["media"]) * len(PARAMS["random_compressions"]) + 2 * len(PARAMS["event_media"])
 
 
 def test_writing_re_measures_noisy_groups_only_when_asked():

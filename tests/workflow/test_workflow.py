@@ -103,10 +103,11 @@ _EDITS = {
     "reader_comparison/read_branch.cpp":
         {"kernel": 1, "reader_comparison": 1, "study_noise": 1, "paper": 1, "all": 1},
     "reader_comparison/make_aod_like.cpp":
-        # the flat AOD-like file and the split-object one, each with its RNTuple and Numpy copies
+        # the flat AOD-like file and the split-object one, each with its RNTuple and Numpy copies;
+        # the writing experiment builds its data products from the flat one
         {"kernel": 1, "reader_comparison_aod": 1, "reader_comparison_aod_objects": 1, "reader_comparison_aod_rntuple": 2,
          "reader_comparison_numpy": 2,
-         "reader_comparison": 1, "study_noise": 1, "paper": 1, "all": 1},
+         "reader_comparison": 1, "writing": 1, "study_noise": 1, "paper": 1, "all": 1},
 }
 
 

@@ -1,7 +1,8 @@
 # Writing (seeds 001 and 003): notebooks/writing.ipynb measures TBufferMerger and
 # RNTupleParallelWriter on random doubles per compression and medium, and ROOT +
 # IMT vs a simple per-event format vs RNTupleParallelWriter on the shared
-# NanoAOD-like events. Its notebook rule comes from its spec (rules/common.smk);
+# NanoAOD-like events, and ROOT + IMT vs the simple format (ROOT-serialized or
+# copied values) on AOD-like data products. Its notebook rule comes from its spec (rules/common.smk);
 # here the input files it reads and its extra parameters.
 import math
 
@@ -9,9 +10,13 @@ import math
 WRITING_INPUTS = (nanoaod_files(STUDY["datasets"]["compression"],
                                 max(1, math.ceil(STUDY["writing"]["events"] / STUDY["datasets"]["events_per_file"])))
                   if STUDY["writing"]["event_methods"] else [])
+# The data products are built from the reader comparison's flat AOD-like file
+# (its rule and RC_DATA come from rules/reader_comparison.smk, included before this file).
+WRITING_AOD_INPUTS = ([f"{RC_DATA}/aod/{RC_COMPRESSION}/part0.root"] if STUDY["writing"]["object_events"] else [])
 
 
-EXPERIMENT_INPUTS["writing"] = WRITING_INPUTS
+EXPERIMENT_INPUTS["writing"] = WRITING_INPUTS + WRITING_AOD_INPUTS
 EXPERIMENT_PARAMETERS["writing"] = lambda input: {
-    "input_files": [str(Path(p).resolve()) for p in input.data],
+    "input_files": [str(Path(p).resolve()) for p in input.data if p not in WRITING_AOD_INPUTS],
+    "aod_files": [str(Path(p).resolve()) for p in input.data if p in WRITING_AOD_INPUTS],
 }

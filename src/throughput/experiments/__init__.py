@@ -26,7 +26,7 @@ SPECS: dict[str, Spec] = {spec.name: spec for spec in (
     Spec("writing",  # seeds 001 and 003
          kernels=("write_bench", "read_simple"),
          figures=("random_runtime", "random_speedup", "random_memory", "events_scaling"),
-         tables=("random_table", "events_table", "seed001_table", "seed003_table")),
+         tables=("random_table", "events_table", "seed001_table", "seed001_size_table", "seed003_table")),
     Spec("rdataframe",  # seeds 002 and 004
          kernels=("rdf_bench", "rdf_rate_reader", "rdf_raw_read", "rdf_page_cache"),
          figures=("scaling", "rate_model"),

@@ -1,6 +1,6 @@
 """Writing (seeds 001 and 003): TBufferMerger, ROOT + IMT, a simple per-event format, RNTuple.
 
-Two benchmarks, one kernel (kernels/writing/write_bench):
+Three workloads, one kernel (kernels/writing/write_bench):
 
 * "random" (seed 003, "TBufferMerger performance benchmarks revisited"):
   N threads write uniform random doubles with ROOT::TBufferMerger (each
@@ -13,6 +13,13 @@ Two benchmarks, one kernel (kernels/writing/write_bench):
   and implicit multi-threading, by a simple format of our own (each event
   serialized and LZ4-compressed on its own by N threads, appended as a
   length-prefixed record), and by RNTupleParallelWriter.
+* "objects" (seed 001 as it measured it): the reader comparison's flat AOD-like
+  events built into data products (one std::vector<aod::Type> per collection
+  and event) before timing, written by a TTree of split product branches
+  (root_imt), by the simple format with each product ROOT-serialized
+  (simple_root, TBufferFile), and by the simple format copying the same values
+  as flat columns (simple); read back, the products are flattened into those
+  columns.
 
 Every pass's output is read back and every column's checksum and the entry
 count compared with what was written (a difference fails the kernel). Each
@@ -33,25 +40,30 @@ Modules:
   this machine); plan (every run, in order), medium_dirs and disk_note (where each
   medium writes and what the disk is here); measure (runs write_bench, or reuses a
   stored run with the same parameters, binary and inputs) and with_rates; digest and
-  check_agreement (all writers read back the source's entries).
+  check_agreement (all writers read back the source's entries); product_sizes (seed 001's
+  size comparison on the data products, made as the seed made it).
 * analysis: summary (median per run, speed-up, efficiency), one and versus (a run,
   one method against another), efficiency_target, seed 001's figures against ours
-  (seed001_rows) and seed 003's claims against this run (seed003_claims).
+  (seed001_rows, seed001_size_rows) and seed 003's claims against this run (seed003_claims).
 * report: the figures (figure_random, figure_memory, figure_events), the paper's
-  tables (random_table, events_table, seed001_table) and number macros (macros).
+  tables (random_table, events_table, seed001_table, seed001_size_table) and number
+  macros (macros).
 
 The names used from outside (notebooks/writing.ipynb, tests, throughput.config's
 check_config) are re-exported here.
 """
-from .analysis import SEED001, SEED001_THREADS, efficiency_target, seed001_rows, seed003_claims, summary
+from .analysis import (SEED001, SEED001_THREADS, efficiency_target, seed001_rows, seed001_size_rows, seed003_claims,
+                       summary)
 from .measuring import (COMPRESSIONS, KERNEL, READER, check_agreement, check_config, digest, disk_note,
-                        filesystem_type, groups, measure, medium_dirs, plan, resolve_threads, run_name, with_rates)
-from .report import events_table, figure_events, figure_memory, figure_random, macros, random_table, seed001_table
+                        filesystem_type, groups, measure, medium_dirs, plan, product_sizes, resolve_threads, run_name,
+                        with_rates)
+from .report import (events_table, figure_events, figure_memory, figure_random, macros, random_table, seed001_size_table,
+                     seed001_table)
 
 __all__ = [
     "COMPRESSIONS", "KERNEL", "READER", "SEED001", "SEED001_THREADS",
     "check_agreement", "check_config", "digest", "disk_note", "efficiency_target", "events_table",
     "figure_events", "figure_memory", "figure_random", "filesystem_type", "groups", "macros", "measure",
-    "medium_dirs", "plan", "random_table", "resolve_threads", "run_name", "seed001_rows", "seed001_table",
-    "seed003_claims", "summary", "with_rates",
+    "medium_dirs", "plan", "product_sizes", "random_table", "resolve_threads", "run_name", "seed001_rows",
+    "seed001_size_rows", "seed001_size_table", "seed001_table", "seed003_claims", "summary", "with_rates",
 ]

@@ -8,7 +8,7 @@ from typing import Any
 import pandas as pd
 
 from ... import seeds
-from .measuring import LABELS
+from .measuring import LABELS, PART_LABELS
 
 # Seed 001 (CMS, output to /dev/null; figures in throughput.seeds): how many times faster
 # the simple format was than ROOT (LZ4 + IMT), at 1 and at SEED001_THREADS threads, and how
@@ -87,13 +87,35 @@ def seed001_rows(table: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
     medium, top = target_medium(params), params["max_threads"]
     rows = [{"who": f"seed, {r.format}", "faster_1": r.faster_1, "faster_n": r.faster_32, "threads_n": SEED001_THREADS,
              "size_ratio": r.size_ratio, "noisy_1": False, "noisy_n": False} for r in SEED001.itertuples()]
-    if "root_imt" in params["event_methods"]:
-        ours = versus(table, "events", "root_imt")
-        for method in [m for m in params["event_methods"] if m != "root_imt"]:
+    for part, methods in seed001_parts(params).items():
+        if "root_imt" not in methods:
+            continue
+        ours = versus(table, part, "root_imt")
+        for method in [m for m in methods if m != "root_imt"]:
             first, last = (one(ours, method=method, medium=medium, threads=t) for t in (1, top))
-            rows.append({"who": f"this run, {LABELS[method]}", "faster_1": first["faster"], "faster_n": last["faster"],
-                         "threads_n": top, "size_ratio": first["size_ratio"],
+            rows.append({"who": f"this run, {PART_LABELS[part]}, {LABELS[method]}", "faster_1": first["faster"],
+                         "faster_n": last["faster"], "threads_n": top, "size_ratio": first["size_ratio"],
                          "noisy_1": first["faster_noisy"], "noisy_n": last["faster_noisy"]})
+    return pd.DataFrame(rows)
+
+
+def seed001_parts(params: dict[str, Any]) -> dict[str, list[str]]:
+    """Seed 001's workloads that this run measured, with their writers."""
+    parts = {"events": params["event_methods"], "objects": params["object_methods"] if params["object_events"] else []}
+    return {part: methods for part, methods in parts.items() if methods}
+
+
+def seed001_size_rows(sizes: pd.DataFrame) -> pd.DataFrame:
+    """Seed 001's size table (MB per event in ROOT and in its simple format, their ratio)
+    for RECO, AOD and MiniAOD, and this run's data products measured the same way."""
+    rows = [{"who": f"seed, {r.format}", "root_mb": r.root_mb_per_event, "simple_mb": r.simple_mb_per_event,
+             "ratio": r.size_ratio} for r in SEED001.itertuples()]
+    if len(sizes):
+        by = sizes.set_index("method")
+        per_event = by["file_bytes"] / by["events"] / 1e6
+        rows.append({"who": f"this run, AOD-like products ({int(by['events'].iloc[0])} events)",
+                     "root_mb": per_event["root_imt"], "simple_mb": per_event["simple_root"],
+                     "ratio": per_event["simple_root"] / per_event["root_imt"]})
     return pd.DataFrame(rows)
 
 

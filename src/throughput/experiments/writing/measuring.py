@@ -19,7 +19,7 @@ from typing import Any
 import pandas as pd
 import psutil
 
-from ... import experiment, harness, machine_fit, noise, provenance
+from ... import experiment, harness, machine_fit, noise, provenance, seeds
 from ...results import input_identity, sha256
 from ...config import MEMORY_SHARE, thread_counts, usable_cores
 
@@ -29,14 +29,21 @@ COMPRESSIONS = ("none", "LZ4", "ZLIB", "ZSTD", "LZMA")
 MEDIA = ("disk", "tmpfs", "memory", "slow")
 RANDOM_METHODS = ("tbuffermerger", "rntuple")
 EVENT_METHODS = ("root_imt", "simple", "rntuple")
+OBJECT_METHODS = ("root_imt", "simple_root", "simple")
 LABELS = {"tbuffermerger": "TBufferMerger", "rntuple": "RNTupleParallelWriter", "root_imt": "TTree + IMT",
-          "simple": "simple format"}
-SHORT = {"tbuffermerger": "TBM", "rntuple": "RNTuple", "root_imt": "TTree + IMT", "simple": "simple"}
+          "simple": "simple format", "simple_root": "simple format, ROOT-serialized"}
+SHORT = {"tbuffermerger": "TBM", "rntuple": "RNTuple", "root_imt": "TTree + IMT", "simple": "simple",
+         "simple_root": "simple (ROOT ser.)"}
+# The workloads (the kernel's --workload): seed 003's random doubles, seed 001's comparison on
+# NanoAOD-like events, and on AOD-like data products (std::vector<aod::Type>, kernels/writing/aod_products.hpp).
+PART_LABELS = {"random": "random doubles", "events": "NanoAOD-like", "objects": "AOD-like products"}
 MEDIUM_LABELS = {"disk": "disk", "tmpfs": "tmpfs", "memory": "memory", "slow": "slow (throttled disk)"}
 
 # Uncompressed bytes of one NanoAOD-like event with all 947 branches (measured
 # here: 3125 on 5000 events); used only to check memory and disk before running.
 EVENT_BYTES_ESTIMATE = 3200
+# The same for one AOD-like event's data products (measured here: 14578 on 500 events).
+AOD_EVENT_BYTES_ESTIMATE = 15000
 PROCESS_BYTES = 300 * 10**6  # ROOT's libraries and the kernel itself (about 210 MB measured here)
 THREAD_BYTES = 40 * 10**6    # a TTree's basket buffers for every branch, per writing thread
 
@@ -97,6 +104,8 @@ def check_config(section: dict[str, Any], fit: machine_fit.Fitter) -> None:
     # The events in memory, and as much again in RNTuple's page buffers (its default
     # clusters, 128 MiB per fill context, can hold them all); one in-memory output;
     # every thread's basket buffers and flushed data.
+    # The data products' events: as columns, as objects, and an in-memory output.
+    events_bytes = max(events_bytes, 1.5 * section["object_events"] * AOD_EVENT_BYTES_ESTIMATE)
     need = (PROCESS_BYTES + 2 * events_bytes + largest
             + threads * (THREAD_BYTES + 3 * section["flush_mb"] * 1e6))
     budget = fit.memory_budget
@@ -130,6 +139,10 @@ def plan(params: dict[str, Any]) -> list[dict[str, Any]]:
     runs += [{"part": "events", "method": method, "medium": medium, "compression": compression,
               "level": level(params, compression), "threads": t}
              for medium in params["event_media"] for method in params["event_methods"] for t in counts]
+    runs += [{"part": "objects", "method": method, "medium": medium, "compression": compression,
+              "level": level(params, compression), "threads": t}
+             for medium in params["event_media"] for method in params["object_methods"] for t in counts
+             if params["object_events"]]
     return runs
 
 
@@ -154,7 +167,7 @@ def disk_note(dirs: dict[str, str], params: dict[str, Any]) -> str:
 
 
 def kernel_args(run: dict[str, Any], params: dict[str, Any], dirs: dict[str, str],
-                inputs: list[str]) -> dict[str, Any]:
+                inputs: list[str], aod_inputs: list[str] = ()) -> dict[str, Any]:
     args = {"workload": run["part"], "method": run["method"], "threads": run["threads"],
             "compression": run["compression"], "level": max(1, run["level"]),
             "flush-mb": params["flush_mb"] if run["part"] == "random" else 0,  # events: each format's default
@@ -162,6 +175,12 @@ def kernel_args(run: dict[str, Any], params: dict[str, Any], dirs: dict[str, str
             "fsync": int(params["fsync"]), "reps": params["repetitions"], "warmup": params["warmup"]}
     if run["part"] == "random":
         args.update({"mb": params["random_mb"], "random-branches": params["random_branches"], "seed": 1})
+    elif run["part"] == "objects":
+        if not aod_inputs:
+            raise ValueError("the data-products benchmark (writing.object_events > 0) needs the flat AOD-like file "
+                             "(parameter aod_files)")
+        args.update({"inputs": ",".join(str(p) for p in aod_inputs), "events": params["object_events"],
+                     "branches": "*"})
     else:
         if not inputs:
             raise ValueError("the events benchmark needs NanoAOD-like input files (parameter input_files)")
@@ -170,21 +189,25 @@ def kernel_args(run: dict[str, Any], params: dict[str, Any], dirs: dict[str, str
     return args
 
 
-# Keys that only one of the two benchmarks uses: a change to one does not re-measure the other.
-RANDOM_ONLY = ("media", "random_mb", "random_branches", "random_compressions", "random_methods", "flush_mb")
-EVENTS_ONLY = ("event_media", "events", "event_branches", "event_compression", "event_methods")
+# Keys that only one workload uses: a change to one does not re-measure the others.
+ONLY = {"random": ("media", "random_mb", "random_branches", "random_compressions", "random_methods", "flush_mb"),
+        "events": ("events", "event_branches", "event_methods"),
+        "objects": ("object_events", "object_methods")}
+SEED001_KEYS = ("event_media", "event_compression")  # the two seed-001 workloads share these
 
 
 def relevant(params: dict[str, Any], part: str) -> dict[str, Any]:
     """The parameters a run of `part` depends on (its identity for reuse)."""
-    other = EVENTS_ONLY if part == "random" else RANDOM_ONLY
+    other = {key for p, keys in ONLY.items() if p != part for key in keys}
+    if part == "random":
+        other |= set(SEED001_KEYS)
     return {k: v for k, v in params.items() if k not in other}
 
 
 def _measure_pass(run: dict[str, Any], params: dict[str, Any], dirs: dict[str, str],
-                  inputs: list[str]) -> tuple[pd.DataFrame, dict[str, Any]]:
+                  inputs: list[str], aod_inputs: list[str]) -> tuple[pd.DataFrame, dict[str, Any]]:
     """One pass of `run` (after its warm-up passes) in a kernel process of its own."""
-    result = harness.run_kernel(KERNEL, {**kernel_args(run, params, dirs, inputs), "reps": 1})
+    result = harness.run_kernel(KERNEL, {**kernel_args(run, params, dirs, inputs, aod_inputs), "reps": 1})
     frame = result.timings.rename(columns={"workload": "part"})
     v = result.validation
     # checksum, column_checksums, read_entries: per pass, read back from its output (the kernel's records)
@@ -206,22 +229,52 @@ def groups(params: dict[str, Any]) -> list[experiment.Group]:
 
 def measure(params: dict[str, Any], raw_dir: str | os.PathLike, dirs: dict[str, str],
             inputs: list[str] | None = None, noise_settings: noise.Settings | None = None,
-            progress: bool = True) -> pd.DataFrame:
+            progress: bool = True, aod_inputs: list[str] | None = None) -> pd.DataFrame:
     """Run (or reuse, when already stored with the same parameters, binary and
     inputs on this machine) every run of `plan`, interleaved within each group of
-    `groups`; return all passes with rates."""
+    `groups`; return all passes with rates. `inputs`: the NanoAOD-like files;
+    `aod_inputs`: the flat AOD-like file(s) the data products are built from."""
     inputs = [str(Path(p).resolve()) for p in (inputs or [])]
+    aod_inputs = [str(Path(p).resolve()) for p in (aod_inputs or [])]
     binary = sha256(harness.kernel_path(KERNEL))
-    fingerprints = input_identity(inputs)
+    fingerprints = {"random": None, "events": input_identity(inputs), "objects": input_identity(aod_inputs)}
 
     def key_of(run: dict[str, Any]) -> dict[str, Any]:
         return {**relevant(params, run["part"]), **run, "binary_sha256": binary, "dir": dirs[run["medium"]],
-                "inputs": fingerprints if run["part"] == "events" else None}
+                "inputs": fingerprints[run["part"]]}
 
     frame = experiment.measure_interleaved(
-        groups(params), raw_dir, key_of, lambda run, _round: _measure_pass(run, params, dirs, inputs),
+        groups(params), raw_dir, key_of, lambda run, _round: _measure_pass(run, params, dirs, inputs, aod_inputs),
         params["repetitions"], noise_settings or noise.Settings(), desc="writing", progress=progress)
     return with_rates(frame)
+
+
+SIZE_METHODS = ("root_imt", "simple_root")  # seed 001's size comparison: ROOT against its simple format
+
+
+def product_sizes(params: dict[str, Any], aod_inputs: list[str]) -> pd.DataFrame:
+    """Seed 001's size comparison, made as the seed made it: its number of events
+    (seeds.WRITE_SIZE_EVENTS, 100) of data products converted once by ROOT + IMT and
+    once by the simple format with ROOT serialization (one thread, in memory, the
+    seed-001 compression). Not a timing: one pass each, its output read back and
+    checked like every pass. One row per writer: events, file and raw bytes, checksum."""
+    if not params["object_events"] or not aod_inputs:
+        return pd.DataFrame(columns=["method", "events", "file_bytes", "raw_bytes", "checksum"])
+    compression = params["event_compression"]
+    rows = []
+    for method in SIZE_METHODS:
+        result = harness.run_kernel(KERNEL, {
+            "workload": "objects", "method": method, "threads": 1, "compression": compression,
+            "level": max(1, level(params, compression)), "flush-mb": 0, "medium": "memory",
+            "inputs": ",".join(str(Path(p).resolve()) for p in aod_inputs), "events": seeds.WRITE_SIZE_EVENTS,
+            "branches": "*", "reps": 1, "warmup": 0})
+        t = result.timings.iloc[-1]
+        rows.append({"method": method, "events": int(t["entries"]), "file_bytes": int(t["file_bytes"]),
+                     "raw_bytes": int(t["raw_bytes"]), "checksum": t["checksum"]})
+    sizes = pd.DataFrame(rows)
+    if sizes["checksum"].nunique() != 1:
+        raise AssertionError(f"the size comparison's writers read back different products: {rows}")
+    return sizes
 
 
 def with_rates(frame: pd.DataFrame) -> pd.DataFrame:

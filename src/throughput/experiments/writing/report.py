@@ -1,6 +1,7 @@
 """Writing, report: the figures, and the tables and number macros the paper's writing section inputs."""
 from __future__ import annotations
 
+import itertools
 import math
 from typing import Any
 
@@ -8,8 +9,10 @@ import pandas as pd
 
 from ... import noise
 from ...config import thread_counts
-from .analysis import EFFICIENCY_TARGET, efficiency_target, one, seed001_rows, seed003_claims, target_medium, versus
-from .measuring import COMPRESSIONS, EVENT_METHODS, LABELS, MEDIA, MEDIUM_LABELS, SHORT, disk_note, plan, run_name
+from .analysis import (EFFICIENCY_TARGET, efficiency_target, one, seed001_parts, seed001_rows, seed001_size_rows,
+                       seed003_claims, target_medium, versus)
+from .measuring import (COMPRESSIONS, EVENT_METHODS, LABELS, MEDIA, MEDIUM_LABELS, PART_LABELS, SHORT, disk_note, plan,
+                        run_name)
 
 # ---- figures -------------------------------------------------------------------------------
 
@@ -134,20 +137,19 @@ def random_table(table: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
 
 
 def events_table(table: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
-    """Seed 001 per medium, method and thread count: events/s, MB/s, speed-up, parallel
-    efficiency, file size and its ratio to ROOT's, peak memory above baseline."""
-    ours = versus(table, "events", "root_imt") if "root_imt" in params["event_methods"] else table.assign(size_ratio=math.nan)
+    """Seed 001 per workload, medium, method and thread count: events/s, MB/s, speed-up,
+    parallel efficiency, file size and its ratio to ROOT's, peak memory above baseline."""
     rows = []
-    for medium in params["event_media"]:
-        for method in params["event_methods"]:
-            for t in thread_counts(params["max_threads"]):
-                r = one(ours, part="events", method=method, medium=medium, threads=t)
-                rows.append({"medium": medium, "method": SHORT[method], "threads": str(t),
-                             "events/s": _num(r["entries_s"], noisy=r["noisy"]), "MB/s": _num(r["mb_s"], noisy=r["noisy"]),
-                             "speed-up": _num(r["speedup"], 2, r["speedup_noisy"]),
-                             "efficiency": _num(r["efficiency"], 2, r["speedup_noisy"]),
-                             "file MB": _num(r["file_bytes"] / 1e6), "size ratio": _num(r["size_ratio"], 3),
-                             "peak MB": _num(r["rss_over_baseline_mb"])})
+    for part, methods in seed001_parts(params).items():
+        ours = versus(table, part, "root_imt") if "root_imt" in methods else table.assign(size_ratio=math.nan)
+        for medium, method, t in itertools.product(params["event_media"], methods, thread_counts(params["max_threads"])):
+            r = one(ours, part=part, method=method, medium=medium, threads=t)
+            rows.append({"events": PART_LABELS[part], "medium": medium, "method": SHORT[method], "threads": str(t),
+                         "events/s": _num(r["entries_s"], noisy=r["noisy"]), "MB/s": _num(r["mb_s"], noisy=r["noisy"]),
+                         "speed-up": _num(r["speedup"], 2, r["speedup_noisy"]),
+                         "efficiency": _num(r["efficiency"], 2, r["speedup_noisy"]),
+                         "file MB": _num(r["file_bytes"] / 1e6), "size ratio": _num(r["size_ratio"], 3),
+                         "peak MB": _num(r["rss_over_baseline_mb"])})
     return pd.DataFrame(rows)
 
 
@@ -160,6 +162,13 @@ def seed001_table(table: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
         "N": rows["threads_n"].astype(str),
         "size ratio": [_num(v, 3) for v in rows["size_ratio"]],
     })
+
+
+def seed001_size_table(sizes: pd.DataFrame) -> pd.DataFrame:
+    rows = seed001_size_rows(sizes)
+    return pd.DataFrame({"": rows["who"], "ROOT [MB/event]": [_num(v) for v in rows["root_mb"]],
+                         "simple [MB/event]": [_num(v) for v in rows["simple_mb"]],
+                         "simple / ROOT": [_num(v) for v in rows["ratio"]]})
 
 
 def macros(table: pd.DataFrame, params: dict[str, Any], frame: pd.DataFrame, dirs: dict[str, str],
@@ -198,6 +207,7 @@ def macros(table: pd.DataFrame, params: dict[str, Any], frame: pd.DataFrame, dir
         row = one(table, part="events", method=method, medium=medium, threads=top)
         values[f"Wrt{name}Speedup"] = _num(row["speedup"], 2) if row is not None else "n/a"
         values[f"Wrt{name}EventsPerSecond"] = _num(row["entries_s"]) if row is not None else "n/a"
+    values.update(_object_macros(table, params, frame, medium, top))
     values["WrtSimpleEffTwo"] = _num(goal["efficiency"] * 100, 3) if goal["measured"] else "n/a"
     values["WrtTargetResult"] = (rf"at {values['WrtSimpleEffTwo']}\% it {'meets' if goal['met'] else 'misses'} it"
                                  if goal["measured"] else paper.escape(f"it was not measured here ({goal['reason']})"))
@@ -213,4 +223,24 @@ def macros(table: pd.DataFrame, params: dict[str, Any], frame: pd.DataFrame, dir
     values["WrtRntuplePeakMB"] = _num(peaks.get("rntuple", math.nan))
     claims = seed003_claims(table, params)
     values["WrtBackPressureVerdict"] = paper.escape(claims["verdict"].iloc[3]) if len(claims) > 3 else "n/a"
+    return values
+
+
+def _object_macros(table: pd.DataFrame, params: dict[str, Any], frame: pd.DataFrame, medium: str,
+                   top: int) -> dict[str, str]:
+    """The data-products workload's numbers (prefix WrtObj): its events and their bytes, and each
+    simple-format variant against ROOT + IMT, at 1 and at the most threads, with its size ratio
+    (a ratio carries the noisy mark when either run behind it stayed noisy)."""
+    objects = frame[frame["part"] == "objects"]
+    values = {"WrtObjEvents": _num(params["object_events"]) if len(objects) else "n/a",
+              "WrtObjEventBytes": (_num(objects["raw_bytes"].iloc[0] / objects["entries"].iloc[0])
+                                   if len(objects) else "n/a")}
+    measured = len(objects) and "root_imt" in params["object_methods"]
+    ours = versus(table, "objects", "root_imt") if measured else None
+    for method, name in (("simple_root", "RootSer"), ("simple", "Copied")):
+        rows = {t: (one(ours, method=method, medium=medium, threads=t) if ours is not None else None) for t in (1, top)}
+        for t, suffix in ((1, "One"), (top, "N")):
+            row = rows[t]
+            values[f"WrtObj{name}Faster{suffix}"] = _num(row["faster"], noisy=row["faster_noisy"]) if row is not None else "n/a"
+        values[f"WrtObj{name}SizeRatio"] = _num(rows[1]["size_ratio"]) if rows[1] is not None else "n/a"
     return values
