@@ -33,6 +33,7 @@
 #include <vector>
 
 #include "aod_classes.h"
+#include "aod_flat.hpp"
 #include "bench.hpp"
 #include "root_io.hpp"
 
@@ -99,14 +100,13 @@ void allocate(Collection &c) {
 }
 
 void make_flat_branches(TTree &tree, Collection &c) {
-  const std::string name = c.spec.name, counter = "n" + name, count = "[" + counter + "]";
+  const std::string name = c.spec.name, counter = aod::flat_counter(name), count = "[" + counter + "]";
   tree.Branch(counter.c_str(), &c.n, (counter + "/i").c_str());
-  tree.Branch((name + "_pt").c_str(), c.pt.data(), (name + "_pt" + count + "/F").c_str());
+  const std::string pt = aod::flat_branch(name, 0);
+  tree.Branch(pt.c_str(), c.pt.data(), (pt + count + "/F").c_str());
   for (int a = 1; a < c.spec.attributes; ++a) {
     const Kind kind = static_cast<Kind>(a % kKinds);
-    char suffix[16];
-    std::snprintf(suffix, sizeof suffix, "_a%03d", a);
-    const std::string branch = name + suffix;
+    const std::string branch = aod::flat_branch(name, a);
     if (is_int(kind))
       tree.Branch(branch.c_str(), c.ints[c.slot[a]].data(), (branch + count + "/I").c_str());
     else if (kind == kBool)
@@ -207,7 +207,7 @@ long long counter_sum(TTree &tree, bool objects) {
   if (objects) tree.SetMakeClass(1);
   std::vector<UInt_t> n(std::size(kCollections));
   for (std::size_t k = 0; k < n.size(); ++k) {
-    const std::string counter = (objects ? "" : "n") + std::string(kCollections[k].name);
+    const std::string counter = objects ? kCollections[k].name : aod::flat_counter(kCollections[k].name);
     if (!tree.GetBranch(counter.c_str())) return -1;
     tree.SetBranchStatus(counter.c_str(), true);
     tree.SetBranchAddress(counter.c_str(), &n[k]);

@@ -5,12 +5,12 @@
 #include <TClass.h>
 #include <TTree.h>
 
-#include <cstdio>
 #include <cstring>
 #include <stdexcept>
 #include <type_traits>
 
 #include "aod_classes.h"
+#include "aod_flat.hpp"
 
 namespace writing {
 
@@ -23,7 +23,7 @@ struct ProductLayout::Product {
   int counter = -1;
   std::vector<int> columns;  // per attribute (member visit order): its column in the schema
   virtual void build(const EntryView &flat, void *product) const = 0;
-  virtual void assign(const void *from, void *to) const = 0;
+  virtual void swap(void *a, void *b) const = 0;
   virtual void flatten(const void *product, EntryView &view, std::vector<unsigned char> &scratch) const = 0;
 };
 
@@ -39,13 +39,6 @@ Type column_type() {  // the flat file's type of a member's column (bools are UC
   }
 }
 
-std::string member_column(const std::string &collection, int attribute) {
-  if (attribute == 0) return collection + "_pt";
-  char suffix[16];
-  std::snprintf(suffix, sizeof suffix, "_a%03d", attribute);
-  return collection + suffix;
-}
-
 template <class T>
 struct ProductOf : ProductLayout::Product {
   using Vector = std::vector<T>;
@@ -58,10 +51,10 @@ struct ProductOf : ProductLayout::Product {
     if (!cls || !cls->GetCollectionProxy())
       throw std::runtime_error("no dictionary for std::vector<aod::" + name + "> (aod_classes)");
     if (schema.columns[static_cast<std::size_t>(counter)].type != Type::UInt32)
-      throw std::runtime_error("column n" + name + " is not a UInt_t counter");
+      throw std::runtime_error("column " + aod::flat_counter(name) + " is not a UInt_t counter");
     T{}.visit([&](int a, auto &member) {
       using M = std::decay_t<decltype(member)>;
-      const std::string column = member_column(name, a);
+      const std::string column = aod::flat_branch(name, a);
       const int c = schema.index(column);
       if (c < 0) throw std::runtime_error("the input has no column " + column + " for aod::" + name);
       const Column &info = schema.columns[static_cast<std::size_t>(c)];
@@ -86,9 +79,7 @@ struct ProductOf : ProductLayout::Product {
       });
   }
 
-  void assign(const void *from, void *to) const override {
-    *static_cast<Vector *>(to) = *static_cast<const Vector *>(from);
-  }
+  void swap(void *a, void *b) const override { static_cast<Vector *>(a)->swap(*static_cast<Vector *>(b)); }
 
   void flatten(const void *product, EntryView &view, std::vector<unsigned char> &scratch) const override {
     auto &objects = *const_cast<Vector *>(static_cast<const Vector *>(product));  // visit() is not const; nothing changes
@@ -119,7 +110,7 @@ struct ProductOf : ProductLayout::Product {
 ProductLayout::ProductLayout(const Schema &schema) {
   std::vector<bool> claimed(schema.columns.size(), false);
 #define AOD_PRODUCT(type, mean, attributes, pt_min)                                               \
-  if (const int counter = schema.index("n" #type); counter >= 0)                                  \
+  if (const int counter = schema.index(aod::flat_counter(#type)); counter >= 0)                   \
     products_.push_back(std::make_unique<ProductOf<aod::type>>(schema, #type, counter));
   AOD_COLLECTIONS(AOD_PRODUCT)
 #undef AOD_PRODUCT
@@ -138,6 +129,7 @@ std::size_t ProductLayout::size() const { return products_.size(); }
 const std::string &ProductLayout::name(std::size_t p) const { return products_[p]->name; }
 TClass *ProductLayout::product_class(std::size_t p) const { return products_[p]->cls; }
 void ProductLayout::build(std::size_t p, const EntryView &flat, void *product) const { products_[p]->build(flat, product); }
+void ProductLayout::swap(std::size_t p, void *a, void *b) const { products_[p]->swap(a, b); }
 void ProductLayout::flatten(std::size_t p, const void *product, EntryView &view, std::vector<unsigned char> &scratch) const {
   products_[p]->flatten(product, view, scratch);
 }
@@ -163,6 +155,7 @@ ProductStore::~ProductStore() {
 }
 
 const void *ProductStore::product(std::uint64_t i, std::size_t p) const { return objects_[p][i % loaded()]; }
+void *ProductStore::lend(std::uint64_t i, std::size_t p) const { return objects_[p][i % loaded()]; }
 
 // ---- TTree of products -------------------------------------------------------------------------
 
@@ -181,15 +174,16 @@ ProductTreeFiller::~ProductTreeFiller() {
 }
 
 Int_t ProductTreeFiller::fill(std::uint64_t i) {
-  // Each branch keeps its own object and the product is copied in (a few kB per
-  // event, small beside serializing it): pointing the branch at the stored product
-  // instead would make ROOT redo SetAddress over every member sub-branch each event.
+  // Each branch keeps its own object, whose contents are swapped with the stored
+  // product for the Fill and back (O(1): no product is copied in the timed region).
+  // Pointing the branch at the stored product instead would make ROOT redo
+  // SetAddress over every member sub-branch each event.
   const ProductLayout &layout = store_.layout();
-  for (std::size_t p = 0; p < layout.size(); ++p) layout.assign(p, store_.product(i, p), objects_[p]);
-  return tree_.Fill();
+  for (std::size_t p = 0; p < layout.size(); ++p) layout.swap(p, store_.lend(i, p), objects_[p]);
+  const Int_t filled = tree_.Fill();
+  for (std::size_t p = 0; p < layout.size(); ++p) layout.swap(p, store_.lend(i, p), objects_[p]);
+  return filled;
 }
-
-void ProductLayout::assign(std::size_t p, const void *from, void *to) const { products_[p]->assign(from, to); }
 
 Checksums product_tree_checksums(TTree &tree, const Schema &schema, const std::string &file, Long64_t begin,
                                  Long64_t end) {

@@ -33,7 +33,7 @@ class ProductLayout {
   TClass *product_class(std::size_t p) const;     // std::vector<aod::Photon>, through the dictionary
   // Fill product p (a std::vector<aod::Type>) from one event's flat columns.
   void build(std::size_t p, const EntryView &flat, void *product) const;
-  void assign(std::size_t p, const void *from, void *to) const;  // *to = *from
+  void swap(std::size_t p, void *a, void *b) const;  // contents of two products, O(1)
   // Point product p's columns of `view` at its values, flattened into `scratch`.
   void flatten(std::size_t p, const void *product, EntryView &view, std::vector<unsigned char> &scratch) const;
 
@@ -59,6 +59,9 @@ class ProductStore : public EntrySource {
   const ProductLayout &layout() const { return layout_; }
   // Product p of entry i (entry i is loaded event i % loaded(), as EventStore replays).
   const void *product(std::uint64_t i, std::size_t p) const;
+  // The same, for a writer that swaps its contents out and back within one call
+  // (ProductTreeFiller); it is the stored product again when the call returns.
+  void *lend(std::uint64_t i, std::size_t p) const;
 
  private:
   std::unique_ptr<EventStore> flat_;

@@ -259,6 +259,22 @@ class ByteSource {
   std::uint64_t offset_ = 0;
 };
 
+// Points `view` at the columns of one event's values (columns serialization; `data`: the
+// bytes after the event number), checking that they fill the event exactly.
+void parse_columns(const Schema &schema, const char *data, std::size_t size, EntryView &view, const std::string &event) {
+  std::size_t pos = 0;
+  for (std::size_t c = 0; c < schema.columns.size(); ++c) {
+    const Column &column = schema.columns[c];
+    const std::uint64_t count = column.jagged() ? counter_value(schema.columns[column.counter], view.data[column.counter]) : 1;
+    const std::uint64_t bytes = count * type_size(column.type);
+    if (pos + bytes > size) throw std::runtime_error(event + " is shorter than its columns");
+    view.data[c] = data + pos;
+    view.bytes[c] = static_cast<std::uint32_t>(bytes);
+    pos += bytes;
+  }
+  if (pos != size) throw std::runtime_error(event + " has bytes beyond its columns");
+}
+
 ReadResult read_from(ByteSource &in, const std::string &where, const EntrySource *source) {
   char magic[8];
   in.read(magic, 8);
@@ -318,20 +334,9 @@ ReadResult read_from(ByteSource &in, const std::string &where, const EntrySource
     // Parse the event.
     if (raw_size < 8) throw std::runtime_error(where + ": record at byte " + std::to_string(at) + " is too short");
     const auto number = get<std::uint64_t>(raw.data());
-    if (products)
-      products->decode(raw.data() + 8, raw_size - 8, view, where + ": event " + std::to_string(number));
-    std::size_t pos = products ? raw_size : 8;
-    for (std::size_t c = 0; c < schema.columns.size() && !products; ++c) {
-      const Column &column = schema.columns[c];
-      const std::uint64_t count = column.jagged() ? counter_value(schema.columns[column.counter], view.data[column.counter]) : 1;
-      const std::uint64_t bytes = count * type_size(column.type);
-      if (pos + bytes > raw_size)
-        throw std::runtime_error(where + ": event " + std::to_string(number) + " is shorter than its columns");
-      view.data[c] = raw.data() + pos;
-      view.bytes[c] = static_cast<std::uint32_t>(bytes);
-      pos += bytes;
-    }
-    if (pos != raw_size) throw std::runtime_error(where + ": event " + std::to_string(number) + " has bytes beyond its columns");
+    const std::string event = where + ": event " + std::to_string(number);
+    if (products) products->decode(raw.data() + 8, raw_size - 8, view, event);
+    else parse_columns(schema, raw.data() + 8, raw_size - 8, view, event);
     result.checksums.add(view);
     ++result.records;
     if (source) {

@@ -172,6 +172,9 @@ def test_product_sizes_convert_the_seeds_event_count_with_both_writers(aod_flat)
     # no data products measured: the seed's rows alone
     assert len(wr.product_sizes({**PARAMS, "object_events": 0}, [aod_flat])) == 0
     assert len(wr.seed001_size_table(wr.product_sizes({**PARAMS, "object_events": 0}, []))) == 3
+    frame = _synthetic(PARAMS)
+    verdict = wr.macros(wr.summary(frame), PARAMS, frame, {"disk": "/tmp"}, None, "GNU 12", sizes=sizes)["WrtObjSizeVerdict"]
+    assert verdict == f"the simple format's files are {'larger' if simple > root else 'smaller'} than ROOT's"
 
 
 def test_branch_selection_adds_counters_and_changes_the_checksum(nanoaod):

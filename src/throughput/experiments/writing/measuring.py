@@ -261,14 +261,13 @@ def product_sizes(params: dict[str, Any], aod_inputs: list[str]) -> pd.DataFrame
     if not params["object_events"] or not aod_inputs:
         return pd.DataFrame(columns=["method", "events", "file_bytes", "raw_bytes", "checksum"])
     compression = params["event_compression"]
+    converting = {**params, "object_events": seeds.WRITE_SIZE_EVENTS}
     rows = []
     for method in SIZE_METHODS:
-        result = harness.run_kernel(KERNEL, {
-            "workload": "objects", "method": method, "threads": 1, "compression": compression,
-            "level": max(1, level(params, compression)), "flush-mb": 0, "medium": "memory",
-            "inputs": ",".join(str(Path(p).resolve()) for p in aod_inputs), "events": seeds.WRITE_SIZE_EVENTS,
-            "branches": "*", "reps": 1, "warmup": 0})
-        t = result.timings.iloc[-1]
+        run = {"part": "objects", "method": method, "medium": "memory", "compression": compression,
+               "level": level(params, compression), "threads": 1}
+        args = kernel_args(run, converting, {"memory": ""}, [], [str(Path(p).resolve()) for p in aod_inputs])
+        t = harness.run_kernel(KERNEL, {**args, "reps": 1, "warmup": 0}).timings.iloc[-1]
         rows.append({"method": method, "events": int(t["entries"]), "file_bytes": int(t["file_bytes"]),
                      "raw_bytes": int(t["raw_bytes"]), "checksum": t["checksum"]})
     sizes = pd.DataFrame(rows)

@@ -173,8 +173,9 @@ def seed001_size_table(sizes: pd.DataFrame) -> pd.DataFrame:
 
 def macros(table: pd.DataFrame, params: dict[str, Any], frame: pd.DataFrame, dirs: dict[str, str],
            max_threads_requested: int | None, compiler: str,
-           noise_settings: noise.Settings | None = None) -> dict[str, str]:
-    """Every number the paper's writing section quotes (names: letters only, prefix Wrt)."""
+           noise_settings: noise.Settings | None = None, sizes: pd.DataFrame | None = None) -> dict[str, str]:
+    """Every number the paper's writing section quotes (names: letters only, prefix Wrt);
+    `sizes`: product_sizes, seed 001's size comparison on the data products."""
     from ... import paper
     noise_settings = noise_settings or noise.Settings()
     top, medium = params["max_threads"], target_medium(params)
@@ -207,7 +208,7 @@ def macros(table: pd.DataFrame, params: dict[str, Any], frame: pd.DataFrame, dir
         row = one(table, part="events", method=method, medium=medium, threads=top)
         values[f"Wrt{name}Speedup"] = _num(row["speedup"], 2) if row is not None else "n/a"
         values[f"Wrt{name}EventsPerSecond"] = _num(row["entries_s"]) if row is not None else "n/a"
-    values.update(_object_macros(table, params, frame, medium, top))
+    values.update(_object_macros(table, params, frame, medium, top, sizes))
     values["WrtSimpleEffTwo"] = _num(goal["efficiency"] * 100, 3) if goal["measured"] else "n/a"
     values["WrtTargetResult"] = (rf"at {values['WrtSimpleEffTwo']}\% it {'meets' if goal['met'] else 'misses'} it"
                                  if goal["measured"] else paper.escape(f"it was not measured here ({goal['reason']})"))
@@ -227,15 +228,20 @@ def macros(table: pd.DataFrame, params: dict[str, Any], frame: pd.DataFrame, dir
 
 
 def _object_macros(table: pd.DataFrame, params: dict[str, Any], frame: pd.DataFrame, medium: str,
-                   top: int) -> dict[str, str]:
-    """The data-products workload's numbers (prefix WrtObj): its events and their bytes, and each
+                   top: int, sizes: pd.DataFrame | None) -> dict[str, str]:
+    """The data-products workload's numbers (prefix WrtObj): its events and their bytes, each
     simple-format variant against ROOT + IMT, at 1 and at the most threads, with its size ratio
-    (a ratio carries the noisy mark when either run behind it stayed noisy)."""
+    (a ratio carries the noisy mark when either run behind it stayed noisy), and which of the
+    two writers' files was larger in seed 001's size comparison."""
     objects = frame[frame["part"] == "objects"]
-    values = {"WrtObjEvents": _num(params["object_events"]) if len(objects) else "n/a",
+    values = {"WrtObjEvents": _num(objects["entries"].iloc[0]) if len(objects) else "n/a",
               "WrtObjEventBytes": (_num(objects["raw_bytes"].iloc[0] / objects["entries"].iloc[0])
                                    if len(objects) else "n/a")}
-    measured = len(objects) and "root_imt" in params["object_methods"]
+    size_rows = seed001_size_rows(sizes if sizes is not None else pd.DataFrame())
+    ours = size_rows[~size_rows["who"].str.startswith("seed")]
+    values["WrtObjSizeVerdict"] = (f"the simple format's files are {'larger' if ours['ratio'].iloc[0] > 1 else 'smaller'}"
+                                   " than ROOT's" if len(ours) else "no data products were converted in this run")
+    measured = bool(len(objects)) and "root_imt" in params["object_methods"]
     ours = versus(table, "objects", "root_imt") if measured else None
     for method, name in (("simple_root", "RootSer"), ("simple", "Copied")):
         rows = {t: (one(ours, method=method, medium=medium, threads=t) if ours is not None else None) for t in (1, top)}
