@@ -2,7 +2,9 @@
 // by the same definitions the Python and Java readers):
 //
 // * the checksum: the sum, modulo 2^64, of mix(bits) over every value read,
-//   where bits is the value's float32 bit pattern and
+//   where bits is the value's bit pattern in its own type (float32 or 64,
+//   two's-complement integers of 8 to 64 bits, bool as 0 or 1), zero-extended
+//   to 64 bits, and
 //       mix(b) = h ^ (h >> 32),  h = (b + 1) * 0x9E3779B97F4A7C15  (mod 2^64).
 //   It is exact, independent of the order of reading, and changes when any
 //   single value changes; it is printed as 16 hex digits;
@@ -22,6 +24,7 @@
 #include <cstring>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "bench.hpp"
@@ -31,14 +34,41 @@ namespace rc {
 
 constexpr std::uint64_t kGolden = 0x9E3779B97F4A7C15ULL;
 
-inline std::uint64_t mix(std::uint32_t bits) {
-  const std::uint64_t h = (static_cast<std::uint64_t>(bits) + 1) * kGolden;
+inline std::uint64_t mix(std::uint64_t bits) {
+  const std::uint64_t h = (bits + 1) * kGolden;
   return h ^ (h >> 32);
 }
 
-inline std::uint32_t bits_of(float v) {
-  std::uint32_t b;
+// The unsigned integer as wide as T, to carry T's bit pattern.
+template <std::size_t Size>
+struct Unsigned;
+template <>
+struct Unsigned<1> { using type = std::uint8_t; };
+template <>
+struct Unsigned<2> { using type = std::uint16_t; };
+template <>
+struct Unsigned<4> { using type = std::uint32_t; };
+template <>
+struct Unsigned<8> { using type = std::uint64_t; };
+template <class T>
+using BitsOf = typename Unsigned<sizeof(T)>::type;
+
+template <class T>
+inline std::uint64_t bits_of(T v) {
+  static_assert(std::is_arithmetic_v<T>, "the readers compare numeric values");
+  BitsOf<T> b;
   std::memcpy(&b, &v, sizeof b);
+  return b;
+}
+
+// A big-endian value of T's width, as ROOT stores it in a basket, as T's bit pattern.
+template <class T>
+inline std::uint64_t bits_of_big_endian(const char *p) {
+  BitsOf<T> b;
+  std::memcpy(&b, p, sizeof b);
+  if constexpr (sizeof b == 2) b = __builtin_bswap16(b);
+  if constexpr (sizeof b == 4) b = __builtin_bswap32(b);
+  if constexpr (sizeof b == 8) b = __builtin_bswap64(b);
   return b;
 }
 
@@ -132,22 +162,21 @@ class Pass {
   // Seconds since start(), cache preparation left out.
   double elapsed() const { return bench::wall_seconds() - wall0_ - prep_.wall(); }
 
-  inline void value(float v) {
+  template <class T>
+  inline void value(T v) {
     checksum_ += mix(bits_of(v));
     ++items_;
   }
-  inline void values(const float *v, long long n) {
+  template <class T>
+  inline void values(const T *v, long long n) {
     for (long long j = 0; j < n; ++j) checksum_ += mix(bits_of(v[j]));
     items_ += n;
     end_events(1);
   }
-  // Big-endian float32 values as they lie in a basket (ROOT's bulk I/O).
+  // Big-endian values of type T as they lie in a basket (ROOT's bulk I/O).
+  template <class T>
   inline void values_big_endian(const char *p, long long n) {
-    for (long long j = 0; j < n; ++j) {
-      std::uint32_t b;
-      std::memcpy(&b, p + 4 * j, 4);
-      checksum_ += mix(__builtin_bswap32(b));
-    }
+    for (long long j = 0; j < n; ++j) checksum_ += mix(bits_of_big_endian<T>(p + sizeof(T) * j));
     items_ += n;
     end_events(1);
   }

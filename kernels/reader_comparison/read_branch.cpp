@@ -2,6 +2,9 @@
 // (the pT) of one particle collection, read from every file by one of
 // several C++ methods, each reporting items read, the exact checksum of
 // pass.hpp, wall and CPU time, and the rate every --sample-every items.
+// Any branch of one numeric leaf (float, double, the integer types, bool;
+// one value per event, a fixed array or a collection) is read in its own type,
+// so a user's own file can be compared too (python -m throughput.readers).
 //
 //   columnar     only the value branch and its counter, TBranch::GetEntry into
 //                flat buffers, no objects (the seed's "FemtoCode ROOT reader")
@@ -26,9 +29,11 @@
 // A split object member (C.pt of a std::vector<aod::C>) is read as it is
 // stored: columnar and members in MakeClass mode (the member's values and the
 // collection's count, no object), TTreeReader, TTree::Draw and RDataFrame by
-// the member's name. A method ROOT refuses for a branch (bulk I/O where the
-// branch or its counter does not support it) is a "cannot_read" record that
-// says why, and the other methods go on.
+// the member's name. A method that cannot read a branch (bulk I/O where ROOT
+// does not support it, TTree::Draw on 64-bit integers it would round to double,
+// members and cmssw on a branch that is not a collection, rntuple where the copy
+// has no such field) is a "cannot_read" record that says why, and the other
+// methods go on.
 //
 // Methods are rotated: repetition r starts with method r + --rotation (mod the
 // number of methods), so no method always runs first (the caller runs one
@@ -56,6 +61,7 @@
 #include <TTree.h>
 #include <TTreeReader.h>
 #include <TTreeReaderArray.h>
+#include <TTreeReaderValue.h>
 
 #include <algorithm>
 #include <functional>
@@ -78,9 +84,32 @@ struct Job {
   std::vector<std::string> rntuple_files;  // the same events as RNTuples
   std::string tree;
   std::string branch;
+  std::string type;    // the leaf's type (Float_t, Int_t, ...) in the first file; every file must agree
+  bool array = false;  // several values per event (a collection or a fixed array), not one
 };
 
 std::string where(const std::string &file, const std::string &branch) { return "file " + file + ", branch " + branch; }
+
+// The leaf types the readers compare: f(T{}) with the C++ type a leaf of `type` is read as.
+constexpr const char *kLeafTypes = "Float_t, Double_t, Char_t, UChar_t, Short_t, UShort_t, Int_t, UInt_t, "
+                                   "Long64_t, ULong64_t, Bool_t";
+
+template <class F>
+bool with_leaf_type(const std::string &type, F &&f) {
+  if (type == "Float_t") f(Float_t{});
+  else if (type == "Double_t") f(Double_t{});
+  else if (type == "Char_t") f(Char_t{});
+  else if (type == "UChar_t") f(UChar_t{});
+  else if (type == "Short_t") f(Short_t{});
+  else if (type == "UShort_t") f(UShort_t{});
+  else if (type == "Int_t") f(Int_t{});
+  else if (type == "UInt_t") f(UInt_t{});
+  else if (type == "Long64_t") f(Long64_t{});
+  else if (type == "ULong64_t") f(ULong64_t{});
+  else if (type == "Bool_t") f(Bool_t{});
+  else return false;
+  return true;
+}
 
 // --- opening a file ----------------------------------------------------------------------------
 struct OpenTree {
@@ -128,10 +157,13 @@ OpenTree open_tree(const std::string &path, const Job &job) {
   t.branch = t.tree->GetBranch(job.branch.c_str());
   if (!t.branch) throw std::runtime_error(at + ": no such branch in tree '" + job.tree + "'");
   t.leaf = static_cast<TLeaf *>(t.branch->GetListOfLeaves()->At(0));
-  if (t.branch->GetListOfLeaves()->GetEntries() != 1 || std::string(t.leaf->GetTypeName()) != "Float_t")
-    throw std::runtime_error(at + ": the readers compare one Float_t leaf per branch, this branch has " +
-                             std::to_string(t.branch->GetListOfLeaves()->GetEntries()) + " leaves of type " +
-                             t.leaf->GetTypeName());
+  const std::string type = t.leaf ? t.leaf->GetTypeName() : "none";
+  if (t.branch->GetListOfLeaves()->GetEntries() != 1 || !with_leaf_type(type, [](auto) {}))
+    throw std::runtime_error(at + ": the readers compare one numeric leaf per branch (" + kLeafTypes +
+                             "), this branch has " + std::to_string(t.branch->GetListOfLeaves()->GetEntries()) +
+                             " leaves, the first of type " + type);
+  if (!job.type.empty() && type != job.type)
+    throw std::runtime_error(at + ": its leaf is " + type + " here but " + job.type + " in " + job.files.front());
   t.count = t.leaf->GetLeafCount();
   auto *element = dynamic_cast<TBranchElement *>(t.branch);
   if (element && element->GetMother() != t.branch)
@@ -150,18 +182,19 @@ void check_entry(Int_t bytes, const std::string &path, const std::string &branch
 }
 
 // --- the methods -------------------------------------------------------------------------------
+template <class T>
 void read_columnar(const Job &job, Pass &pass, CachePrep &prep) {
-  std::vector<float> buffer;
   for (const auto &path : job.files) {
     prep.before_file(path);
     const double t0 = bench::wall_seconds();
     OpenTree t = open_tree(path, job);
     TBranch *counter = t.count ? t.count->GetBranch() : nullptr;
     if (t.objects) t.tree->SetMakeClass(1);  // the member's values into our buffer, no object built
-    buffer.assign(static_cast<std::size_t>(t.max_len) + 1, 0.f);
+    // not std::vector: std::vector<bool> packs bits, ROOT writes one byte per Bool_t
+    std::unique_ptr<T[]> buffer(new T[static_cast<std::size_t>(t.max_len) + 1]());
     Int_t n = t.max_len;  // UInt_t and Int_t counters are both 4 bytes
     if (counter) counter->SetAddress(&n);
-    t.branch->SetAddress(buffer.data());
+    t.branch->SetAddress(buffer.get());
     pass.opened(bench::wall_seconds() - t0);
     const Long64_t entries = t.tree->GetEntries();
     for (Long64_t i = 0; i < entries; ++i) {
@@ -172,7 +205,7 @@ void read_columnar(const Job &job, Pass &pass, CachePrep &prep) {
       if (n < 0 || n > t.max_len)
         throw std::runtime_error(where(path, job.branch) + ": counter " + std::to_string(n) + " at entry " +
                                  std::to_string(i) + " exceeds the leaf's maximum");
-      pass.values(buffer.data(), n);
+      pass.values(buffer.get(), n);
     }
     rc::check_root_errors(where(path, job.branch));
     t.branch->ResetAddress();
@@ -189,6 +222,7 @@ std::string bulk_refusal(const OpenTree &t) {
   return "";
 }
 
+template <class T>
 void read_bulk(const Job &job, Pass &pass, CachePrep &prep) {
   std::vector<Int_t> counts;
   TBufferFile buffer(TBuffer::kWrite, 1 << 16), counter_buffer(TBuffer::kWrite, 1 << 16);
@@ -224,8 +258,8 @@ void read_bulk(const Job &job, Pass &pass, CachePrep &prep) {
       const char *p = buffer.GetCurrent();
       for (Int_t k = 0; k < got; ++k) {
         const Int_t n = counts[static_cast<std::size_t>(e + k)];
-        pass.values_big_endian(p, n);
-        p += 4 * static_cast<std::ptrdiff_t>(n);
+        pass.values_big_endian<T>(p, n);
+        p += sizeof(T) * static_cast<std::ptrdiff_t>(n);
       }
       e += got;
     }
@@ -233,16 +267,21 @@ void read_bulk(const Job &job, Pass &pass, CachePrep &prep) {
   }
 }
 
-void read_ttreereader(const Job &job, Pass &pass, CachePrep &prep) {
+// TTreeReaderArray<T> for several values per event, TTreeReaderValue<T> for one.
+template <class T, class Values>
+void read_ttreereader_as(const Job &job, Pass &pass, CachePrep &prep) {
   for (const auto &path : job.files) {
     prep.before_file(path);
     const double t0 = bench::wall_seconds();
     OpenTree t = open_tree(path, job);
     TTreeReader reader(t.tree);
-    TTreeReaderArray<float> values(reader, job.branch.c_str());
+    Values values(reader, job.branch.c_str());
     pass.opened(bench::wall_seconds() - t0);
     while (reader.Next()) {
-      for (float v : values) pass.value(v);
+      if constexpr (std::is_same_v<Values, TTreeReaderValue<T>>)
+        pass.value(*values);
+      else
+        for (T v : values) pass.value(v);
       pass.end_events(1);
     }
     if (values.GetSetupStatus() < 0 || reader.GetEntryStatus() != TTreeReader::kEntryBeyondEnd)
@@ -253,6 +292,17 @@ void read_ttreereader(const Job &job, Pass &pass, CachePrep &prep) {
   }
 }
 
+template <class T>
+void read_ttreereader(const Job &job, Pass &pass, CachePrep &prep) {
+  if (job.array)
+    read_ttreereader_as<T, TTreeReaderArray<T>>(job, pass, prep);
+  else
+    read_ttreereader_as<T, TTreeReaderValue<T>>(job, pass, prep);
+}
+
+// TTree::Draw gives every value as a double: exact for every type but the 64-bit integers,
+// which read_branch refuses for it (draw_refusal).
+template <class T>
 void read_draw(const Job &job, Pass &pass, CachePrep &prep) {
   for (const auto &path : job.files) {
     prep.before_file(path);
@@ -271,13 +321,14 @@ void read_draw(const Job &job, Pass &pass, CachePrep &prep) {
         throw std::runtime_error(where(path, job.branch) + ": TTree::Draw failed (returned " + std::to_string(rows) +
                                  ") for entries " + std::to_string(first) + ".." + std::to_string(first + n));
       const double *v = t.tree->GetV1();
-      for (Long64_t r = 0; r < rows; ++r) pass.value(static_cast<float>(v[r]));  // float -> double -> float is exact
+      for (Long64_t r = 0; r < rows; ++r) pass.value(static_cast<T>(v[r]));  // T -> double -> T is exact
       pass.end_events(n);
     }
     rc::check_root_errors(where(path, job.branch));
   }
 }
 
+template <class T>
 void read_rdataframe(const Job &job, Pass &pass, CachePrep &prep) {
   // Files are opened by RDataFrame itself: each file is brought to its cache
   // state when RDataFrame starts on it (the per-sample callback; the first
@@ -301,12 +352,24 @@ void read_rdataframe(const Job &job, Pass &pass, CachePrep &prep) {
       ++next_file;
       return 0;
     });
-    with_prep.Foreach(
-        [&](int, const ROOT::RVecF &values) {
-          pass.values(values.data(), values.size());
-          if (--entries_left == 0) last_entry_at = pass.elapsed();
-        },
-        {"rc_sample_", job.branch});
+    auto count_down = [&] {
+      if (--entries_left == 0) last_entry_at = pass.elapsed();
+    };
+    if (job.array)
+      with_prep.Foreach(
+          [&](int, const ROOT::RVec<T> &values) {
+            pass.values(values.data(), values.size());
+            count_down();
+          },
+          {"rc_sample_", job.branch});
+    else
+      with_prep.Foreach(
+          [&](int, T value) {
+            pass.value(value);
+            pass.end_events(1);
+            count_down();
+          },
+          {"rc_sample_", job.branch});
   } catch (const std::exception &e) {
     rc::first_root_error().clear();
     throw std::runtime_error("RDataFrame on files " + job.files.front() + (job.files.size() > 1 ? ", ..." : "") +
@@ -316,9 +379,11 @@ void read_rdataframe(const Job &job, Pass &pass, CachePrep &prep) {
 }
 
 // The CMSSW-like reader's object: every attribute of the collection, as an
-// analysis framework's class would hold them, in memory of its own.
+// analysis framework's class would hold them, in memory of its own; `value`
+// is the branch's (the pT in the study's files).
+template <class T>
 struct Particle {
-  float pt;
+  T value;
   std::vector<double> attributes;
 };
 
@@ -338,18 +403,10 @@ double get_as(const char *p, std::size_t i) {
 }
 
 std::pair<double (*)(const char *, std::size_t), std::size_t> converter(const std::string &type, const std::string &at) {
-  if (type == "Float_t") return {get_as<Float_t>, sizeof(Float_t)};
-  if (type == "Double_t") return {get_as<Double_t>, sizeof(Double_t)};
-  if (type == "Int_t") return {get_as<Int_t>, sizeof(Int_t)};
-  if (type == "UInt_t") return {get_as<UInt_t>, sizeof(UInt_t)};
-  if (type == "Short_t") return {get_as<Short_t>, sizeof(Short_t)};
-  if (type == "UShort_t") return {get_as<UShort_t>, sizeof(UShort_t)};
-  if (type == "Char_t") return {get_as<Char_t>, sizeof(Char_t)};
-  if (type == "UChar_t") return {get_as<UChar_t>, sizeof(UChar_t)};
-  if (type == "Bool_t") return {get_as<Bool_t>, sizeof(Bool_t)};
-  if (type == "Long64_t") return {get_as<Long64_t>, sizeof(Long64_t)};
-  if (type == "ULong64_t") return {get_as<ULong64_t>, sizeof(ULong64_t)};
-  throw std::runtime_error(at + ": attribute of unsupported type " + type);
+  std::pair<double (*)(const char *, std::size_t), std::size_t> get_and_size;
+  if (!with_leaf_type(type, [&](auto v) { get_and_size = {get_as<decltype(v)>, sizeof v}; }))
+    throw std::runtime_error(at + ": attribute of unsupported type " + type);
+  return get_and_size;
 }
 
 // Every attribute of the branch's collection in flat buffers of their own types,
@@ -384,9 +441,14 @@ struct CollectionBuffers {
       throw std::runtime_error(where(path, branch) + ": counter " + std::to_string(n) + " at entry " +
                                std::to_string(i) + " exceeds the collection's maximum");
   }
-  const float *pt() const { return reinterpret_cast<const float *>(attributes[pt_index].buffer.data()); }
+  // The branch's own values (the pT in the study's files), as the type of its leaf.
+  template <class T>
+  const T *values() const {
+    return reinterpret_cast<const T *>(attributes[pt_index].buffer.data());
+  }
 };
 
+template <class T>
 void read_members(const Job &job, Pass &pass, CachePrep &prep) {
   for (const auto &path : job.files) {
     prep.before_file(path);
@@ -397,7 +459,7 @@ void read_members(const Job &job, Pass &pass, CachePrep &prep) {
     const Long64_t entries = t.tree->GetEntries();
     for (Long64_t i = 0; i < entries; ++i) {
       c.read(t, i, path, job.branch);
-      pass.values(c.pt(), c.n);
+      pass.values(c.values<T>(), c.n);
     }
     rc::check_root_errors(where(path, job.branch));
     t.tree->ResetBranchAddresses();
@@ -437,16 +499,14 @@ ObjectReader object_reader(const std::string &class_name) {
   return nullptr;
 }
 
+template <class T>
 void read_cmssw(const Job &job, Pass &pass, CachePrep &prep) {
   for (const auto &path : job.files) {
     prep.before_file(path);
     const double t0 = bench::wall_seconds();
     OpenTree t = open_tree(path, job);
     if (t.objects) {
-      ObjectReader read = object_reader(t.objects->GetClassName());
-      if (!read)
-        throw std::runtime_error(where(path, job.branch) + ": no compiled class for " + t.objects->GetClassName());
-      read(t, path, job.branch, pass, t0);
+      object_reader(t.objects->GetClassName())(t, path, job.branch, pass, t0);  // refusal() checked it
       rc::check_root_errors(where(path, job.branch));
       continue;
     }
@@ -455,17 +515,17 @@ void read_cmssw(const Job &job, Pass &pass, CachePrep &prep) {
     const Long64_t entries = t.tree->GetEntries();
     for (Long64_t i = 0; i < entries; ++i) {
       c.read(t, i, path, job.branch);
-      std::vector<Particle> particles;
+      std::vector<Particle<T>> particles;
       for (Int_t j = 0; j < c.n; ++j) {
-        Particle p;
+        Particle<T> p;
         p.attributes.reserve(c.attributes.size());
         for (const auto &a : c.attributes)
           for (int k = 0; k < a.per_particle; ++k)
             p.attributes.push_back(a.get(a.buffer.data(), j * static_cast<std::size_t>(a.per_particle) + k));
-        p.pt = c.pt()[j];
+        p.value = c.values<T>()[j];
         particles.push_back(std::move(p));
       }
-      for (const Particle &p : particles) pass.value(p.pt);
+      for (const Particle<T> &p : particles) pass.value(p.value);
       pass.end_events(1);
     }
     rc::check_root_errors(where(path, job.branch));
@@ -475,49 +535,71 @@ void read_cmssw(const Job &job, Pass &pass, CachePrep &prep) {
 
 // The RNTuple copy made by RNTupleImporter keeps a leaf-list collection as a
 // collection field (_collectionN) of records, and the branch name as a
-// projected RVec field onto one of the records' members.
+// projected RVec field onto one of the records' members; a branch of one value
+// per event as a field of its own (no collection).
 struct RNTupleFields {
   ROOT::DescriptorId_t collection, value;
 };
+
+// The RNTuple copy has no field for the branch, or holds other values: the
+// rntuple method cannot read the branch (a cannot_read record, not a stop).
+struct NoSuchField : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+// The RNTuple type name of the values of a leaf of `type` ("float" for Float_t).
+std::string rntuple_type(const std::string &type) {
+  std::string name;
+  with_leaf_type(type, [&](auto v) { name = ROOT::RField<decltype(v)>::TypeName(); });
+  return name;
+}
 
 // The RNTuple copy of a split object member "C.m" (the importer, with the classes'
 // dictionary, keeps std::vector<aod::C> as a collection field C of aod::C records):
 // the collection C and the member m of its records.
 RNTupleFields rntuple_member_fields(const ROOT::RNTupleDescriptor &desc, const std::string &path,
-                                    const std::string &name) {
+                                    const std::string &name, const std::string &value_type) {
   const auto dot = name.find('.');
   const auto id = desc.FindFieldId(name.substr(0, dot));
   if (id == ROOT::kInvalidDescriptorId)
-    throw std::runtime_error(where(path, name) + ": no field " + name.substr(0, dot) + " in the RNTuple");
+    throw NoSuchField(where(path, name) + ": no field " + name.substr(0, dot) + " in the RNTuple");
   const auto &field = desc.GetFieldDescriptor(id);
   if (field.GetStructure() != ROOT::ENTupleStructure::kCollection || field.GetLinkIds().size() != 1)
-    throw std::runtime_error(where(path, name) + ": expected a collection of records, got " + field.GetTypeName());
+    throw NoSuchField(where(path, name) + ": expected a collection of records, got " + field.GetTypeName());
   const auto member = desc.FindFieldId(name.substr(dot + 1), field.GetLinkIds()[0]);
-  if (member == ROOT::kInvalidDescriptorId || desc.GetFieldDescriptor(member).GetTypeName() != "float")
-    throw std::runtime_error(where(path, name) + ": its records have no float member " + name.substr(dot + 1));
+  if (member == ROOT::kInvalidDescriptorId || desc.GetFieldDescriptor(member).GetTypeName() != value_type)
+    throw NoSuchField(where(path, name) + ": its records have no " + value_type + " member " +
+                             name.substr(dot + 1));
   return {id, member};
 }
 
-RNTupleFields rntuple_fields(const ROOT::RNTupleDescriptor &desc, const std::string &path, const std::string &name) {
-  if (name.find('.') != std::string::npos) return rntuple_member_fields(desc, path, name);
+// The fields of branch `name` whose leaf is of (TTree) type `leaf_type`.
+RNTupleFields rntuple_fields(const ROOT::RNTupleDescriptor &desc, const std::string &path, const std::string &name,
+                             const std::string &leaf_type) {
+  const std::string value_type = rntuple_type(leaf_type);
+  if (name.find('.') != std::string::npos) return rntuple_member_fields(desc, path, name, value_type);
   const auto id = desc.FindFieldId(name);
   if (id == ROOT::kInvalidDescriptorId)
-    throw std::runtime_error(where(path, name) + ": no such field in the RNTuple");
+    throw NoSuchField(where(path, name) + ": no such field in the RNTuple");
   const auto &field = desc.GetFieldDescriptor(id);
+  if (field.GetStructure() == ROOT::ENTupleStructure::kPlain && field.GetTypeName() == value_type)
+    return {ROOT::kInvalidDescriptorId, id};  // one value per event
   if (field.GetStructure() != ROOT::ENTupleStructure::kCollection || field.GetLinkIds().size() != 1)
-    throw std::runtime_error(where(path, name) + ": expected a collection of float, got " + field.GetTypeName());
+    throw NoSuchField(where(path, name) + ": expected " + value_type + " or a collection of " + value_type +
+                             ", got " + field.GetTypeName());
   auto source = [&](ROOT::DescriptorId_t f) {
     const auto &d = desc.GetFieldDescriptor(f);
     return d.IsProjectedField() ? d.GetProjectionSourceId() : f;
   };
   const ROOT::DescriptorId_t value = source(field.GetLinkIds()[0]);
   ROOT::DescriptorId_t collection = source(id);
-  if (desc.GetFieldDescriptor(value).GetTypeName() != "float")
-    throw std::runtime_error(where(path, name) + ": the values are " + desc.GetFieldDescriptor(value).GetTypeName() +
-                             ", not float");
+  if (desc.GetFieldDescriptor(value).GetTypeName() != value_type)
+    throw NoSuchField(where(path, name) + ": the values are " + desc.GetFieldDescriptor(value).GetTypeName() +
+                             ", not " + value_type);
   return {collection, value};
 }
 
+template <class T>
 void read_rntuple(const Job &job, Pass &pass, CachePrep &prep) {
   for (const auto &path : job.rntuple_files) {
     prep.before_file(path);
@@ -530,14 +612,22 @@ void read_rntuple(const Job &job, Pass &pass, CachePrep &prep) {
       throw std::runtime_error("cannot read " + where(path, job.branch) + " (RNTuple): " + e.what());
     }
     try {
-      const RNTupleFields ids = rntuple_fields(reader->GetDescriptor(), path, job.branch);
-      auto collection = reader->GetCollectionView(ids.collection);
-      auto values = reader->GetDirectAccessView<float>(ids.value);
-      pass.opened(bench::wall_seconds() - t0);
+      const RNTupleFields ids = rntuple_fields(reader->GetDescriptor(), path, job.branch, job.type);
+      auto values = reader->GetDirectAccessView<T>(ids.value);
       const auto entries = reader->GetNEntries();
-      for (ROOT::NTupleSize_t i = 0; i < entries; ++i) {
-        for (auto j : collection.GetCollectionRange(i)) pass.value(values(j));
-        pass.end_events(1);
+      if (ids.collection == ROOT::kInvalidDescriptorId) {
+        pass.opened(bench::wall_seconds() - t0);
+        for (ROOT::NTupleSize_t i = 0; i < entries; ++i) {
+          pass.value(values(i));
+          pass.end_events(1);
+        }
+      } else {
+        auto collection = reader->GetCollectionView(ids.collection);
+        pass.opened(bench::wall_seconds() - t0);
+        for (ROOT::NTupleSize_t i = 0; i < entries; ++i) {
+          for (auto j : collection.GetCollectionRange(i)) pass.value(values(j));
+          pass.end_events(1);
+        }
       }
     } catch (const ROOT::RException &e) {
       rc::first_root_error().clear();
@@ -581,9 +671,10 @@ Bytes rntuple_bytes(const Job &job) {
     }
     try {
       const auto &desc = inspector->GetDescriptor();
-      const RNTupleFields ids = rntuple_fields(desc, path, job.branch);
+      const RNTupleFields ids = rntuple_fields(desc, path, job.branch, job.type);
       for (auto field : {ids.collection, ids.value})
-        for (const auto &column : desc.GetColumnIterable(field)) {
+        if (field != ROOT::kInvalidDescriptorId)
+          for (const auto &column : desc.GetColumnIterable(field)) {
           const auto &info = inspector->GetColumnInspector(column.GetPhysicalId());
           bytes.compressed += static_cast<long long>(info.GetCompressedSize());
           bytes.uncompressed += static_cast<long long>(info.GetUncompressedSize());
@@ -599,12 +690,37 @@ Bytes rntuple_bytes(const Job &job) {
 
 using Method = std::function<void(const Job &, Pass &, CachePrep &)>;
 
+// A method read in the job's leaf type (with_leaf_type knows every type open_tree lets through).
+#define RC_TYPED(method) \
+  [](const Job &job, Pass &pass, CachePrep &prep) { \
+    with_leaf_type(job.type, [&](auto v) { method<decltype(v)>(job, pass, prep); }); \
+  }
+
 const std::map<std::string, Method> &methods() {
   static const std::map<std::string, Method> table{
-      {"columnar", read_columnar}, {"bulk", read_bulk},   {"ttreereader", read_ttreereader},
-      {"draw", read_draw},         {"rdataframe", read_rdataframe}, {"members", read_members},
-      {"cmssw", read_cmssw},       {"rntuple", read_rntuple}};
+      {"columnar", RC_TYPED(read_columnar)}, {"bulk", RC_TYPED(read_bulk)},
+      {"ttreereader", RC_TYPED(read_ttreereader)}, {"draw", RC_TYPED(read_draw)},
+      {"rdataframe", RC_TYPED(read_rdataframe)}, {"members", RC_TYPED(read_members)},
+      {"cmssw", RC_TYPED(read_cmssw)}, {"rntuple", RC_TYPED(read_rntuple)}};
   return table;
+}
+#undef RC_TYPED
+
+// Why `method` cannot read the job's branch (t: its first file), from what the
+// method is; empty if it can. Checked before any timing.
+std::string refusal(const std::string &method, const OpenTree &t, const Job &job) {
+  if (method == "bulk") return bulk_refusal(t);
+  if (method == "draw" && (job.type == "Long64_t" || job.type == "ULong64_t"))
+    return "TTree::Draw gives its values as double, which cannot hold every " + job.type;
+  if ((method == "members" || method == "cmssw") && !t.count)
+    return "not a collection (one value or a fixed array per event): there are no objects to build";
+  if (method == "cmssw" && t.objects) {
+    if (!object_reader(t.objects->GetClassName()))
+      return std::string("no compiled class for ") + t.objects->GetClassName();
+    if (job.branch != std::string(t.objects->GetName()) + ".pt")
+      return "the CMSSW-like reader takes the pT from the objects, not " + job.branch;
+  }
+  return "";
 }
 
 struct Reference {
@@ -666,27 +782,39 @@ int main(int argc, char **argv) {
     // A method ROOT refuses for a branch is a record saying why, not a stop of the others.
     std::map<std::pair<std::string, std::string>, Bytes> bytes;
     std::map<std::pair<std::string, std::string>, std::string> refused;
+    std::map<std::string, Job> jobs;  // per branch
     for (const auto &branch : branches) {
-      const Job job{files, rntuple_files, opt.str("tree"), branch};
+      Job job{files, rntuple_files, opt.str("tree"), branch, "", false};
+      {
+        const OpenTree first = open_tree(files.front(), job);
+        job.type = first.leaf->GetTypeName();
+        job.array = first.count || first.leaf->GetLen() > 1;
+        for (const auto &m : method_names) {
+          std::string reason = refusal(m, first, job);
+          std::string message = reason.empty() ? "" : where(files.front(), branch) + ": " + reason;
+          if (m == "rntuple" && reason.empty()) {
+            try {
+              bytes[{m, branch}] = rntuple_bytes(job);
+            } catch (const NoSuchField &e) {  // names the RNTuple file and the branch
+              reason = message = e.what();
+            }
+          }
+          if (reason.empty()) continue;
+          refused[{m, branch}] = reason;
+          bench::JsonLine()
+              .add("record", "cannot_read")
+              .add("method", m)
+              .add("branch", branch)
+              .add("message", message)
+              .print();
+        }
+      }
+      jobs.emplace(branch, job);
       std::unique_ptr<Bytes> columns;  // value and counter: the same for every TTree method but cmssw
       for (const auto &m : method_names) {
-        if (m == "bulk") {
-          const std::string reason = bulk_refusal(open_tree(files.front(), job));
-          if (!reason.empty()) {
-            refused[{m, branch}] = reason;
-            bench::JsonLine()
-                .add("record", "cannot_read")
-                .add("method", m)
-                .add("branch", branch)
-                .add("message", where(files.front(), branch) + ": " + reason)
-                .print();
-            continue;
-          }
-        }
+        if (refused.count({m, branch}) || bytes.count({m, branch})) continue;
         if (m == "cmssw" || m == "members") {
           bytes[{m, branch}] = tree_bytes(job, true);
-        } else if (m == "rntuple") {
-          bytes[{m, branch}] = rntuple_bytes(job);
         } else {
           if (!columns) columns = std::make_unique<Bytes>(tree_bytes(job, false));
           bytes[{m, branch}] = *columns;
@@ -699,7 +827,7 @@ int main(int argc, char **argv) {
     const long long methods_count = static_cast<long long>(method_names.size());
     for (long long rep = 0; rep < warmup + reps; ++rep) {
       for (const auto &branch : branches) {
-        const Job job{files, rntuple_files, opt.str("tree"), branch};
+        const Job &job = jobs.at(branch);
         for (long long k = 0; k < methods_count; ++k) {
           const std::string &name = method_names[static_cast<std::size_t>((k + rep + rotation) % methods_count)];
           if (refused.count({name, branch})) continue;

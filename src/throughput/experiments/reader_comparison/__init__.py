@@ -23,7 +23,7 @@ is read by every reader, one process per reader group and input set:
 
 Every reader reports items, events, the exact checksum of
 kernels/reader_comparison/pass.hpp (sum mod 2^64 of a 64-bit mix of each
-value's float32 bit pattern: order-independent), wall and CPU time, and a
+value's bit pattern in its own type: order-independent), wall and CPU time, and a
 sample every ``sample_every`` items. All readers of the same files and branch
 must agree on items and checksum (``check_agreement``); a disagreement fails
 the run. Files are warm (pre-read, checked resident with mincore) unless the
@@ -47,6 +47,8 @@ Modules, one role each:
 - analysis: agreement and reference checks, summaries, rates, ratios,
   targets, the timeline, the collections' shapes;
 - report: the paper's tables (LaTeX cells), figures and macros;
+- own_file: every reader on a user's own file and branches (``python -m
+  throughput.readers``), measured as above, printed as a table;
 - command_line: ``main``, what ``python -m throughput.experiments.reader_comparison``
   runs (through __main__) for the workflow's rules and the reader processes.
 

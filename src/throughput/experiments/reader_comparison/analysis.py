@@ -14,7 +14,7 @@ import pandas as pd
 from ... import references
 from .inputs import collection_attributes
 from .vocabulary import (LAYOUTS, NUMPY_TARGET, TIMELINE_READERS, TREE_CPP_METHODS, branch_name, collection_of,
-                         tree_name)
+                         set_tree, tree_name)
 
 # --- validation ----------------------------------------------------------------------------------
 
@@ -150,7 +150,7 @@ def fill_bytes(table: pd.DataFrame, inputs: dict[str, dict[str, Any]]) -> pd.Dat
         if row["reader"] == "numpy":
             compressed, uncompressed = numpy_bytes(spec["numpy"], row["branch"])
         else:
-            compressed, uncompressed = value_branch_bytes(spec["root"], tree_name(row["layout"]), row["branch"])
+            compressed, uncompressed = value_branch_bytes(spec["root"], set_tree(spec), row["branch"])
         table.loc[index, ["bytes_compressed", "bytes_uncompressed"]] = [compressed, uncompressed]
     return _rates(table)
 

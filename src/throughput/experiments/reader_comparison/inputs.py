@@ -13,7 +13,7 @@ import numpy as np
 
 from ... import datasets, harness, machine_fit, references
 from ...results import atomic_path
-from .readers import ReaderError, checksum, hex_checksum
+from .readers import ReaderError, checksum, hex_checksum, numeric_dtype
 from .vocabulary import (AOD_BYTES_PER_EVENT_ESTIMATE, COLLECTIONS, COMPRESSIONS, LAYOUTS,
                          NANOAOD_BYTES_PER_EVENT_ESTIMATE, branch_name, tree_name)
 
@@ -74,9 +74,9 @@ def make_rntuple_copy(source: str | os.PathLike, output: str | os.PathLike, comp
 
 def make_numpy_copy(source: str | os.PathLike, output: str | os.PathLike, tree: str,
                     branches: list[str] | None = None) -> dict[str, Any]:
-    """The values of every (jagged) float branch named `<collection>_<attr>` of the
-    layout as flat float32 arrays in a deflate-compressed .npz (np.savez_compressed),
-    with the number of events; written atomically. Returns what was written."""
+    """The values of each of `branches` (numbers: flat, fixed arrays or jagged) as flat
+    arrays of their own type in a deflate-compressed .npz (np.savez_compressed), with
+    the number of events; written atomically. Returns what was written."""
     import awkward as ak
     import uproot
 
@@ -87,8 +87,12 @@ def make_numpy_copy(source: str | os.PathLike, output: str | os.PathLike, tree: 
         missing = [b for b in branches or [] if b not in t]
         if missing:
             raise ReaderError(f"file {source}: no branch {', '.join(missing)} in tree '{tree}'")
-        arrays = {b: np.asarray(ak.flatten(t[b].array(library="ak"), axis=None), dtype=np.float32)
-                  for b in branches}
+        arrays = {}
+        for b in branches:
+            dtype = numeric_dtype(t[b].interpretation)
+            if dtype is None:
+                raise ReaderError(f"file {source}, branch {b}: not a branch of numbers ({t[b].interpretation})")
+            arrays[b] = np.asarray(ak.flatten(t[b].array(library="ak"), axis=None), dtype=dtype)
         arrays["__events__"] = np.array([t.num_entries], dtype=np.int64)
     with atomic_path(output) as temporary:
         with open(temporary, "wb") as stream:

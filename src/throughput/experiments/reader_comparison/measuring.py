@@ -20,35 +20,20 @@ from .inputs import counter_of
 from .processes import (LAURELIN_SOURCES, ROOT4J_SOURCES, ReaderFailed, build_java_reader, build_root4j_reader,
                         classify_failure, java_available, java_dir, root4j_dir, run_json_process, run_rootreadspeed)
 from .vocabulary import (COLLECTIONS, CPP_METHODS, HZZ_COLLECTIONS, JAVA_READERS, LAYOUTS, OBJECT_METHODS,
-                         PYTHON_READERS, READER_BY_NAME, READER_TABLE, branch_name, collection_of, tree_name)
+                         PYTHON_READERS, READER_BY_NAME, READER_TABLE, branch_name, collection_of, set_tree)
 
 def plan(params: dict[str, Any], inputs: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:
     """Every process to run: one per input set, cache state and reader group.
 
-    `inputs` maps a set name to {"role": main|scan|real, "layout", "compression",
-    "root": [...], "rntuple": [...], "numpy": [...]}."""
-    readers = list(params["readers"])
-    cpp = [m for m in CPP_METHODS if m in readers]
+    `inputs` maps a set name to {"role": main|objects|scan|real|own, "layout",
+    "compression", "root": [...], "rntuple": [...], "numpy": [...]}; a user's own
+    file (role "own", throughput.readers) names its "tree", "branches" and "readers" itself."""
     runs = []
     for name, spec in inputs.items():
+        readers = list(spec.get("readers", params["readers"]))
+        cpp = [m for m in CPP_METHODS if m in readers]
         layout = spec["layout"]
-        available = LAYOUTS[layout][2]
-        if spec["role"] == "main":
-            wanted = [(c, "warm") for c in params["collections"]] + [(c, "cold") for c in params["cold_collections"]]
-        elif spec["role"] == "objects":
-            wanted = [(c, "warm") for c in params["collections"]]
-        elif spec["role"] == "scan":
-            wanted = [(c, "warm") for c in params["scan_collections"]]
-        else:
-            wanted = [(c, "warm") for c in (params["collections"] if layout != "hzz" else HZZ_COLLECTIONS)]
-        for cache in ("warm", "cold"):
-            collections = [c for c, state in wanted if state == cache and c in available]
-            # the figure's collection first, so each process reads it first (JIT and warm-up visible)
-            collections.sort(key=lambda c: (c != params["timeline_collection"], COLLECTIONS.index(c)
-                                            if c in COLLECTIONS else 0))
-            if not collections:
-                continue
-            branches = [branch_name(layout, c) for c in collections]
+        for cache, branches in _branches_by_cache(params, spec):
             base = {"set": name, "role": spec["role"], "layout": layout, "compression": spec["compression"],
                     "cache": cache, "branches": branches}
             # a reader of a copy (RNTuple, Numpy) runs where the set has that copy
@@ -61,9 +46,33 @@ def plan(params: dict[str, Any], inputs: dict[str, dict[str, Any]]) -> list[dict
             for reader in READER_TABLE:  # each Python or Java reader is a process of its own
                 if reader.language in ("python", "java") and reader.name in readers and has_copy[reader.format]:
                     runs.append({**base, "group": reader.name, "methods": [reader.name]})
-            if params["rootreadspeed"] and spec["role"] in ("main", "scan") and cache == "warm":
+            if params["rootreadspeed"] and spec["role"] in ("main", "scan", "own") and cache == "warm":
                 runs.append({**base, "group": "rootreadspeed", "methods": ["rootreadspeed"]})
     return runs
+
+
+def _branches_by_cache(params: dict[str, Any], spec: dict[str, Any]) -> list[tuple[str, list[str]]]:
+    """(cache state, branches) to read of one input set, by its role; each list starts with
+    the figure's collection, so each process reads it first (JIT and warm-up visible)."""
+    if spec["role"] == "own":
+        return [("warm", list(spec["branches"]))]
+    layout = spec["layout"]
+    if spec["role"] == "main":
+        wanted = [(c, "warm") for c in params["collections"]] + [(c, "cold") for c in params["cold_collections"]]
+    elif spec["role"] == "objects":
+        wanted = [(c, "warm") for c in params["collections"]]
+    elif spec["role"] == "scan":
+        wanted = [(c, "warm") for c in params["scan_collections"]]
+    else:
+        wanted = [(c, "warm") for c in (params["collections"] if layout != "hzz" else HZZ_COLLECTIONS)]
+    plans = []
+    for cache in ("warm", "cold"):
+        collections = [c for c, state in wanted if state == cache and c in LAYOUTS[layout][2]]
+        collections.sort(key=lambda c: (c != params["timeline_collection"], COLLECTIONS.index(c)
+                                        if c in COLLECTIONS else 0))
+        if collections:
+            plans.append((cache, [branch_name(layout, c) for c in collections]))
+    return plans
 
 
 def run_name(run: dict[str, Any]) -> str:
@@ -82,7 +91,7 @@ def _measure_pass(run: dict[str, Any], spec: dict[str, Any], params: dict[str, A
     """One process of `run`: its warm-up passes, then one measured pass (the
     interleaving loop calls it once per round; the C++ process rotates its
     methods by the round). A reader that cannot read gives rows saying why."""
-    common = {"files": ",".join(spec["root"]), "tree": tree_name(run["layout"]), "branches": ",".join(run["branches"]),
+    common = {"files": ",".join(spec["root"]), "tree": set_tree(spec), "branches": ",".join(run["branches"]),
               "reps": 1, "warmup": params["warmup"], "cache": run["cache"], "sample-every": params["sample_every"]}
     build_info = None
     label = f"{run['group']} reader on {run['set']} ({run['cache']})"
@@ -117,8 +126,8 @@ def _measure_pass(run: dict[str, Any], spec: dict[str, Any], params: dict[str, A
                 argv = ["java", "-jar", str(jar)] + [x for k, v in args.items() for x in (f"--{k}", str(v))]
                 frame = _records_frame(run_json_process(argv, label))
         else:
-            frames = [run_rootreadspeed(spec["root"], tree_name(run["layout"]), branch,
-                                        counter_of(spec["root"][0], tree_name(run["layout"]), branch), run["cache"],
+            frames = [run_rootreadspeed(spec["root"], set_tree(spec), branch,
+                                        counter_of(spec["root"][0], set_tree(spec), branch), run["cache"],
                                         1, params["warmup"]) for branch in run["branches"]]
             frame = pd.concat(frames, ignore_index=True)
     except ReaderFailed as error:

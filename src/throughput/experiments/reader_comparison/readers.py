@@ -48,12 +48,19 @@ except ImportError:  # pragma: no cover - numba is in the pinned environment
     _mix_sum_numba = None
 
 
+# The value types the readers compare (read_branch's leaf types: Float_t, Double_t,
+# Char_t ... ULong64_t, Bool_t), as numpy kinds: bool, signed and unsigned integers, floats.
+NUMERIC_KINDS = "biuf"
+
+
 def checksum(values: np.ndarray) -> int:
-    """The readers' checksum of float32 `values` (an int in [0, 2^64))."""
+    """The readers' checksum of `values` (an int in [0, 2^64)): each value's bit pattern in
+    its own type, zero-extended to 64 bits (pass.hpp), so float32 and float64 of the same
+    number differ."""
     values = np.ascontiguousarray(values)
-    if values.dtype != np.float32:
-        raise TypeError(f"the readers compare float32 values, got {values.dtype}")
-    bits = values.view(np.uint32)
+    if values.dtype.kind not in NUMERIC_KINDS or values.dtype.itemsize not in (1, 2, 4, 8):
+        raise TypeError(f"the readers compare numeric values (bool, integers, floats), got {values.dtype}")
+    bits = values.reshape(-1).view(f"=u{values.dtype.itemsize}")
     return int(_mix_sum_numba(bits)) if _mix_sum_numba is not None else _mix_sum_numpy(bits)
 
 
@@ -131,6 +138,20 @@ def _check_exists(path: str, branch: str) -> None:
         raise ReaderError(f"cannot open file {path}, branch {branch}: no such file")
 
 
+def numeric_dtype(interpretation: Any) -> np.dtype | None:
+    """The native-endian dtype of the values of a branch uproot interprets as numbers
+    (flat, fixed arrays or jagged), or None for anything else."""
+    from uproot.interpretation.jagged import AsJagged
+    from uproot.interpretation.numerical import AsDtype
+
+    if isinstance(interpretation, AsJagged):
+        interpretation = interpretation.content
+    if type(interpretation) is not AsDtype:  # not its subclasses (AsDtypeInPlace ...), nor AsStrings, objects
+        return None
+    dtype = interpretation.to_dtype.base.newbyteorder("=")
+    return dtype if dtype.kind in NUMERIC_KINDS else None
+
+
 def _read_uproot(files: list[str], tree: str, branch: str, p: _Pass, prep: _CachePrep) -> None:
     import awkward as ak
     import uproot
@@ -148,21 +169,20 @@ def _read_uproot(files: list[str], tree: str, branch: str, p: _Pass, prep: _Cach
                 if branch not in t:
                     raise ReaderError(f"{where}: no such branch in tree '{tree}'")
                 b = t[branch]
-                interpretation = str(b.interpretation)
-                if interpretation not in ("AsJagged(AsDtype('>f4'))", "AsDtype('>f4')"):
-                    raise ReaderError(f"{where}: not a float32 branch ({interpretation})")
+                dtype = numeric_dtype(b.interpretation)
+                if dtype is None:
+                    raise ReaderError(f"{where}: not a branch of numbers ({b.interpretation})")
                 p.open_s += time.perf_counter() - t0
-                # Baskets in groups of about sample_every values (4 bytes each),
-                # one uproot call per group: the rate is sampled as often as asked
-                # without one call per basket.
+                # Baskets in groups of about sample_every values, one uproot call per
+                # group: the rate is sampled as often as asked without one call per basket.
                 start = done = 0
                 for k in range(b.num_baskets):
                     done += b.basket_uncompressed_bytes(k)
                     stop = b.basket_entry_start_stop(k)[1]
-                    if done < 4 * p.every and k + 1 < b.num_baskets:
+                    if done < dtype.itemsize * p.every and k + 1 < b.num_baskets:
                         continue
                     array = b.array(entry_start=start, entry_stop=stop, library="ak")
-                    p.add(np.asarray(ak.flatten(array, axis=None), dtype=np.float32), stop - start)
+                    p.add(np.asarray(ak.flatten(array, axis=None), dtype=dtype), stop - start)
                     start, done = stop, 0
                 if start != t.num_entries:
                     raise ReaderError(f"{where}: baskets end at entry {start}, the tree has {t.num_entries}")
@@ -189,8 +209,8 @@ def _read_numpy(files: list[str], tree: str, branch: str, p: _Pass, prep: _Cache
             raise
         except (zipfile.BadZipFile, zlib.error, ValueError, OSError, EOFError, KeyError) as error:
             raise ReaderError(f"{where}: cannot read the Numpy file: {type(error).__name__}: {error}") from error
-        if values.dtype != np.float32:
-            raise ReaderError(f"{where}: not float32 ({values.dtype})")
+        if values.dtype.kind not in NUMERIC_KINDS:
+            raise ReaderError(f"{where}: not numbers ({values.dtype})")
         p.add(values, events)
 
 

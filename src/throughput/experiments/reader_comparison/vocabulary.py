@@ -84,5 +84,10 @@ def tree_name(layout: str) -> str:
     return LAYOUTS[layout][0]
 
 
+def set_tree(spec: dict) -> str:
+    """The tree of an input set: its own "tree" (a user's file, throughput.readers), else its layout's."""
+    return spec.get("tree") or tree_name(spec["layout"])
+
+
 def collection_of(branch: str) -> str:
     return branch.replace(".", "_").split("_", 1)[0]
