@@ -301,7 +301,7 @@ void read_ttreereader(const Job &job, Pass &pass, CachePrep &prep) {
 }
 
 // TTree::Draw gives every value as a double: exact for every type but the 64-bit integers,
-// which read_branch refuses for it (draw_refusal).
+// which read_branch refuses for it (refusal()).
 template <class T>
 void read_draw(const Job &job, Pass &pass, CachePrep &prep) {
   for (const auto &path : job.files) {
@@ -673,12 +673,12 @@ Bytes rntuple_bytes(const Job &job) {
       const auto &desc = inspector->GetDescriptor();
       const RNTupleFields ids = rntuple_fields(desc, path, job.branch, job.type);
       for (auto field : {ids.collection, ids.value})
-        if (field != ROOT::kInvalidDescriptorId)
+        if (field != ROOT::kInvalidDescriptorId)  // no collection: one value per event
           for (const auto &column : desc.GetColumnIterable(field)) {
-          const auto &info = inspector->GetColumnInspector(column.GetPhysicalId());
-          bytes.compressed += static_cast<long long>(info.GetCompressedSize());
-          bytes.uncompressed += static_cast<long long>(info.GetUncompressedSize());
-        }
+            const auto &info = inspector->GetColumnInspector(column.GetPhysicalId());
+            bytes.compressed += static_cast<long long>(info.GetCompressedSize());
+            bytes.uncompressed += static_cast<long long>(info.GetUncompressedSize());
+          }
     } catch (const ROOT::RException &e) {
       rc::first_root_error().clear();
       throw std::runtime_error("cannot read " + where(path, job.branch) + " (RNTuple): " + e.what());
@@ -785,41 +785,37 @@ int main(int argc, char **argv) {
     std::map<std::string, Job> jobs;  // per branch
     for (const auto &branch : branches) {
       Job job{files, rntuple_files, opt.str("tree"), branch, "", false};
-      {
-        const OpenTree first = open_tree(files.front(), job);
-        job.type = first.leaf->GetTypeName();
-        job.array = first.count || first.leaf->GetLen() > 1;
-        for (const auto &m : method_names) {
-          std::string reason = refusal(m, first, job);
-          std::string message = reason.empty() ? "" : where(files.front(), branch) + ": " + reason;
-          if (m == "rntuple" && reason.empty()) {
-            try {
-              bytes[{m, branch}] = rntuple_bytes(job);
-            } catch (const NoSuchField &e) {  // names the RNTuple file and the branch
-              reason = message = e.what();
-            }
-          }
-          if (reason.empty()) continue;
-          refused[{m, branch}] = reason;
-          bench::JsonLine()
-              .add("record", "cannot_read")
-              .add("method", m)
-              .add("branch", branch)
-              .add("message", message)
-              .print();
-        }
-      }
-      jobs.emplace(branch, job);
+      const OpenTree first = open_tree(files.front(), job);
+      job.type = first.leaf->GetTypeName();
+      job.array = first.count || first.leaf->GetLen() > 1;
       std::unique_ptr<Bytes> columns;  // value and counter: the same for every TTree method but cmssw
       for (const auto &m : method_names) {
-        if (refused.count({m, branch}) || bytes.count({m, branch})) continue;
-        if (m == "cmssw" || m == "members") {
-          bytes[{m, branch}] = tree_bytes(job, true);
-        } else {
-          if (!columns) columns = std::make_unique<Bytes>(tree_bytes(job, false));
-          bytes[{m, branch}] = *columns;
+        std::string refused_because;  // names the file and the branch
+        try {
+          const std::string reason = refusal(m, first, job);
+          if (!reason.empty())
+            refused_because = where(files.front(), branch) + ": " + reason;
+          else if (m == "rntuple")
+            bytes[{m, branch}] = rntuple_bytes(job);
+          else if (m == "cmssw" || m == "members")
+            bytes[{m, branch}] = tree_bytes(job, true);
+          else {
+            if (!columns) columns = std::make_unique<Bytes>(tree_bytes(job, false));
+            bytes[{m, branch}] = *columns;
+          }
+        } catch (const NoSuchField &e) {  // the RNTuple copy lacks the field or holds other values
+          refused_because = e.what();
         }
+        if (refused_because.empty()) continue;
+        refused[{m, branch}] = refused_because;
+        bench::JsonLine()
+            .add("record", "cannot_read")
+            .add("method", m)
+            .add("branch", branch)
+            .add("message", refused_because)
+            .print();
       }
+      jobs.emplace(branch, job);
     }
 
     std::map<std::string, Reference> reference;  // per branch: the first pass

@@ -101,8 +101,11 @@ def _rates(table: pd.DataFrame) -> pd.DataFrame:
     table["mhz_items"] = table["items"] / table["wall_s"] / 1e6
     table["mhz_items_read"] = table["items"] / table["read_s"] / 1e6
     table["ns_per_item_read"] = table["read_s"] / table["items"] * 1e9
-    table["mb_s_compressed"] = table["bytes_compressed"] / table["read_s"] / 1e6
-    table["mb_s_uncompressed"] = table["bytes_uncompressed"] / table["read_s"] / 1e6
+    # A file whose branches record no byte counts (fTotBytes 0, e.g. the real NanoAOD file's
+    # baskets kept in the TTree itself) gives no byte rate, not 0 MB/s.
+    for kind in ("compressed", "uncompressed"):
+        recorded = table[f"bytes_{kind}"].where(table[f"bytes_{kind}"] > 0)
+        table[f"mb_s_{kind}"] = recorded / table["read_s"] / 1e6
     return table
 
 

@@ -30,7 +30,12 @@ def compression_name(setting: int) -> str:
 
 
 def file_compression(path: str | os.PathLike) -> str:
-    """Compression of a ROOT file, from fCompress in its header (ROOT's documented layout)."""
+    """Compression of a ROOT file (its algorithm's name), from fCompress in its header."""
+    return compression_name(file_compression_setting(path))
+
+
+def file_compression_setting(path: str | os.PathLike) -> int:
+    """fCompress of a ROOT file's header (algorithm*100 + level; ROOT's documented layout)."""
     import struct
 
     with open(path, "rb") as stream:
@@ -39,7 +44,7 @@ def file_compression(path: str | os.PathLike) -> str:
         raise ReaderError(f"{path}: not a ROOT file (no 'root' magic in its header)")
     version = struct.unpack(">i", header[4:8])[0]
     offset = 41 if version > 1000000 else 33
-    return compression_name(struct.unpack(">i", header[offset:offset + 4])[0])
+    return struct.unpack(">i", header[offset:offset + 4])[0]
 
 
 def make_aod_like(output: str | os.PathLike, events: int, compression: str, level: int, seed: int,

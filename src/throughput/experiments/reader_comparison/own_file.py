@@ -18,7 +18,7 @@ import pandas as pd
 
 from ... import noise
 from .analysis import UNREAD_RECORDS, check_agreement, fill_bytes, summary
-from .inputs import file_compression, make_numpy_copy, make_rntuple_copy
+from .inputs import compression_name, file_compression, file_compression_setting, make_numpy_copy, make_rntuple_copy
 from .measuring import measure
 from .readers import ReaderError, numeric_dtype
 from .vocabulary import COMPRESSIONS, JAVA_READERS, LABELS, READER_TABLE, READERS
@@ -77,7 +77,10 @@ def prepare(files: list[str], tree: str, types: dict[str, np.dtype], readers: li
     """The input sets, one per branch (its readers interleaved), with the copies the RNTuple
     and Numpy readers read, made under `work` (kept: a second run with the same --work reuses
     them and the measured runs); and rows for the readers that cannot read a branch."""
-    compression = file_compression(files[0])
+    setting = file_compression_setting(files[0])
+    compression = compression_name(setting)
+    # the RNTuple copy with the file's own algorithm and level (ZLIB where RNTuple lacks the algorithm)
+    copy_compression, copy_level = (compression, setting % 100) if compression in COMPRESSIONS else ("ZLIB", 1)
     roots = [str(Path(f).resolve()) for f in files]
     copies: dict[str, list[str]] = {"rntuple": [], "numpy": []}
     for index, source in enumerate(roots):
@@ -85,7 +88,7 @@ def prepare(files: list[str], tree: str, types: dict[str, np.dtype], readers: li
         if "rntuple" in readers:
             copy = work / "copies" / f"{stem}.ntuple.root"
             if not copy.exists():
-                make_rntuple_copy(source, copy, compression if compression in COMPRESSIONS else "ZLIB", 1, tree)
+                make_rntuple_copy(source, copy, copy_compression, copy_level, tree)
             copies["rntuple"].append(str(copy))
         if "numpy" in readers:
             copy = work / "copies" / f"{stem}.{'-'.join(types)}.npz"
@@ -109,7 +112,8 @@ def table(frame: pd.DataFrame, inputs: dict[str, dict[str, Any]], types: dict[st
     reader of the branch, its checksum and whether it agrees; or why it did not read.
     Raises AssertionError (check_agreement) when readers that ran disagree."""
     ran = (frame["record"] == "timing").any()
-    agreed = check_agreement(frame) if ran else pd.DataFrame(columns=["branch"])
+    agreed = check_agreement(frame) if ran else pd.DataFrame(columns=["branch", "checksum"])
+    agreed_checksum = dict(zip(agreed["branch"], agreed["checksum"]))
     rates = fill_bytes(summary(frame), inputs) if ran else pd.DataFrame(columns=["branch", "reader"])
     rows = []
     for branch in types:
@@ -128,7 +132,7 @@ def table(frame: pd.DataFrame, inputs: dict[str, dict[str, Any]], types: dict[st
                              "mb_s": r["mb_s_uncompressed"], "of_fastest": r["mhz_items_read"] / fastest,
                              "open_ms": r["open_s"] * 1e3, "passes": int(r["passes"]), "noisy": bool(r["noisy"]),
                              "cv": r["cv"], "checksum": checksum.iloc[0] if len(checksum) else "",
-                             "agrees": bool((agreed["branch"] == branch).any()) if len(checksum) else None})
+                             "agrees": checksum.iloc[0] == agreed_checksum.get(branch) if len(checksum) else None})
             elif len(unread):
                 u = unread.iloc[0]
                 rows.append({**base, "result": f"{UNREAD_RECORDS[u['record']]}: {u['message']}"})
@@ -149,7 +153,7 @@ def print_table(result: pd.DataFrame, frame: pd.DataFrame, files: list[str], tre
             flag = " †" if r["noisy"] else ""
             lines.append({"reader": r["label"], "kHz": f"{r['khz']:.4g}{flag}",
                           "M values/s": f"{r['mhz_items']:.4g}{flag}",
-                          "MB/s": "" if pd.isna(r["mb_s"]) else f"{r['mb_s']:.4g}",
+                          "MB/s": "n/a" if pd.isna(r["mb_s"]) else f"{r['mb_s']:.4g}",
                           "of fastest": f"{r['of_fastest']:.2f}",
                           "open ms": "" if pd.isna(r["open_ms"]) else f"{r['open_ms']:.3g}",
                           "checksum": r["checksum"] or "(none)",

@@ -238,9 +238,10 @@ def _object_macros(table: pd.DataFrame, params: dict[str, Any], frame: pd.DataFr
               "WrtObjEventBytes": (_num(objects["raw_bytes"].iloc[0] / objects["entries"].iloc[0])
                                    if len(objects) else "n/a")}
     size_rows = seed001_size_rows(sizes if sizes is not None else pd.DataFrame())
-    ours = size_rows[~size_rows["who"].str.startswith("seed")]
-    values["WrtObjSizeVerdict"] = (f"the simple format's files are {'larger' if ours['ratio'].iloc[0] > 1 else 'smaller'}"
-                                   " than ROOT's" if len(ours) else "no data products were converted in this run")
+    our_sizes = size_rows[~size_rows["who"].str.startswith("seed")]
+    values["WrtObjSizeVerdict"] = ("the simple format's files are "
+                                   f"{'larger' if our_sizes['ratio'].iloc[0] > 1 else 'smaller'} than ROOT's"
+                                   if len(our_sizes) else "no data products were converted in this run")
     measured = bool(len(objects)) and "root_imt" in params["object_methods"]
     ours = versus(table, "objects", "root_imt") if measured else None
     for method, name in (("simple_root", "RootSer"), ("simple", "Copied")):
