@@ -14,7 +14,7 @@ import pytest
 import uproot
 from conftest import command_env, flip_basket_bytes
 
-from throughput import config, datasets, harness, results
+from throughput import config, datasets, harness, paper, results
 from throughput.experiments import rdataframe as rdf
 
 EVENTS = 200
@@ -477,3 +477,26 @@ def test_compiled_runs_are_measured_interleaved_checked_and_reused(inputs, secti
     (tmp_path / "histograms" / "nhist_1_t2.root").unlink()
     rdf.measure_cpp(params, chosen, info["pdf_count"], tmp_path, progress=False)
     assert (tmp_path / "histograms" / "nhist_1_t2.root").exists()
+
+
+def test_rate_model_rates_carry_the_spread_of_their_passes():
+    """A measured R(Np) whose passes spread beyond the noise limit is marked in both rate tables."""
+    size = 10_000_000
+    raw = pd.DataFrame([{"cache": c, "wall_s": w, "warmup": False, "noisy": False, "bytes": size, "rep": 0}
+                        for c, w in (("cold", 0.1), ("warm", 0.01))])
+    components = pd.DataFrame([{"process_s": 0.02, "getentry_s": 0.2, "wall_s": 0.25, "warmup": False}])
+    passes = {("cold", 1): [0.30, 0.31, 0.30], ("warm", 1): [0.20, 0.30, 0.40],  # warm, one reader: noisy
+              ("cold", 2): [0.18, 0.18, 0.19], ("warm", 2): [0.16, 0.16, 0.17],
+              ("cold", 3): [0.15, 0.15, 0.15], ("warm", 3): [0.13, 0.13, 0.14]}
+    rate = pd.DataFrame([{"cache": c, "ttree_cache": "on", "processes": n, "wall_s": w, "warmup": False,
+                          "cpu_s": w, "read_calls": 1} for (c, n), walls in passes.items() for w in walls])
+    rs = rdf.rate_summary({"bytes": size, "raw": raw, "components": components, "rate": rate, "events": 1000,
+                           "cores": 2})
+    noisy = rs["table"].set_index(["cache", "processes"])["noisy"]
+    assert noisy[("warm", 1)] and not noisy[("cold", 1)] and not noisy[("warm", 3)]
+    fits = rdf.rate_fit_table(rs).set_index("cache")
+    assert fits.loc["warm", "R(1) [MB/s]"].endswith(paper.NOISY_MARK)
+    assert not fits.loc["cold", "R(1) [MB/s]"].endswith(paper.NOISY_MARK)
+    components_table = rdf.rate_components_table(rs, rs["table"]).set_index("rate")
+    assert components_table.loc["R1 measured, warm, one reader", "this run [MB/s]"].endswith(paper.NOISY_MARK)
+    assert not components_table.loc["R1 measured, cold, one reader", "this run [MB/s]"].endswith(paper.NOISY_MARK)

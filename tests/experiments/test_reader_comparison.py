@@ -556,6 +556,7 @@ def test_measure_summarize_and_tables(files, tmp_path):
     assert numbers["RcAodEvents"] == r"\num{150}" and numbers["RcNanoEvents"] == r"\num{300}"
     assert all(name.isalpha() and name.startswith("Rc") for name in numbers)
     assert numbers["RcNumpyVerdict"].startswith(("reaches", "does not reach"))
+    assert numbers["RcNumpyVerdictNano"].startswith(("reaches", "does not reach"))  # each layout its own verdict
 
 
 # --- reference values kept outside the files -------------------------------------------------------

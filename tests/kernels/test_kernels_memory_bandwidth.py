@@ -222,3 +222,19 @@ def test_repeatability_judges_unflagged_cells_only(tmp_path):
     assert verdicts["inplace -O3"] == "DIFFERS"
     assert verdicts["numpy inplace t1"] == "flagged (not judged)"
     assert repeatability.main([str(tmp_path / "a"), str(tmp_path / "a")]) == 0  # a run agrees with itself
+
+
+def _single_thread(ranges: dict[tuple[str, str], tuple[float, float, float]]) -> pd.DataFrame:
+    return pd.DataFrame([{"method": "C++", "threads": 1, "mode": mode, "opt": opt, "ghz": ghz, "ghz_min": low,
+                          "ghz_max": high} for (mode, opt), (low, ghz, high) in ranges.items()])
+
+
+def test_opt_verdict_ranks_levels_only_beyond_the_spread_of_their_passes():
+    overlapping = {(mode, opt): (1.0, 1.1 + 0.05 * k, 1.4) for mode in mb.MODES
+                   for k, opt in enumerate(("O1", "O2", "O3"))}
+    verdict = mb.opt_verdict(_single_thread(overlapping))
+    assert verdict.count("so this run does not rank them") == 2 and "within 9%" in verdict
+    apart = {**overlapping, ("immutable", "O1"): (2.0, 2.1, 2.2)}  # -O1 ahead of both, no overlap
+    verdict = mb.opt_verdict(_single_thread(apart))
+    assert "immutable, -O1 is faster than -O2 and -O3 beyond the spread of their passes" in verdict
+    assert verdict.startswith("inplace, -O1 to -O3 lie within")

@@ -22,7 +22,7 @@ Modules, one role each:
 The names the notebook, throughput.repeatability and the tests use are
 imported here: ``from throughput.experiments import memory_bandwidth as mb``.
 """
-from .analysis import (cache_note, check_agreement, opt_table, plateau_verdict, ratio_table, stream_at, summary,
+from .analysis import (cache_note, check_agreement, opt_table, opt_verdict, plateau_verdict, ratio_table, stream_at, summary,
                        targets, with_rates)
 from .measuring import check_config, groups, measure, plan, run_label, run_name
 from .methods import _check, _check_outputs, _initial, _numba_method, _numpy_method, expected_checksum

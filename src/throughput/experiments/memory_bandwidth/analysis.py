@@ -69,6 +69,31 @@ def opt_table(table: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+OPTIMIZED = ("O1", "O2", "O3")
+
+
+def opt_verdict(table: pd.DataFrame) -> str:
+    """Whether this run ranks -O1, -O2 and -O3 (C++, one thread), per mode: one level counts as
+    faster than another only where the ranges of their timed passes do not overlap, so that a
+    level ahead by noise is not printed as a result. With the seed's spread beside ours."""
+    single = table[(table["method"] == "C++") & (table["threads"] == 1) & table["opt"].isin(OPTIMIZED)]
+    parts = []
+    for mode in MODES:
+        rows = single[single["mode"] == mode].set_index("opt")
+        seed = SEED_SECONDS.loc[mode, list(OPTIMIZED)]
+        apart, seed_apart = rows["ghz"].max() / rows["ghz"].min() - 1, seed.max() / seed.min() - 1
+        fastest = rows["ghz"].idxmax()
+        behind = [o for o in rows.index if rows.loc[o, "ghz_max"] < rows.loc[fastest, "ghz_min"]]
+        if behind:
+            ranking = (f"-{fastest} is faster than -{' and -'.join(behind)} beyond the spread of their passes "
+                       f"({apart:.0%} between the fastest and slowest level)")
+        else:
+            ranking = (f"-O1 to -O3 lie within {apart:.0%} of each other and the ranges of their passes overlap, "
+                       f"so this run does not rank them")
+        parts.append(f"{mode}, {ranking} (the seed's levels: within {seed_apart:.0%})")
+    return "; ".join(parts)
+
+
 def ratio_table(table: pd.DataFrame) -> pd.DataFrame:
     """Each add-a-constant method against STREAM scale at the same thread count."""
     adds = table[table["method"] != "STREAM"].copy()

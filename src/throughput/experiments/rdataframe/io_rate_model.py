@@ -291,8 +291,11 @@ def cold_reads_verdict(r_io: dict[str, float]) -> dict[str, Any] | None:
                      "system's served them")}
 
 
-def rate_summary(frames: dict[str, Any]) -> dict[str, Any]:
-    """The model's rates (MB/s of file bytes) from the separate measurements, and its fits."""
+def rate_summary(frames: dict[str, Any], settings: noise.Settings | None = None) -> dict[str, Any]:
+    """The model's rates (MB/s of file bytes) from the separate measurements, and its fits; each
+    measured R(Np) with the spread of its passes (`cv`) and whether that is too noisy to print as
+    clean (`settings`: the noise limit)."""
+    settings = settings or noise.Settings()
     size = frames["bytes"] / 1e6
     check_raw_bytes(frames["raw"], frames["bytes"])  # the bytes R_IO divides by were the bytes read
     raw = frames["raw"][~frames["raw"]["warmup"].astype(bool)]
@@ -319,15 +322,16 @@ def rate_summary(frames: dict[str, Any]) -> dict[str, Any]:
     table = (measured.groupby(["cache", "ttree_cache", "processes"], sort=False)
              .agg(rate=("rate_mb_s", "median"), rate_min=("rate_mb_s", "min"), rate_max=("rate_mb_s", "max"),
                   khz=("khz", "median"), cpu_s=("cpu_s", "median"), wall_s=("wall_s", "median"),
-                  read_calls=("read_calls", "median"))
+                  read_calls=("read_calls", "median"), cv=("wall_s", noise.coefficient_of_variation))
              .reset_index())
+    table["noisy"] = table["cv"].map(settings.is_noisy)
     table["oversubscribed"] = table["processes"] > frames["cores"]
     fits = []
     for (cache, ttc), group in measured.groupby(["cache", "ttree_cache"], sort=False):
         fit = fit_rate_model(group["processes"].to_numpy(), group["rate_mb_s"].to_numpy())
+        one = table[(table["cache"] == cache) & (table["ttree_cache"] == ttc) & (table["processes"] == 1)]
         fits.append({"cache": cache, "ttree_cache": ttc, **fit,
-                     "r_np1": float(table[(table["cache"] == cache) & (table["ttree_cache"] == ttc)
-                                          & (table["processes"] == 1)]["rate"].iloc[0])
-                     if 1 in set(group["processes"]) else math.nan})
+                     "r_np1": float(one["rate"].iloc[0]) if len(one) else math.nan,
+                     "r_np1_noisy": bool(one["noisy"].iloc[0]) if len(one) else False})
     out["table"], out["fits"] = table, pd.DataFrame(fits)
     return out

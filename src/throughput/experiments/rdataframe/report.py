@@ -173,9 +173,9 @@ def agreement_table(agreement: pd.DataFrame) -> pd.DataFrame:
 
 def rate_components_table(rs: dict[str, Any], measured: pd.DataFrame) -> pd.DataFrame:
     """R_IO, R_dec, R_proc, and R1 predicted from them beside R1 measured (one reader)."""
-    def np1(cache: str) -> float:
+    def np1(cache: str) -> tuple[float, bool]:
         row = measured[(measured["cache"] == cache) & (measured["ttree_cache"] == "on") & (measured["processes"] == 1)]
-        return float(row["rate"].iloc[0]) if len(row) else math.nan
+        return (float(row["rate"].iloc[0]), bool(row["noisy"].iloc[0])) if len(row) else (math.nan, False)
 
     raw_noisy = rs["r_io_noisy"]
     rows = [("R_IO, cold cache (raw bytes)", rs["r_io"].get("cold", math.nan), "--", raw_noisy.get("cold", False)),
@@ -188,7 +188,7 @@ def rate_components_table(rs: dict[str, Any], measured: pd.DataFrame) -> pd.Data
     for cache in ("cold", "warm"):
         if cache in rs["r1_predicted"]:
             rows.append((f"R1 predicted, {cache}", rs["r1_predicted"][cache], "--", False))
-            rows.append((f"R1 measured, {cache}, one reader", np1(cache), "--", False))
+            rows.append((f"R1 measured, {cache}, one reader", np1(cache)[0], "--", np1(cache)[1]))
     from ... import paper
 
     return pd.DataFrame({"rate": [paper.escape(r[0]) for r in rows],
@@ -209,13 +209,16 @@ def _fitted_r_io(fit: Any) -> str:
 def rate_fit_table(rs: dict[str, Any]) -> pd.DataFrame:
     """Per cache state and TTreeCache setting: the measured rates at one and at the most processes
     (marked where they outnumber the cores), and the fit with one-standard-deviation uncertainties."""
+    from ... import paper
+
     table = rs["table"]
     rows = []
     for fit in rs["fits"].itertuples():
         group = table[(table["cache"] == fit.cache) & (table["ttree_cache"] == fit.ttree_cache)]
         top = group.sort_values("processes").iloc[-1]
-        rows.append({"cache": fit.cache, "TTreeCache": fit.ttree_cache, "R(1) [MB/s]": _num(fit.r_np1),
-                     "R(Np max) [MB/s]": _num(top["rate"]),
+        rows.append({"cache": fit.cache, "TTreeCache": fit.ttree_cache,
+                     "R(1) [MB/s]": paper.flagged(_num(fit.r_np1), fit.r_np1_noisy),
+                     "R(Np max) [MB/s]": paper.flagged(_num(top["rate"]), top["noisy"]),
                      "Np max": str(int(top["processes"])) + (" (> cores)" if top["oversubscribed"] else ""),
                      "fit R1 [MB/s]": _with_sigma(fit.r1, fit.r1_sigma), "fit R_IO [MB/s]": _fitted_r_io(fit),
                      "Np counts": str(fit.points), "dof": str(fit.dof)})
