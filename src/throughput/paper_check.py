@@ -21,6 +21,8 @@ from . import REPO
 PDF = Path("paper/build/paper.pdf")
 _HEADING = re.compile(r"\\(?:sub)*section\*?\{((?:[^{}]|\{[^{}]*\})*)\}")
 _TABLE_INPUT = re.compile(r"\\input\{(paper/generated/[^}]+\.tex)\}")
+# Tables of the study as a whole, not of one experiment (workflow/rules/paper.smk makes them).
+STUDY_TABLES = ("paper/generated/machines.tex",)  # the method section's machines (rule study_machines)
 
 
 def _plain(latex: str) -> str:

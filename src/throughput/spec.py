@@ -31,6 +31,9 @@ class Spec:
     figures: tuple[str, ...]          # figures/<name>/<figure>.pdf (and .png)
     tables: tuple[str, ...]           # paper/generated/<name>/<table>.tex, besides macros.tex
     cuda_kernels: tuple[str, ...] = ()  # built only where an nvcc is found
+    # whether its notebook shows the archived machines beside this one (throughput.machines):
+    # it then gets the config section `machines`, and the archive as an input
+    shows_archived: bool = False
 
     def __post_init__(self) -> None:
         for kind, names in (("figure", self.figures), ("table", self.tables)):

@@ -10,7 +10,7 @@ import re
 import pandas as pd
 import pytest
 
-from throughput import REPO, noise, paper, seeds
+from throughput import REPO, machines, noise, paper, seeds
 
 
 def _body(text: str) -> list[str]:
@@ -274,6 +274,7 @@ def _code_cells(notebook) -> str:
 def test_every_macro_the_tex_uses_is_written_by_a_generator():
     everywhere = set(paper.study_macros("6.40")) | set(seeds.macros())  # paper/generated/study.tex
     everywhere |= set(noise.study_macros({}))  # paper/generated/noise.tex
+    everywhere |= set(machines.paper_macros([]))  # paper/generated/machines_macros.tex
     missing = []
     for path in TEX_SOURCES:
         text = path.read_text()

@@ -13,7 +13,7 @@ import yaml
 
 from conftest import REPO, TINY_CONFIG, command_env, snakemake
 from throughput import config as study_config
-from throughput import paper_check
+from throughput import paper_check, provenance
 from throughput.experiments import memory_bandwidth
 
 SEED_ROWS = {"inplace, seed": ["87.8", "27.2", "27.1", "25.6"], "immutable, seed": ["91.2", "38.7", "39.2", "39.2"]}
@@ -77,6 +77,9 @@ def test_tiny_run_produces_the_paper_with_the_memory_bandwidth_table(tmp_path):
     text = subprocess.run(["pdftotext", "-layout", str(pdf), "-"], capture_output=True, text=True, check=True).stdout
     assert "Memory bandwidth" in text
     assert re.search(r"inplace, this run(\s+[0-9.]+†?){4}", text), "opt table not in the PDF"
+    # the machine tables: this machine's row, its CPU as its runs recorded it, and its memory-bandwidth row
+    assert re.search(r"this machine\s+" + re.escape(provenance.cpu_model()[:15]), text), "machine table not in the PDF"
+    assert re.search(r"this machine\s+[0-9]+(\s+[0-9.]+†?){8}", text), "memory bandwidth's machine row not in the PDF"
     assert "??" not in text, "unresolved reference or macro in the PDF"
     assert paper_check.problems(tmp_path) == []  # what CI checks after `make paper`
 
@@ -95,19 +98,20 @@ def test_tiny_run_produces_the_paper_with_the_memory_bandwidth_table(tmp_path):
 
 
 REPO_KERNELS = REPO / "kernels"
-# study_noise (the method section's sentence on how quiet the machine was) reads
-# every experiment's stored runs, so it follows any experiment that re-runs.
+# study_noise (the method section's sentence on how quiet the machine was) and
+# study_machines (its machine table) read every experiment's stored runs, so they
+# follow any experiment that re-runs.
 _EDITS = {
     "memory_bandwidth/add_constant.cpp":
-        {"kernel": 4, "memory_bandwidth": 1, "study_noise": 1, "paper": 1, "all": 1},
+        {"kernel": 4, "memory_bandwidth": 1, "study_noise": 1, "study_machines": 1, "paper": 1, "all": 1},
     "reader_comparison/read_branch.cpp":
-        {"kernel": 1, "reader_comparison": 1, "study_noise": 1, "paper": 1, "all": 1},
+        {"kernel": 1, "reader_comparison": 1, "study_noise": 1, "study_machines": 1, "paper": 1, "all": 1},
     "reader_comparison/make_aod_like.cpp":
         # the flat AOD-like file and the split-object one, each with its RNTuple and Numpy copies;
         # the writing experiment builds its data products from the flat one
         {"kernel": 1, "reader_comparison_aod": 1, "reader_comparison_aod_objects": 1, "reader_comparison_aod_rntuple": 2,
          "reader_comparison_numpy": 2,
-         "reader_comparison": 1, "writing": 1, "study_noise": 1, "paper": 1, "all": 1},
+         "reader_comparison": 1, "writing": 1, "study_noise": 1, "study_machines": 1, "paper": 1, "all": 1},
 }
 
 

@@ -5,11 +5,16 @@
 # adds what else it needs:
 #   EXPERIMENT_INPUTS[name]      generated inputs the notebook reads (datasets, the Java reader)
 #   EXPERIMENT_PARAMETERS[name]  function(input) -> notebook parameters besides its config section
+# An experiment whose spec sets `shows_archived` also gets the config section `machines`
+# and every archived machine's files as inputs: a machine archived or changed re-runs it.
+_ARCHIVE_DIR = machines.archive_dir(STUDY["machines"])
+ARCHIVED_FILES = sorted(str(p) for p in _ARCHIVE_DIR.glob("*/**/*") if p.is_file()) if _ARCHIVE_DIR.is_dir() else []
 
 
-def _notebook_parameters_of(name):
-    extra = EXPERIMENT_PARAMETERS.get(name, lambda input: {})
-    return lambda wildcards, input: notebook_parameters(name, **extra(input))
+def _notebook_parameters_of(spec):
+    extra = EXPERIMENT_PARAMETERS.get(spec.name, lambda input: {})
+    machines = {"machines": STUDY["machines"]} if spec.shows_archived else {}
+    return lambda wildcards, input: notebook_parameters(spec.name, **machines, **extra(input))
 
 
 for _spec in SPECS.values():
@@ -22,12 +27,13 @@ for _spec in SPECS.values():
             notebook=str(_spec.notebook),
             kernels=KERNELS[_spec.name],
             data=EXPERIMENT_INPUTS.get(_spec.name, []),
+            archived=ARCHIVED_FILES if _spec.shows_archived else [],
         output:
             notebook=str(_outputs["notebook"]),
             figures=[str(p) for p in _outputs["figures"]],
             tables=[str(p) for p in _outputs["tables"]],
         params:
-            parameters=_notebook_parameters_of(_spec.name),
+            parameters=_notebook_parameters_of(_spec),
         threads: workflow.cores
         shell:
             "python -m throughput.notebook {input.notebook} {output.notebook} "

@@ -19,6 +19,14 @@ rule study_macros:
         paper.write_macros({**paper.study_macros(root["root_version"]), **seeds.macros()}, output[0])
 
 
+def live_provenances():
+    """The provenance of every stored run of this machine, per experiment."""
+    from throughput import results
+
+    return {raw.parent.name: [results.read_provenance(p) for p in sorted(raw.rglob("*.parquet"))]
+            for raw in sorted(Path("results").glob("*/raw"))}
+
+
 # How quiet the machine was over every stored run (the method section): after
 # every experiment, from the load each raw result recorded.
 rule study_noise:
@@ -27,11 +35,27 @@ rule study_noise:
     output:
         "paper/generated/noise.tex",
     run:
-        from throughput import noise, paper, results
+        from throughput import noise, paper
 
-        provenances = {raw.parent.name: [results.read_provenance(p) for p in sorted(raw.rglob("*.parquet"))]
-                       for raw in sorted(Path("results").glob("*/raw"))}
-        paper.write_macros(noise.study_macros(provenances), output[0])
+        paper.write_macros(noise.study_macros(live_provenances()), output[0])
+
+
+# The machines the paper shows (the method section): this one, from its runs'
+# provenance, and every archived one the config names (throughput.machines).
+rule study_machines:
+    input:
+        PAPER_INPUTS,
+        ARCHIVED_FILES,
+    output:
+        table="paper/generated/machines.tex",
+        macros="paper/generated/machines_macros.tex",
+    run:
+        from throughput import machines, paper
+
+        archived = machines.load_archived(STUDY["machines"])
+        paper.write_table(machines.paper_table(machines.table(live_provenances(), archived)), output.table,
+                          column_format="p{2.1cm}p{4.9cm}p{3.6cm}p{3.4cm}")
+        paper.write_macros(machines.paper_macros(archived), output.macros)
 
 
 rule paper:
@@ -39,6 +63,7 @@ rule paper:
         sources=PAPER_SOURCES,
         study=rules.study_macros.output,
         noise=rules.study_noise.output,
+        machines=rules.study_machines.output,
         experiments=PAPER_INPUTS,
     output:
         "paper/build/paper.pdf",

@@ -13,11 +13,11 @@ SPECS: dict[str, Spec] = {spec.name: spec for spec in (
     Spec("memory_bandwidth",  # seed 000, "Memory bandwidth"
          kernels=(*(f"add_constant_O{level}" for level in range(4)), "stream_O3"),
          figures=("thread_scaling", "opt_levels"),
-         tables=("opt_table", "ratio_table")),
+         tables=("opt_table", "ratio_table", "machine_table"), shows_archived=True),
     Spec("gpu_bandwidth",  # seed 000, Table 2
          kernels=("host_copy",), cuda_kernels=("gpu_bandwidth_cuda",),
          figures=("table2", "jagged"),
-         tables=("table2", "gpu_detail", "jagged_table")),
+         tables=("table2", "gpu_detail", "jagged_table", "machines_table"), shows_archived=True),
     Spec("reader_comparison",  # seed 000, Table 1 and Figure 1
          kernels=("read_branch", "make_aod_like", "page_cache"),
          figures=("timeline", "table1"),

@@ -53,15 +53,17 @@ use are imported here from them, so that
 - numba_cuda: the numba.cuda kernels and the jagged operations with them;
 - runs: the plan of runs, why one cannot run here, running the C++/CUDA programs
   (and host_copy under numactl), measuring and storing or reusing each run;
-- analysis: rates, agreement of methods, medians, the jagged ratios, the target;
-- report: Table 2 against the seed, the LaTeX tables and the paper's sentences.
+- analysis: rates, agreement of methods, medians, the jagged ratios, the target,
+  and an archived machine's runs summarised as this machine's;
+- report: Table 2 against the seed, Table 2 on every machine shown with a GPU,
+  the LaTeX tables and the paper's sentences.
 
 Nothing here imports ROOT, Snakemake or papermill, and importing it never
 imports numba.cuda.
 """
 from __future__ import annotations
 
-from .analysis import check_agreement, jagged_table, summary, targets, with_rates
+from .analysis import archived_summary, check_agreement, jagged_table, summary, targets, with_rates
 from .cases import (CASES, CPU_METHOD_JAGGED, CUDA_KERNEL, DTYPES, GPU_CASES, GPU_METHODS, HOST_KERNEL, JAGGED_LABELS,
                     JAGGED_OPS, NO_GPU, NOT_MEASURED, SEED_ARRAY_MIB, SEED_GPU_SHORT, SEED_GPUS, SEED_TABLE2,
                     TARGET_FRACTION)
@@ -72,7 +74,7 @@ from .data import Jagged, exact_checksum, from_counts, initial, jagged_counts, m
 from .device import (EXIT_NO_DEVICE, GpuStatus, _numba_cuda_reason, detect_gpu, driver_present, l2_note, nominal_gb_s,
                      query_cuda_device)
 from .numba_cuda import combine_gpu, cuda_kernels, jagged_gpu_python, launch
-from .report import (gpu_detail_tex, jagged_sentence, jagged_tex, numa_sentence, table2_rows, table2_tex,
-                     target_sentence)
+from .report import (gpu_detail_tex, jagged_sentence, jagged_tex, machines_tex, numa_sentence, table2_rows,
+                     table2_tex, target_sentence)
 from .runs import RUN_KEYS, groups, measure, node_cpus, numa_command, numa_reason, plan, run_name
 

@@ -95,3 +95,13 @@ def targets(table: pd.DataFrame, status: GpuStatus, dtypes: list[str]) -> dict[s
     result.update(checked=True, met=all(f >= TARGET_FRACTION for f in result["fractions"].values()),
                   nominal_gb_s=nominal)
     return result
+
+
+def archived_summary(runs: list[tuple[pd.DataFrame, dict[str, Any], dict[str, Any]]]) -> tuple[pd.DataFrame, str | None]:
+    """An archived machine's runs (rows, provenance, reuse key each: throughput.machines)
+    summarised as this machine's, with each GPU rate's fraction of the nominal bandwidth
+    of the device its runs' keys name; and that device's name (None: no GPU run)."""
+    device = next((key["device"] for _, _, key in runs if key.get("device")), None)
+    frame = with_rates(pd.concat([rows for rows, _, _ in runs], ignore_index=True),
+                       (device or {}).get("nominal_gb_s"))
+    return summary(frame), (device or {}).get("name")

@@ -154,3 +154,39 @@ def jagged_sentence(wide: pd.DataFrame) -> str:
         parts.append("the GPU side of the comparison is not measured on this host, so the seed's claim is "
                      "tested only on the CPU side")
     return "; ".join(parts) + "." if parts else "No numba explode/combine rates were measured."
+
+
+def machines_tex(machines: dict[str, tuple[pd.DataFrame, str | None]], dtypes: list[str]) -> str:
+    """Table 2's GPU cases (CUDA C++) on every machine shown that holds GPU runs, one column
+    group per machine (its GHz per value type and the first type's fraction of its own
+    device's nominal bandwidth); `machines`: label -> (its summary, its device name).
+    Where none holds GPU runs, one row says so."""
+    from ... import paper
+
+    with_gpu = {label: (table, device) for label, (table, device) in machines.items()
+                if device and not table[table["method"] == "CUDA C++"].empty}
+    columns = len(dtypes) + 1
+    if not with_gpu:
+        names = ", ".join(machines) or "none"
+        return "\n".join([r"\begin{tabular}{l}", r"\toprule", r"machines shown \\", r"\midrule",
+                          paper.escape(f"{NOT_MEASURED}: no machine shown ({names}) holds GPU runs") + r" \\",
+                          r"\bottomrule", r"\end{tabular}", ""])
+    groups = [rf"\multicolumn{{{columns}}}{{c}}{{{paper.escape(label)}: {paper.escape(device)}}}"
+              for label, (_, device) in with_gpu.items()]
+    header = ["", *[paper.escape(h) for _ in with_gpu for h in [*dtypes, f"frac. ({dtypes[0]})"]]]
+    lines = [rf"\begin{{tabular}}{{l{('|' + 'r' * columns) * len(with_gpu)}}}", r"\toprule",
+             " & ".join(["", *groups]) + r" \\", " & ".join(header) + r" \\", r"\midrule"]
+    for case in CASES:
+        if not case.on_gpu:
+            continue
+        cells = [paper.escape(case.label)]
+        for table, _ in with_gpu.values():
+            picked = {d: _pick(table, group="table2", method="CUDA C++", case=case.name, dtype=d) for d in dtypes}
+            cells += [paper.flagged(paper.number(p["ghz"]), bool(p["noisy"])) if p is not None else "--"
+                      for p in picked.values()]
+            first = picked[dtypes[0]]
+            cells.append(paper.number(first["fraction"], 2) if first is not None and np.isfinite(first["fraction"])
+                         else "--")
+        lines.append(" & ".join(cells) + r" \\")
+    lines += [r"\bottomrule", r"\end{tabular}", ""]
+    return "\n".join(lines)

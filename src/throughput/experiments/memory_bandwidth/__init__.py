@@ -17,12 +17,13 @@ Modules, one role each:
   every output value;
 - measuring: check_config (called by throughput.config), the plan, the groups
   (one per thread count) measured interleaved, or reused when stored;
-- analysis: rates, agreement, the summary, the -O and ratio tables, targets.
+- analysis: rates, agreement, the summary, the -O and ratio tables, targets,
+  and the machine table (this machine beside the archived ones).
 
 The names the notebook, throughput.repeatability and the tests use are
 imported here: ``from throughput.experiments import memory_bandwidth as mb``.
 """
-from .analysis import (cache_note, check_agreement, opt_table, opt_verdict, plateau_verdict, ratio_table, stream_at, summary,
+from .analysis import (cache_note, check_agreement, machine_table, opt_table, opt_verdict, plateau_verdict, ratio_table, stream_at, summary,
                        targets, with_rates)
 from .measuring import check_config, groups, measure, plan, run_label, run_name
 from .methods import _check, _check_outputs, _initial, _numba_method, _numpy_method, expected_checksum

@@ -1,8 +1,9 @@
 """From the raw runs to numbers: rates, the methods' agreement, the summary,
-the -O and STREAM-ratio tables, the targets and the plateau verdict."""
+the -O and STREAM-ratio tables, the targets and the plateau verdict, and the
+machines side by side (this one and the archived ones, throughput.machines)."""
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Mapping
 
 import pandas as pd
 
@@ -128,7 +129,7 @@ def targets(table: pd.DataFrame, max_threads: int) -> dict[str, Any]:
         "plateau_immutable_ratio": immutable_ratio,
         "single_gb_s": single["gb_s"], "plateau_gb_s": plateau["gb_s"],
         "stream_single_gb_s": s1["gb_s"], "stream_all_gb_s": sn["gb_s"],
-        "plateau_ghz": plateau["ghz"],
+        "single_ghz": single["ghz"], "plateau_ghz": plateau["ghz"],
     }
 
 
@@ -143,3 +144,22 @@ def plateau_verdict(goal: dict[str, Any]) -> str:
             f"stores to an array it does not read, while the in-place update writes back lines it has "
             f"just read (bus-traffic ratio {goal['plateau_bus_ratio']:.2f}). The immutable kernel, "
             f"which has STREAM scale's access pattern, reaches {immutable:.2f} of it, {same_pattern} the band")
+
+
+def machine_table(tables: Mapping[str, pd.DataFrame]) -> pd.DataFrame:
+    """One row per machine, from that machine's own summary (`summary` of its runs): the
+    single-thread -O3 in-place rate and STREAM scale, and the same at the machine's most
+    threads; every ratio is taken within one machine. `noisy`: any of these figures stayed noisy."""
+    rows = []
+    for label, table in tables.items():
+        threads = int(table[(table["method"] == "C++") & (table["opt"] == "O3")]["threads"].max())
+        goal = targets(table, threads)
+        used = table[(table["threads"].isin([1, threads])) & (((table["method"] == "C++") & (table["opt"] == "O3")
+                                                               & (table["mode"] == "inplace"))
+                                                              | ((table["method"] == "STREAM") & (table["mode"] == "scale")))]
+        rows.append({"machine": label, "threads": threads, "single_ghz": goal["single_ghz"],
+                     "single_gb_s": goal["single_gb_s"], "stream_single_gb_s": goal["stream_single_gb_s"],
+                     "single_ratio": goal["single_ratio"], "plateau_ghz": goal["plateau_ghz"],
+                     "plateau_gb_s": goal["plateau_gb_s"], "stream_all_gb_s": goal["stream_all_gb_s"],
+                     "plateau_ratio": goal["plateau_ratio"], "noisy": bool(used["noisy"].any())})
+    return pd.DataFrame(rows)

@@ -1,0 +1,142 @@
+"""Archived machines beside this one: named in the config (a label not there stops the run),
+read back validated, described from their runs' provenance, and summarised per machine by the
+experiments that show them, every figure recomputed from the archived raw files."""
+from __future__ import annotations
+
+import shutil
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from throughput import archive, config, machines, paper, provenance, results
+from throughput.experiments import gpu_bandwidth as gb
+from throughput.experiments import memory_bandwidth as mb
+
+KERNELS_USED = ["add_constant_O0", "add_constant_O3", "stream_O3"]  # checked by conftest's built_kernels
+
+
+@pytest.fixture(scope="module")
+def archived_memory_bandwidth(tmp_path_factory):
+    """Real memory-bandwidth runs of this machine (small arrays), packed as an archived machine."""
+    root = tmp_path_factory.mktemp("machines")
+    settings = config.validate({"repetitions": 2, "warmup": 0, "memory_bandwidth": {
+        "n_values": 200_000, "max_threads": 2, "opt_levels": ["O0", "O3"], "python_methods": []}},
+        check_resources=False)
+    params = {**settings["memory_bandwidth"], "repetitions": 2, "warmup": 0}
+    raw = root / "results" / "memory_bandwidth" / "raw"
+    live = mb.summary(mb.measure(params, raw, progress=False))
+    archive.pack("other-node", root / "results", root / "archive" / "other-node")
+    return root, raw, live
+
+
+def _section(root, labels=None):
+    return config.validate({"machines": {"archived": labels, "archive_dir": str(root / "archive")}},
+                           check_resources=False)["machines"]
+
+
+def test_a_label_that_is_not_archived_stops_the_config_naming_it(archived_memory_bandwidth):
+    root, _, _ = archived_memory_bandwidth
+    with pytest.raises(config.ConfigError) as error:
+        config.validate({"machines": {"archived": ["laptop"], "archive_dir": str(root / "archive")}})
+    message = str(error.value)
+    assert "machines.archived" in message and "'laptop'" in message and "other-node" in message
+    assert config.validate({"machines": {"archived": ["other-node"], "archive_dir": str(root / "archive")}})
+    with pytest.raises(config.ConfigError, match="machines.archived"):
+        config.validate({"machines": {"archived": ["../elsewhere"]}}, check_resources=False)
+
+
+def test_the_machine_table_describes_each_machine_from_its_runs(archived_memory_bandwidth):
+    root, raw, _ = archived_memory_bandwidth
+    archived = machines.load_archived(_section(root))
+    assert [a.label for a in archived] == ["other-node"] and archived[0].problems == []
+    live = {"memory_bandwidth": [results.read_provenance(p) for p in sorted(raw.glob("*.parquet"))]}
+    table = machines.table(live, archived)
+    assert list(table["machine"]) == [machines.THIS_MACHINE, "other-node"]
+    host = provenance.machine()
+    commit = provenance.git_state()["git_commit"][:10]
+    for _, row in table.iterrows():
+        assert row["CPU"] == host["cpu_model"] and row["cores"] == host["usable_cores"]
+        assert commit in row["commits"] and row["experiments"] == "memory bandwidth"
+        assert row["measured"] == live["memory_bandwidth"][0]["date_utc"][:10]
+    printed = machines.paper_table(table)
+    assert list(printed.columns) == ["machine", "hardware", "measured", "software"]
+    assert "other-node" in machines.archived_sentence(archived)
+    assert machines.archived_sentence(archived, "gpu_bandwidth").startswith("No archived machine holds gpu")
+    assert machines.archived_sentence([]).startswith("No archived machine is shown")
+
+
+def test_the_memory_bandwidth_row_of_an_archived_machine_is_recomputed_from_its_files(archived_memory_bandwidth):
+    root, _, live = archived_memory_bandwidth
+    (other,) = machines.load_archived(_section(root, ["other-node"]))
+    archived_table = mb.summary(mb.with_rates(other.rows("memory_bandwidth")))
+    rows = mb.machine_table({machines.THIS_MACHINE: live, "other-node": archived_table})
+    assert list(rows["machine"]) == [machines.THIS_MACHINE, "other-node"]
+    # the archived row, recomputed by hand from the archived Parquet files
+    files = [results.read_raw(p)[0] for p in sorted((root / "archive" / "other-node").rglob("*.parquet"))]
+    every = pd.concat(files, ignore_index=True)
+    every = every[~every["warmup"]]
+
+    def median_rate(method, mode, threads, per):
+        picked = every[(every["method"] == method) & (every["mode"] == mode) & (every["threads"] == threads)
+                       & ((every["opt"] == "O3") if method == "C++" else True)]
+        assert len(picked) == 2  # both repetitions
+        return float(np.median(picked[per] / picked["wall_s"] / 1e9))
+
+    row = rows.iloc[1]
+    assert row["threads"] == 2
+    assert row["single_ghz"] == pytest.approx(median_rate("C++", "inplace", 1, "n"))
+    assert row["stream_single_gb_s"] == pytest.approx(median_rate("STREAM", "scale", 1, "bytes_moved"))
+    assert row["single_ratio"] == pytest.approx(median_rate("C++", "inplace", 1, "bytes_moved")
+                                                / median_rate("STREAM", "scale", 1, "bytes_moved"))
+    assert row["plateau_ghz"] == pytest.approx(median_rate("C++", "inplace", 2, "n"))
+    assert row["stream_all_gb_s"] == pytest.approx(median_rate("STREAM", "scale", 2, "bytes_moved"))
+
+
+def test_a_damaged_archived_file_is_left_out_and_said(archived_memory_bandwidth, tmp_path):
+    root, _, _ = archived_memory_bandwidth
+    copy = tmp_path / "archive" / "other-node"
+    shutil.copytree(root / "archive" / "other-node", copy)
+    damaged = sorted(copy.rglob("*.parquet"))[0]
+    damaged.write_bytes(damaged.read_bytes()[:-10])
+    with pytest.warns(UserWarning, match="SHA-256"):
+        (other,) = machines.load_archived({"archived": None, "archive_dir": str(tmp_path / "archive")})
+    assert len(other.runs["memory_bandwidth"]) == len(list(copy.rglob("*.parquet"))) - 1
+    assert damaged.name in machines.archived_sentence([other]) and "Left out" in machines.archived_sentence([other])
+
+
+def _gpu_runs(nominal_gb_s: float, seconds: dict[str, float]) -> list[tuple[pd.DataFrame, dict, dict]]:
+    """Archived GPU runs as a node writes them: CUDA C++ rows of two Table 2 cases, the device in the key."""
+    runs = []
+    for case, event_s in seconds.items():
+        frame = pd.DataFrame({
+            "group": "table2", "method": "CUDA C++", "case": case, "dtype": "float32", "threads": 1,
+            "n": 1_000_000, "bytes_moved": 8_000_000, "event_s": [event_s, event_s * 1.5, event_s * 2],
+            "wall_s": event_s * 3, "cpu_s": 0.0, "warmup": [True, False, False], "clock": "cuda events",
+            "noisy": False})
+        runs.append((frame, {}, {"device": {"name": "Test GPU", "nominal_gb_s": nominal_gb_s}}))
+    return runs
+
+
+def test_an_archived_gpu_machine_gets_its_own_column_group_and_fraction():
+    table, device = gb.archived_summary(_gpu_runs(2000.0, {"d2d_copy": 0.001, "inplace_global": 0.002}))
+    assert device == "Test GPU"
+    copy = table[table["case"] == "d2d_copy"].iloc[0]
+    # the median rate of the two timed passes (1.5 ms, 2 ms), warm-up left out
+    assert copy["ghz"] == pytest.approx(np.median([1e6 / 0.0015, 1e6 / 0.002]) / 1e9)
+    assert copy["fraction"] == pytest.approx(np.median([8e6 / 0.0015, 8e6 / 0.002]) / 1e9 / 2000.0)
+    no_gpu = gb.summary(pd.DataFrame())
+    tex = gb.machines_tex({machines.THIS_MACHINE: (no_gpu, None), "h100-node": (table, device)}, ["float32"])
+    assert "h100-node: Test GPU" in tex and paper.escape(machines.THIS_MACHINE) + ":" not in tex
+    copy_line = next(line for line in tex.splitlines() if line.startswith(paper.escape("within GPU")))
+    assert paper.number(copy["ghz"]) in copy_line and paper.number(copy["fraction"], 2) in copy_line
+    none = gb.machines_tex({machines.THIS_MACHINE: (no_gpu, None)}, ["float32"])
+    assert "no machine shown (this machine) holds GPU runs" in none and r"\midrule" in none
+
+
+def test_the_paper_has_the_machine_table_in_its_method_section():
+    from throughput import REPO, paper_check
+
+    method = (REPO / "paper" / "sections" / "method.tex").read_text()
+    assert r"\input{paper/generated/machines.tex}" in method and r"\StudyMachines{}" in method
+    assert "paper/generated/machines.tex" in paper_check.table_inputs()
