@@ -26,6 +26,12 @@ import pandas as pd
 from . import archive
 
 THIS_MACHINE = "this machine"
+# How the paper names an experiment (its package's name otherwise, underscores as spaces).
+_EXPERIMENT_NAMES = {"gpu_bandwidth": "GPU bandwidth", "rdataframe": "RDataFrame"}
+
+
+def experiment_name(experiment: str) -> str:
+    return _EXPERIMENT_NAMES.get(experiment, experiment.replace("_", " "))
 
 
 @dataclass
@@ -101,7 +107,7 @@ def describe(label: str, provenances: Mapping[str, Sequence[dict[str, Any]]]) ->
         "commits": ", ".join(commits),
         "software": f"Python {newest.get('python', '?')}, ROOT {packages.get('root', '?')}, "
                     f"numpy {packages.get('numpy', '?')}, numba {packages.get('numba', '?')}",
-        "experiments": ", ".join(e.replace("_", " ") for e in sorted(provenances) if provenances[e]),
+        "experiments": ", ".join(experiment_name(e) for e in sorted(provenances) if provenances[e]),
     }
 
 
@@ -118,7 +124,7 @@ def archived_sentence(archived: Sequence[Archived], experiment: str | None = Non
                 "so every figure is this machine's.")
     if experiment is not None:
         holding = [a.label for a in archived if a.runs.get(experiment)]
-        what = experiment.replace("_", " ").replace("gpu", "GPU")
+        what = experiment_name(experiment)
         return (f"Archived machines with {what} runs: {', '.join(holding)}." if holding
                 else f"No archived machine holds {what} runs, so this section shows this machine only.")
     shown = [a.label for a in archived if a.runs]

@@ -62,7 +62,7 @@ def test_the_machine_table_describes_each_machine_from_its_runs(archived_memory_
     printed = machines.paper_table(table)
     assert list(printed.columns) == ["machine", "hardware", "measured", "software"]
     assert "other-node" in machines.archived_sentence(archived)
-    assert machines.archived_sentence(archived, "gpu_bandwidth").startswith("No archived machine holds gpu")
+    assert machines.archived_sentence(archived, "gpu_bandwidth").startswith("No archived machine holds GPU bandwidth")
     assert machines.archived_sentence([]).startswith("No archived machine is shown")
 
 

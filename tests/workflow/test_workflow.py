@@ -13,7 +13,7 @@ import yaml
 
 from conftest import REPO, TINY_CONFIG, command_env, snakemake
 from throughput import config as study_config
-from throughput import paper_check, provenance
+from throughput import archive, paper_check, provenance
 from throughput.experiments import memory_bandwidth
 
 SEED_ROWS = {"inplace, seed": ["87.8", "27.2", "27.1", "25.6"], "immutable, seed": ["91.2", "38.7", "39.2", "39.2"]}
@@ -95,6 +95,29 @@ def test_tiny_run_produces_the_paper_with_the_memory_bandwidth_table(tmp_path):
     # what reads them. (Each edit is undone after.)
     for source, expected in _EDITS.items():
         assert _would_run_after_editing(tmp_path, source) == expected, source
+
+    # This run's results, archived as another machine and named in the config, round-trip
+    # into every machine table: the archived column holds exactly this machine's figures.
+    archive.pack("earlier-run", tmp_path / "results", tmp_path / "archived" / "earlier-run")
+    with_archive = tmp_path / "with_archive.yaml"
+    with_archive.write_text(yaml.safe_dump({"machines": {"archived": ["earlier-run"],
+                                                         "archive_dir": str(tmp_path / "archived")}}))
+    shown = snakemake(tmp_path, "--cores", "2", "--configfile", str(TINY_CONFIG), str(with_archive))
+    assert shown.returncode == 0, shown.stderr[-3000:]
+    generated = tmp_path / "paper/generated"
+    for experiment in ("memory_bandwidth", "rdataframe"):  # a row per machine
+        rows = _table_rows((generated / experiment / "machine_table.tex").read_text())
+        assert list(rows) == ["this machine", "earlier-run"] and rows["this machine"] == rows["earlier-run"], rows
+    for experiment, per_machine in (("writing", 1), ("reader_comparison", 2)):  # columns per machine
+        tex = (generated / experiment / "machine_table.tex").read_text()
+        assert "earlier-run" in tex.split(r"\midrule")[0], experiment
+        body = tex.split(r"\midrule")[1].split(r"\bottomrule")[0].strip().splitlines()
+        for cells in ([c.strip() for c in line.rstrip("\\ ").split("&")] for line in body):
+            assert cells[-2 * per_machine:-per_machine] == cells[-per_machine:], (experiment, cells)
+    text = subprocess.run(["pdftotext", "-layout", str(pdf), "-"], capture_output=True, text=True, check=True).stdout
+    assert re.search(r"earlier-run\s+" + re.escape(provenance.cpu_model()[:15]), text), "no archived row in the PDF"
+    assert "Archived machines with memory bandwidth runs: earlier-run." in " ".join(text.split())
+    assert paper_check.problems(tmp_path) == []
 
 
 REPO_KERNELS = REPO / "kernels"

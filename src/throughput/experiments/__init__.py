@@ -22,14 +22,17 @@ SPECS: dict[str, Spec] = {spec.name: spec for spec in (
          kernels=("read_branch", "make_aod_like", "page_cache"),
          figures=("timeline", "table1"),
          tables=("table1_aod", "table1_nanoaod", "ratio_table", "open_table", "compression_table",
-                 "real_table", "failures_table", "cold_table", "table1_objects", "object_split_table")),
+                 "real_table", "failures_table", "cold_table", "table1_objects", "object_split_table", "machine_table"),
+         shows_archived=True),
     Spec("writing",  # seeds 001 and 003
          kernels=("write_bench", "read_simple"),
          figures=("random_runtime", "random_speedup", "random_memory", "events_scaling"),
-         tables=("random_table", "events_table", "seed001_table", "seed001_size_table", "seed003_table")),
+         tables=("random_table", "events_table", "seed001_table", "seed001_size_table", "seed003_table",
+                 "machine_table"), shows_archived=True),
     Spec("rdataframe",  # seeds 002 and 004
          kernels=("rdf_bench", "rdf_rate_reader", "rdf_raw_read", "rdf_page_cache"),
          figures=("scaling", "rate_model"),
          tables=("scaling_table", "storage_table", "compression_table", "nhist_table", "pdf_table",
-                 "dask_table", "agreement_table", "rate_components_table", "rate_fit_table")),
+                 "dask_table", "agreement_table", "rate_components_table", "rate_fit_table", "machine_table"),
+         shows_archived=True),
 )}

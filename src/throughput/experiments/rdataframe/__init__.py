@@ -45,7 +45,8 @@ and throughput.config use are imported here from them, so that
 - analysis: histograms compared bin by bin, summaries of the timings, the
   Amdahl and USL fits;
 - report: the seeds' figures, the paper's tables, numbers (paper_macros) and
-  figures.
+  figures, and the thread scan of every machine shown (this one and the
+  archived ones, throughput.machines).
 """
 from __future__ import annotations
 
@@ -58,6 +59,6 @@ from .inputs import InputError, data_path, make_inputs, preflight, resolve_input
 from .io_rate_model import (check_raw_bytes, cold_reads_verdict, fit_rate_model, measure_rate_model, rate_model,
                             rate_summary, run_processes, split_ranges)
 from .measuring import KERNELS, cpp_groups, cpp_plan, measure_cpp, set_cache
-from .report import (SEED_NHIST, SEED_PDF, SEED_STORAGE, agreement_table, compression_table, dask_table, nhist_table,
-                     paper_macros, pdf_table, rate_components_table, rate_figure, rate_fit_table, scaling_figure,
+from .report import (SEED_NHIST, SEED_PDF, SEED_STORAGE, agreement_table, archived_scan, compression_table, dask_table,
+                     machine_table, nhist_table, paper_macros, pdf_table, rate_components_table, rate_figure, rate_fit_table, scaling_figure,
                      scaling_table, storage_table)

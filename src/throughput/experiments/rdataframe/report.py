@@ -10,7 +10,7 @@ import pandas as pd
 
 from ... import seeds
 from ...config import usable_cores
-from .analysis import agreement_summary
+from .analysis import agreement_summary, summary
 from .io_rate_model import rate_model
 
 
@@ -367,10 +367,12 @@ def paper_macros(params: dict[str, Any], table: pd.DataFrame, agreement: pd.Data
 # Figures
 
 def scaling_figure(table: pd.DataFrame, dask: pd.DataFrame | None, amdahl: dict[str, Any],
-                   usl: dict[str, Any] | None, extrapolate_to: int = 256):
+                   usl: dict[str, Any] | None, extrapolate_to: int = 256,
+                   archived: dict[str, pd.DataFrame] | None = None):
     """Left: speed-up over the sequential run against threads, with the Amdahl (and USL) fit, solid
     where measured and dotted where extrapolated. Right: CPU efficiency, with the seed's 64- and
-    256-thread figures."""
+    256-thread figures. Each archived machine's scan (`archived_scan`) adds its own speed-up (over
+    its own sequential run) and efficiency, black and dash-dotted, a marker each."""
     import matplotlib.pyplot as plt
 
     scan = table[table["part"] == "scan"].sort_values("threads")
@@ -394,6 +396,12 @@ def scaling_figure(table: pd.DataFrame, dask: pd.DataFrame | None, amdahl: dict[
     if dask is not None and len(dask):
         left.errorbar(dask["threads"], sequential / dask["wall_s"], marker="s", linestyle="none", color="C3",
                       label="distributed RDataFrame on Dask (workers)")
+    for k, (label, other) in enumerate((archived or {}).items()):
+        scan_k = other[other["part"] == "scan"].sort_values("threads")
+        imt_k = scan_k[scan_k["threads"] > 0]
+        style = {"color": "black", "alpha": 0.6, "linestyle": "-.", "marker": "sD^v<>p"[k % 7], "label": label}
+        left.plot(imt_k["threads"], float(scan_k[scan_k["threads"] == 0]["wall_s"].iloc[0]) / imt_k["wall_s"], **style)
+        right.plot(imt_k["threads"], imt_k["cpu_eff"], **style)
     ideal = np.array([1, max(extrapolate_to, top)])
     left.plot(ideal, ideal, color="grey", linestyle="--", label="ideal")
     left.set(xscale="log", yscale="log", xlabel="threads (Dask: workers)", ylabel="speed-up vs sequential")
@@ -440,3 +448,33 @@ def rate_figure(rs: dict[str, Any], extrapolate_to: int = 24):
         ax.set(xlabel="reader processes Np", ylabel="R [MB/s of file bytes]", title=f"{cache} cache", yscale="log")
         ax.legend(fontsize="xx-small", loc="lower right")
     return fig
+
+
+def archived_scan(rows: pd.DataFrame) -> pd.DataFrame | None:
+    """An archived machine's thread-scan runs (throughput.machines), summarised as this
+    machine's (`summary` by part and threads); None where it holds no complete scan."""
+    if "part" not in rows.columns:
+        return None
+    scan = rows[rows["part"] == "scan"]
+    if scan.empty or not (scan["threads"] == 0).any() or not (scan["threads"] > 0).any():
+        return None
+    return summary(scan, ["part", "threads"])
+
+
+def machine_table(scans: dict[str, pd.DataFrame]) -> pd.DataFrame:
+    """One row per machine, from its own thread scan: events, sequential rate, and at its
+    most threads the rate, speed-up over its own sequential run and CPU efficiency."""
+    from ... import paper
+
+    rows = []
+    for label, table in scans.items():
+        scan = table[table["part"] == "scan"]
+        sequential = scan[scan["threads"] == 0].iloc[0]
+        top = scan[scan["threads"] == scan["threads"].max()].iloc[0]
+        noisy = bool(sequential.get("noisy", False)) or bool(top.get("noisy", False))
+        rows.append({"machine": paper.escape(label), "events": paper.number(sequential["events"]),
+                     "sequential [kHz]": _num(sequential["khz"]), "most threads": str(int(top["threads"])),
+                     "rate [kHz]": _num(top["khz"]),
+                     "speed-up": paper.flagged(_num(sequential["wall_s"] / top["wall_s"]), noisy),
+                     "CPU eff.": _num(top["cpu_eff"], 2)})
+    return pd.DataFrame(rows)

@@ -65,7 +65,7 @@ from .measuring import groups, measure, plan, run_name
 from .processes import (ReaderFailed, build_java_reader, build_root4j_reader, classify_failure, java_available,
                         page_cache, parse_rootreadspeed, run_json_process)
 from .readers import _mix_sum_numpy, checksum, hex_checksum
-from .report import (cold_frame, compression_frame, escape_name, failure_summary, failures_frame, macros,
+from .report import (cold_frame, compression_frame, escape_name, failure_summary, failures_frame, machine_frame, macros,
                      object_frames, object_split_frame, open_frame, plot_table1, plot_timeline, ratio_frame, real_frame,
                      residency_macros, table1_frame)
 from .vocabulary import (COLLECTIONS, CPP_METHODS, GOLDEN, LABELS, NUMPY_TARGET, OBJECT_METHODS, PYTHON_READERS,

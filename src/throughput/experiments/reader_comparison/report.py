@@ -524,3 +524,22 @@ def residency_macros(frame: pd.DataFrame) -> dict[str, str]:
     lowest = warm["residency"].min() if "residency" in warm else float("nan")
     threshold = float(os.environ.get(provenance.WARM_MIN_RESIDENT_ENV, provenance.DEFAULT_WARM_MIN_RESIDENT))
     return {"RcWarmResidencyLowest": _num(100 * lowest, 4), "RcWarmMinResident": _num(100 * threshold, 4)}
+
+
+def machine_frame(tables: dict[str, pd.DataFrame], aod_set: str, nano_set: str, collection: str) -> pd.DataFrame:
+    """Table 1's readers on every machine shown (this one and the archived ones, each from its
+    own `summary`): kHz per process (reading only, warm) of `collection` in the AOD-like and the
+    NanoAOD-like set, two columns per machine; a noisy figure is marked, "--": not measured there."""
+    present = set().union(*(set(t["reader"]) for t in tables.values()))
+    rows = []
+    for reader in [r for r in READERS + ("rootreadspeed",) if r in present]:
+        column = "khz" if reader == "rootreadspeed" else "khz_read"
+        row = {"reader": LABELS[reader] + (" (with opening)" if reader == "rootreadspeed" else "")}
+        for label, table in tables.items():
+            for set_name, layout, name in ((aod_set, "aod", "AOD-like"), (nano_set, "nanoaod", "NanoAOD-like")):
+                hit = table[(table["set"] == set_name) & (table["cache"] == "warm") & (table["reader"] == reader)
+                            & (table["branch"] == branch_name(layout, collection))]
+                row[f"{label}: {name}"] = (paper.flagged(_num(hit[column].iloc[0]), bool(hit["noisy"].iloc[0]))
+                                           if len(hit) else "--")
+        rows.append(row)
+    return pd.DataFrame(rows)

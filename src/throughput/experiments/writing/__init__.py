@@ -46,8 +46,9 @@ Modules:
   one method against another), efficiency_target, seed 001's figures against ours
   (seed001_rows, seed001_size_rows) and seed 003's claims against this run (seed003_claims).
 * report: the figures (figure_random, figure_memory, figure_events), the paper's
-  tables (random_table, events_table, seed001_table, seed001_size_table) and number
-  macros (macros).
+  tables (random_table, events_table, seed001_table, seed001_size_table, and
+  machine_table: the speed-ups of this machine and every archived one side by side)
+  and number macros (macros).
 
 The names used from outside (notebooks/writing.ipynb, tests, throughput.config's
 check_config) are re-exported here.
@@ -57,8 +58,8 @@ from .analysis import (SEED001, SEED001_THREADS, efficiency_target, seed001_rows
 from .measuring import (COMPRESSIONS, KERNEL, READER, check_agreement, check_config, digest, disk_note,
                         filesystem_type, groups, measure, medium_dirs, plan, product_sizes, resolve_threads, run_name,
                         with_rates)
-from .report import (events_table, figure_events, figure_memory, figure_random, macros, random_table, seed001_size_table,
-                     seed001_table)
+from .report import (events_table, figure_events, figure_memory, figure_random, machine_table, macros, random_table,
+                     seed001_size_table, seed001_table)
 
 __all__ = [
     "COMPRESSIONS", "KERNEL", "READER", "SEED001", "SEED001_THREADS",

@@ -9,7 +9,7 @@ import pandas as pd
 
 from ... import noise
 from ...config import thread_counts
-from .analysis import (EFFICIENCY_TARGET, efficiency_target, one, seed001_parts, seed001_rows, seed001_size_rows,
+from .analysis import (EFFICIENCY_TARGET, GROUP, efficiency_target, one, seed001_parts, seed001_rows, seed001_size_rows,
                        seed003_claims, target_medium, versus)
 from .measuring import (COMPRESSIONS, EVENT_METHODS, LABELS, MEDIA, MEDIUM_LABELS, PART_LABELS, SHORT, disk_note, plan,
                         run_name)
@@ -251,3 +251,21 @@ def _object_macros(table: pd.DataFrame, params: dict[str, Any], frame: pd.DataFr
             values[f"WrtObj{name}Faster{suffix}"] = _num(row["faster"], noisy=row["faster_noisy"]) if row is not None else "n/a"
         values[f"WrtObj{name}SizeRatio"] = _num(rows[1]["size_ratio"]) if rows[1] is not None else "n/a"
     return values
+
+
+def machine_table(tables: dict[str, pd.DataFrame]) -> pd.DataFrame:
+    """Each writer's speed-up over its own one-thread run at each machine's most threads, one
+    column per machine (this one and the archived ones, each from its own `summary`); random
+    doubles at compression none only, the I/O-bound end seed 003 measured. "--": not measured there."""
+    columns: dict[str, dict[tuple, str]] = {}
+    for label, table in tables.items():
+        top = int(table["threads"].max())
+        rows = table[(table["threads"] == top) & ((table["part"] != "random") | (table["compression"] == "none"))]
+        columns[f"{label} ({top} threads)"] = {tuple(r[c] for c in GROUP): _num(r["speedup"], 2, r["speedup_noisy"])
+                                               for _, r in rows.iterrows()}
+    keys = list(dict.fromkeys(key for cells in columns.values() for key in cells))  # first seen first
+    return pd.DataFrame({
+        "workload": [PART_LABELS.get(k[0], k[0]) for k in keys], "writer": [SHORT.get(k[1], k[1]) for k in keys],
+        "medium": [k[2] for k in keys], "compression": [k[3] for k in keys],
+        **{title: [cells.get(k, "--") for k in keys] for title, cells in columns.items()},
+    })
