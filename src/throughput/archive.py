@@ -121,6 +121,16 @@ class Archive:
     runs: dict[str, list[tuple[pd.DataFrame, dict[str, Any], dict[str, Any]]]] = field(default_factory=dict)
     problems: list[str] = field(default_factory=list)
 
+    def rows(self, experiment: str) -> pd.DataFrame | None:
+        """Every run's rows of `experiment`, one frame, as its measuring stored them, before the
+        columns an experiment derives (None where the machine has no such run)."""
+        frames = [frame for frame, _, _ in self.runs.get(experiment, [])]
+        return pd.concat(frames, ignore_index=True) if frames else None
+
+    def provenances(self) -> dict[str, list[dict[str, Any]]]:
+        """Every run's provenance, per experiment."""
+        return {experiment: [prov for _, prov, _ in runs] for experiment, runs in self.runs.items()}
+
 
 def _commit_known(commit: str) -> bool:
     try:

@@ -2,13 +2,14 @@
 (throughput.archive), read beside it.
 
 The config section `machines` names the archived machines (null: every one
-under archive/). Each is validated when read; a damaged or foreign file is
-named and left out whole, a wrong manifest leaves the whole machine out, and
-what was left out is printed and said in the paper. An experiment that shows
-archived machines takes each one's rows from `Archived.rows(experiment)`,
-makes the same summary of them as of its own runs, and sets the machines side
-by side: a ratio is always taken within one machine, never across two. An experiment whose spec sets
-`shows_archived` gets the section as its notebook's `machines` parameter.
+under archive/). Each is validated when read (throughput.archive.read); a
+damaged or foreign file is named and left out whole, a wrong manifest leaves
+the whole machine out, and what was left out is warned and said in the paper.
+An experiment whose spec sets `shows_archived` gets the section as its
+notebook's `machines` parameter; it takes each archived machine's rows from
+`Archive.rows(experiment)`, makes the same summary of them as of its own runs,
+and sets the machines side by side: a ratio is always taken within one
+machine, never across two.
 
 `describe` gives, for this machine and each archived one, where, when, at which
 commits and with which software its runs were measured, from the provenance
@@ -17,7 +18,6 @@ each run carries; the method section's machine table is made of these rows.
 from __future__ import annotations
 
 import warnings
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
@@ -32,26 +32,6 @@ _EXPERIMENT_NAMES = {"gpu_bandwidth": "GPU bandwidth", "rdataframe": "RDataFrame
 
 def experiment_name(experiment: str) -> str:
     return _EXPERIMENT_NAMES.get(experiment, experiment.replace("_", " "))
-
-
-@dataclass
-class Archived:
-    """One archived machine, validated: its label, manifest, runs per experiment, and
-    what was left out of it, and why."""
-
-    label: str
-    manifest: dict[str, Any]
-    runs: dict[str, list[tuple[pd.DataFrame, dict[str, Any], dict[str, Any]]]] = field(default_factory=dict)
-    problems: list[str] = field(default_factory=list)
-
-    def rows(self, experiment: str) -> pd.DataFrame | None:
-        """Every archived run's rows of `experiment`, one frame, as its measuring returned
-        them before its own derived columns (None where the machine has no such run)."""
-        frames = [frame for frame, _, _ in self.runs.get(experiment, [])]
-        return pd.concat(frames, ignore_index=True) if frames else None
-
-    def provenances(self) -> dict[str, list[dict[str, Any]]]:
-        return {experiment: [prov for _, prov, _ in runs] for experiment, runs in self.runs.items()}
 
 
 def archive_dir(section: Mapping[str, Any]) -> Path:
@@ -69,14 +49,13 @@ def check_config(section: dict[str, Any], fit) -> None:
                                 f"under {directory} (there: {', '.join(there) or 'none'})")
 
 
-def load_archived(section: Mapping[str, Any]) -> list[Archived]:
+def load_archived(section: Mapping[str, Any]) -> list[archive.Archive]:
     """The archived machines the section names, each validated (throughput.archive.read).
     A machine whose manifest is wrong is left out whole; every problem is also warned."""
-    found = []
-    for read in archive.read_all(archive_dir(section), section.get("archived")):
+    found = archive.read_all(archive_dir(section), section.get("archived"))
+    for read in found:
         for problem in read.problems:
             warnings.warn(f"archived machine {read.label}: {problem}", stacklevel=2)
-        found.append(Archived(read.label, read.manifest, read.runs, read.problems))
     return found
 
 
@@ -111,12 +90,12 @@ def describe(label: str, provenances: Mapping[str, Sequence[dict[str, Any]]]) ->
     }
 
 
-def table(live: Mapping[str, Sequence[dict[str, Any]]], archived: Sequence[Archived]) -> pd.DataFrame:
+def table(live: Mapping[str, Sequence[dict[str, Any]]], archived: Sequence[archive.Archive]) -> pd.DataFrame:
     """One row per machine: this one (from its live runs' provenance), then each archived one."""
     return pd.DataFrame([describe(THIS_MACHINE, live), *(describe(a.label, a.provenances()) for a in archived)])
 
 
-def archived_sentence(archived: Sequence[Archived], experiment: str | None = None) -> str:
+def archived_sentence(archived: Sequence[archive.Archive], experiment: str | None = None) -> str:
     """What the paper says of the archived machines: which are shown (those holding runs of
     `experiment`, if given), and what was left out of them when read."""
     if not archived:
@@ -152,7 +131,7 @@ def paper_table(frame: pd.DataFrame) -> pd.DataFrame:
     })
 
 
-def paper_macros(archived: Sequence[Archived]) -> dict[str, str]:
+def paper_macros(archived: Sequence[archive.Archive]) -> dict[str, str]:
     """The method section's macro (paper/generated/machines_macros.tex): which archived machines are shown."""
     from . import paper
 
