@@ -84,7 +84,8 @@ def describe(label: str, provenances: Mapping[str, Sequence[dict[str, Any]]]) ->
         "GPU": "; ".join(newest.get("gpus") or []) or "none",
         "measured": _span([p.get("date_utc", "") for p in runs]),
         "commits": ", ".join(commits),
-        "software": f"Python {newest.get('python', '?')}, ROOT {packages.get('root', '?')}, "
+        # runs record the PyPI package `root` (0.1a12 holds ROOT 6.40.00), not ROOT's own version
+        "software": f"Python {newest.get('python', '?')}, PyPI root {packages.get('root', '?')}, "
                     f"numpy {packages.get('numpy', '?')}, numba {packages.get('numba', '?')}",
         "experiments": ", ".join(experiment_name(e) for e in sorted(provenances) if provenances[e]),
     }

@@ -154,9 +154,9 @@ def machine_table(tables: Mapping[str, pd.DataFrame]) -> pd.DataFrame:
     for label, table in tables.items():
         threads = int(table[(table["method"] == "C++") & (table["opt"] == "O3")]["threads"].max())
         goal = targets(table, threads)
-        used = table[(table["threads"].isin([1, threads])) & (((table["method"] == "C++") & (table["opt"] == "O3")
-                                                               & (table["mode"] == "inplace"))
-                                                              | ((table["method"] == "STREAM") & (table["mode"] == "scale")))]
+        inplace = (table["method"] == "C++") & (table["opt"] == "O3") & (table["mode"] == "inplace")
+        scale = (table["method"] == "STREAM") & (table["mode"] == "scale")
+        used = table[table["threads"].isin([1, threads]) & (inplace | scale)]
         rows.append({"machine": label, "threads": threads, "single_ghz": goal["single_ghz"],
                      "single_gb_s": goal["single_gb_s"], "stream_single_gb_s": goal["stream_single_gb_s"],
                      "single_ratio": goal["single_ratio"], "plateau_ghz": goal["plateau_ghz"],

@@ -450,10 +450,10 @@ def rate_figure(rs: dict[str, Any], extrapolate_to: int = 24):
     return fig
 
 
-def archived_scan(rows: pd.DataFrame) -> pd.DataFrame | None:
+def archived_scan(rows: pd.DataFrame | None) -> pd.DataFrame | None:
     """An archived machine's thread-scan runs (throughput.machines), summarised as this
     machine's (`summary` by part and threads); None where it holds no complete scan."""
-    if "part" not in rows.columns:
+    if rows is None or "part" not in rows.columns:
         return None
     scan = rows[rows["part"] == "scan"]
     if scan.empty or not (scan["threads"] == 0).any() or not (scan["threads"] > 0).any():

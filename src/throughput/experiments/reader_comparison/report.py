@@ -541,5 +541,6 @@ def machine_frame(tables: dict[str, pd.DataFrame], aod_set: str, nano_set: str, 
                             & (table["branch"] == branch_name(layout, collection))]
                 row[f"{label}: {name}"] = (paper.flagged(_num(hit[column].iloc[0]), bool(hit["noisy"].iloc[0]))
                                            if len(hit) else "--")
-        rows.append(row)
+        if any(cell != "--" for key, cell in row.items() if key != "reader"):
+            rows.append(row)
     return pd.DataFrame(rows)
