@@ -19,7 +19,7 @@ export JUPYTER_RUNTIME_DIR ?= $(XDG_CACHE_HOME)/jupyter-runtime
 export NUMBA_CACHE_DIR ?= $(XDG_CACHE_HOME)/numba
 export PATH := $(CURDIR)/$(VENV)/bin:$(PATH)
 
-.PHONY: help paper test lab archive env system-build system-tex kernels binder lock clean
+.PHONY: help paper test lab archive env system-build system-tex system-slurm kernels binder lock clean
 
 help:
 	@echo "make paper   build paper/build/paper.pdf (sets everything up first)"
@@ -32,7 +32,7 @@ paper: env system-tex kernels
 	snakemake --cores $(CORES)
 	python -m throughput.paper_check
 
-test: env system-tex kernels
+test: env system-tex system-slurm kernels
 	pytest
 
 lab: env kernels
@@ -56,6 +56,10 @@ system-build:
 
 system-tex:
 	@envs/install-system.sh tex
+
+# Slurm and munge, only for the test that runs the Slurm profile on a real Slurm.
+system-slurm:
+	@envs/install-system.sh slurm
 
 kernels: env
 	@kernels/build.sh build/kernels $(VENV)/bin/python

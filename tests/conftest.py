@@ -21,10 +21,12 @@ def command_env() -> dict[str, str]:
     return env
 
 
-def snakemake(workdir: Path, *args: str, check: bool = False, **kwargs) -> subprocess.CompletedProcess:
-    """Run the study's workflow in `workdir` (sources stay in the repository)."""
+def snakemake(workdir: Path, *args: str, check: bool = False, env: dict[str, str] | None = None,
+              **kwargs) -> subprocess.CompletedProcess:
+    """Run the study's workflow in `workdir` (sources stay in the repository), in `env`
+    (default: `command_env()`)."""
     argv = ["snakemake", "--snakefile", str(REPO / "workflow" / "Snakefile"), "--directory", str(workdir), *args]
-    return subprocess.run(argv, capture_output=True, text=True, env=command_env(), check=check, **kwargs)
+    return subprocess.run(argv, capture_output=True, text=True, env=env or command_env(), check=check, **kwargs)
 
 
 @pytest.fixture

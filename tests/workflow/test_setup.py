@@ -21,6 +21,6 @@ def test_kernel_build_is_incremental():
 
 
 def test_system_packages_present_after_setup():
-    for what in ("build", "tex"):
+    for what in ("build", "tex", "slurm"):
         check = subprocess.run(["envs/install-system.sh", what], cwd=REPO, capture_output=True, text=True)
         assert check.returncode == 0 and "Installing" not in check.stdout, check.stdout + check.stderr
