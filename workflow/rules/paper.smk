@@ -54,7 +54,9 @@ rule study_machines:
 
         archived = machines.load_archived(STUDY["machines"])
         paper.write_table(machines.paper_table(machines.table(live_provenances(), archived)), output.table,
-                          column_format="p{2.1cm}p{4.9cm}p{3.6cm}p{3.4cm}")
+                          # ragged right: justified narrow columns hyphenate ("mem- ory")
+                          column_format="".join(rf">{{\raggedright\arraybackslash}}p{{{width}}}"
+                                                for width in ("2.1cm", "4.9cm", "3.6cm", "3.4cm")))
         paper.write_macros(machines.paper_macros(archived), output.macros)
 
 
