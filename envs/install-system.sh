@@ -6,7 +6,7 @@
 # As root it runs apt-get; otherwise it says what to install and fails, but for slurm:
 # without it only tests/workflow/test_slurm.py is skipped (it says why).
 set -euo pipefail
-what=${1:?usage: envs/install-system.sh build|tex}
+what=${1:?usage: envs/install-system.sh build|tex|slurm}
 here=$(cd "$(dirname "$0")" && pwd)
 case "$what" in
   build) list=$here/apt.txt

@@ -5,6 +5,7 @@ import os
 import shutil
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -27,6 +28,38 @@ def snakemake(workdir: Path, *args: str, check: bool = False, env: dict[str, str
     (default: `command_env()`)."""
     argv = ["snakemake", "--snakefile", str(REPO / "workflow" / "Snakefile"), "--directory", str(workdir), *args]
     return subprocess.run(argv, capture_output=True, text=True, env=env or command_env(), check=check, **kwargs)
+
+
+class Daemons:
+    """Background processes a test starts (a Dask cluster, a Slurm node): each one's output in
+    `logs/<name>.log`; `wait_until` fails the test with every log's tail when one exits or the
+    time is up; `stop` terminates them in reverse order (killing after 20 s) and closes the logs."""
+
+    def __init__(self, logs: Path):
+        logs.mkdir(parents=True, exist_ok=True)
+        self.logs, self._running = logs, []
+
+    def start(self, name: str, argv: list[str], **popen) -> None:
+        log = open(self.logs / f"{name}.log", "w")
+        self._running.append((name, subprocess.Popen(argv, stdout=log, stderr=subprocess.STDOUT, **popen), log))
+
+    def wait_until(self, ready, what: str, timeout: float = 30) -> None:
+        deadline = time.monotonic() + timeout
+        while not ready():
+            exited = [name for name, process, _ in self._running if process.poll() is not None]
+            if exited or time.monotonic() > deadline:
+                tails = "\n".join(f"== {f.name}\n{f.read_text()[-1500:]}" for f in sorted(self.logs.iterdir()))
+                pytest.fail(f"waiting for {what}: {'exited: ' + ', '.join(exited) if exited else 'timed out'}\n{tails}")
+            time.sleep(0.2)
+
+    def stop(self) -> None:
+        for _, process, log in reversed(self._running):
+            process.terminate()
+            try:
+                process.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                process.kill()
+            log.close()
 
 
 @pytest.fixture

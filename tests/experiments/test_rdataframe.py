@@ -12,7 +12,7 @@ import numpy as np
 import pandas as pd
 import pytest
 import uproot
-from conftest import command_env, flip_basket_bytes
+from conftest import Daemons, command_env, flip_basket_bytes
 
 from throughput import config, datasets, harness, paper, results
 from throughput.experiments import rdataframe as rdf
@@ -189,22 +189,17 @@ def dask_daemons(tmp_path):
     dask = Path(sys.executable).parent / "dask"
     if not dask.exists():
         pytest.skip(f"no dask command beside {sys.executable}")
-    scheduler_file, logs = tmp_path / "scheduler.json", tmp_path / "daemon-logs"
-    logs.mkdir()
-    daemons = []
+    scheduler_file = tmp_path / "scheduler.json"
+    daemons = Daemons(tmp_path / "daemon-logs")
 
     def start(name, *argv):
-        log = open(logs / f"{name}.log", "w")
-        daemons.append((subprocess.Popen([str(dask), *argv], stdout=log, stderr=subprocess.STDOUT, env=command_env(),
-                                         cwd=tmp_path), log))
+        daemons.start(name, [str(dask), *argv], env=command_env(), cwd=tmp_path)
 
     try:
         start("scheduler", "scheduler", "--host", "127.0.0.1", "--port", "0", "--dashboard-address", ":0",
               "--scheduler-file", str(scheduler_file))
-        deadline = time.monotonic() + 60
-        while not scheduler_file.exists() or not scheduler_file.read_text().strip():
-            assert time.monotonic() < deadline, (logs / "scheduler.log").read_text()[-2000:]
-            time.sleep(0.2)
+        daemons.wait_until(lambda: scheduler_file.exists() and scheduler_file.read_text().strip(),
+                           "the scheduler's address", timeout=60)
         address = json.loads(scheduler_file.read_text())["address"]
         start("worker", "worker", address, "--nworkers", "1", "--nthreads", "1", "--no-dashboard",
               "--local-directory", str(tmp_path / "worker-space"))
@@ -214,13 +209,7 @@ def dask_daemons(tmp_path):
             client.wait_for_workers(1, timeout=60)
         yield address
     finally:
-        for process, log in reversed(daemons):
-            process.terminate()
-            try:
-                process.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                process.kill()
-            log.close()
+        daemons.stop()
 
 
 def test_dask_on_real_scheduler_and_worker_daemons_agrees_with_the_sequential_run(inputs, section, tmp_path,

@@ -13,14 +13,14 @@ import os
 import shutil
 import socket
 import subprocess
-import time
 from pathlib import Path
 
+import psutil
 import pytest
 import yaml
 
-from conftest import REPO, TINY_CONFIG, command_env, snakemake
-from throughput import paper_check
+from conftest import REPO, TINY_CONFIG, Daemons, command_env, snakemake
+from throughput import config, paper_check
 from throughput.experiments import SPECS
 
 PROFILE = REPO / "workflow/profiles/slurm"
@@ -50,22 +50,21 @@ class SingleNodeSlurm:
 
     def __init__(self, root: Path):
         self.root, self.bin = root, root / "bin"
-        self.cpus = len(os.sched_getaffinity(0))
-        total_mb = int(Path("/proc/meminfo").read_text().split()[1]) // 1024
-        self.memory_mb = int(total_mb * 0.8)
+        self.cpus = config.usable_cores()
+        self.memory_mb = int(psutil.virtual_memory().total * 0.8) // 2**20
         self.node = socket.gethostname().split(".")[0]
         self.conf = root / "slurm.conf"
-        self.processes: list[subprocess.Popen] = []
+        self.daemons = Daemons(root / "logs")
 
     def start(self) -> None:
-        munge, state, logs = (self.root / d for d in ("munge", "state", "logs"))
-        for d in (munge, state, logs, self.bin):
+        munge, state, logs = self.root / "munge", self.root / "state", self.daemons.logs
+        for d in (munge, state, self.bin):
             d.mkdir(mode=0o700)
         subprocess.run(["mungekey", "--create", "--keyfile", str(munge / "key")], check=True)
         sock = munge / "sock"
         self._spawn("munged", "-F", "--force", f"--socket={sock}", f"--key-file={munge / 'key'}",
-                    f"--pid-file={munge / 'pid'}", f"--seed-file={munge / 'seed'}", f"--log-file={logs / 'munged.log'}")
-        self._wait_for(sock.exists, "munged's socket")
+                    f"--pid-file={munge / 'pid'}", f"--seed-file={munge / 'seed'}", f"--log-file={logs / 'munged-own.log'}")
+        self.daemons.wait_until(sock.exists, "munged's socket")
         self.conf.write_text("\n".join([
             "ClusterName=throughputtest",
             f"SlurmctldHost={self.node}(127.0.0.1)",
@@ -74,7 +73,7 @@ class SingleNodeSlurm:
             "SlurmUser=root", "SlurmdUser=root",
             f"StateSaveLocation={state}", f"SlurmdSpoolDir={state}/spool",
             f"SlurmctldPidFile={state}/slurmctld.pid", f"SlurmdPidFile={state}/slurmd.pid",
-            f"SlurmctldLogFile={logs}/slurmctld.log", f"SlurmdLogFile={logs}/slurmd.log",
+            f"SlurmctldLogFile={logs}/slurmctld-own.log", f"SlurmdLogFile={logs}/slurmd-own.log",
             # no cgroups in a container: processes tracked by their parents, not bound
             "ProctrackType=proctrack/linuxproc", "TaskPlugin=task/none", "MpiDefault=none",
             # no slurmdbd: the plugin asks squeue, which must still see finished jobs
@@ -90,22 +89,11 @@ class SingleNodeSlurm:
             wrapper.chmod(0o755)
         self._spawn("slurmctld", "-D", "-i", "-f", str(self.conf))
         self._spawn("slurmd", "-D", "-N", self.node, "-f", str(self.conf))
-        self._wait_for(lambda: self.client("sinfo", "-h", "-N", "-o", "%T").stdout.strip() == "idle",
-                       "the node to be idle")
+        self.daemons.wait_until(lambda: self.client("sinfo", "-h", "-N", "-o", "%T").stdout.strip() == "idle",
+                                "the node to be idle")
 
     def _spawn(self, daemon: str, *args: str) -> None:
-        log = open(self.root / "logs" / f"{daemon}.out", "w")
-        self.processes.append(subprocess.Popen([DAEMONS[daemon], *args], stdout=log, stderr=subprocess.STDOUT,
-                                               env={**os.environ, "SLURM_CONF": str(self.conf)}))
-
-    def _wait_for(self, ready, what: str, timeout: float = 30) -> None:
-        deadline = time.monotonic() + timeout
-        while not ready():
-            dead = [p.args[0] for p in self.processes if p.poll() is not None]
-            if dead or time.monotonic() > deadline:
-                logs = "\n".join(f"== {f.name}\n{f.read_text()[-1500:]}" for f in sorted((self.root / "logs").iterdir()))
-                pytest.fail(f"waiting for {what}: {'exited: ' + ', '.join(dead) if dead else 'timed out'}\n{logs}")
-            time.sleep(0.5)
+        self.daemons.start(daemon, [DAEMONS[daemon], *args], env={**os.environ, "SLURM_CONF": str(self.conf)})
 
     def client(self, command: str, *args: str) -> subprocess.CompletedProcess:
         return subprocess.run([str(self.bin / command), *args], capture_output=True, text=True)
@@ -115,14 +103,6 @@ class SingleNodeSlurm:
         out = self.client("scontrol", "show", "job", "-o").stdout
         return [dict(f.split("=", 1) for f in line.split() if "=" in f) for line in out.splitlines() if line.strip()]
 
-    def stop(self) -> None:
-        for p in reversed(self.processes):
-            p.terminate()
-        for p in self.processes:
-            try:
-                p.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                p.kill()
 
 
 @pytest.fixture
@@ -140,7 +120,7 @@ def slurm(tmp_path_factory):
         cluster.start()
         yield cluster
     finally:
-        cluster.stop()
+        cluster.daemons.stop()
 
 
 def _interval(job: dict[str, str]) -> tuple[datetime.datetime, datetime.datetime]:
@@ -167,15 +147,16 @@ def test_the_slurm_profile_runs_the_tiny_study_on_a_real_slurm(tmp_path, slurm):
 
     jobs = [j for j in slurm.jobs() if j.get("Comment", "").startswith("rule_")]
     assert jobs and all(j["JobState"] == "COMPLETED" for j in jobs), [(j["Comment"], j["JobState"]) for j in jobs]
+    intervals = {j["JobId"]: _interval(j) for j in jobs}
     for name in SPECS:
         mine = [j for j in jobs if j["Comment"] == f"rule_{name}"]
         assert len(mine) == 1, f"{name}: {len(mine)} Slurm jobs"
         job = mine[0]
         # the whole node: all its cores, and no job of any kind beside it
         assert job["OverSubscribe"] == "NO" and int(job["NumCPUs"]) == slurm.cpus, job
-        start, end = _interval(job)
+        start, end = intervals[job["JobId"]]
         beside = [j["Comment"] for j in jobs if j is not job
-                  and _interval(j)[0] < end and _interval(j)[1] > start]
+                  and intervals[j["JobId"]][0] < end and intervals[j["JobId"]][1] > start]
         assert not beside, f"{name} shared its node with {beside}"
     assert {j["Comment"] for j in jobs} >= {"rule_paper", "rule_study_noise", "rule_study_machines"}
     assert (tmp_path / "paper/build/paper.pdf").is_file()
