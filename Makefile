@@ -9,6 +9,8 @@ SHELL := /bin/bash
 VENV := .venv
 PYTHON_BASE ?= python3
 CORES ?= all
+# Another scale over config/config.yaml, e.g. make paper CONFIG=config/medium.yaml
+CONFIG ?=
 
 # Jupyter, IPython, matplotlib, numba and Snakemake write caches under $HOME
 # unless told otherwise; keep them in the project (git-ignored).
@@ -22,14 +24,14 @@ export PATH := $(CURDIR)/$(VENV)/bin:$(PATH)
 .PHONY: help paper test lab archive env system-build system-tex system-slurm kernels binder lock clean
 
 help:
-	@echo "make paper   build paper/build/paper.pdf (sets everything up first)"
+	@echo "make paper   build paper/build/paper.pdf (sets everything up first); CONFIG=config/medium.yaml for another scale"
 	@echo "make test    run the test suite (sets everything up first)"
 	@echo "make lab     open JupyterLab on notebooks/ in the project's environment"
 	@echo "make archive NAME=<label>  pack this machine's raw results into archive/<label>"
 	@echo "make binder  regenerate binder/ from envs/;  make lock  re-pin envs/requirements.txt"
 
 paper: env system-tex kernels
-	snakemake --cores $(CORES)
+	snakemake --cores $(CORES) $(if $(CONFIG),--configfile $(CONFIG))
 	python -m throughput.paper_check
 
 test: env system-tex system-slurm kernels

@@ -277,6 +277,36 @@ def test_load_full_config_on_this_machine(tmp_path):
         assert 1000 <= resolved["memory_bandwidth"]["n_values"] <= 10**10
 
 
+def _key_paths(mapping, prefix=()):
+    for key, value in mapping.items():
+        if isinstance(value, dict):
+            yield from _key_paths(value, prefix + (key,))
+        else:
+            yield prefix + (key,)
+
+
+def test_medium_config_sets_every_key_the_default_sets():
+    # Snakemake reads config.yaml first and medium.yaml over it: a key only config.yaml
+    # set would make the medium scale change with the default.
+    with open(REPO / "config" / "config.yaml") as stream:
+        default = set(_key_paths(yaml.safe_load(stream)))
+    with open(REPO / "config" / "medium.yaml") as stream:
+        medium = set(_key_paths(yaml.safe_load(stream)))
+    assert not default - medium, sorted(default - medium)
+
+
+def test_medium_config_fits_a_24_gb_machine_without_lowering(tmp_path):
+    available = 20 * 10**9  # what a 24 GB machine has available with its system running
+    resolved = config.load(REPO / "config" / "medium.yaml", workdir=tmp_path, available_memory=available)
+    assert resolved["fit_to_machine"] is False
+    assert not any(resolved["fitted_to_machine"].values()), resolved["fitted_to_machine"]
+    # it is larger than the default in every experiment it scales
+    default = config.load(REPO / "config" / "config.yaml", workdir=tmp_path, available_memory=available)
+    for section, key in [("memory_bandwidth", "n_values"), ("writing", "events"), ("rdataframe", "files"),
+                         ("reader_comparison", "nanoaod_events"), ("gpu_bandwidth", "events")]:
+        assert resolved[section][key] > default[section][key], (section, key)
+
+
 def test_load_empty_file(tmp_path):
     path = tmp_path / "empty.yaml"
     path.write_text("# nothing\n")

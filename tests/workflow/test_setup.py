@@ -24,3 +24,14 @@ def test_system_packages_present_after_setup():
     for what in ("build", "tex", "slurm"):
         check = subprocess.run(["envs/install-system.sh", what], cwd=REPO, capture_output=True, text=True)
         assert check.returncode == 0 and "Installing" not in check.stdout, check.stdout + check.stderr
+
+
+def test_make_paper_takes_another_scale():
+    def snakemake_line(*variables):
+        dry = subprocess.run(["make", "-n", "paper", *variables], cwd=REPO, capture_output=True, text=True,
+                             env=command_env())
+        assert dry.returncode == 0, dry.stderr
+        return next(line for line in dry.stdout.splitlines() if line.startswith("snakemake "))
+
+    assert "--configfile" not in snakemake_line()
+    assert snakemake_line("CONFIG=config/medium.yaml").endswith("--configfile config/medium.yaml")
