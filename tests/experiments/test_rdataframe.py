@@ -468,6 +468,31 @@ def test_compiled_runs_are_measured_interleaved_checked_and_reused(inputs, secti
     assert (tmp_path / "histograms" / "nhist_1_t2.root").exists()
 
 
+def test_rate_model_runs_are_measured_interleaved_checked_and_reused(inputs, section, tmp_path):
+    _, chosen, info = inputs
+    rate = {**section["rate_model"], "cache_states": ["cold", "warm"], "ttree_cache": [True], "max_processes": 2}
+    params = {**section, "repetitions": 2, "warmup": 1, "rate_model": rate}
+    primer = chosen["main"][0]  # the same tree, not one of the files measured
+    frames = rdf.measure_rate_model(params, chosen, info, tmp_path, primer, progress=False)
+    measured = frames["rate"][~frames["rate"]["warmup"]]
+    names = {f"rate_{c}_on_np{n}" for c in ("cold", "warm") for n in (1, 2)}
+    assert set(measured["run"]) == names
+    # every run once per round, its warm-up before its first round only; load and spread recorded
+    assert measured.groupby("run")["round"].apply(lambda r: sorted(r) == [0, 1]).all()
+    warmups = frames["rate"][frames["rate"]["warmup"]]
+    assert sorted(warmups["run"]) == sorted(names) and (warmups["round"] == 0).all()
+    assert measured["others_cores"].notna().all() and measured["cv"].notna().all()
+    # the readers of every pass, cold or warm, summed the counters to one reader's
+    assert (frames["rate"]["counter_sum"] == frames["components"]["counter_sum"].iloc[0]).all()
+    cold = measured[measured["cache"] == "cold"]
+    assert (cold["resident_pages"] == 0).all()
+    table = rdf.rate_summary(frames)["table"]
+    assert len(table) == len(names) and (table["rate"] > 0).all()
+    # stored: a second call reuses the whole group
+    again = rdf.measure_rate_model(params, chosen, info, tmp_path, primer, progress=False)
+    pd.testing.assert_frame_equal(frames["rate"], again["rate"], check_dtype=False)
+
+
 def test_rate_model_rates_carry_the_spread_of_their_passes():
     """A measured R(Np) whose passes spread beyond the noise limit is marked in both rate tables."""
     size = 10_000_000

@@ -14,7 +14,6 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from tqdm.auto import tqdm
 
 from ... import experiment, harness, noise, provenance
 from ...config import usable_cores
@@ -164,22 +163,40 @@ def _measure_components(params, files, entries, work, primer):
     return frame, provenance.capture(params, cache_state="warm", build_info=result.build_info)
 
 
-def _measure_rate(cache, ttc, processes, params, files, entries, work, reference_counters, primer):
-    rate = params["rate_model"]
-    cache_bytes = rate["ttree_cache_bytes"] if ttc == "on" else 0
+def _measure_rate(run, round_, params, files, entries, work, reference_counters, primer):
+    """One timed pass of `run` (a cache state, TTreeCache setting and reader-process count), its
+    warm-up passes before it in the first round only: the interleaving loop calls it once per
+    round and run. Every pass sets the cache state of every file (checked) before the readers start."""
+    cache, ttc, processes = run["cache"], run["ttree_cache"], run["processes"]
+    cache_bytes = params["rate_model"]["ttree_cache_bytes"] if ttc == "on" else 0
     segments = split_ranges(entries, files, processes)
+    warmups = params["warmup"] if round_ == 0 else 0
     rows = []
-    for index in range(params["warmup"] + params["repetitions"]):
-        prepared = set_cache(files, cache, work)  # every file, checked, before the readers start
+    for index in range(warmups + 1):
+        prepared = set_cache(files, cache, work)
         result = run_processes(segments, cache_bytes, primer)
         if result["counter_sum"] != reference_counters:
             raise AssertionError(f"{processes} readers ({cache}, TTreeCache {ttc}) summed the collection counters to "
                                  f"{result['counter_sum']}, one reader of every entry to {reference_counters}")
-        rows.append({**result, "rep": index - params["warmup"], "warmup": index < params["warmup"],
+        rows.append({**result, "rep": index - warmups, "warmup": index < warmups,
                      "resident_pages": prepared["resident"], "pages": prepared["pages"]})
     frame = pd.DataFrame(rows).assign(part="rate", cache=cache, ttree_cache=ttc, processes=processes,
-                                      name=f"rate_{cache}_{ttc}_np{processes}")
+                                      name=run["name"])
     return frame, provenance.capture(params, cache_state=cache)
+
+
+def measure_rates(runs: list[dict[str, Any]], base: dict[str, Any], params: dict[str, Any], files: list[str],
+                  entries: dict[str, int], raw_dir: Path, work: Path, reference_counters: int, primer: str,
+                  noise_settings: noise.Settings, progress: bool) -> pd.DataFrame:
+    """R(Np) of every run, interleaved round by round as one group: the fit compares the process
+    counts, and the paper sets the cache states and TTreeCache settings side by side."""
+    if not runs:
+        return pd.DataFrame()
+    group = experiment.Group("I/O rate model", runs)
+    return experiment.measure_interleaved(
+        [group], raw_dir, lambda run: {**base, **{k: run[k] for k in ("cache", "ttree_cache", "processes")}},
+        lambda run, round_: _measure_rate(run, round_, params, files, entries, work, reference_counters, primer),
+        params["repetitions"], noise_settings, desc="I/O rate model", progress=progress)
 
 
 def measure_rate_model(params: dict[str, Any], inputs: dict[str, Any], info: dict[str, Any],
@@ -220,15 +237,11 @@ def measure_rate_model(params: dict[str, Any], inputs: dict[str, Any], info: dic
     frames["components"] = measure_once(raw / "components.parquet", {**base, "part": "components"},
                                         lambda: _measure_components(params, files, entries, work, primer))
     reference = int(frames["components"]["counter_sum"].iloc[0])
-    runs = [(c, "on" if t else "off", n) for c in states for t in rate["ttree_cache"]
+    runs = [{"name": f"rate_{c}_{t}_np{n}", "cache": c, "ttree_cache": t, "processes": n}
+            for c in states for t in ("on" if on else "off" for on in rate["ttree_cache"])
             for n in counts(rate["max_processes"], rate["process_spacing"])]
-    rate_frames = []
-    for cache, ttc, n in tqdm(runs, desc="I/O rate model", unit="run", disable=not progress):
-        rate_frames.append(measure_once(raw / f"rate_{cache}_{ttc}_np{n}.parquet",
-                                        {**base, "cache": cache, "ttree_cache": ttc, "processes": n},
-                                        lambda: _measure_rate(cache, ttc, n, params, files, entries, work, reference,
-                                                              primer)))
-    frames["rate"] = pd.concat(rate_frames, ignore_index=True) if rate_frames else pd.DataFrame()
+    frames["rate"] = measure_rates(runs, base, params, files, entries, raw, work, reference, primer,
+                                   noise_settings or noise.Settings(), progress)
     frames["bytes"] = sum(Path(f).stat().st_size for f in files)
     frames["cores"] = usable_cores()  # process counts above it oversubscribe the cores
     frames["events"] = sum(entries.values())
