@@ -1,7 +1,8 @@
 """root4j, the second Java reader: built from source with our patch, it reads flat and
 jagged float branches of ROOT 6 files (ZLIB, LZ4, ZSTD), of the project's NanoAOD-like
 files, of the real CMS NanoAOD file and of an older file, and its items and checksums
-equal uproot's, computed here from the same files."""
+equal uproot's, computed here from the same files. Both Java readers (root4j and
+laurelin) read every numeric leaf type, flat and jagged, as uproot does."""
 from __future__ import annotations
 
 import subprocess
@@ -30,6 +31,7 @@ f = ROOT.TFile.Open(path, "RECREATE", "", setting)
 t = ROOT.TTree("Events", "root4j test")
 x = array.array("f", [0.0]); n = array.array("i", [0]); v = array.array("f", [0.0] * 16)
 t.Branch("x", x, "x/F"); t.Branch("n", n, "n/I"); t.Branch("v", v, "v[n]/F")
+pair = array.array("f", [0.0, 0.0]); t.Branch("pair", pair, "a/F:b/F")  # two leaves: no reader's branch
 t.SetAutoFlush(1000)
 special = [0.0, -0.0, 1e-45, -3e-39, float("inf"), -float("inf"), float("nan"), 3.4e38]
 r = ROOT.TRandom3(7)
@@ -65,26 +67,28 @@ def written(tmp_path_factory):
 
 
 def _expected(path: str, tree: str, branch: str) -> tuple[int, int, str]:
-    """Events, items and checksum computed with uproot, independently of root4j."""
+    """Events, items and checksum computed with uproot, independently of the Java readers:
+    each value's bit pattern in the branch's own type."""
     array = uproot.open(path)[tree][branch].array()
-    values = np.asarray(ak.flatten(array, axis=None), dtype=np.float32)
+    values = np.asarray(ak.flatten(array, axis=None))
     return len(array), len(values), rc.hex_checksum(rc.checksum(values))
 
 
-def _read(jar, path: str, tree: str, branches: list[str], **extra) -> dict[str, tuple[int, int, str]]:
+def _read(jar, path: str, tree: str, branches: list[str], method: str = "root4j",
+          **extra) -> dict[str, tuple[int, int, str]]:
     args = {"files": path, "tree": tree, "branches": ",".join(branches), "reps": 2, "warmup": 1,
             "cache": "warm", "sample-every": 1000, "page-cache-tool": str(harness.kernel_path("page_cache")),
             **extra}
     argv = ["java", "-jar", str(jar)] + [x for k, v in args.items() for x in (f"--{k}", str(v))]
-    records = rc.run_json_process(argv, "root4j_reader", timeout_s=300)
+    records = rc.run_json_process(argv, f"{method}_reader", timeout_s=300)
     timing = records["timing"]
-    assert len(timing) == 3 * len(branches) and {r["method"] for r in timing} == {"root4j"}
-    assert {r["kernel"] for r in timing} == {"root4j_reader"}
+    assert len(timing) == 3 * len(branches) and {r["method"] for r in timing} == {method}
+    assert {r["kernel"] for r in timing} == {f"{method}_reader"}
     return {r["branch"]: (r["events"], r["items"], r["checksum"]) for r in records["result"]}
 
 
-def _check(jar, path: str, tree: str, branches: list[str]) -> None:
-    got = _read(jar, path, tree, branches)
+def _check(jar, path: str, tree: str, branches: list[str], method: str = "root4j") -> None:
+    got = _read(jar, path, tree, branches, method)
     for branch in branches:
         expected = _expected(path, tree, branch)
         assert expected[1] > 0
@@ -124,8 +128,63 @@ def test_a_wrong_root4j_is_caught(jar, written):
 
 def test_root4j_errors_name_file_and_branch(jar, written):
     path = written["ZSTD"]
-    for branch, words in (("nope", "no such branch"), ("n", "not a single float leaf")):
+    for branch, words in (("nope", "no such branch"), ("pair", "not a single numeric leaf (2 leaves")):
         with pytest.raises(rc.ReaderFailed) as failure:
             _read(jar, path, "Events", [branch])
         assert f"file {path}" in failure.value.error and f"branch {branch}" in failure.value.error
         assert words in failure.value.error and "exited with 2" in str(failure.value)
+
+
+# Every numeric leaf type of ROOT (flat, and jagged as a leaf list with counter n), with its
+# array.array type code: signed and unsigned integers of each size, floats, Bool_t.
+TYPED_LEAVES = {"D": "d", "B": "b", "b": "B", "S": "h", "s": "H", "I": "i", "i": "I", "L": "q", "l": "Q", "O": "B"}
+WRITE_TYPED = """
+import array, sys, ROOT
+leaves = eval(sys.argv[2])
+f = ROOT.TFile.Open(sys.argv[1], "RECREATE", "", 404)
+t = ROOT.TTree("Events", "every numeric leaf type")
+n = array.array("i", [0]); t.Branch("n", n, "n/I")
+flat, jagged = {}, {}
+for leaf, code in leaves.items():
+    flat[leaf] = array.array(code, [0]); t.Branch(f"x{leaf}", flat[leaf], f"x{leaf}/{leaf}")
+    jagged[leaf] = array.array(code, [0] * 8); t.Branch(f"v{leaf}", jagged[leaf], f"v{leaf}[n]/{leaf}")
+t.SetAutoFlush(700)
+r = ROOT.TRandom3(11)
+def value(leaf, code):
+    if leaf == "O":
+        return int(r.Rndm() < 0.5)
+    if code == "d":
+        return r.Gaus(0, 1e6)
+    bits = array.array(code).itemsize * 8
+    low, high = (0, 2**bits - 1) if code.isupper() else (-(2**(bits - 1)), 2**(bits - 1) - 1)
+    return min(high, max(low, int(low + r.Rndm() * (high - low + 1))))
+for i in range(3000):
+    n[0] = i % 9
+    for leaf, code in leaves.items():
+        flat[leaf][0] = value(leaf, code)
+        for j in range(n[0]):
+            jagged[leaf][j] = value(leaf, code)
+    t.Fill()
+t.Write(); f.Close()
+"""
+
+
+@pytest.fixture(scope="module")
+def typed(tmp_path_factory):
+    path = tmp_path_factory.mktemp("typed") / "typed.root"
+    subprocess.run([sys.executable, "-c", WRITE_TYPED, str(path), repr(TYPED_LEAVES)], check=True,
+                   capture_output=True)
+    return str(path)
+
+
+@pytest.mark.parametrize("method", ["root4j", "laurelin"])
+def test_java_readers_read_every_numeric_leaf_type_as_uproot(method, typed):
+    reason = rc.java_available()
+    if reason:
+        pytest.skip(reason)
+    jar = rc.build_root4j_reader() if method == "root4j" else rc.build_java_reader()
+    branches = [f"{kind}{leaf}" for leaf in TYPED_LEAVES for kind in ("x", "v")]
+    types = {str(uproot.open(typed)["Events"][b].array().layout.form.type) for b in branches}
+    assert {"float64", "int8", "uint8", "int16", "uint16", "int32", "uint32", "int64", "uint64", "bool"} <= {
+        t.split("* ")[-1] for t in types}  # the file holds what the test is about
+    _check(jar, typed, "Events", branches, method)

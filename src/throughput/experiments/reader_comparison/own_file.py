@@ -21,7 +21,7 @@ from .analysis import UNREAD_RECORDS, check_agreement, fill_bytes, summary
 from .inputs import compression_name, file_compression, file_compression_setting, make_numpy_copy, make_rntuple_copy
 from .measuring import measure
 from .readers import ReaderError, numeric_dtype
-from .vocabulary import COMPRESSIONS, JAVA_READERS, LABELS, READER_TABLE, READERS
+from .vocabulary import COMPRESSIONS, LABELS, READER_TABLE, READERS
 
 ALL_READERS = READERS + ("rootreadspeed",)
 SET = "own"  # the input set's name in the raw results
@@ -73,10 +73,10 @@ def check_request(files: list[str], tree: str | None, branches: list[str], reade
 
 
 def prepare(files: list[str], tree: str, types: dict[str, np.dtype], readers: list[str],
-            work: Path) -> tuple[dict[str, dict[str, Any]], pd.DataFrame]:
+            work: Path) -> dict[str, dict[str, Any]]:
     """The input sets, one per branch (its readers interleaved), with the copies the RNTuple
     and Numpy readers read, made under `work` (kept: a second run with the same --work reuses
-    them and the measured runs); and rows for the readers that cannot read a branch."""
+    them and the measured runs). A reader that cannot read a branch says so in its own row."""
     setting = file_compression_setting(files[0])
     compression = compression_name(setting)
     # the RNTuple copy with the file's own algorithm and level (ZLIB where RNTuple lacks the algorithm)
@@ -95,16 +95,9 @@ def prepare(files: list[str], tree: str, types: dict[str, np.dtype], readers: li
             if not copy.exists():
                 make_numpy_copy(source, copy, tree, list(types))
             copies["numpy"].append(str(copy))
-    inputs, unread = {}, []
-    for branch, dtype in types.items():
-        # Our Java readers (java/common) read float leaves only: a row saying so, not a failed process.
-        java = [r for r in readers if r in JAVA_READERS and dtype != np.float32]
-        unread += [{"record": "cannot_read", "set": f"{SET}/{branch}", "reader": r, "method": r, "branch": branch,
-                    "message": f"our {r} reader reads float branches only, this one holds {dtype}"} for r in java]
-        inputs[f"{SET}/{branch}"] = {"role": "own", "layout": "own", "tree": tree, "branches": [branch],
-                                     "readers": [r for r in readers if r not in java], "compression": compression,
-                                     "root": roots, **copies}
-    return inputs, pd.DataFrame(unread)
+    return {f"{SET}/{branch}": {"role": "own", "layout": "own", "tree": tree, "branches": [branch],
+                                "readers": list(readers), "compression": compression, "root": roots, **copies}
+            for branch in types}
 
 
 def table(frame: pd.DataFrame, inputs: dict[str, dict[str, Any]], types: dict[str, np.dtype]) -> pd.DataFrame:
@@ -182,9 +175,8 @@ def run(files: list[str], branches: list[str], tree: str | None = None, readers:
     tree, types = check_request(files, tree, branches, readers)
     with tempfile.TemporaryDirectory(prefix="throughput-readers-") as temporary:
         folder = Path(work) if work else Path(temporary)
-        inputs, unread = prepare(files, tree, types, readers, folder)
+        inputs = prepare(files, tree, types, readers, folder)
         params = {"readers": [r for r in readers if r != "rootreadspeed"], "rootreadspeed": "rootreadspeed" in readers,
                   "warmup": warmup, "sample_every": 100000, "repetitions": repetitions}
-        frame = pd.concat([measure(params, inputs, folder / "raw", noise.Settings(), progress=progress), unread],
-                          ignore_index=True)
+        frame = measure(params, inputs, folder / "raw", noise.Settings(), progress=progress)
         return table(frame, inputs, types), frame, tree

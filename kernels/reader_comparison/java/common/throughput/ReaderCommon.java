@@ -17,7 +17,7 @@ import java.util.Map;
  * folder too): the options, the JSON lines, the clocks, the page_cache preparation,
  * one pass with its checksum, the compression named from the file header, and the
  * repetitions with their check that passes agree. A reader gives only how to read one
- * float branch of one file (FileReader) and its names.
+ * numeric branch of one file (FileReader) and its names.
  *
  * Exit codes: 0 fine; 2 a missing or damaged file, a missing branch, or any read error
  * (message naming file, its compression and branch, then the library's own exception);
@@ -26,8 +26,9 @@ import java.util.Map;
 final class ReaderCommon {
     static final long GOLDEN = 0x9E3779B97F4A7C15L;
 
-    static long mix(int bits) {
-        long h = ((bits & 0xFFFFFFFFL) + 1) * GOLDEN;
+    /** One value's share of the checksum: its bit pattern, zero-extended to 64 bits (pass.hpp). */
+    static long mix(long bits) {
+        long h = (bits + 1) * GOLDEN;  // arithmetic modulo 2^64, as pass.hpp's uint64_t
         return h ^ (h >>> 32);
     }
 
@@ -54,7 +55,7 @@ final class ReaderCommon {
     /**
      * One reader: its method ("laurelin": the method of the records and the library
      * named in error messages; its kernel, the records' kernel and the prefix of
-     * stderr, is "laurelin_reader"), how it reads a float branch of a file into a
+     * stderr, is "laurelin_reader"), how it reads a numeric branch of a file into a
      * pass, and how it counts a tree's entries.
      */
     record FileReader(String method, BranchRead reader, EntryCount counter) {
@@ -251,13 +252,63 @@ final class ReaderCommon {
             cpu = cpuSeconds() - cpu0 - prep.cpu;
         }
 
-        void values(float[] v, long entries) {
+        /**
+         * The values of `entries` entries, a Java array of any numeric leaf type (what the
+         * reader library made of Float_t ... ULong64_t and Bool_t): each value's bit pattern
+         * in its own type, so float and double of the same number differ, and an unsigned
+         * type's bits are those of the signed Java type it arrives in.
+         */
+        void values(Object array, long entries) {
             long sum = 0;
-            for (float x : v) {
-                sum += mix(Float.floatToRawIntBits(x));
+            int n;
+            if (array instanceof float[]) {
+                float[] v = (float[]) array;
+                n = v.length;
+                for (float x : v) {
+                    sum += mix(Float.floatToRawIntBits(x) & 0xFFFFFFFFL);
+                }
+            } else if (array instanceof double[]) {
+                double[] v = (double[]) array;
+                n = v.length;
+                for (double x : v) {
+                    sum += mix(Double.doubleToRawLongBits(x));
+                }
+            } else if (array instanceof long[]) {
+                long[] v = (long[]) array;
+                n = v.length;
+                for (long x : v) {
+                    sum += mix(x);
+                }
+            } else if (array instanceof int[]) {
+                int[] v = (int[]) array;
+                n = v.length;
+                for (int x : v) {
+                    sum += mix(x & 0xFFFFFFFFL);
+                }
+            } else if (array instanceof short[]) {
+                short[] v = (short[]) array;
+                n = v.length;
+                for (short x : v) {
+                    sum += mix(x & 0xFFFFL);
+                }
+            } else if (array instanceof byte[]) {
+                byte[] v = (byte[]) array;
+                n = v.length;
+                for (byte x : v) {
+                    sum += mix(x & 0xFFL);
+                }
+            } else if (array instanceof boolean[]) {
+                boolean[] v = (boolean[]) array;
+                n = v.length;
+                for (boolean x : v) {
+                    sum += mix(x ? 1 : 0);
+                }
+            } else {
+                throw new ReaderError("the reader gave values of type " + array.getClass().getSimpleName()
+                        + ", not a numeric array", 2);
             }
             checksum += sum;
-            items += v.length;
+            items += n;
             events += entries;
             if (items >= next) {
                 samples.add(new double[] {items, events, wallSeconds() - wall0 - prep.wall});

@@ -8,6 +8,7 @@ import edu.vanderbilt.accre.laurelin.interpretation.AsDtype;
 import edu.vanderbilt.accre.laurelin.interpretation.AsJagged;
 import edu.vanderbilt.accre.laurelin.interpretation.Interpretation;
 import edu.vanderbilt.accre.laurelin.root_proxy.ROOTFile;
+import edu.vanderbilt.accre.laurelin.root_proxy.SimpleType;
 import edu.vanderbilt.accre.laurelin.root_proxy.TBranch;
 import edu.vanderbilt.accre.laurelin.root_proxy.TFile;
 import edu.vanderbilt.accre.laurelin.root_proxy.TLeaf;
@@ -19,6 +20,7 @@ import throughput.ReaderCommon.ReaderError;
 
 import java.io.IOException;
 import java.util.List;
+import java.util.Map;
 
 import static throughput.ReaderCommon.wallSeconds;
 
@@ -27,7 +29,8 @@ import static throughput.ReaderCommon.wallSeconds;
  * ROOT; root4j is not on Maven Central and cannot parse ROOT 6 files unpatched
  * (its patched build is the second Java reader, ../root4j), so this
  * uses laurelin (edu.vanderbilt.accre:laurelin), the pure-Java reader that
- * succeeded it. It reads one float branch (jagged or flat) basket by basket
+ * succeeded it. It reads one numeric branch (jagged or flat; floats, integers,
+ * bools) basket by basket
  * with laurelin's own file parsing, decompression and ArrayBuilder, and
  * prints the same JSON lines as the C++ kernel read_branch: "timing" per
  * pass, "sample" every --sample-every items, "result" per branch and one
@@ -89,14 +92,16 @@ public final class LaurelinReader {
             }
             TBranch branch = found.get(0);
             List<TLeaf> leaves = branch.getLeaves();
-            if (leaves.size() != 1 || !"TLeafF".equals(leaves.get(0).getClassName())) {
-                throw new ReaderError("file " + path + ", branch " + branchName + ": not a single float leaf ("
-                        + (leaves.isEmpty() ? "no leaves" : leaves.get(0).getClassName()) + ")", 2);
+            AsDtype.Dtype type = leaves.size() == 1 ? dtypeOf(leaves.get(0).getLeafType()) : null;
+            if (type == null) {
+                throw new ReaderError("file " + path + ", branch " + branchName + ": not a single numeric leaf ("
+                        + (leaves.isEmpty() ? "no leaves" : leaves.size() + " leaves, the first "
+                        + leaves.get(0).getClassName() + " of type " + leaves.get(0).getLeafType()) + ")", 2);
             }
             TBranch.ArrayDescriptor desc = branch.getArrayDescriptor();
-            AsDtype dtype = new AsDtype(AsDtype.Dtype.FLOAT4);
+            AsDtype dtype = new AsDtype(type);
             Interpretation interpretation = desc == null ? dtype
-                    : desc.isFixed() ? new AsDtype(AsDtype.Dtype.FLOAT4, List.of(desc.getFixedLength()))
+                    : desc.isFixed() ? new AsDtype(type, List.of(desc.getFixedLength()))
                     : new AsJagged(dtype, desc.getSkipBytes());
             long[] offsets = branch.getBasketEntryOffsets();
             Baskets baskets = new Baskets(SlimTBranch.getFromTBranch(branch), raw);
@@ -111,9 +116,24 @@ public final class LaurelinReader {
                 Array array = new ArrayBuilder(baskets, interpretation, offsets, null, start, stop)
                         .getArray(0, (int) (stop - start));
                 Array content = array instanceof JaggedArray ? ((JaggedArray) array).content() : array;
-                pass.values((float[]) content.toArray(), stop - start);
+                pass.values(content.toArray(), stop - start);
             }
         }
+    }
+
+    /** laurelin's array type of each numeric leaf value type. */
+    static final Map<SimpleType, AsDtype.Dtype> DTYPES = Map.ofEntries(
+            Map.entry(SimpleType.Bool, AsDtype.Dtype.BOOL), Map.entry(SimpleType.Int8, AsDtype.Dtype.INT1),
+            Map.entry(SimpleType.Int16, AsDtype.Dtype.INT2), Map.entry(SimpleType.Int32, AsDtype.Dtype.INT4),
+            Map.entry(SimpleType.Int64, AsDtype.Dtype.INT8), Map.entry(SimpleType.UInt8, AsDtype.Dtype.UINT1),
+            Map.entry(SimpleType.UInt16, AsDtype.Dtype.UINT2), Map.entry(SimpleType.UInt32, AsDtype.Dtype.UINT4),
+            Map.entry(SimpleType.UInt64, AsDtype.Dtype.UINT8), Map.entry(SimpleType.Float32, AsDtype.Dtype.FLOAT4),
+            Map.entry(SimpleType.Float64, AsDtype.Dtype.FLOAT8));
+
+    /** The array type of a leaf's values (of its items, for an array leaf); null: not numeric. */
+    static AsDtype.Dtype dtypeOf(SimpleType type) {
+        SimpleType base = type instanceof SimpleType.ArrayType ? type.getBaseType() : type;
+        return base == null ? null : DTYPES.get(base);
     }
 
     static long fileEntries(String path, String tree) {

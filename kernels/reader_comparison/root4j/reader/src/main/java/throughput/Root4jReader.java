@@ -4,13 +4,20 @@ import org.dianahep.root4j.RootFileReader;
 import org.dianahep.root4j.core.RootInput;
 import org.dianahep.root4j.interfaces.TBranch;
 import org.dianahep.root4j.interfaces.TLeaf;
+import org.dianahep.root4j.interfaces.TLeafB;
+import org.dianahep.root4j.interfaces.TLeafD;
 import org.dianahep.root4j.interfaces.TLeafF;
+import org.dianahep.root4j.interfaces.TLeafI;
+import org.dianahep.root4j.interfaces.TLeafL;
+import org.dianahep.root4j.interfaces.TLeafO;
+import org.dianahep.root4j.interfaces.TLeafS;
 import org.dianahep.root4j.interfaces.TTree;
 
 import throughput.ReaderCommon.Pass;
 import throughput.ReaderCommon.ReaderError;
 
 import java.io.File;
+import java.io.IOException;
 import java.util.List;
 
 import static throughput.ReaderCommon.wallSeconds;
@@ -19,7 +26,8 @@ import static throughput.ReaderCommon.wallSeconds;
  * The second Java reader of the reader comparison: root4j, the pure-Java ROOT
  * reader seed 000 measured (github.com/diana-hep/root4j at 624b697, built from
  * source with ../root4j.patch, which makes it read ROOT 6 files, LZ4 and ZSTD).
- * It reads one float branch (flat, or jagged as a leaf list X_pt[nX]/F) basket
+ * It reads one numeric branch (flat, or jagged as a leaf list X_pt[nX]/F; floats,
+ * integers and bools) basket
  * by basket with root4j's own file parsing, decompression and entry offsets, and
  * prints the same JSON lines as LaurelinReader and the C++ kernel read_branch
  * (options, records, passes and exit codes: ReaderCommon, compiled from
@@ -54,10 +62,11 @@ public final class Root4jReader {
                         + treeName + "'", 2);
             }
             List<?> leaves = branch.getLeaves();
-            if (leaves == null || leaves.size() != 1 || !(leaves.get(0) instanceof TLeafF)) {
-                throw new ReaderError("file " + path + ", branch " + branchName + ": not a single float leaf ("
-                        + (leaves == null || leaves.isEmpty() ? "no leaves" : ((TLeaf) leaves.get(0)).getClass()
-                        .getSimpleName()) + ")", 2);
+            ValueType type = leaves != null && leaves.size() == 1 ? ValueType.of(leaves.get(0)) : null;
+            if (type == null) {
+                throw new ReaderError("file " + path + ", branch " + branchName + ": not a single numeric leaf ("
+                        + (leaves == null || leaves.isEmpty() ? "no leaves" : leaves.size() + " leaves, the first "
+                        + leaves.get(0).getClass().getSimpleName()) + ")", 2);
             }
             TLeaf leaf = (TLeaf) leaves.get(0);
             long entries = Math.min(tree.getEntries(), branch.getEntries());
@@ -73,10 +82,47 @@ public final class Root4jReader {
                 if (stop <= start) {
                     continue;
                 }
-                pass.values(basket(branch, leaf, start, stop), stop - start);
+                pass.values(basket(branch, leaf, type, start, stop), stop - start);
             }
         } finally {
             file.close();
+        }
+    }
+
+    /** The numeric leaf types: root4j's leaf interface, the value's size on file, its Java array. */
+    enum ValueType {
+        FLOAT(TLeafF.class, 4), DOUBLE(TLeafD.class, 8), INT(TLeafI.class, 4), LONG(TLeafL.class, 8),
+        SHORT(TLeafS.class, 2), BYTE(TLeafB.class, 1), BOOL(TLeafO.class, 1);
+
+        final Class<?> leaf;
+        final int size;
+
+        ValueType(Class<?> leaf, int size) {
+            this.leaf = leaf;
+            this.size = size;
+        }
+
+        /** The type of a leaf (unsigned ones arrive as the signed type of their size); null: not numeric. */
+        static ValueType of(Object leaf) {
+            for (ValueType type : values()) {
+                if (type.leaf.isInstance(leaf)) {
+                    return type;
+                }
+            }
+            return null;
+        }
+
+        /** `count` values read from `in` into a Java array of this type (root4j's readFixedArray). */
+        Object read(RootInput in, int count) throws IOException {
+            switch (this) {
+                case FLOAT: { float[] v = new float[count]; in.readFixedArray(v); return v; }
+                case DOUBLE: { double[] v = new double[count]; in.readFixedArray(v); return v; }
+                case INT: { int[] v = new int[count]; in.readFixedArray(v); return v; }
+                case LONG: { long[] v = new long[count]; in.readFixedArray(v); return v; }
+                case SHORT: { short[] v = new short[count]; in.readFixedArray(v); return v; }
+                case BYTE: { byte[] v = new byte[count]; in.readFixedArray(v); return v; }
+                default: { boolean[] v = new boolean[count]; in.readFixedArray(v); return v; }
+            }
         }
     }
 
@@ -86,7 +132,7 @@ public final class Root4jReader {
      * of a flat branch); the values of entry e lie between its position and the next
      * entry's, the last entry's up to the end of the basket's data (fLast).
      */
-    static float[] basket(TBranch branch, TLeaf leaf, long start, long stop) throws Exception {
+    static Object basket(TBranch branch, TLeaf leaf, ValueType type, long start, long stop) throws Exception {
         long[] position = new long[(int) (stop - start) + 1];
         RootInput in = null;
         for (long e = start; e < stop; e++) {
@@ -97,15 +143,14 @@ public final class Root4jReader {
         long bytes = position[position.length - 1] - position[0];
         for (int i = 0; i + 1 < position.length; i++) {
             long size = position[i + 1] - position[i];
-            if (size < 0 || size % 4 != 0) {
-                throw new ReaderError("entry " + (start + i) + " has " + size + " bytes, not a float array", 2);
+            if (size < 0 || size % type.size != 0) {
+                throw new ReaderError("entry " + (start + i) + " has " + size + " bytes, not an array of "
+                        + type.size + "-byte values (" + type + ")", 2);
             }
         }
         // The entries of a leaf-list branch lie back to back: read them in one go.
-        float[] values = new float[(int) (bytes / 4)];
         in.setPosition(position[0]);
-        in.readFixedArray(values);
-        return values;
+        return type.read(in, (int) (bytes / type.size));
     }
 
     static long fileEntries(String path, String tree) {
