@@ -5,6 +5,7 @@ equal uproot's, computed here from the same files. Both Java readers (root4j and
 laurelin) read every numeric leaf type, flat and jagged, as uproot does."""
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 
@@ -45,12 +46,17 @@ t.Write(); f.Close()
 """
 
 
-@pytest.fixture(scope="module")
-def jar():
+def _built(build):
+    """A Java reader's jar, built now if needed; the test is skipped where Java cannot build it."""
     reason = rc.java_available()
     if reason:
         pytest.skip(reason)
-    return rc.build_root4j_reader()
+    return build()
+
+
+@pytest.fixture(scope="module")
+def jar():
+    return _built(rc.build_root4j_reader)
 
 
 @pytest.fixture(scope="module")
@@ -139,8 +145,8 @@ def test_root4j_errors_name_file_and_branch(jar, written):
 # array.array type code: signed and unsigned integers of each size, floats, Bool_t.
 TYPED_LEAVES = {"D": "d", "B": "b", "b": "B", "S": "h", "s": "H", "I": "i", "i": "I", "L": "q", "l": "Q", "O": "B"}
 WRITE_TYPED = """
-import array, sys, ROOT
-leaves = eval(sys.argv[2])
+import array, json, sys, ROOT
+leaves = json.loads(sys.argv[2])
 f = ROOT.TFile.Open(sys.argv[1], "RECREATE", "", 404)
 t = ROOT.TTree("Events", "every numeric leaf type")
 n = array.array("i", [0]); t.Branch("n", n, "n/I")
@@ -172,17 +178,14 @@ t.Write(); f.Close()
 @pytest.fixture(scope="module")
 def typed(tmp_path_factory):
     path = tmp_path_factory.mktemp("typed") / "typed.root"
-    subprocess.run([sys.executable, "-c", WRITE_TYPED, str(path), repr(TYPED_LEAVES)], check=True,
+    subprocess.run([sys.executable, "-c", WRITE_TYPED, str(path), json.dumps(TYPED_LEAVES)], check=True,
                    capture_output=True)
     return str(path)
 
 
-@pytest.mark.parametrize("method", ["root4j", "laurelin"])
-def test_java_readers_read_every_numeric_leaf_type_as_uproot(method, typed):
-    reason = rc.java_available()
-    if reason:
-        pytest.skip(reason)
-    jar = rc.build_root4j_reader() if method == "root4j" else rc.build_java_reader()
+@pytest.mark.parametrize("method,build", [("root4j", rc.build_root4j_reader), ("laurelin", rc.build_java_reader)])
+def test_java_readers_read_every_numeric_leaf_type_as_uproot(method, build, typed):
+    jar = _built(build)
     branches = [f"{kind}{leaf}" for leaf in TYPED_LEAVES for kind in ("x", "v")]
     types = {str(uproot.open(typed)["Events"][b].array().layout.form.type) for b in branches}
     assert {"float64", "int8", "uint8", "int16", "uint16", "int32", "uint32", "int64", "uint64", "bool"} <= {

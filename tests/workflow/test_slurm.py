@@ -104,7 +104,6 @@ class SingleNodeSlurm:
         return [dict(f.split("=", 1) for f in line.split() if "=" in f) for line in out.splitlines() if line.strip()]
 
 
-
 @pytest.fixture
 def slurm(tmp_path_factory):
     missing = [d for d, path in DAEMONS.items() if not os.access(path, os.X_OK)]

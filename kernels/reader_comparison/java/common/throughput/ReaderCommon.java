@@ -259,6 +259,8 @@ final class ReaderCommon {
          * type's bits are those of the signed Java type it arrives in.
          */
         void values(Object array, long entries) {
+            // One loop per primitive array type: Java has no generics over primitives, and
+            // boxing every value would put an allocation in the timed pass.
             long sum = 0;
             int n;
             if (array instanceof float[]) {
