@@ -2,7 +2,8 @@
 jagged float branches of ROOT 6 files (ZLIB, LZ4, ZSTD), of the project's NanoAOD-like
 files, of the real CMS NanoAOD file and of an older file, and its items and checksums
 equal uproot's, computed here from the same files. Both Java readers (root4j and
-laurelin) read every numeric leaf type, flat and jagged, as uproot does."""
+laurelin) read every numeric leaf type, flat and jagged, and the members of split object
+collections, as uproot does."""
 from __future__ import annotations
 
 import json
@@ -18,7 +19,7 @@ from throughput import config, datasets, harness
 from throughput.experiments import reader_comparison as rc
 
 SECTION = config.validate({}, check_resources=False)["datasets"]
-KERNELS_USED = ("page_cache", "make_nanoaod_like")  # checked by conftest's built_kernels
+KERNELS_USED = ("page_cache", "make_nanoaod_like", "make_aod_like")  # checked by conftest's built_kernels
 
 # ROOT's compression settings (algorithm * 100 + level) of the files written here.
 COMPRESSIONS = {"ZLIB": 101, "LZ4": 404, "ZSTD": 505}
@@ -183,7 +184,10 @@ def typed(tmp_path_factory):
     return str(path)
 
 
-@pytest.mark.parametrize("method,build", [("root4j", rc.build_root4j_reader), ("laurelin", rc.build_java_reader)])
+JAVA_READERS = [("root4j", rc.build_root4j_reader), ("laurelin", rc.build_java_reader)]
+
+
+@pytest.mark.parametrize("method,build", JAVA_READERS)
 def test_java_readers_read_every_numeric_leaf_type_as_uproot(method, build, typed):
     jar = _built(build)
     branches = [f"{kind}{leaf}" for leaf in TYPED_LEAVES for kind in ("x", "v")]
@@ -191,3 +195,25 @@ def test_java_readers_read_every_numeric_leaf_type_as_uproot(method, build, type
     assert {"float64", "int8", "uint8", "int16", "uint16", "int32", "uint32", "int64", "uint64", "bool"} <= {
         t.split("* ")[-1] for t in types}  # the file holds what the test is about
     _check(jar, typed, "Events", branches, method)
+
+
+@pytest.fixture(scope="module")
+def objects(tmp_path_factory):
+    """The project's split-object file: each collection a std::vector<aod::Type>, one sub-branch per member."""
+    path = tmp_path_factory.mktemp("objects") / "objects.root"
+    rc.make_aod_like(path, 200, "LZ4", 4, 3, progress=False, objects=True)
+    return str(path)
+
+
+@pytest.mark.parametrize("method,build", JAVA_READERS)
+def test_java_readers_read_split_object_members_as_uproot(method, build, objects):
+    """Table 1 on the split-object file: a member's sub-branch (float, int and bool members;
+    "Jet.pt" of std::vector<aod::Jet>); the collection's own branch is refused, named."""
+    jar = _built(build)
+    branches = ["Jet.pt", "Muon.pt", "Jet.a004", "Jet.a005"]
+    assert {str(uproot.open(objects)["Events"][b].interpretation.content.from_dtype) for b in branches} == {
+        ">f4", ">i4", "bool"}  # the file holds what the test is about
+    _check(jar, objects, "Events", branches, method)
+    with pytest.raises(rc.ReaderFailed) as failure:
+        _read(jar, objects, "Events", ["Jet"], method)
+    assert f"file {objects}" in failure.value.error and "branch Jet" in failure.value.error

@@ -6,6 +6,7 @@ import org.dianahep.root4j.interfaces.TBranch;
 import org.dianahep.root4j.interfaces.TLeaf;
 import org.dianahep.root4j.interfaces.TLeafB;
 import org.dianahep.root4j.interfaces.TLeafD;
+import org.dianahep.root4j.interfaces.TLeafElement;
 import org.dianahep.root4j.interfaces.TLeafF;
 import org.dianahep.root4j.interfaces.TLeafI;
 import org.dianahep.root4j.interfaces.TLeafL;
@@ -26,9 +27,8 @@ import static throughput.ReaderCommon.wallSeconds;
  * The second Java reader of the reader comparison: root4j, the pure-Java ROOT
  * reader seed 000 measured (github.com/diana-hep/root4j at 624b697, built from
  * source with ../root4j.patch, which makes it read ROOT 6 files, LZ4 and ZSTD).
- * It reads one numeric branch (flat, or jagged as a leaf list X_pt[nX]/F; floats,
- * integers and bools) basket
- * by basket with root4j's own file parsing, decompression and entry offsets, and
+ * It reads one numeric branch (flat, jagged as a leaf list X_pt[nX]/F, or a member
+ * of a split object collection, X.pt; floats, integers and bools) basket by basket with root4j's own file parsing, decompression and entry offsets, and
  * prints the same JSON lines as LaurelinReader and the C++ kernel read_branch
  * (options, records, passes and exit codes: ReaderCommon, compiled from
  * ../../java/common). Exit code 2 carries root4j's own exception.
@@ -50,13 +50,7 @@ public final class Root4jReader {
         RootFileReader file = new RootFileReader(new File(path));
         try {
             TTree tree = openTree(file, path, treeName);
-            TBranch branch = null;
-            for (int i = 0; i < tree.getBranches().size(); i++) {
-                TBranch b = (TBranch) tree.getBranches().get(i);
-                if (b.getName().equals(branchName)) {
-                    branch = b;
-                }
-            }
+            TBranch branch = findBranch(tree.getBranches(), branchName);
             if (branch == null) {
                 throw new ReaderError("file " + path + ", branch " + branchName + ": no such branch in tree '"
                         + treeName + "'", 2);
@@ -66,7 +60,7 @@ public final class Root4jReader {
             if (type == null) {
                 throw new ReaderError("file " + path + ", branch " + branchName + ": not a single numeric leaf ("
                         + (leaves == null || leaves.isEmpty() ? "no leaves" : leaves.size() + " leaves, the first "
-                        + leaves.get(0).getClass().getSimpleName()) + ")", 2);
+                        + describe(leaves.get(0))) + ")", 2);
             }
             TLeaf leaf = (TLeaf) leaves.get(0);
             long entries = Math.min(tree.getEntries(), branch.getEntries());
@@ -89,6 +83,32 @@ public final class Root4jReader {
         }
     }
 
+    /** A leaf's kind for an error: its class, and for a split member's leaf ROOT's type code. */
+    static String describe(Object leaf) {
+        String kind = leaf.getClass().getSimpleName();
+        return leaf instanceof TLeafElement ? kind + " of ROOT type " + ((TLeafElement) leaf).getType() : kind;
+    }
+
+    /**
+     * The branch named `name` among `branches` and, depth first, their sub-branches: a
+     * member of a split object collection ("Jet.pt" of std::vector<aod::Jet>) is a
+     * sub-branch of the collection's branch.
+     */
+    static TBranch findBranch(List<?> branches, String name) {
+        for (Object o : branches) {
+            TBranch b = (TBranch) o;
+            if (b.getName().equals(name)) {
+                return b;
+            }
+            List<?> sub = b.getBranches();
+            TBranch found = sub == null ? null : findBranch(sub, name);
+            if (found != null) {
+                return found;
+            }
+        }
+        return null;
+    }
+
     /** The numeric leaf types: root4j's leaf interface, the value's size on file, its Java array. */
     enum ValueType {
         FLOAT(TLeafF.class, 4), DOUBLE(TLeafD.class, 8), INT(TLeafI.class, 4), LONG(TLeafL.class, 8),
@@ -104,12 +124,33 @@ public final class Root4jReader {
 
         /** The type of a leaf (unsigned ones arrive as the signed type of their size); null: not numeric. */
         static ValueType of(Object leaf) {
+            if (leaf instanceof TLeafElement) {
+                return ofDataType(((TLeafElement) leaf).getType());
+            }
             for (ValueType type : values()) {
                 if (type.leaf.isInstance(leaf)) {
                     return type;
                 }
             }
             return null;
+        }
+
+        /**
+         * A split member's leaf (TLeafElement) carries ROOT's EDataType code instead of a
+         * leaf class; a code beyond these (an array or a pointer member, an object) is not
+         * a single number per element: null.
+         */
+        static ValueType ofDataType(int code) {
+            switch (code) {
+                case 5: return FLOAT;                      // kFloat_t
+                case 8: return DOUBLE;                     // kDouble_t
+                case 3: case 13: return INT;               // kInt_t, kUInt_t
+                case 4: case 14: case 16: case 17: return LONG;  // kLong_t, kULong_t, kLong64_t, kULong64_t
+                case 2: case 12: return SHORT;             // kShort_t, kUShort_t
+                case 1: case 11: return BYTE;              // kChar_t, kUChar_t
+                case 18: return BOOL;                      // kBool_t
+                default: return null;
+            }
         }
 
         /** `count` values read from `in` into a Java array of this type (root4j's readFixedArray). */
