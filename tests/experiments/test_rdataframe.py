@@ -476,21 +476,35 @@ def test_rate_model_runs_are_measured_interleaved_checked_and_reused(inputs, sec
     frames = rdf.measure_rate_model(params, chosen, info, tmp_path, primer, progress=False)
     measured = frames["rate"][~frames["rate"]["warmup"]]
     names = {f"rate_{c}_on_np{n}" for c in ("cold", "warm") for n in (1, 2)}
-    assert set(measured["run"]) == names
-    # every run once per round, its warm-up before its first round only; load and spread recorded
-    assert measured.groupby("run")["round"].apply(lambda r: sorted(r) == [0, 1]).all()
-    warmups = frames["rate"][frames["rate"]["warmup"]]
-    assert sorted(warmups["run"]) == sorted(names) and (warmups["round"] == 0).all()
-    assert measured["others_cores"].notna().all() and measured["cv"].notna().all()
+    assert set(measured["run"]) == names and measured["processes"].dtype == "int64"
+    # the raw reads and one reader's phases (R1 predicted) are runs of the same group as R(Np):
+    # every run once per round, in an order that rotates; load and spread recorded with each pass
+    every = pd.concat([frames[part] for part in ("raw", "components", "rate")], ignore_index=True)
+    direct = set() if "direct" in frames["not_measured"] else {"raw_direct"}  # O_DIRECT where supported
+    assert set(frames["raw"]["run"]) == {"raw_cold", "raw_warm"} | direct
+    assert set(frames["components"]["run"]) == {"components"}
+    timed = every[~every["warmup"].astype(bool)]
+    assert timed.groupby("run")["round"].apply(lambda r: sorted(r) == [0, 1]).all()
+    firsts = timed.sort_values("round").groupby("round")["run"].first()  # noise.rotated: a new first run
+    assert firsts[0] != firsts[1]
+    # the readers' warm-up passes (rates, phases) in the first round only
+    warmups = every[every["warmup"].astype(bool) & every["run"].isin(names | {"components"})]
+    assert set(warmups["run"]) == names | {"components"} and (warmups["round"] == 0).all()
+    assert timed["others_cores"].notna().all() and timed["cv"].notna().all()
     # the readers of every pass, cold or warm, summed the counters to one reader's
     assert (frames["rate"]["counter_sum"] == frames["components"]["counter_sum"].iloc[0]).all()
     cold = measured[measured["cache"] == "cold"]
     assert (cold["resident_pages"] == 0).all()
     table = rdf.rate_summary(frames)["table"]
     assert len(table) == len(names) and (table["rate"] > 0).all()
+    # what the passes read is compared after the group ran: a pass whose readers missed entries fails
+    wrong = {**frames, "rate": frames["rate"].assign(counter_sum=frames["rate"]["counter_sum"] - 1)}
+    with pytest.raises(AssertionError, match=r"readers \((cold|warm), TTreeCache on\) summed the collection"):
+        rdf.check_model_passes(wrong, chosen["rate"])
     # stored: a second call reuses the whole group
     again = rdf.measure_rate_model(params, chosen, info, tmp_path, primer, progress=False)
-    pd.testing.assert_frame_equal(frames["rate"], again["rate"], check_dtype=False)
+    for part in ("raw", "components", "rate"):
+        pd.testing.assert_frame_equal(frames[part], again[part], check_dtype=False)
 
 
 def test_rate_model_rates_carry_the_spread_of_their_passes():

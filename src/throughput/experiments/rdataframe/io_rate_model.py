@@ -1,7 +1,8 @@
 """The I/O rate model (seed 004): Np reader processes (rdf_rate_reader), started together, read
 disjoint entry ranges of the same files; the raw read (R_IO) and one reader's phases (R_dec,
 R_proc) are measured apart; R(Np) is fitted with R = R1*Np / (1 + R1/R_IO*(Np-1)) and R1 also
-predicted from the separate rates. Every rate is in MB/s of file bytes (compressed, as stored)."""
+predicted from the separate rates. All of them are measured interleaved, round by round, as one
+group. Every rate is in MB/s of file bytes (compressed, as stored)."""
 from __future__ import annotations
 
 import json
@@ -17,7 +18,7 @@ import pandas as pd
 
 from ... import experiment, harness, noise, provenance
 from ...config import usable_cores
-from ...results import input_identity, measure_once, sha256
+from ...results import input_identity, sha256
 from .analysis import _lstsq_nonnegative
 from .configuration import counts
 from .measuring import KERNELS, _list_file, set_cache
@@ -129,8 +130,7 @@ def direct_read_problem(files: list[str]) -> str | None:
 
 
 def _measure_raw(cache, params, files, work):
-    """One process of rdf_raw_read: its warm-up passes, then one timed pass (the interleaving
-    loop calls it once per round and cache state)."""
+    """One process of rdf_raw_read: its warm-up passes, then one timed pass."""
     result = harness.run_kernel("rdf_raw_read", {"file-list": _list_file(files, work), "cache": cache,
                                                  "reps": 1, "warmup": params["warmup"]})
     frame = result.timings.assign(part="raw", name=f"raw_{cache}", checksum=result.validation["checksum"])
@@ -138,35 +138,20 @@ def _measure_raw(cache, params, files, work):
     return frame, provenance.capture(params, cache_state=cache, build_info=result.build_info)
 
 
-def measure_raw_reads(caches: list[str], base: dict[str, Any], params: dict[str, Any], files: list[str],
-                      raw_dir: Path, work: Path, noise_settings: noise.Settings, progress: bool) -> pd.DataFrame:
-    """The raw reads whose rates the paper sets side by side (cold, warm, the device's own),
-    interleaved round by round, so that a disturbance lands on all of them; every pass must read
-    the same bytes (their word sum) in every cache state."""
-    group = experiment.Group("raw reads", [{"name": f"raw_{c}", "cache": c} for c in caches])
-    frame = experiment.measure_interleaved(
-        [group], raw_dir, lambda run: {**base, "cache": run["cache"]},
-        lambda run, _round: _measure_raw(run["cache"], params, files, work), params["repetitions"], noise_settings,
-        desc="raw reads", progress=progress)
-    if frame["checksum"].nunique() != 1:
-        sums = frame.groupby("cache")["checksum"].unique().to_dict()
-        raise AssertionError(f"the raw reads of {len(files)} files read different bytes by cache state: {sums}")
-    return frame
-
-
-def _measure_components(params, files, entries, work, primer):
+def _measure_components(round_, params, files, entries, work, primer):
+    """One warm reader of every entry, its phases timed (R_dec, R_proc); warm-up in the first round only."""
     ranges = _ranges_file(split_ranges(entries, files, 1)[0], work / "components-ranges.txt")
     result = harness.run_kernel("rdf_rate_reader", {
         "ranges": ranges, "cache": "warm", "phase-timing": 1, "cache-size": params["rate_model"]["ttree_cache_bytes"],
-        "reps": params["repetitions"], "warmup": params["warmup"], "primer": primer})
+        "reps": 1, "warmup": params["warmup"] if round_ == 0 else 0, "primer": primer})
     frame = result.timings.assign(part="components", name="components")
     return frame, provenance.capture(params, cache_state="warm", build_info=result.build_info)
 
 
-def _measure_rate(run, round_, params, files, entries, work, reference_counters, primer):
+def _measure_rate(run, round_, params, files, entries, work, primer):
     """One timed pass of `run` (a cache state, TTreeCache setting and reader-process count), its
-    warm-up passes before it in the first round only: the interleaving loop calls it once per
-    round and run. Every pass sets the cache state of every file (checked) before the readers start."""
+    warm-up passes before it in the first round only. Every pass sets the cache state of every
+    file (checked) before the readers start."""
     cache, ttc, processes = run["cache"], run["ttree_cache"], run["processes"]
     cache_bytes = params["rate_model"]["ttree_cache_bytes"] if ttc == "on" else 0
     segments = split_ranges(entries, files, processes)
@@ -175,9 +160,6 @@ def _measure_rate(run, round_, params, files, entries, work, reference_counters,
     for index in range(warmups + 1):
         prepared = set_cache(files, cache, work)
         result = run_processes(segments, cache_bytes, primer)
-        if result["counter_sum"] != reference_counters:
-            raise AssertionError(f"{processes} readers ({cache}, TTreeCache {ttc}) summed the collection counters to "
-                                 f"{result['counter_sum']}, one reader of every entry to {reference_counters}")
         rows.append({**result, "rep": index - warmups, "warmup": index < warmups,
                      "resident_pages": prepared["resident"], "pages": prepared["pages"]})
     frame = pd.DataFrame(rows).assign(part="rate", cache=cache, ttree_cache=ttc, processes=processes,
@@ -185,27 +167,46 @@ def _measure_rate(run, round_, params, files, entries, work, reference_counters,
     return frame, provenance.capture(params, cache_state=cache)
 
 
-def measure_rates(runs: list[dict[str, Any]], base: dict[str, Any], params: dict[str, Any], files: list[str],
-                  entries: dict[str, int], raw_dir: Path, work: Path, reference_counters: int, primer: str,
-                  noise_settings: noise.Settings, progress: bool) -> pd.DataFrame:
-    """R(Np) of every run, interleaved round by round as one group: the fit compares the process
-    counts, and the paper sets the cache states and TTreeCache settings side by side."""
-    if not runs:
-        return pd.DataFrame()
-    group = experiment.Group("I/O rate model", runs)
-    return experiment.measure_interleaved(
-        [group], raw_dir, lambda run: {**base, **{k: run[k] for k in ("cache", "ttree_cache", "processes")}},
-        lambda run, round_: _measure_rate(run, round_, params, files, entries, work, reference_counters, primer),
-        params["repetitions"], noise_settings, desc="I/O rate model", progress=progress)
+def model_runs(states: list[str], raw_caches: list[str], rate: dict[str, Any]) -> list[dict[str, Any]]:
+    """Every run of the model, one interleaved group: the raw reads (R_IO: cold, warm and the
+    device's own), one warm reader's phases (R_dec, R_proc) and R(Np) of every cache state x
+    TTreeCache setting x process count. R1 predicted from the first two is set beside R(1)
+    measured, and the fit compares the process counts: so all are measured round by round."""
+    return ([{"name": f"raw_{c}", "part": "raw", "cache": c} for c in raw_caches]
+            + [{"name": "components", "part": "components", "cache": "warm"}]
+            + [{"name": f"rate_{c}_{t}_np{n}", "part": "rate", "cache": c, "ttree_cache": t, "processes": n}
+               for c in states for t in ("on" if on else "off" for on in rate["ttree_cache"])
+               for n in counts(rate["max_processes"], rate["process_spacing"])])
+
+
+def check_model_passes(frames: dict[str, pd.DataFrame], files: list[str]) -> None:
+    """What the passes read, compared after they ran: the raw reads the same bytes (their word
+    sum) in every cache state; the readers of every R(Np) pass the collection counters summing
+    to what one reader of every entry summed."""
+    raw = frames["raw"]
+    if raw["checksum"].nunique() != 1:
+        sums = raw.groupby("cache")["checksum"].unique().to_dict()
+        raise AssertionError(f"the raw reads of {len(files)} files read different bytes by cache state: {sums}")
+    reference = frames["components"]["counter_sum"].unique()
+    if len(reference) != 1:
+        raise AssertionError(f"one reader of every entry summed the collection counters to {sorted(reference)} "
+                             "in different passes")
+    rate = frames["rate"]
+    wrong = rate[rate["counter_sum"] != reference[0]] if len(rate) else rate
+    if len(wrong):
+        row = wrong.iloc[0]
+        raise AssertionError(f"{row['processes']} readers ({row['cache']}, TTreeCache {row['ttree_cache']}) summed "
+                             f"the collection counters to {row['counter_sum']}, one reader of every entry to "
+                             f"{reference[0]}")
 
 
 def measure_rate_model(params: dict[str, Any], inputs: dict[str, Any], info: dict[str, Any],
                        results_dir: str | Path, primer: str | os.PathLike,
                        noise_settings: noise.Settings | None = None, progress: bool = True) -> dict[str, Any]:
-    """R_IO (raw bytes: cold, warm and the device's own, interleaved), R_dec and R_proc (one warm
-    reader), and R(Np) for every cache state x TTreeCache setting x process count. Returns frames
-    and what was not measured. `primer`: a file with the same tree that is not measured (see
-    run_processes)."""
+    """R_IO (raw bytes: cold, warm and the device's own), R_dec and R_proc (one warm reader), and
+    R(Np) for every cache state x TTreeCache setting x process count, interleaved as one group
+    (model_runs). Returns frames and what was not measured. `primer`: a file with the same tree
+    that is not measured (see run_processes)."""
     rate = params["rate_model"]
     primer = str(primer)
     if str(Path(primer).resolve()) in {str(Path(f).resolve()) for f in inputs["rate"]}:
@@ -224,7 +225,6 @@ def measure_rate_model(params: dict[str, Any], inputs: dict[str, Any], info: dic
         if problem:
             not_measured["cold"] = problem
             states.remove("cold")
-    frames = {}
     caches = ["cold", "warm"] if "cold" in states else ["warm"]
     if "cold" in states:  # the device's own rate, beside which a cold rate says whether it reached the device
         problem = direct_read_problem(files)
@@ -232,16 +232,25 @@ def measure_rate_model(params: dict[str, Any], inputs: dict[str, Any], info: dic
             not_measured["direct"] = f"the device's own rate: {problem}"
         else:
             caches.append("direct")
-    frames["raw"] = measure_raw_reads(caches, base, params, files, raw, work, noise_settings or noise.Settings(),
-                                      progress)
-    frames["components"] = measure_once(raw / "components.parquet", {**base, "part": "components"},
-                                        lambda: _measure_components(params, files, entries, work, primer))
-    reference = int(frames["components"]["counter_sum"].iloc[0])
-    runs = [{"name": f"rate_{c}_{t}_np{n}", "cache": c, "ttree_cache": t, "processes": n}
-            for c in states for t in ("on" if on else "off" for on in rate["ttree_cache"])
-            for n in counts(rate["max_processes"], rate["process_spacing"])]
-    frames["rate"] = measure_rates(runs, base, params, files, entries, raw, work, reference, primer,
-                                   noise_settings or noise.Settings(), progress)
+
+    def measure_pass(run, round_):
+        if run["part"] == "raw":
+            return _measure_raw(run["cache"], params, files, work)
+        if run["part"] == "components":
+            return _measure_components(round_, params, files, entries, work, primer)
+        return _measure_rate(run, round_, params, files, entries, work, primer)
+
+    group = experiment.Group("I/O rate model", model_runs(states, caches, rate))
+    frame = experiment.measure_interleaved(
+        [group], raw, lambda run: {**base, **{k: v for k, v in run.items() if k != "name"}}, measure_pass,
+        params["repetitions"], noise_settings or noise.Settings(), desc="I/O rate model", progress=progress)
+    # one frame per part, without the other parts' columns (and their integers back from float)
+    frames = {part: frame[frame["part"] == part].dropna(axis=1, how="all").reset_index(drop=True)
+              for part in ("raw", "components", "rate")}
+    for part, columns in (("components", ["counter_sum"]), ("rate", ["counter_sum", "processes"])):
+        if len(frames[part]):  # no rate runs where no cache state could be set up
+            frames[part] = frames[part].astype({c: "int64" for c in columns})
+    check_model_passes(frames, files)
     frames["bytes"] = sum(Path(f).stat().st_size for f in files)
     frames["cores"] = usable_cores()  # process counts above it oversubscribe the cores
     frames["events"] = sum(entries.values())
