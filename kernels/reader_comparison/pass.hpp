@@ -173,12 +173,13 @@ class Pass {
     items_ += n;
     end_events(1);
   }
-  // Big-endian values of type T as they lie in a basket (ROOT's bulk I/O).
+  // Big-endian values of type T as they lie in a basket (ROOT's bulk I/O: one event's;
+  // a whole basket: its `events`).
   template <class T>
-  inline void values_big_endian(const char *p, long long n) {
+  inline void values_big_endian(const char *p, long long n, long long events = 1) {
     for (long long j = 0; j < n; ++j) checksum_ += mix(bits_of_big_endian<T>(p + sizeof(T) * j));
     items_ += n;
-    end_events(1);
+    end_events(events);
   }
   inline void end_events(long long n) {
     events_ += n;

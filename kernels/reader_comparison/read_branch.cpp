@@ -25,6 +25,9 @@
 //                attributes is built per event. The pT is taken from the objects.
 //   rntuple      RNTupleReader on the RNTuple copy (--rntuple-files): the
 //                collection's offsets and the value column, no objects
+//   baskets      the value branch's baskets read and decompressed by ROOT,
+//                values checksummed where they lie: no per-entry call (what
+//                any reader must do at least; not a reader an analysis uses)
 //
 // A split object member (C.pt of a std::vector<aod::C>) is read as it is
 // stored: columnar and members in MakeClass mode (the member's values and the
@@ -53,6 +56,7 @@
 #include <ROOT/RNTupleView.hxx>
 #include <ROOT/RVec.hxx>
 #include <TBranch.h>
+#include <TBasket.h>
 #include <TBranchElement.h>
 #include <TBufferFile.h>
 #include <TFile.h>
@@ -262,6 +266,43 @@ void read_bulk(const Job &job, Pass &pass, CachePrep &prep) {
         p += sizeof(T) * static_cast<std::ptrdiff_t>(n);
       }
       e += got;
+    }
+    rc::check_root_errors(where(path, job.branch));
+  }
+}
+
+// Every basket of the value branch read and decompressed by ROOT (TBranch::GetBasket),
+// its values checksummed where they lie: no per-entry call, no counter, no copy.
+// What any reader of the branch must do at least; the columnar reader's time above
+// it is its per-entry calls. A basket's values lie back to back between its key
+// and fLast (its entry offsets, for a collection, are kept apart), for one value per
+// event, a leaf list X_pt[nX] and a split object member alike.
+template <class T>
+void read_baskets(const Job &job, Pass &pass, CachePrep &prep) {
+  for (const auto &path : job.files) {
+    prep.before_file(path);
+    const double t0 = bench::wall_seconds();
+    OpenTree t = open_tree(path, job);
+    // Basket k holds entries from GetBasketEntry()[k]; the one being written (fWriteBasket) is
+    // empty in a closed file, but holds the last entries where a file kept it inside the tree.
+    const Int_t baskets = t.branch->GetWriteBasket() + 1;
+    const Long64_t *first_entry = t.branch->GetBasketEntry();
+    const Long64_t tree_entries = t.branch->GetEntries();
+    pass.opened(bench::wall_seconds() - t0);
+    for (Int_t k = 0; k < baskets && first_entry[k] < tree_entries; ++k) {
+      TBasket *basket = t.branch->GetBasket(k);
+      if (!basket)
+        throw std::runtime_error(where(path, job.branch) + ": basket " + std::to_string(k) +
+                                 " could not be read (damaged file?)");
+      const Int_t entries = basket->GetNevBuf();
+      if (entries == 0) continue;  // the empty basket a tree keeps for writing
+      const char *data = basket->GetBufferRef()->Buffer() + basket->GetKeylen();
+      const Int_t bytes = basket->GetLast() - basket->GetKeylen();
+      if (bytes < 0 || bytes % static_cast<Int_t>(sizeof(T)) != 0)
+        throw std::runtime_error(where(path, job.branch) + ": basket " + std::to_string(k) + " holds " +
+                                 std::to_string(bytes) + " bytes of data, not whole values of " + job.type);
+      pass.values_big_endian<T>(data, bytes / static_cast<Int_t>(sizeof(T)), entries);
+      t.branch->DropBaskets("all");  // one basket in memory at a time, as the other methods
     }
     rc::check_root_errors(where(path, job.branch));
   }
@@ -642,12 +683,14 @@ struct Bytes {
   long long compressed = 0, uncompressed = 0;
 };
 
-Bytes tree_bytes(const Job &job, bool whole_collection) {
+// The value branch, its counter unless `value_only` (baskets reads no counter), and with
+// `whole_collection` every branch of the collection.
+Bytes tree_bytes(const Job &job, bool whole_collection, bool value_only = false) {
   Bytes bytes;
   for (const auto &path : job.files) {
     OpenTree t = open_tree(path, job);
     std::vector<TBranch *> branches{t.branch};
-    if (t.count) branches.push_back(t.count->GetBranch());
+    if (t.count && !value_only) branches.push_back(t.count->GetBranch());
     if (whole_collection && t.count)
       for (TBranch *b : collection_branches(t))
         if (b != t.branch) branches.push_back(b);
@@ -701,7 +744,8 @@ const std::map<std::string, Method> &methods() {
       {"columnar", RC_TYPED(read_columnar)}, {"bulk", RC_TYPED(read_bulk)},
       {"ttreereader", RC_TYPED(read_ttreereader)}, {"draw", RC_TYPED(read_draw)},
       {"rdataframe", RC_TYPED(read_rdataframe)}, {"members", RC_TYPED(read_members)},
-      {"cmssw", RC_TYPED(read_cmssw)}, {"rntuple", RC_TYPED(read_rntuple)}};
+      {"cmssw", RC_TYPED(read_cmssw)}, {"rntuple", RC_TYPED(read_rntuple)},
+      {"baskets", RC_TYPED(read_baskets)}};
   return table;
 }
 #undef RC_TYPED
@@ -799,6 +843,8 @@ int main(int argc, char **argv) {
             bytes[{m, branch}] = rntuple_bytes(job);
           else if (m == "cmssw" || m == "members")
             bytes[{m, branch}] = tree_bytes(job, true);
+          else if (m == "baskets")
+            bytes[{m, branch}] = tree_bytes(job, false, true);
           else {
             if (!columns) columns = std::make_unique<Bytes>(tree_bytes(job, false));
             bytes[{m, branch}] = *columns;

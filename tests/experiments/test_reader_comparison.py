@@ -16,7 +16,7 @@ import pytest
 import uproot
 from conftest import flip_basket_bytes
 
-from throughput import config, datasets, harness, references
+from throughput import config, datasets, harness, paper, references
 from throughput.experiments import reader_comparison as rc
 
 SECTION = config.validate({}, check_resources=False)["datasets"]
@@ -441,6 +441,7 @@ def test_object_set_is_planned_measured_and_tabled(files, objects, tmp_path):
     assert readers["C++ bulk I/O"].startswith("cannot read") and readers["uproot"].startswith(r"\num{")
     split = tables["object_split_table"].set_index("")
     assert list(split.index) == ["jet"] and split.loc["jet", "seed"] == r"\num{158}"
+    assert split.loc["jet", "baskets only"].startswith(r"\num{")  # the member's baskets decompressed alone
     numbers = rc.macros({**params, "compression": "ZLIB"}, table, rc.ratios(table), unreadable, inputs,
                         rc.timeline(frame, "aod_objects/ZLIB", "Jet.pt"), "test compiler")
     assert numbers["RcObjectEvents"] == r"\num{150}" and numbers["RcObjectBulkOutcome"].startswith("was refused")
@@ -504,7 +505,7 @@ def test_rootreadspeed_report_is_parsed_and_a_bad_one_refused():
 # --- from raw runs to the paper's tables ---------------------------------------------------------
 
 def test_measure_summarize_and_tables(files, tmp_path):
-    params = _params(readers=["columnar", "bulk", "cmssw", "numpy"], collections=["Jet"],
+    params = _params(readers=["columnar", "bulk", "cmssw", "baskets", "numpy"], collections=["Jet"],
                      cold_collections=["Jet"], timeline_collection="Jet", sample_every=200)
     inputs = {f"{layout}/ZLIB": {"role": "main", "layout": layout, "compression": "ZLIB",
                                  "root": [files[layout]["root"]], "rntuple": [files[layout]["rntuple"]],
@@ -528,7 +529,7 @@ def test_measure_summarize_and_tables(files, tmp_path):
     again = rc.measure(params, inputs, tmp_path / "raw", progress=False)  # reused, not measured again
     pd.testing.assert_frame_equal(frame, again, check_dtype=False)
     agreed = rc.check_agreement(frame)
-    assert (agreed["readers"] == 4).all() and len(agreed) == 2
+    assert (agreed["readers"] == 5).all() and len(agreed) == 2
     table = rc.fill_bytes(rc.summary(frame), inputs)
     rated = rc.ratios(table)
     assert np.allclose(rated[rated["reader"] == "columnar"]["vs_columnar"], 1.0)
@@ -548,7 +549,7 @@ def test_measure_summarize_and_tables(files, tmp_path):
     assert list(t1.columns) == ["", "jet"]
     assert t1.iloc[2].tolist() == ["attributes, seed", "95"] and t1.iloc[3].tolist() == ["attributes, here", "95"]
     assert ["CMSSW EDAnalyzer (seed)", r"\num{1.15}"] in t1.values.tolist()
-    assert len(rc.ratio_frame(rated, ["aod/ZLIB", "nanoaod/ZLIB"], "Jet")) == 10
+    assert len(rc.ratio_frame(rated, ["aod/ZLIB", "nanoaod/ZLIB"], "Jet")) == 12
     assert "cold kHz" in rc.cold_frame(table, ["aod/ZLIB"], "Jet").columns
     line = rc.timeline(frame, "aod/ZLIB", "Jet_pt")
     assert set(line["reader"]) == {"columnar"} and (line["ns_per_item"] > 0).all()
@@ -557,6 +558,11 @@ def test_measure_summarize_and_tables(files, tmp_path):
     assert all(name.isalpha() and name.startswith("Rc") for name in numbers)
     assert numbers["RcNumpyVerdict"].startswith(("reaches", "does not reach"))
     assert numbers["RcNumpyVerdictNano"].startswith(("reaches", "does not reach"))  # each layout its own verdict
+    # the limit: the share of the columnar reader's time above the baskets alone, from the same table
+    ns = table[table["cache"] == "warm"].set_index(["set", "reader"])["ns_per_item_read"]
+    for layout, name in (("aod", "Aod"), ("nanoaod", "Nano")):
+        share = 100 * (1 - ns[(f"{layout}/ZLIB", "baskets")] / ns[(f"{layout}/ZLIB", "columnar")])
+        assert numbers[f"RcPerEntryPercent{name}"] == paper.number(share, 2)
 
 
 # --- reference values kept outside the files -------------------------------------------------------

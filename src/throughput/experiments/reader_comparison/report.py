@@ -126,7 +126,7 @@ class _SplitRates:
     The readers of one set are measured interleaved, so their ratios compare."""
 
     def __init__(self, table: pd.DataFrame, set_name: str, layout: str, collection: str,
-                 readers: tuple[str, ...] = ("columnar", "members", "cmssw")):
+                 readers: tuple[str, ...] = ("baskets", "columnar", "members", "cmssw")):
         branch = branch_name(layout, collection)
         self.khz = {r: _rate(table, set_name, "warm", r, branch, "khz_read") for r in readers}
         self.noisy = {r: _rate(table, set_name, "warm", r, branch, "noisy") == 1.0 for r in readers}
@@ -141,9 +141,10 @@ class _SplitRates:
 
 def object_split_frame(table: pd.DataFrame, flat_set: str, objects_set: str) -> pd.DataFrame:
     """Where a CMSSW-like read's time goes, per particle type, measured on the
-    split std::vector<class> file: the pT member alone (columnar), every member
-    into flat buffers without objects (members), and every member streamed into
-    ROOT-built objects (cmssw); their ratios, beside the seed's CMSSW / FemtoCode
+    split std::vector<class> file: the pT member's baskets decompressed alone
+    (baskets), the member read entry by entry (columnar), every member into flat
+    buffers without objects (members), and every member streamed into ROOT-built
+    objects (cmssw); their ratios, beside the seed's CMSSW / FemtoCode
     ratio and the flat AOD-like file's CMSSW-like / columnar one (kHz, reading)."""
     rows = []
     for c in COLLECTIONS:
@@ -153,8 +154,10 @@ def object_split_frame(table: pd.DataFrame, flat_set: str, objects_set: str) -> 
         flat = _SplitRates(table, flat_set, "aod", c, ("columnar", "cmssw"))
         rows.append({
             "": SEED_TABLE1.loc[c, "particle"],
+            "baskets only": split.rate("baskets"),
             "member alone": split.rate("columnar"), "all members": split.rate("members"),
             "objects": split.rate("cmssw"),
+            "per entry / baskets": split.ratio("baskets", "columnar"),
             "reading all / one": split.ratio("columnar", "members"),
             "objects / reading all": split.ratio("members", "cmssw"),
             "objects / one": split.ratio("columnar", "cmssw"),
@@ -466,6 +469,12 @@ def macros(params: dict[str, Any], table: pd.DataFrame, rated: pd.DataFrame, unr
             goal_nano, _rate(table, nano, "warm", "bulk", branch("nanoaod"), "mhz_items_read") / goal_nano["numpy_mhz"],
             float(table["load_avg_1min"].mean()), explain=False)),
         "RcColumnarNsAod": n(goal_aod["columnar_ns_per_item"]), "RcNumpyNsAod": n(goal_aod["numpy_ns_per_item"]),
+        "RcBasketsNsAod": n(goal_aod["baskets_ns_per_item"]), "RcBasketsNsNano": n(goal_nano["baskets_ns_per_item"]),
+        "RcColumnarNsNano": n(goal_nano["columnar_ns_per_item"]),
+        "RcPerEntryPercentAod": n(100 * goal_aod["per_entry_share"], 2),
+        "RcPerEntryPercentNano": n(100 * goal_nano["per_entry_share"], 2),
+        "RcBasketsVsNumpyAod": n(goal_aod["baskets_numpy_ratio"], 2),
+        "RcBasketsVsNumpyNano": n(goal_nano["baskets_numpy_ratio"], 2),
         "RcFastestCpp": paper.escape(LABELS.get(goal_aod["fastest_cpp"], "none")),
         "RcRrsRatioAod": n(goal_aod["rootreadspeed_ratio"], 2),
         "RcFastestCppNano": paper.escape(LABELS.get(goal_nano["fastest_cpp"], "none")),

@@ -35,12 +35,18 @@ READER_TABLE = (
     Reader("uproot", "uproot", "tab:orange", "python", "ttree"),
     Reader("laurelin", "Java (laurelin)", "tab:red", "java", "ttree"),
     Reader("root4j", "Java (root4j, patched)", "darkred", "java", "ttree"),  # the seed's own Java reader
+    # not a reader an analysis uses: ROOT reads and decompresses the baskets, no per-entry call
+    # (what any reader of the branch must do at least; the columnar reader's time above it)
+    Reader("baskets", "C++ baskets only (limit)", "slategray", "cpp", "ttree"),
     Reader("numpy", "Numpy file", "tab:gray", "python", "numpy"),
     Reader("rootreadspeed", "rootreadspeed", "black", "tool", "ttree"),  # ROOT's reference tool
 )
 READER_BY_NAME = {r.name: r for r in READER_TABLE}
 CPP_METHODS = tuple(r.name for r in READER_TABLE if r.language == "cpp")
-TREE_CPP_METHODS = tuple(r.name for r in READER_TABLE if r.language == "cpp" and r.format == "ttree")  # rootreadspeed's peers
+LIMIT_METHODS = ("baskets",)  # what a reader works against, not a reader an analysis uses
+# rootreadspeed's peers: the C++ readers of the TTree
+TREE_CPP_METHODS = tuple(r.name for r in READER_TABLE
+                         if r.language == "cpp" and r.format == "ttree" and r.name not in LIMIT_METHODS)
 PYTHON_READERS = tuple(r.name for r in READER_TABLE if r.language == "python")
 JAVA_READERS = tuple(r.name for r in READER_TABLE if r.language == "java")
 READERS = tuple(r.name for r in READER_TABLE if r.language != "tool")  # the measured readers, in table order
@@ -58,11 +64,12 @@ LAYOUTS = {
     # sub-branch per member as CMS AOD (make_aod_like --layout objects): branches "Photon.pt"
     "aod_objects": ("Events", "pt", COLLECTIONS),
 }
-# The C++ methods on the object file, where the time of a CMSSW-like read goes: the member alone
-# (columnar), every member into flat buffers (members), every member streamed into objects
-# (cmssw); and the other C++ readers on a split member (bulk: where ROOT refuses it; rntuple: the
-# RNTuple copy, whose importer keeps the classes).
-OBJECT_METHODS = ("columnar", "members", "cmssw", "bulk", "ttreereader", "draw", "rdataframe", "rntuple")
+# The C++ methods on the object file, where the time of a CMSSW-like read goes: the member's
+# baskets decompressed alone (baskets), the member read per entry (columnar), every member into
+# flat buffers (members), every member streamed into objects (cmssw); and the other C++ readers
+# on a split member (bulk: where ROOT refuses it; rntuple: the RNTuple copy, whose importer keeps
+# the classes).
+OBJECT_METHODS = ("columnar", "members", "cmssw", "baskets", "bulk", "ttreereader", "draw", "rdataframe", "rntuple")
 GOLDEN = 0x9E3779B97F4A7C15
 AOD_BYTES_PER_EVENT_ESTIMATE = {"none": 16700, "ZLIB": 11100, "LZ4": 12500, "ZSTD": 10800, "LZMA": 9700}
 NANOAOD_BYTES_PER_EVENT_ESTIMATE = {"none": 4550, "ZLIB": 1880, "LZ4": 2370, "ZSTD": 1900, "LZMA": 1590}
