@@ -25,9 +25,10 @@
 //                attributes is built per event. The pT is taken from the objects.
 //   rntuple      RNTupleReader on the RNTuple copy (--rntuple-files): the
 //                collection's offsets and the value column, no objects
-//   baskets      the value branch's baskets read and decompressed by ROOT,
-//                values checksummed where they lie: no per-entry call (what
-//                any reader must do at least; not a reader an analysis uses)
+//   baskets      the baskets of the value branch and its counter read and
+//                decompressed by ROOT, values checksummed where they lie: no
+//                per-entry call (what any reader must do at least; not a
+//                reader an analysis uses)
 //
 // A split object member (C.pt of a std::vector<aod::C>) is read as it is
 // stored: columnar and members in MakeClass mode (the member's values and the
@@ -271,39 +272,59 @@ void read_bulk(const Job &job, Pass &pass, CachePrep &prep) {
   }
 }
 
-// Every basket of the value branch read and decompressed by ROOT (TBranch::GetBasket),
-// its values checksummed where they lie: no per-entry call, no counter, no copy.
-// What any reader of the branch must do at least; the columnar reader's time above
-// it is its per-entry calls. A basket's values lie back to back between its key
-// and fLast (its entry offsets, for a collection, are kept apart), for one value per
-// event, a leaf list X_pt[nX] and a split object member alike.
+// f(data, bytes, entries) for every basket of `branch` that holds entries, read and
+// decompressed by ROOT (TBranch::GetBasket); data: its values back to back, between its
+// key and fLast (a collection's entry offsets are kept apart). Basket k holds entries from
+// GetBasketEntry()[k]; the one being written (fWriteBasket) is empty in a closed file, but
+// holds the last entries where a file kept it inside the tree.
+template <class F>
+void for_each_basket(TBranch *branch, const std::string &path, F &&f) {
+  const Int_t baskets = branch->GetWriteBasket() + 1;
+  const Long64_t *first_entry = branch->GetBasketEntry();
+  for (Int_t k = 0; k < baskets && first_entry[k] < branch->GetEntries(); ++k) {
+    TBasket *basket = branch->GetBasket(k);
+    if (!basket)
+      throw std::runtime_error(where(path, branch->GetName()) + ": basket " + std::to_string(k) +
+                               " could not be read (damaged file?)");
+    f(basket->GetBufferRef()->Buffer() + basket->GetKeylen(), basket->GetLast() - basket->GetKeylen(),
+      basket->GetNevBuf());
+    branch->DropBaskets("all");  // one basket in memory at a time, as the other methods
+  }
+}
+
+// The limit of any reader of the branch: ROOT reads and decompresses every basket of
+// the value branch and of its counter (the bytes the columnar reader reads), and the
+// values are checksummed where they lie, with no per-entry call and no copy; the
+// columnar reader's time above it is its per-entry calls. The counts must add up to
+// the values read. For one value per event, a leaf list X_pt[nX] and a split object
+// member (whose counter is its collection's branch) alike.
 template <class T>
 void read_baskets(const Job &job, Pass &pass, CachePrep &prep) {
   for (const auto &path : job.files) {
     prep.before_file(path);
     const double t0 = bench::wall_seconds();
     OpenTree t = open_tree(path, job);
-    // Basket k holds entries from GetBasketEntry()[k]; the one being written (fWriteBasket) is
-    // empty in a closed file, but holds the last entries where a file kept it inside the tree.
-    const Int_t baskets = t.branch->GetWriteBasket() + 1;
-    const Long64_t *first_entry = t.branch->GetBasketEntry();
-    const Long64_t tree_entries = t.branch->GetEntries();
+    TBranch *counter = t.count ? t.count->GetBranch() : nullptr;
     pass.opened(bench::wall_seconds() - t0);
-    for (Int_t k = 0; k < baskets && first_entry[k] < tree_entries; ++k) {
-      TBasket *basket = t.branch->GetBasket(k);
-      if (!basket)
-        throw std::runtime_error(where(path, job.branch) + ": basket " + std::to_string(k) +
-                                 " could not be read (damaged file?)");
-      const Int_t entries = basket->GetNevBuf();
-      if (entries == 0) continue;  // the empty basket a tree keeps for writing
-      const char *data = basket->GetBufferRef()->Buffer() + basket->GetKeylen();
-      const Int_t bytes = basket->GetLast() - basket->GetKeylen();
+    long long counted = 0;  // UInt_t and Int_t counters are both 4 bytes, one per entry
+    if (counter)
+      for_each_basket(counter, path, [&](const char *data, Int_t bytes, Int_t entries) {
+        if (bytes != 4 * entries)
+          throw std::runtime_error(where(path, job.branch) + ": counter " + counter->GetName() + " holds " +
+                                   std::to_string(bytes) + " bytes for " + std::to_string(entries) + " entries");
+        for (Int_t e = 0; e < entries; ++e) counted += static_cast<Int_t>(rc::bits_of_big_endian<Int_t>(data + 4 * e));
+      });
+    const long long items_before = pass.items();
+    for_each_basket(t.branch, path, [&](const char *data, Int_t bytes, Int_t entries) {
       if (bytes < 0 || bytes % static_cast<Int_t>(sizeof(T)) != 0)
-        throw std::runtime_error(where(path, job.branch) + ": basket " + std::to_string(k) + " holds " +
-                                 std::to_string(bytes) + " bytes of data, not whole values of " + job.type);
+        throw std::runtime_error(where(path, job.branch) + ": a basket holds " + std::to_string(bytes) +
+                                 " bytes of data, not whole values of " + job.type);
       pass.values_big_endian<T>(data, bytes / static_cast<Int_t>(sizeof(T)), entries);
-      t.branch->DropBaskets("all");  // one basket in memory at a time, as the other methods
-    }
+    });
+    if (counter && counted != pass.items() - items_before)
+      throw std::runtime_error(where(path, job.branch) + ": its counter " + counter->GetName() + " counts " +
+                               std::to_string(counted) + " values, its baskets hold " +
+                               std::to_string(pass.items() - items_before));
     rc::check_root_errors(where(path, job.branch));
   }
 }
@@ -683,14 +704,12 @@ struct Bytes {
   long long compressed = 0, uncompressed = 0;
 };
 
-// The value branch, its counter unless `value_only` (baskets reads no counter), and with
-// `whole_collection` every branch of the collection.
-Bytes tree_bytes(const Job &job, bool whole_collection, bool value_only = false) {
+Bytes tree_bytes(const Job &job, bool whole_collection) {
   Bytes bytes;
   for (const auto &path : job.files) {
     OpenTree t = open_tree(path, job);
     std::vector<TBranch *> branches{t.branch};
-    if (t.count && !value_only) branches.push_back(t.count->GetBranch());
+    if (t.count) branches.push_back(t.count->GetBranch());
     if (whole_collection && t.count)
       for (TBranch *b : collection_branches(t))
         if (b != t.branch) branches.push_back(b);
@@ -843,8 +862,6 @@ int main(int argc, char **argv) {
             bytes[{m, branch}] = rntuple_bytes(job);
           else if (m == "cmssw" || m == "members")
             bytes[{m, branch}] = tree_bytes(job, true);
-          else if (m == "baskets")
-            bytes[{m, branch}] = tree_bytes(job, false, true);
           else {
             if (!columns) columns = std::make_unique<Bytes>(tree_bytes(job, false));
             bytes[{m, branch}] = *columns;

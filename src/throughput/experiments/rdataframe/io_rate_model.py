@@ -1,6 +1,6 @@
 """The I/O rate model (seed 004): Np reader processes (rdf_rate_reader), started together, read
 disjoint entry ranges of the same files; the raw read (R_IO) and one reader's phases (R_dec,
-R_proc) are measured apart; R(Np) is fitted with R = R1*Np / (1 + R1/R_IO*(Np-1)) and R1 also
+R_proc) are runs of their own; R(Np) is fitted with R = R1*Np / (1 + R1/R_IO*(Np-1)) and R1 also
 predicted from the separate rates. All of them are measured interleaved, round by round, as one
 group. Every rate is in MB/s of file bytes (compressed, as stored)."""
 from __future__ import annotations

@@ -141,7 +141,7 @@ class _SplitRates:
 
 def object_split_frame(table: pd.DataFrame, flat_set: str, objects_set: str) -> pd.DataFrame:
     """Where a CMSSW-like read's time goes, per particle type, measured on the
-    split std::vector<class> file: the pT member's baskets decompressed alone
+    split std::vector<class> file: the baskets of the pT member and its count decompressed
     (baskets), the member read entry by entry (columnar), every member into flat
     buffers without objects (members), and every member streamed into ROOT-built
     objects (cmssw); their ratios, beside the seed's CMSSW / FemtoCode

@@ -65,7 +65,7 @@ LAYOUTS = {
     "aod_objects": ("Events", "pt", COLLECTIONS),
 }
 # The C++ methods on the object file, where the time of a CMSSW-like read goes: the member's
-# baskets decompressed alone (baskets), the member read per entry (columnar), every member into
+# baskets and count decompressed (baskets), the member read per entry (columnar), every member into
 # flat buffers (members), every member streamed into objects (cmssw); and the other C++ readers
 # on a split member (bulk: where ROOT refuses it; rntuple: the RNTuple copy, whose importer keeps
 # the classes).
