@@ -6,7 +6,11 @@
 // Two layouts of the same values:
 //   --layout flat     each collection C as NanoAOD writes it, one leaf-list
 //                     branch per attribute: a counter nC (UInt_t), C_pt[nC]/F
-//                     and the other attributes C_a001...;
+//                     and the other attributes C_a001...; a small array is
+//                     one branch per element, C_a014_0, C_a014_1, C_a014_2,
+//                     as NanoAOD flattens them (its Muon_pfRelIso03_all and
+//                     Muon_pfRelIso04_all are two isolation cones; ROOT 6.40's
+//                     RNTupleImporter also crashes on a C_a014[nC][3] leaf);
 //   --layout objects  each collection as CMS AOD stores its products: a
 //                     std::vector<aod::C> of the generated classes, written
 //                     through their ROOT dictionary and split one sub-branch
@@ -16,7 +20,8 @@
 // sorted, and the other attributes cycle through value kinds with realistic
 // compressibility: angles, energies, fractions stored with 12 bits of
 // precision (as NanoAOD does), small integer flags, booleans, isolations with
-// many exact zeros, and object indices.
+// many exact zeros (every other one a small array: the sums in three cone
+// sizes, growing with the cone), and object indices.
 //
 // Written to OUTPUT.tmp, renamed when complete, then reread: entries and the
 // sum of every counter must match what was generated.
@@ -59,19 +64,22 @@ struct Collection {
   int max_count = 0;
   UInt_t n = 0;
   std::vector<float> pt;
-  std::vector<std::vector<float>> floats;          // per float attribute
+  std::vector<std::vector<float>> floats;          // per float attribute: element k of particle j at k * max_count + j
+  std::vector<int> float_widths;                   // per float attribute: aod::attribute_width
   std::vector<std::vector<Int_t>> ints;            // per int attribute
   std::vector<std::vector<UChar_t>> bools;         // per boolean attribute
   std::vector<Kind> float_kinds, int_kinds;
   std::vector<int> slot;  // per attribute: its index in floats, ints or bools
 
-  // Attribute a of particle j, as the generated class's member type T.
-  template <class T>
-  T value(int a, UInt_t j) const {
-    if (a == 0) return static_cast<T>(pt[j]);
-    if constexpr (std::is_same_v<T, Float_t>) return floats[slot[a]][j];
-    else if constexpr (std::is_same_v<T, Int_t>) return ints[slot[a]][j];
-    else return bools[slot[a]][j] != 0;
+  // Sets `member` (the generated class's member for attribute a) to particle j's value(s).
+  template <class M>
+  void set(M &member, int a, UInt_t j) const {
+    if constexpr (std::is_array_v<M>)
+      for (std::size_t k = 0; k < std::extent_v<M>; ++k) member[k] = floats[slot[a]][k * static_cast<std::size_t>(max_count) + j];
+    else if (a == 0) member = pt[j];
+    else if constexpr (std::is_same_v<M, Float_t>) member = floats[slot[a]][j];
+    else if constexpr (std::is_same_v<M, Int_t>) member = ints[slot[a]][j];
+    else member = bools[slot[a]][j] != 0;
   }
 };
 
@@ -93,8 +101,9 @@ void allocate(Collection &c) {
       c.bools.emplace_back(size);
     } else {
       c.slot[a] = static_cast<int>(c.floats.size());
-      c.floats.emplace_back(size);
+      c.floats.emplace_back(size * static_cast<std::size_t>(aod::attribute_width(a)));
       c.float_kinds.push_back(kind);
+      c.float_widths.push_back(aod::attribute_width(a));
     }
   }
 }
@@ -111,6 +120,11 @@ void make_flat_branches(TTree &tree, Collection &c) {
       tree.Branch(branch.c_str(), c.ints[c.slot[a]].data(), (branch + count + "/I").c_str());
     else if (kind == kBool)
       tree.Branch(branch.c_str(), c.bools[c.slot[a]].data(), (branch + count + "/b").c_str());
+    else if (const int width = aod::attribute_width(a); width > 1)
+      for (int k = 0; k < width; ++k) {
+        const std::string element = aod::flat_branch(name, a, k);
+        tree.Branch(element.c_str(), c.floats[c.slot[a]].data() + k * c.max_count, (element + count + "/F").c_str());
+      }
     else
       tree.Branch(branch.c_str(), c.floats[c.slot[a]].data(), (branch + count + "/F").c_str());
   }
@@ -132,11 +146,13 @@ struct ObjectBranchOf : ObjectBranch {
     // The members' types come from aod_classes.cmake's AOD_KIND_TYPES, the values' from
     // Kind here: a drift between the two would read the wrong value vector.
     T{}.visit([&](int a, auto &member) {
-      using M = std::decay_t<decltype(member)>;
+      using M = std::remove_reference_t<decltype(member)>;
+      using E = std::remove_all_extents_t<M>;
       const Kind kind = static_cast<Kind>(a % kKinds);
-      const bool agrees = a == 0 ? std::is_same_v<M, Float_t>
-                          : is_int(kind) ? std::is_same_v<M, Int_t>
-                          : kind == kBool ? std::is_same_v<M, Bool_t> : std::is_same_v<M, Float_t>;
+      const bool agrees = (std::is_array_v<M> ? std::extent_v<M> : 1) == static_cast<std::size_t>(aod::attribute_width(a)) &&
+                          (a == 0 ? std::is_same_v<E, Float_t>
+                           : is_int(kind) ? std::is_same_v<E, Int_t>
+                           : kind == kBool ? std::is_same_v<E, Bool_t> : std::is_same_v<E, Float_t>);
       if (!agrees)
         throw std::logic_error(std::string(name) + " attribute " + std::to_string(a) +
                                ": aod_classes.cmake's member type does not match make_aod_like's value kind");
@@ -147,7 +163,7 @@ struct ObjectBranchOf : ObjectBranch {
   void fill(const Collection &c) override {
     objects.assign(c.n, T{});
     for (UInt_t j = 0; j < c.n; ++j)
-      objects[j].visit([&](int a, auto &member) { member = c.value<std::decay_t<decltype(member)>>(a, j); });
+      objects[j].visit([&](int a, auto &member) { c.set(member, a, j); });
   }
 };
 
@@ -170,8 +186,12 @@ class Generator {
     for (UInt_t j = 0; j < c.n; ++j)
       c.pt[j] = c.spec.pt_min * static_cast<float>(std::pow(1.0 - uniform_(rng_), -1.0 / 3.0));
     std::sort(c.pt.begin(), c.pt.begin() + c.n, [](float a, float b) { return a > b; });
-    for (std::size_t a = 0; a < c.floats.size(); ++a)
-      for (UInt_t j = 0; j < c.n; ++j) c.floats[a][j] = float_value(c.float_kinds[a], c.pt[j]);
+    for (std::size_t a = 0; a < c.floats.size(); ++a) {
+      const auto max = static_cast<std::size_t>(c.max_count);
+      for (std::size_t k = 0; k < static_cast<std::size_t>(c.float_widths[a]); ++k)
+        for (UInt_t j = 0; j < c.n; ++j)  // an array's values grow with k (sums in growing cones)
+          c.floats[a][k * max + j] = (k ? c.floats[a][(k - 1) * max + j] : 0.f) + float_value(c.float_kinds[a], c.pt[j]);
+    }
     for (std::size_t a = 0; a < c.ints.size(); ++a)
       for (UInt_t j = 0; j < c.n; ++j) c.ints[a][j] = int_value(c.int_kinds[a], c.n);
     for (auto &values : c.bools)

@@ -21,7 +21,7 @@ struct ProductLayout::Product {
   std::string name;
   TClass *cls = nullptr;
   int counter = -1;
-  std::vector<int> columns;  // per attribute (member visit order): its column in the schema
+  std::vector<int> columns;  // per value of an object (members in visit order, an array's elements in turn): its column
   virtual void build(const EntryView &flat, void *product) const = 0;
   virtual void swap(void *a, void *b) const = 0;
   virtual void flatten(const void *product, EntryView &view, std::vector<unsigned char> &scratch) const = 0;
@@ -34,15 +34,26 @@ Type column_type() {  // the flat file's type of a member's column (bools are UC
   if constexpr (std::is_same_v<M, Float_t>) return Type::Float;
   else if constexpr (std::is_same_v<M, Int_t>) return Type::Int32;
   else {
-    static_assert(std::is_same_v<M, Bool_t>, "AOD members are Float_t, Int_t or Bool_t");
+    static_assert(std::is_same_v<M, Bool_t>, "AOD members are Float_t, Int_t or Bool_t, or small arrays of them");
     return Type::UInt8;
+  }
+}
+
+// f(k, value) for each value of a member: once for a scalar (k = -1), for each
+// element of a small array (k = 0, 1, ...), which the flat file holds as a column each.
+template <class M, class F>
+void for_each_value(M &member, F &&f) {
+  if constexpr (std::is_array_v<M>) {
+    for (std::size_t k = 0; k < std::extent_v<M>; ++k) f(static_cast<int>(k), member[k]);
+  } else {
+    f(-1, member);
   }
 }
 
 template <class T>
 struct ProductOf : ProductLayout::Product {
   using Vector = std::vector<T>;
-  std::vector<std::size_t> sizes;  // per attribute: the member's bytes
+  std::vector<std::size_t> sizes;  // per value: its bytes
 
   ProductOf(const Schema &schema, const char *collection, int counter_column) {
     name = collection;
@@ -53,16 +64,18 @@ struct ProductOf : ProductLayout::Product {
     if (schema.columns[static_cast<std::size_t>(counter)].type != Type::UInt32)
       throw std::runtime_error("column " + aod::flat_counter(name) + " is not a UInt_t counter");
     T{}.visit([&](int a, auto &member) {
-      using M = std::decay_t<decltype(member)>;
-      const std::string column = aod::flat_branch(name, a);
-      const int c = schema.index(column);
-      if (c < 0) throw std::runtime_error("the input has no column " + column + " for aod::" + name);
-      const Column &info = schema.columns[static_cast<std::size_t>(c)];
-      if (info.type != column_type<M>() || info.counter != counter)
-        throw std::runtime_error("column " + column + " does not hold aod::" + name + "'s member " + std::to_string(a) +
-                                 " (type or counter differs)");
-      columns.push_back(c);
-      sizes.push_back(sizeof(M));
+      for_each_value(member, [&](int k, auto &value) {
+        using V = std::decay_t<decltype(value)>;
+        const std::string column = aod::flat_branch(name, a, k);
+        const int c = schema.index(column);
+        if (c < 0) throw std::runtime_error("the input has no column " + column + " for aod::" + name);
+        const Column &info = schema.columns[static_cast<std::size_t>(c)];
+        if (info.type != column_type<V>() || info.counter != counter)
+          throw std::runtime_error("column " + column + " does not hold aod::" + name + "'s member " + std::to_string(a) +
+                                   " (type or counter differs)");
+        columns.push_back(c);
+        sizes.push_back(sizeof(V));
+      });
     });
   }
 
@@ -71,12 +84,16 @@ struct ProductOf : ProductLayout::Product {
     std::memcpy(&n, flat.data[static_cast<std::size_t>(counter)], 4);
     auto &objects = *static_cast<Vector *>(product);
     objects.assign(n, T{});
-    for (std::uint32_t j = 0; j < n; ++j)
-      objects[j].visit([&](int a, auto &member) {
-        const auto *values = static_cast<const unsigned char *>(flat.data[static_cast<std::size_t>(columns[a])]);
-        if constexpr (std::is_same_v<std::decay_t<decltype(member)>, Bool_t>) member = values[j] != 0;
-        else std::memcpy(&member, values + j * sizeof member, sizeof member);
+    for (std::uint32_t j = 0; j < n; ++j) {
+      std::size_t v = 0;
+      objects[j].visit([&](int, auto &member) {
+        for_each_value(member, [&](int, auto &value) {
+          const auto *values = static_cast<const unsigned char *>(flat.data[static_cast<std::size_t>(columns[v++])]);
+          if constexpr (std::is_same_v<std::decay_t<decltype(value)>, Bool_t>) value = values[j] != 0;
+          else std::memcpy(&value, values + j * sizeof value, sizeof value);
+        });
       });
+    }
   }
 
   void swap(void *a, void *b) const override { static_cast<Vector *>(a)->swap(*static_cast<Vector *>(b)); }
@@ -86,21 +103,25 @@ struct ProductOf : ProductLayout::Product {
     const auto n = static_cast<std::uint32_t>(objects.size());
     std::vector<std::size_t> offset(sizes.size());
     std::size_t total = 4;
-    for (std::size_t a = 0; a < sizes.size(); ++a) {
-      offset[a] = total;
-      total += n * sizes[a];
+    for (std::size_t v = 0; v < sizes.size(); ++v) {
+      offset[v] = total;
+      total += n * sizes[v];
     }
     scratch.resize(total);
     std::memcpy(scratch.data(), &n, 4);
-    for (std::uint32_t j = 0; j < n; ++j)
-      objects[j].visit([&](int a, auto &member) {
-        std::memcpy(scratch.data() + offset[a] + j * sizeof member, &member, sizeof member);
+    for (std::uint32_t j = 0; j < n; ++j) {
+      std::size_t v = 0;
+      objects[j].visit([&](int, auto &member) {
+        for_each_value(member, [&](int, auto &value) {
+          std::memcpy(scratch.data() + offset[v++] + j * sizeof value, &value, sizeof value);
+        });
       });
+    }
     view.data[static_cast<std::size_t>(counter)] = scratch.data();
     view.bytes[static_cast<std::size_t>(counter)] = 4;
-    for (std::size_t a = 0; a < sizes.size(); ++a) {
-      view.data[static_cast<std::size_t>(columns[a])] = scratch.data() + offset[a];
-      view.bytes[static_cast<std::size_t>(columns[a])] = static_cast<std::uint32_t>(n * sizes[a]);
+    for (std::size_t v = 0; v < sizes.size(); ++v) {
+      view.data[static_cast<std::size_t>(columns[v])] = scratch.data() + offset[v];
+      view.bytes[static_cast<std::size_t>(columns[v])] = static_cast<std::uint32_t>(n * sizes[v]);
     }
   }
 };

@@ -347,6 +347,11 @@ def test_no_result_is_stored_for_a_failing_reader(files, tmp_path):
 
 # --- inputs --------------------------------------------------------------------------------------
 
+def _small_arrays(attributes: int) -> list[int]:
+    """The attributes the generated classes hold as Float_t[3] (aod_classes.cmake: a % 16 == 14)."""
+    return list(range(14, attributes, 16))
+
+
 def test_aod_like_has_the_seeds_particle_types_and_attributes(files):
     with uproot.open(files["aod"]["root"]) as f:
         tree = f["Events"]
@@ -355,7 +360,9 @@ def test_aod_like_has_the_seeds_particle_types_and_attributes(files):
                                               [f"{c}_pt" for c in rc.SEED_TABLE1.index])
         for collection, seed in rc.SEED_TABLE1.iterrows():
             branch = f"{collection}_pt"
-            assert attributes[branch] == seed["attributes"]
+            arrays = _small_arrays(seed["attributes"])  # one branch per element in the flat layout
+            assert arrays and attributes[branch] == seed["attributes"] + 2 * len(arrays)
+            assert f"{collection}_a{arrays[0]:03d}_2" in tree and f"{collection}_a{arrays[0]:03d}" not in tree
             counts = tree[f"n{collection}"].array(library="np")
             assert abs(counts.mean() - seed["per_event"]) < 0.3 * seed["per_event"] + 0.3
             pt = tree[branch].array()
@@ -398,6 +405,11 @@ def test_object_file_holds_the_flat_files_values_as_split_classes(files, objects
                 expected = flat_tree[f"{collection}_{member}"].array()
                 assert ak.all(values == (expected != 0 if member == "a005" else expected)), (collection, member)
             assert str(tree[f"{collection}.a004"].interpretation.content.from_dtype) == ">i4"
+            for a in _small_arrays(seed["attributes"]):  # Float_t[3]: the flat file's three element branches
+                values = tree[f"{collection}.a{a:03d}[3]"].array()
+                for k in range(3):
+                    assert ak.all(values[:, :, k] == flat_tree[f"{collection}_a{a:03d}_{k}"].array()), (collection, a, k)
+                assert ak.all(values[:, :, 2] >= values[:, :, 0])  # sums in growing cones
         attributes = rc.collection_attributes(objects["root"], "Events", [f"{c}.pt" for c in rc.SEED_TABLE1.index])
         assert attributes == {f"{c}.pt": int(seed["attributes"]) for c, seed in rc.SEED_TABLE1.iterrows()}
     assert references.expected([objects["root"]], "Jet.pt")["checksum"] == _expected(files["aod"]["root"], "Jet_pt")[1]
@@ -547,7 +559,8 @@ def test_measure_summarize_and_tables(files, tmp_path):
     shapes = rc.collection_shapes(inputs, agreed, "aod/ZLIB")
     t1 = rc.table1_frame(table, unreadable, shapes, "aod/ZLIB", "aod")
     assert list(t1.columns) == ["", "jet"]
-    assert t1.iloc[2].tolist() == ["attributes, seed", "95"] and t1.iloc[3].tolist() == ["attributes, here", "95"]
+    assert t1.iloc[2].tolist() == ["attributes (branches), seed", "95"]
+    assert t1.iloc[3].tolist() == ["branches, here", str(95 + 2 * len(_small_arrays(95)))]
     assert ["CMSSW EDAnalyzer (seed)", r"\num{1.15}"] in t1.values.tolist()
     assert len(rc.ratio_frame(rated, ["aod/ZLIB", "nanoaod/ZLIB"], "Jet")) == 12
     assert "cold kHz" in rc.cold_frame(table, ["aod/ZLIB"], "Jet").columns

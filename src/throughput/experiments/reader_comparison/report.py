@@ -90,8 +90,9 @@ def table1_frame(table: pd.DataFrame, unreadable: pd.DataFrame, shapes: pd.DataF
     rows = [
         {"": "particles per event, seed", **{header[c]: _num(SEED_TABLE1.loc[c, "per_event"], 2) for c in collections}},
         {"": "particles per event, here", **{header[c]: _num(shapes.loc[c, "per_event"], 2) for c in collections}},
-        {"": "attributes, seed", **{header[c]: str(SEED_TABLE1.loc[c, "attributes"]) for c in collections}},
-        {"": "attributes, here", **{header[c]: str(int(shapes.loc[c, "attributes"])) for c in collections}},
+        {"": "attributes (branches), seed", **{header[c]: str(SEED_TABLE1.loc[c, "attributes"]) for c in collections}},
+        # counted in the file: the flat AOD-like layout has a branch per element of a small array
+        {"": "branches, here", **{header[c]: str(int(shapes.loc[c, "attributes"])) for c in collections}},
         {"": "CMSSW EDAnalyzer (seed)", **{header[c]: _num(SEED_TABLE1.loc[c, "cmssw"]) for c in collections}},
         {"": "TTree::Draw (seed)", **{header[c]: _num(SEED_TABLE1.loc[c, "draw"]) for c in collections}},
         {"": "FemtoCode reader (seed)", **{header[c]: _num(SEED_TABLE1.loc[c, "femtocode"]) for c in collections}},
