@@ -463,6 +463,22 @@ def test_object_set_is_planned_measured_and_tabled(files, objects, tmp_path):
     assert none["table1_objects"].iloc[0, 0].startswith("not measured")
 
 
+def test_numpy_verdict_splits_the_gap_by_the_baskets_limit():
+    goal = {"numpy_ratio": 0.5, "numpy_met": False, "per_event": 16.0}
+    # the baskets reach 0.9 of Numpy, the per-entry calls take 45% of the columnar reader's time
+    calls = rc.report._verdict_numpy({**goal, "baskets_numpy_ratio": 0.9, "per_entry_share": 0.45}, load=0.2)
+    assert calls.startswith("does not reach it") and calls.endswith("most of the gap is the per-entry calls")
+    baskets = rc.report._verdict_numpy({**goal, "baskets_numpy_ratio": 0.55, "per_entry_share": 0.1}, load=2.0)
+    assert "most of the gap is reading and decompressing the baskets" in baskets
+    assert baskets.endswith("the machine was also busy (mean load 2.0)")
+    short = rc.report._verdict_numpy({**goal, "baskets_numpy_ratio": 0.55, "per_entry_share": 0.1}, 0.2, False)
+    assert short == "does not reach it (the baskets alone, with no per-entry call, reach 0.55 of the Numpy rate; " \
+                    "16.0 values per event)"
+    unsplit = rc.report._verdict_numpy({**goal, "baskets_numpy_ratio": float("nan"), "per_entry_share": float("nan")}, 0.2)
+    assert "not split" in unsplit
+    assert rc.report._verdict_numpy({**goal, "numpy_ratio": 0.97, "numpy_met": True}, 0.2) == "reaches it"
+
+
 # --- planning, configuration, parsing ------------------------------------------------------------
 
 def _params(**changes):
