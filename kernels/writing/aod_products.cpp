@@ -232,19 +232,14 @@ Checksums product_tree_checksums(TTree &tree, const Schema &schema, const std::s
 
 // ---- ROOT serialization for the simple format ---------------------------------------------------
 
-void serialize_products(const ProductStore &store, std::uint64_t i, std::vector<char> &out) {
+void serialize_product(const ProductStore &store, std::uint64_t i, std::size_t p, std::vector<char> &out) {
   thread_local TBufferFile buffer(TBuffer::kWrite, 1 << 16);
-  const ProductLayout &layout = store.layout();
-  out.resize(8);
-  std::memcpy(out.data(), &i, 8);
-  for (std::size_t p = 0; p < layout.size(); ++p) {
-    buffer.Reset();
-    buffer.WriteObjectAny(store.product(i, p), layout.product_class(p));
-    const auto size = static_cast<std::uint32_t>(buffer.Length());
-    const auto *bytes = reinterpret_cast<const char *>(&size);
-    out.insert(out.end(), bytes, bytes + 4);
-    out.insert(out.end(), buffer.Buffer(), buffer.Buffer() + size);
-  }
+  buffer.Reset();
+  buffer.WriteObjectAny(store.product(i, p), store.layout().product_class(p));
+  const auto size = static_cast<std::uint32_t>(buffer.Length());
+  const auto *bytes = reinterpret_cast<const char *>(&size);
+  out.insert(out.end(), bytes, bytes + 4);
+  out.insert(out.end(), buffer.Buffer(), buffer.Buffer() + size);
 }
 
 ProductDecoder::ProductDecoder(const Schema &schema) : layout_(schema), scratch_(layout_.size()) {}

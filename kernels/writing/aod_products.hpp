@@ -89,8 +89,9 @@ Checksums product_tree_checksums(TTree &tree, const Schema &schema, const std::s
 
 // Seed 001's simple format serializes each product with ROOT
 // (TBufferFile::WriteObjectAny through the dictionary): an event is its
-// products in layout order, each as u32 size | its serialized bytes.
-void serialize_products(const ProductStore &store, std::uint64_t i, std::vector<char> &out);
+// products in layout order, each as u32 size | its serialized bytes. Product p
+// of entry i so, appended to `out`; products may be serialized concurrently.
+void serialize_product(const ProductStore &store, std::uint64_t i, std::size_t p, std::vector<char> &out);
 // The flat columns of one event serialized so (`data`: the bytes after the event number).
 class ProductDecoder {
  public:

@@ -12,6 +12,7 @@
 #include <exception>
 #include <stdexcept>
 #include <thread>
+#include <unordered_map>
 
 #include "aod_products.hpp"
 #include "media.hpp"
@@ -103,16 +104,73 @@ const ProductStore &products_of(const EntrySource &source) {
   return *store;
 }
 
-// Event i of `source` as the bytes of its record (before compression).
+// Event i of `source` as the bytes of its record (before compression), serialized
+// on this thread: what the reader compares every record with.
 void serialize_event(const EntrySource &source, Serialization serialization, std::uint64_t i, EntryView &view,
                      std::vector<unsigned char> &scratch, std::vector<char> &raw) {
   if (serialization == Serialization::Root) {
-    serialize_products(products_of(source), i, raw);
+    const ProductStore &store = products_of(source);
+    raw.resize(8);
+    std::memcpy(raw.data(), &i, 8);
+    for (std::size_t p = 0; p < store.layout().size(); ++p) serialize_product(store, i, p, raw);
   } else {
     source.get(i, view, scratch);
     serialize(view, i, raw);
   }
 }
+
+// Seed 001's ROOT serialization: "data products can be concurrently serialized;
+// once all data products for an event are serialized the event is compressed".
+// The tasks are (event, product) pairs, handed out in order to any thread, so the
+// products of one event are serialized side by side; the thread that serializes
+// an event's last product assembles its bytes (event number, then the products in
+// layout order), and compresses and appends it.
+class ProductTasks {
+ public:
+  explicit ProductTasks(const ProductStore &store) : store_(store), products_(store.layout().size()) {}
+  std::uint64_t per_event() const { return products_; }
+  // Runs task t (product t % per_event() of event t / per_event()); true, with the
+  // event's bytes in `raw`, when it completed its event (`split`: whether more than
+  // one thread serialized that event's products).
+  bool run(std::uint64_t t, std::vector<char> &raw, bool &split) {
+    const std::uint64_t i = t / products_;
+    const std::size_t p = static_cast<std::size_t>(t % products_);
+    std::vector<char> part;
+    serialize_product(store_, i, p, part);
+    std::vector<std::vector<char>> parts;
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      Pending &event = pending_[i];
+      if (event.parts.empty()) {
+        event.parts.resize(products_);
+        event.left = products_;
+        event.first = std::this_thread::get_id();
+      }
+      event.split = event.split || event.first != std::this_thread::get_id();
+      event.parts[p] = std::move(part);
+      if (--event.left > 0) return false;
+      parts = std::move(event.parts);
+      split = event.split;
+      pending_.erase(i);
+    }
+    raw.resize(8);
+    std::memcpy(raw.data(), &i, 8);
+    for (const auto &product : parts) raw.insert(raw.end(), product.begin(), product.end());
+    return true;
+  }
+
+ private:
+  struct Pending {
+    std::vector<std::vector<char>> parts;
+    std::size_t left = 0;
+    std::thread::id first;  // the thread that serialized its first product
+    bool split = false;     // another thread serialized one of the others
+  };
+  const ProductStore &store_;
+  const std::size_t products_;
+  std::mutex mutex_;
+  std::unordered_map<std::uint64_t, Pending> pending_;  // events begun, not yet complete
+};
 
 // One record (size prefix and hash included) from a serialized event.
 void encode(const std::vector<char> &raw, std::vector<char> &record, Codec codec, int level) {
@@ -391,8 +449,11 @@ WriteStats write(ByteSink &sink, const EntrySource &source, std::uint64_t events
   sink.write(head.data(), head.size());
 
   Appender appender(sink, batch_bytes);
-  constexpr std::uint64_t kChunk = 16;  // events a thread takes at a time
-  std::atomic<std::uint64_t> next{0}, raw_bytes{0}, stored_bytes{0};
+  // Columns: a task is an event, taken 16 at a time; ROOT: a task is one product of an event.
+  std::unique_ptr<ProductTasks> products;
+  if (serialization == Serialization::Root) products = std::make_unique<ProductTasks>(products_of(source));
+  const std::uint64_t tasks = products ? events * products->per_event() : events, chunk = products ? 1 : 16;
+  std::atomic<std::uint64_t> next{0}, raw_bytes{0}, stored_bytes{0}, events_split{0};
   std::atomic<bool> failed{false};
   std::exception_ptr error;
   std::mutex error_mutex;
@@ -403,10 +464,16 @@ WriteStats write(ByteSink &sink, const EntrySource &source, std::uint64_t events
       std::vector<char> raw, record;
       std::uint64_t my_raw = 0, my_stored = 0;
       while (!failed) {
-        const std::uint64_t begin = next.fetch_add(kChunk);
-        if (begin >= events) break;
-        for (std::uint64_t i = begin; i < std::min(events, begin + kChunk); ++i) {
-          serialize_event(source, serialization, i, view, scratch, raw);
+        const std::uint64_t begin = next.fetch_add(chunk);
+        if (begin >= tasks) break;
+        for (std::uint64_t t = begin; t < std::min(tasks, begin + chunk); ++t) {
+          if (products) {
+            bool split = false;
+            if (!products->run(t, raw, split)) continue;  // its event has products left
+            if (split) ++events_split;
+          } else {
+            serialize_event(source, serialization, t, view, scratch, raw);
+          }
           encode(raw, record, codec, level);
           appender.append(record.data(), record.size());
           my_raw += raw.size();
@@ -432,7 +499,7 @@ WriteStats write(ByteSink &sink, const EntrySource &source, std::uint64_t events
   appender.append(trailer.data(), trailer.size());
   appender.flush();
   sink.close();
-  return {events, raw_bytes.load(), stored_bytes.load()};
+  return {events, raw_bytes.load(), stored_bytes.load(), events_split.load()};
 }
 
 ReadResult read_file(const std::string &path, const EntrySource *source) {

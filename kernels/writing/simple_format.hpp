@@ -65,13 +65,16 @@ void serialize(const EntryView &entry, std::uint64_t number, std::vector<char> &
 
 struct WriteStats {
   std::uint64_t records = 0, raw_bytes = 0, stored_bytes = 0;
+  std::uint64_t events_split = 0;  // ROOT serialization: events whose products more than one thread serialized
 };
 
 // Writes `events` events of `source` with `threads` threads, each taking the
-// next few events, serializing (ROOT: `source` must be a ProductStore) and
-// compressing each and appending the record
-// to a shared batch; a full batch (`batch_bytes`) is written by the thread
-// that filled it while the others carry on filling the next.
+// next few events, serializing and compressing each and appending the record
+// to a shared batch (ROOT: `source` must be a ProductStore, and a thread takes
+// one product of an event at a time, so an event's products are serialized
+// concurrently; the thread that serializes its last compresses and appends it);
+// a full batch (`batch_bytes`) is written by the thread that filled it while
+// the others carry on filling the next.
 WriteStats write(ByteSink &sink, const EntrySource &source, std::uint64_t events, int threads, Codec codec,
                  int level, std::size_t batch_bytes, Serialization serialization = Serialization::Columns);
 

@@ -22,7 +22,9 @@
 // a difference fails the run (exit 3). Each pass's record carries what was
 // read back from its output (checksum: the digest, column_checksums: every
 // column's sum, read_entries), so that the writers can be compared on what
-// they produced; the closing record adds the source's digest
+// they produced, and for simple_root how many events had their products
+// serialized by more than one thread (events_split; -1 for the other
+// methods); the closing record adds the source's digest
 // (source_checksum). Any error (an unwritable directory, a full disk or a
 // file size limit, an unknown compression) names what failed, removes the
 // partial file and exits 2.
@@ -154,12 +156,14 @@ int main(int argc, char **argv) {
     const long long baseline_rss = PeakRss::status_bytes("VmRSS");  // entries loaded, nothing written yet
     const std::uint64_t to_write = n - static_cast<std::uint64_t>(opt.integer("corrupt-for-test", 0) ? 1 : 0);
 
+    long long events_split = -1;  // simple_root: events whose products more than one thread serialized
     auto write = [&](Output &out) {
       if (method == "tbuffermerger") write_tbuffermerger(out, *source, to_write, s);
       else if (method == "rntuple") write_rntuple(out, *source, to_write, s);
       else if (method == "root_imt") write_root_imt(out, *source, to_write, s);
-      else write_simple(out, *source, to_write, s,
-                        method == "simple_root" ? simple::Serialization::Root : simple::Serialization::Columns);
+      else if (method == "simple") write_simple(out, *source, to_write, s, simple::Serialization::Columns);
+      else events_split = static_cast<long long>(
+               write_simple(out, *source, to_write, s, simple::Serialization::Root).events_split);
       if (!medium.in_memory() && medium.fsync) sync_file(out.write_path());
     };
     auto read_back = [&](Output &out) {  // untimed, with every core
@@ -222,6 +226,7 @@ int main(int argc, char **argv) {
           .add("flush_bytes", s.flush_bytes)
           .add("entries", static_cast<long long>(n))
           .add("raw_bytes", static_cast<long long>(expected.bytes))
+          .add("events_split", events_split)
           .add("rep", rep - warmup)
           .add("warmup", rep < warmup)
           .add("wall_s", t.wall_s)

@@ -168,12 +168,12 @@ void write_root_imt(Output &out, const EntrySource &source, std::uint64_t n, con
   file->Close();
 }
 
-void write_simple(Output &out, const EntrySource &source, std::uint64_t n, const WriteSettings &s,
-                  simple::Serialization serialization) {
+simple::WriteStats write_simple(Output &out, const EntrySource &source, std::uint64_t n, const WriteSettings &s,
+                                simple::Serialization serialization) {
   auto sink = out.medium().in_memory() ? simple::memory_sink(out.memory())
                                        : simple::file_sink(out.write_path(), false, out.throttle());
-  simple::write(*sink, source, n, s.threads, simple::codec_from_name(s.compression), s.level, s.simple_batch_bytes,
-                serialization);
+  return simple::write(*sink, source, n, s.threads, simple::codec_from_name(s.compression), s.level,
+                       s.simple_batch_bytes, serialization);
 }
 
 namespace {

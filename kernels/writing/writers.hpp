@@ -44,8 +44,8 @@ struct WriteSettings {
 void write_tbuffermerger(Output &out, const EntrySource &source, std::uint64_t n, const WriteSettings &s);
 void write_rntuple(Output &out, const EntrySource &source, std::uint64_t n, const WriteSettings &s);
 void write_root_imt(Output &out, const EntrySource &source, std::uint64_t n, const WriteSettings &s);
-void write_simple(Output &out, const EntrySource &source, std::uint64_t n, const WriteSettings &s,
-                  simple::Serialization serialization);
+simple::WriteStats write_simple(Output &out, const EntrySource &source, std::uint64_t n, const WriteSettings &s,
+                                simple::Serialization serialization);
 
 // Read with `threads` threads, each over its own range of entries.
 Checksums read_tree(Output &out, const Schema &schema, const WriteSettings &s, int threads);

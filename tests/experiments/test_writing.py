@@ -156,6 +156,24 @@ def test_root_serialized_records_follow_the_documented_layout(aod_flat, tmp_path
         assert len(first) > photons[number % AOD_EVENTS] * 205 * 0.9  # Photon: 205 members, mostly 4 bytes
 
 
+def test_products_serialized_concurrently_make_the_same_records_as_one_thread(aod_flat, tmp_path):
+    # with several threads an event's products are serialized by different threads and
+    # assembled by the last: each event's record must hold the same products, in order
+    records, split = {}, {}
+    for threads in (1, 3):
+        result = run({"workload": "objects", "method": "simple_root", "inputs": aod_flat, "events": 30,
+                      "threads": threads, "medium": "disk", "dir": tmp_path, "keep": 1})
+        split[threads] = result.timings["events_split"].tolist()
+        kept = Path(result.validation["kept"])
+        records[threads] = _parse_simple(kept)[2]
+        kept.unlink()
+    assert sorted(records[1]) == sorted(records[3]) == list(range(30))
+    assert all(records[3][number] == records[1][number] for number in range(30))
+    assert split[1] == [0, 0] and all(0 < n <= 30 for n in split[3])  # one thread never splits an event
+    other = run({"workload": "objects", "method": "simple", "inputs": aod_flat, "events": 5}).timings
+    assert set(other["events_split"]) == {-1}  # not ROOT-serialized products: not counted
+
+
 def test_data_products_from_a_file_that_is_not_aod_like_are_a_named_error(nanoaod):
     # NanoAOD has nPhoton and Photon_pt, but not the AOD class's other members
     with pytest.raises(harness.KernelError, match="the input has no column Photon_a001 for aod::Photon"):
@@ -456,7 +474,9 @@ def _synthetic(params: dict) -> pd.DataFrame:
                          "baseline_rss_bytes": 2 * 10**8, **_read_back(run_["part"]), "rss_method": "x",
                          "lz4_version": "1.9.4", "columns": 947, "run": wr.run_name(run_), "attempt": 0,
                          "load_avg_1min": 0.5, "others_cores": 0.25, "steal_fraction": 0.0,
-                         "cv": 0.3 if noisy else 0.01, "noisy": noisy})
+                         "cv": 0.3 if noisy else 0.01, "noisy": noisy,
+                         # simple_root: 60% of the events split over threads when there are several
+                         "events_split": (600 if run_["threads"] > 1 else 0) if run_["method"] == "simple_root" else -1})
     return wr.with_rates(pd.DataFrame(rows))
 
 
@@ -517,10 +537,11 @@ def test_macros_figures_and_tables_are_written(tmp_path):
     assert "kept 0.25 cores busy" in values["WrtNoise"] and "flagged: events simple tmpfs LZ4 4t" in values["WrtNoise"]
     # the data products against ROOT + IMT (synthetic: ROOT-serialized 1.5x at one thread, files 2x)
     assert values["WrtObjRootSerFasterOne"] == r"\num{1.5}" and values["WrtObjRootSerSizeRatio"] == r"\num{2}"
-    assert values["WrtObjCopiedSizeRatio"] == r"\num{3}"
+    assert values["WrtObjCopiedSizeRatio"] == r"\num{3}" and values["WrtObjSplitPercent"] == r"\num{60}"
     no_objects = {**PARAMS, "object_events": 0}
-    assert wr.macros(wr.summary(_synthetic(no_objects)), no_objects, _synthetic(no_objects), {"disk": str(tmp_path)},
-                     None, "GNU 12")["WrtObjRootSerFasterOne"] == "n/a"
+    none = wr.macros(wr.summary(_synthetic(no_objects)), no_objects, _synthetic(no_objects), {"disk": str(tmp_path)},
+                     None, "GNU 12")
+    assert none["WrtObjRootSerFasterOne"] == none["WrtObjSplitPercent"] == "n/a"
     for figure in (wr.figure_random(table, "wall_s", "s", PARAMS), wr.figure_random(table, "speedup", "x", PARAMS, True),
                    wr.figure_memory(table, PARAMS), wr.figure_events(table, PARAMS)):
         assert figure.axes

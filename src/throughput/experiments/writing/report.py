@@ -250,6 +250,13 @@ def _object_macros(table: pd.DataFrame, params: dict[str, Any], frame: pd.DataFr
             row = rows[t]
             values[f"WrtObj{name}Faster{suffix}"] = _num(row["faster"], noisy=row["faster_noisy"]) if row is not None else "n/a"
         values[f"WrtObj{name}SizeRatio"] = _num(rows[1]["size_ratio"]) if rows[1] is not None else "n/a"
+    # seed 001's concurrent serialization, as it happened: the share of events whose products
+    # more than one thread serialized, in the timed passes at the most threads (-1: not counted)
+    concurrent = objects[(objects["method"] == "simple_root") & (objects["threads"] == top) & ~objects["warmup"]]
+    if "events_split" in concurrent:
+        concurrent = concurrent[concurrent["events_split"] >= 0]
+    values["WrtObjSplitPercent"] = (_num(100 * concurrent["events_split"].sum() / concurrent["entries"].sum())
+                                    if "events_split" in concurrent and len(concurrent) else "n/a")
     return values
 
 
