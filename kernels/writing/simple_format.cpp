@@ -122,7 +122,7 @@ void serialize_event(const EntrySource &source, Serialization serialization, std
 // Seed 001's ROOT serialization: "data products can be concurrently serialized;
 // once all data products for an event are serialized the event is compressed".
 // The tasks are (event, product) pairs, handed out in order to any thread, so the
-// products of one event are serialized side by side; the thread that serializes
+// products of one event can be serialized side by side; the thread that serializes
 // an event's last product assembles its bytes (event number, then the products in
 // layout order), and compresses and appends it.
 class ProductTasks {

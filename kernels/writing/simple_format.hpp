@@ -71,7 +71,7 @@ struct WriteStats {
 // Writes `events` events of `source` with `threads` threads, each taking the
 // next few events, serializing and compressing each and appending the record
 // to a shared batch (ROOT: `source` must be a ProductStore, and a thread takes
-// one product of an event at a time, so an event's products are serialized
+// one product of an event at a time, so an event's products can be serialized
 // concurrently; the thread that serializes its last compresses and appends it);
 // a full batch (`batch_bytes`) is written by the thread that filled it while
 // the others carry on filling the next.
