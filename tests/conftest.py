@@ -81,6 +81,12 @@ def built_kernels(request) -> list[Path]:
     return [harness.kernels_dir() / k for k in names]
 
 
+def aod_small_arrays(attributes: int) -> list[int]:
+    """The attributes the generated AOD classes hold as Float_t[3] (kernels/common/aod_classes.cmake:
+    a % 16 == 14); the flat AOD-like file holds each as three branches, C_aNNN_0.._2."""
+    return list(range(14, attributes, 16))
+
+
 def flip_basket_bytes(source: str | Path, target: str | Path, branch: str, tree: str = "Events") -> None:
     """Copy `source` to `target` with bytes flipped inside the compressed data of `branch`'s first
     basket: the file opens, but that basket no longer decompresses."""

@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 import pytest
 import uproot
-from conftest import flip_basket_bytes
+from conftest import aod_small_arrays, flip_basket_bytes
 
 from throughput import config, datasets, harness, paper, references
 from throughput.experiments import reader_comparison as rc
@@ -347,11 +347,6 @@ def test_no_result_is_stored_for_a_failing_reader(files, tmp_path):
 
 # --- inputs --------------------------------------------------------------------------------------
 
-def _small_arrays(attributes: int) -> list[int]:
-    """The attributes the generated classes hold as Float_t[3] (aod_classes.cmake: a % 16 == 14)."""
-    return list(range(14, attributes, 16))
-
-
 def test_aod_like_has_the_seeds_particle_types_and_attributes(files):
     with uproot.open(files["aod"]["root"]) as f:
         tree = f["Events"]
@@ -360,7 +355,7 @@ def test_aod_like_has_the_seeds_particle_types_and_attributes(files):
                                               [f"{c}_pt" for c in rc.SEED_TABLE1.index])
         for collection, seed in rc.SEED_TABLE1.iterrows():
             branch = f"{collection}_pt"
-            arrays = _small_arrays(seed["attributes"])  # one branch per element in the flat layout
+            arrays = aod_small_arrays(seed["attributes"])  # one branch per element in the flat layout
             assert arrays and attributes[branch] == seed["attributes"] + 2 * len(arrays)
             assert f"{collection}_a{arrays[0]:03d}_2" in tree and f"{collection}_a{arrays[0]:03d}" not in tree
             counts = tree[f"n{collection}"].array(library="np")
@@ -405,7 +400,7 @@ def test_object_file_holds_the_flat_files_values_as_split_classes(files, objects
                 expected = flat_tree[f"{collection}_{member}"].array()
                 assert ak.all(values == (expected != 0 if member == "a005" else expected)), (collection, member)
             assert str(tree[f"{collection}.a004"].interpretation.content.from_dtype) == ">i4"
-            for a in _small_arrays(seed["attributes"]):  # Float_t[3]: the flat file's three element branches
+            for a in aod_small_arrays(seed["attributes"]):  # Float_t[3]: the flat file's three element branches
                 values = tree[f"{collection}.a{a:03d}[3]"].array()
                 for k in range(3):
                     assert ak.all(values[:, :, k] == flat_tree[f"{collection}_a{a:03d}_{k}"].array()), (collection, a, k)
@@ -576,7 +571,7 @@ def test_measure_summarize_and_tables(files, tmp_path):
     t1 = rc.table1_frame(table, unreadable, shapes, "aod/ZLIB", "aod")
     assert list(t1.columns) == ["", "jet"]
     assert t1.iloc[2].tolist() == ["attributes (branches), seed", "95"]
-    assert t1.iloc[3].tolist() == ["branches, here", str(95 + 2 * len(_small_arrays(95)))]
+    assert t1.iloc[3].tolist() == ["branches, here", str(95 + 2 * len(aod_small_arrays(95)))]
     assert ["CMSSW EDAnalyzer (seed)", r"\num{1.15}"] in t1.values.tolist()
     assert len(rc.ratio_frame(rated, ["aod/ZLIB", "nanoaod/ZLIB"], "Jet")) == 12
     assert "cold kHz" in rc.cold_frame(table, ["aod/ZLIB"], "Jet").columns

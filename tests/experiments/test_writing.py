@@ -13,8 +13,10 @@ import pandas as pd
 import pytest
 import uproot
 
+from conftest import aod_small_arrays
 from throughput import config, datasets, harness, noise
 from throughput.experiments import writing as wr
+from throughput.experiments.reader_comparison import SEED_TABLE1
 
 METHODS = ("tbuffermerger", "rntuple", "root_imt", "simple")
 EVENTS_IN_FILE = 60
@@ -24,8 +26,9 @@ SECTION = config.validate({}, check_resources=False)
 KERNELS_USED = (wr.KERNEL, wr.READER, "make_aod_like")  # checked by conftest's built_kernels
 AOD_EVENTS = 40
 # The flat AOD-like file's columns: six counters and every value of the six classes' members
-# (906), a small array's (Float_t[3], aod_classes.cmake: attribute a % 16 == 14) three columns.
-FLAT_AOD_COLUMNS = 6 + 906 + 2 * sum(len(range(14, attributes, 16)) for attributes in (205, 231, 192, 88, 95, 95))
+# (seed 000's attribute counts, 906 in all), a small array's (Float_t[3]) three columns.
+FLAT_AOD_COLUMNS = sum(1 + attributes + 2 * len(aod_small_arrays(attributes))
+                       for attributes in SEED_TABLE1["attributes"])
 
 
 @pytest.fixture(scope="module")

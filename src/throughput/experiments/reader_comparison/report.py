@@ -329,10 +329,9 @@ def _verdict_numpy(goal: dict[str, Any], load: float, explain: bool = True) -> s
     text = ("does not reach it. The Numpy file is one deflate stream decompressed in one call into one "
             "array; the columnar reader decompresses the branch basket by basket and makes two "
             "TBranch::GetEntry calls per event. ")
-    # ln(Numpy / columnar) = ln(Numpy / baskets) + ln(baskets / columnar): the two parts of the gap
-    per_entry = -math.log1p(-goal["per_entry_share"]) if goal["per_entry_share"] < 1 else math.inf
-    in_baskets = -math.log(baskets) if baskets > 0 else math.inf
-    where = ("the per-entry calls" if per_entry >= in_baskets else
+    # columnar time / Numpy's = (columnar / baskets) x (baskets / Numpy): the larger factor is most of the gap
+    per_entry_factor = 1 / (1 - goal["per_entry_share"])  # columnar / baskets
+    where = ("the per-entry calls" if per_entry_factor * baskets >= 1 else
              "reading and decompressing the baskets (each a few tens of kB with its own key and buffer)")
     text += f"Split by the baskets limit measured beside it, most of the gap is {where}"
     if load > 1.5:
