@@ -33,6 +33,19 @@ inline double wall_seconds() {
   return std::chrono::duration<double>(clock::now().time_since_epoch()).count();
 }
 
+// The mean cost of one wall_seconds() call, measured once per process: what a
+// sample of a rate costs a reader that takes one (see the reader comparison's Pass).
+inline double clock_read_seconds() {
+  static const double cost = [] {
+    constexpr int kReads = 100000;
+    const double start = wall_seconds();
+    double last = start;
+    for (int i = 0; i < kReads; ++i) last = wall_seconds();
+    return (last - start) / kReads;
+  }();
+  return cost;
+}
+
 inline double cpu_seconds() {
   timespec ts{};
   clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);

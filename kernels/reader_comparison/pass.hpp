@@ -19,6 +19,7 @@
 
 #include <TError.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
@@ -192,6 +193,13 @@ class Pass {
     ++files_opened_;
   }
 
+  // Seconds spent in the checksum, for a method that times it apart (the baskets
+  // limit, per basket); -1 where the method does not.
+  void add_checksum_seconds(double seconds) { checksum_s_ = std::max(checksum_s_, 0.0) + seconds; }
+  double checksum_s() const { return checksum_s_; }
+  // Rate samples taken during the pass (each one clock read), the final one left out.
+  long long samples_taken() const { return samples_taken_; }
+
   long long items() const { return items_; }
   long long events() const { return events_; }
   std::uint64_t checksum() const { return checksum_; }
@@ -204,13 +212,15 @@ class Pass {
 
  private:
   void sample() {
+    ++samples_taken_;
     samples_.push_back({items_, events_, bench::wall_seconds() - wall0_ - prep_.wall()});
     while (next_ <= items_) next_ += every_;
   }
   long long every_, next_;
   CachePrep &prep_;
   std::uint64_t checksum_ = 0;
-  long long items_ = 0, events_ = 0, files_opened_ = 0;
+  long long items_ = 0, events_ = 0, files_opened_ = 0, samples_taken_ = 0;
+  double checksum_s_ = -1;
   double wall0_ = 0, cpu0_ = 0, wall_ = 0, cpu_ = 0, open_s_ = 0;
   std::vector<Sample> samples_;
 };

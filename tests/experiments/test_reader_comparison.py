@@ -474,6 +474,46 @@ def test_numpy_verdict_splits_the_gap_by_the_baskets_limit():
     assert rc.report._verdict_numpy({**goal, "numpy_ratio": 0.97, "numpy_met": True}, 0.2) == "reaches it"
 
 
+def test_own_work_verdict_weighs_the_checksum_and_samples_against_the_gap_to_numpy():
+    # 20 ns per value against Numpy's 16: the columnar reader spends 20% of its time beyond Numpy's
+    goal = {"columnar_ns_per_item": 20.0, "numpy_ns_per_item": 16.0, "checksum_share": 0.03, "sampling_share": 0.001}
+    small = rc.report._verdict_own_work(goal)
+    assert small.startswith("its own work, the checksum and the rate samples, is 3.1% of its time, less than the 20%")
+    assert small.endswith("the rest of the gap is ROOT's, not the reader's own")
+    large = rc.report._verdict_own_work({**goal, "checksum_share": 0.25})
+    assert large.endswith("is 25% of its time, at least the 20% by which it trails the Numpy baseline")
+    faster = rc.report._verdict_own_work({**goal, "numpy_ns_per_item": 25.0})  # no gap: the shares alone
+    assert faster == "its own work, the checksum and the rate samples, is 3.1% of its time"
+    assert "not measured" in rc.report._verdict_own_work({**goal, "checksum_share": float("nan")})
+
+
+def test_time_split_figure_stacks_the_columnar_readers_time(tmp_path):
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    shares = {"baskets_share": 0.7, "checksum_share": 0.03, "sampling_share": 0.001, "per_entry_share": 0.269}
+    goals = {"AOD-like": {**shares, "columnar_ns_per_item": 20.0, "numpy_ns_per_item": 16.0},
+             "NanoAOD-like": {**shares, "columnar_ns_per_item": 50.0, "numpy_ns_per_item": 20.0}}
+    fig, ax = plt.subplots()
+    rc.plot_time_split(ax, goals)
+    bars = [(p.get_y(), p.get_x() + p.get_width()) for p in ax.patches]
+    # each layout's stack ends at the columnar reader's time, Numpy's bar at its own
+    for row, (columnar, numpy) in enumerate(((20.0, 16.0), (50.0, 20.0))):
+        stack = [end for y, end in bars if abs(y + 0.4 - 2 * row) < 1e-9]
+        assert len(stack) == 4 and max(stack) == pytest.approx(columnar)
+        assert [end for y, end in bars if abs(y + 0.4 - (2 * row + 0.8)) < 1e-9] == [pytest.approx(numpy)]
+    assert [t.get_text() for t in ax.get_legend().get_texts()] == [text for _, text, _ in rc.report.TIME_SPLIT] + [
+        "Numpy baseline"]
+    plt.close(fig)
+    # without the baskets limit the columnar reader's time is one bar, not split
+    fig, ax = plt.subplots()
+    rc.plot_time_split(ax, {"AOD-like": {**goals["AOD-like"], **dict.fromkeys(shares, float("nan"))}})
+    assert [p.get_width() for p in ax.patches] == [20.0, 16.0]
+    assert "not split" in ax.get_legend().get_texts()[0].get_text()
+    plt.close(fig)
+
+
 # --- planning, configuration, parsing ------------------------------------------------------------
 
 def _params(**changes):
@@ -586,7 +626,24 @@ def test_measure_summarize_and_tables(files, tmp_path):
     ns = table[table["cache"] == "warm"].set_index(["set", "reader"])["ns_per_item_read"]
     for layout, name in (("aod", "Aod"), ("nanoaod", "Nano")):
         share = 100 * (1 - ns[(f"{layout}/ZLIB", "baskets")] / ns[(f"{layout}/ZLIB", "columnar")])
-        assert numbers[f"RcPerEntryPercent{name}"] == paper.number(share, 2)
+        assert float(numbers[f"RcPerEntryPercent{name}"][5:-1]) == pytest.approx(share, rel=0.05)
+        # the split of the columnar reader's time adds up, the checksum timed inside the limit
+        goal = rc.targets(table, f"{layout}/ZLIB", "Jet_pt")
+        parts = [goal[k] for k in ("baskets_share", "checksum_share", "sampling_share", "per_entry_share")]
+        assert sum(parts) == pytest.approx(1.0) and min(parts[:2]) > 0 and parts[2] >= 0
+        assert numbers[f"RcChecksumPercent{name}"] == paper.number(100 * goal["checksum_share"], 2)
+        assert numbers[f"RcOwnWorkVerdict{name}"].startswith("its own work")
+    # the baskets limit alone times its checksum, inside its reading time; every C++ pass
+    # counts the samples it took (its sample records, less the one closing the pass)
+    passes = timing[timing["group"] == "cpp"]
+    limit = passes[passes["reader"] == "baskets"]
+    assert ((limit["checksum_s"] > 0) & (limit["checksum_s"] < limit["wall_s"] - limit["open_s"])).all()
+    assert (passes[passes["reader"] != "baskets"]["checksum_s"] == -1).all()
+    assert (passes["clock_read_s"] > 0).all() and (passes["clock_read_s"] < 1e-5).all()
+    samples = frame[frame["record"] == "sample"].groupby(["set", "cache", "reader", "round", "rep"]).size()
+    taken = passes.set_index(["set", "cache", "reader", "round", "rep"])["samples"]
+    recorded = samples.reindex(taken.index).fillna(0)
+    assert ((taken >= recorded - 1) & (taken <= recorded)).all() and (taken > 0).any()
 
 
 # --- reference values kept outside the files -------------------------------------------------------

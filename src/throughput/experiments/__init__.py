@@ -20,7 +20,7 @@ SPECS: dict[str, Spec] = {spec.name: spec for spec in (
          tables=("table2", "gpu_detail", "jagged_table", "machines_table"), shows_archived=True),
     Spec("reader_comparison",  # seed 000, Table 1 and Figure 1
          kernels=("read_branch", "make_aod_like", "page_cache"),
-         figures=("timeline", "table1"),
+         figures=("timeline", "table1", "time_split"),
          tables=("table1_aod", "table1_nanoaod", "ratio_table", "open_table", "compression_table",
                  "real_table", "failures_table", "cold_table", "table1_objects", "object_split_table", "machine_table"),
          shows_archived=True),

@@ -66,7 +66,7 @@ from .processes import (ReaderFailed, build_java_reader, build_root4j_reader, cl
                         page_cache, parse_rootreadspeed, run_json_process)
 from .readers import _mix_sum_numpy, checksum, hex_checksum
 from .report import (cold_frame, compression_frame, escape_name, failure_summary, failures_frame, machine_frame, macros,
-                     object_frames, object_split_frame, open_frame, plot_table1, plot_timeline, ratio_frame, real_frame,
-                     residency_macros, table1_frame)
+                     object_frames, object_split_frame, open_frame, plot_table1, plot_time_split, plot_timeline, ratio_frame,
+                     real_frame, residency_macros, table1_frame)
 from .vocabulary import (COLLECTIONS, CPP_METHODS, GOLDEN, LABELS, NUMPY_TARGET, OBJECT_METHODS, PYTHON_READERS,
                          SEED_JAVA_SLOWDOWN, SEED_TABLE1, branch_name)

@@ -74,6 +74,11 @@ def summary(frame: pd.DataFrame) -> pd.DataFrame:
     uncompressed bytes; rootreadspeed gets events and items from the other
     readers of the same files."""
     timing = frame[(frame["record"] == "timing") & ~frame["warmup"].astype(bool)].copy()
+    # recorded by the C++ readers only (read_branch): the baskets limit's checksum time
+    # (-1: not timed apart), the rate samples taken and the cost of one clock read
+    for column in ("checksum_s", "samples", "clock_read_s"):
+        timing[column] = timing[column] if column in timing else np.nan
+    timing["checksum_s"] = timing["checksum_s"].where(timing["checksum_s"] >= 0)
     by = ["set", "role", "layout", "compression", "cache", "reader", "collection", "branch"]
     table = (timing.groupby(by, sort=False)
              .agg(wall_s=("wall_s", "median"), wall_min=("wall_s", "min"), wall_max=("wall_s", "max"),
@@ -81,7 +86,9 @@ def summary(frame: pd.DataFrame) -> pd.DataFrame:
                   items=("items", "max"), bytes_compressed=("bytes_compressed", "max"),
                   bytes_uncompressed=("bytes_uncompressed", "max"), files=("files", "max"),
                   load_avg_1min=("load_avg_1min", "mean"), others_cores=("others_cores", "max"),
-                  cv=("cv", "max"), noisy=("noisy", "any"), passes=("wall_s", "count"))
+                  cv=("cv", "max"), noisy=("noisy", "any"), passes=("wall_s", "count"),
+                  checksum_s=("checksum_s", "median"), samples=("samples", "max"),
+                  clock_read_s=("clock_read_s", "median"))
              .reset_index())
     # rootreadspeed reports no values: its events and items are those every other reader agreed on.
     counts = table.groupby(["set", "branch"])[["events", "items"]].transform("max")
@@ -101,6 +108,13 @@ def _rates(table: pd.DataFrame) -> pd.DataFrame:
     table["mhz_items"] = table["items"] / table["wall_s"] / 1e6
     table["mhz_items_read"] = table["items"] / table["read_s"] / 1e6
     table["ns_per_item_read"] = table["read_s"] / table["items"] * 1e9
+    # the reader's own work per value: the checksum (timed apart by the baskets limit
+    # only) and the rate samples (one clock read each); NaN where not recorded
+    for column in ("checksum_s", "samples", "clock_read_s"):
+        if column not in table:
+            table[column] = np.nan
+    table["checksum_ns_per_item"] = table["checksum_s"] / table["items"] * 1e9
+    table["sampling_ns_per_item"] = table["samples"] * table["clock_read_s"] / table["items"] * 1e9
     # A file whose branches record no byte counts (fTotBytes 0, e.g. the real NanoAOD file's
     # baskets kept in the TTree itself) gives no byte rate, not 0 MB/s.
     for kind in ("compressed", "uncompressed"):
@@ -203,13 +217,34 @@ def targets(table: pd.DataFrame, set_name: str, branch: str) -> dict[str, Any]:
             # the limit: ROOT's baskets read and decompressed, no per-entry call; the columnar
             # reader's time above it is its per-entry calls
             "baskets_ns_per_item": _rate(table, set_name, "warm", "baskets", branch, "ns_per_item_read"),
-            "per_entry_share": 1 - _rate(table, set_name, "warm", "baskets", branch, "ns_per_item_read")
-            / _rate(table, set_name, "warm", "columnar", branch, "ns_per_item_read"),
+            **_columnar_split(table, set_name, branch),
             "baskets_numpy_ratio": rate("baskets") / rate("numpy"),
             "per_event": _rate(table, set_name, "warm", "columnar", branch, "items")
             / _rate(table, set_name, "warm", "columnar", branch, "events"),
             "columnar_open_share": _rate(table, set_name, "warm", "columnar", branch, "open_s")
             / _rate(table, set_name, "warm", "columnar", branch, "wall_s")}
+
+
+def _columnar_split(table: pd.DataFrame, set_name: str, branch: str) -> dict[str, float]:
+    """Where the columnar reader's reading time goes, as shares of it that add up to 1, from
+    the baskets limit measured beside it (ROOT reads and decompresses the same baskets,
+    checksums the values where they lie, no per-entry call):
+    - per_entry_share: its time above the limit, less the samples it takes beyond the
+      limit's (it checks per event, the limit per basket);
+    - checksum_share: the checksum, timed apart inside the limit (every reader computes it,
+      the Numpy baseline too);
+    - sampling_share: its rate samples, one clock read each (the cost of a read measured in
+      its process);
+    - baskets_share: the rest of the limit, ROOT reading and decompressing the baskets."""
+    ns = lambda reader, column: _rate(table, set_name, "warm", reader, branch, column)  # noqa: E731
+    columnar = ns("columnar", "ns_per_item_read")
+    sampling, sampling_limit = ns("columnar", "sampling_ns_per_item"), ns("baskets", "sampling_ns_per_item")
+    extra_sampling = 0.0 if math.isnan(sampling - sampling_limit) else sampling - sampling_limit
+    checksum = ns("baskets", "checksum_ns_per_item")
+    limit = ns("baskets", "ns_per_item_read")
+    return {"per_entry_share": (columnar - limit - extra_sampling) / columnar,
+            "checksum_share": checksum / columnar, "sampling_share": sampling / columnar,
+            "baskets_share": (limit - checksum - (0.0 if math.isnan(sampling_limit) else sampling_limit)) / columnar}
 
 
 def timeline(frame: pd.DataFrame, set_name: str, branch: str,
