@@ -2,6 +2,8 @@
 from __future__ import annotations
 
 import shutil
+import subprocess
+import sys
 
 import awkward as ak
 import numpy as np
@@ -81,6 +83,58 @@ def test_rntuple_copy_over_the_file_size_limit_names_it_and_leaves_no_file(gener
     assert f"writing {output}" in message and "File too large" in message, message
     assert "file size limit 300000 bytes" in message, message
     assert not list(tmp_path.iterdir())
+
+
+# A jagged small array, Jet_a[nJet][3], as one leaf and as one branch per element (the
+# flat AOD-like layout's Jet_a014_0.._2), written by ROOT itself.
+_SMALL_ARRAY_TREE = """
+import array, sys
+import ROOT
+f = ROOT.TFile.Open(sys.argv[1], "RECREATE")
+t = ROOT.TTree("Events", "")
+n = array.array("i", [0])
+t.Branch("nJet", n, "nJet/I")
+one_leaf = sys.argv[2] == "leaf"
+values = [array.array("f", [0.0] * 30) for _ in range(1 if one_leaf else 3)]
+if one_leaf:
+    t.Branch("Jet_a", values[0], "Jet_a[nJet][3]/F")
+else:
+    for k, v in enumerate(values):
+        t.Branch(f"Jet_a_{k}", v, f"Jet_a_{k}[nJet]/F")
+for event in range(20):
+    n[0] = event % 4
+    for j in range(n[0]):
+        for k in range(3):
+            if one_leaf:
+                values[0][3 * j + k] = event + j + k / 10
+            else:
+                values[k][j] = event + j + k / 10
+    t.Fill()
+f.Write()
+f.Close()
+"""
+
+
+def test_the_rntuple_importer_aborts_on_a_jagged_small_array_leaf(tmp_path):
+    """Why the flat AOD-like file stores each element of a small array as a branch of its
+    own (make_aod_like.cpp, README, the paper): ROOT's RNTupleImporter aborts on a
+    Jet_a[nJet][3] leaf ("free(): invalid next size" in ROOT 6.40) and copies the same values
+    split into three branches. Should a ROOT release copy the leaf, this fails, and the
+    sentences that say it does not must change."""
+    for form in ("leaf", "branches"):
+        subprocess.run([sys.executable, "-c", _SMALL_ARRAY_TREE, str(tmp_path / f"{form}.root"), form],
+                       check=True, capture_output=True)
+    copied = harness.run_kernel("tree_to_rntuple", {"source": tmp_path / "branches.root",
+                                                    "output": tmp_path / "branches.ntuple.root",
+                                                    "compression": "ZLIB", "level": 1})
+    assert copied.validation["events"] == 20
+    with uproot.open(tmp_path / "branches.ntuple.root") as f:  # the values themselves came across
+        assert ak.to_list(f["Events"].arrays(["Jet_a_2"])["Jet_a_2"][3]) == pytest.approx([3.2, 4.2, 5.2])
+    with pytest.raises(harness.KernelError) as error:
+        harness.run_kernel("tree_to_rntuple", {"source": tmp_path / "leaf.root",
+                                               "output": tmp_path / "leaf.ntuple.root",
+                                               "compression": "ZLIB", "level": 1})
+    assert "exited with -" in str(error.value), str(error.value)  # killed by a signal (SIGABRT), not an error it names
 
 
 @pytest.mark.parametrize("compression", datasets.COMPRESSIONS)
