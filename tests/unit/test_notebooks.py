@@ -28,6 +28,16 @@ def test_committed_notebook_has_no_outputs(path):
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_every_cell_has_its_own_id(path):
+    """nbformat 4.5 requires a cell id (a missing one is a warning today, an error in nbformat's
+    future versions): read from the file itself, which nbformat.read would mend on the fly."""
+    raw = json.loads(path.read_text())
+    ids = [cell.get("id") for cell in raw["cells"]]
+    assert None not in ids, f"{path.name}: cell {ids.index(None)} has no id"
+    assert len(set(ids)) == len(ids), f"{path.name}: two cells share an id"
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
 def test_parameters_cell_names_the_output_folders(path):
     notebook = nbformat.read(path, as_version=4)
     tagged = [c for c in notebook.cells if "parameters" in c.metadata.get("tags", [])]
