@@ -485,6 +485,8 @@ def test_own_work_verdict_weighs_the_checksum_and_samples_against_the_gap_to_num
     faster = rc.report._verdict_own_work({**goal, "numpy_ns_per_item": 25.0})  # no gap: the shares alone
     assert faster == "its own work, the checksum and the rate samples, is 3.1% of its time"
     assert "not measured" in rc.report._verdict_own_work({**goal, "checksum_share": float("nan")})
+    assert rc.report._verdict_own_work(goal, explain=False) == "3.1% against 20%"  # a second layout's, short
+    assert rc.report._verdict_own_work({**goal, "numpy_ns_per_item": 25.0}, explain=False) == "3.1%"
 
 
 def test_time_split_figure_stacks_the_columnar_readers_time(tmp_path):
@@ -632,7 +634,10 @@ def test_measure_summarize_and_tables(files, tmp_path):
         parts = [goal[k] for k in ("baskets_share", "checksum_share", "sampling_share", "per_entry_share")]
         assert sum(parts) == pytest.approx(1.0) and min(parts[:2]) > 0 and parts[2] >= 0
         assert numbers[f"RcChecksumPercent{name}"] == paper.number(100 * goal["checksum_share"], 2)
-        assert numbers[f"RcOwnWorkVerdict{name}"].startswith("its own work")
+    # the AOD-like layout's verdict explains, the NanoAOD-like one's gives its shares only
+    assert numbers["RcOwnWorkVerdictAod"].startswith("its own work")
+    own = 100 * (goal["checksum_share"] + goal["sampling_share"])  # the NanoAOD-like goal, the loop's last
+    assert numbers["RcOwnWorkVerdictNano"].startswith(paper.escape(f"{own:.2g}%"))
     # the baskets limit alone times its checksum, inside its reading time; every C++ pass
     # counts the samples it took (its sample records, less the one closing the pass)
     passes = timing[timing["group"] == "cpp"]
