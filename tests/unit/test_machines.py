@@ -105,33 +105,77 @@ def test_a_damaged_archived_file_is_left_out_and_said(archived_memory_bandwidth,
     assert damaged.name in machines.archived_sentence([other]) and "Left out" in machines.archived_sentence([other])
 
 
-def _gpu_runs(nominal_gb_s: float, seconds: dict[str, float]) -> list[tuple[pd.DataFrame, dict, dict]]:
-    """Archived GPU runs as a node writes them: CUDA C++ rows of two Table 2 cases, the device in the key."""
+def _gpu_runs(nominal_gb_s: float, seconds: dict[str, float], method: str = "CUDA C++", group: str = "table2",
+              dtype: str = "float32", threads: int = 1, n: int = 1_000_000,
+              device: bool = True) -> list[tuple[pd.DataFrame, dict, dict]]:
+    """Archived GPU runs as a node writes them: one run per case (a warm-up pass and two timed
+    passes of 1.5 and 2 times the given seconds), 8 bytes moved per value, the device in the key."""
     runs = []
     for case, event_s in seconds.items():
         frame = pd.DataFrame({
-            "group": "table2", "method": "CUDA C++", "case": case, "dtype": "float32", "threads": 1,
-            "n": 1_000_000, "bytes_moved": 8_000_000, "event_s": [event_s, event_s * 1.5, event_s * 2],
+            "group": group, "method": method, "case": case, "dtype": dtype, "threads": threads,
+            "n": n, "bytes_moved": 8 * n, "event_s": [event_s, event_s * 1.5, event_s * 2],
             "wall_s": event_s * 3, "cpu_s": 0.0, "warmup": [True, False, False], "clock": "cuda events",
             "noisy": False})
-        runs.append((frame, {}, {"device": {"name": "Test GPU", "nominal_gb_s": nominal_gb_s}}))
+        runs.append((frame, {}, {"device": {"name": "Test GPU", "nominal_gb_s": nominal_gb_s}} if device else {}))
     return runs
 
 
 def test_an_archived_gpu_machine_gets_its_own_column_group_and_fraction():
-    table, device = gb.archived_summary(_gpu_runs(2000.0, {"d2d_copy": 0.001, "inplace_global": 0.002}))
-    assert device == "Test GPU"
+    table, status = gb.archived_summary(_gpu_runs(2000.0, {"d2d_copy": 0.001, "inplace_global": 0.002}))
+    assert status.device["name"] == "Test GPU"
     copy = table[table["case"] == "d2d_copy"].iloc[0]
     # the median rate of the two timed passes (1.5 ms, 2 ms), warm-up left out
     assert copy["ghz"] == pytest.approx(np.median([1e6 / 0.0015, 1e6 / 0.002]) / 1e9)
     assert copy["fraction"] == pytest.approx(np.median([8e6 / 0.0015, 8e6 / 0.002]) / 1e9 / 2000.0)
     no_gpu = gb.summary(pd.DataFrame())
-    tex = gb.machines_tex({machines.THIS_MACHINE: (no_gpu, None), "h100-node": (table, device)}, ["float32"])
+    none_here = gb.GpuStatus(device=None, reasons={"cuda": gb.NO_GPU})
+    tex = gb.machines_tex({machines.THIS_MACHINE: (no_gpu, none_here), "h100-node": (table, status)}, ["float32"])
     assert "h100-node: Test GPU" in tex and paper.escape(machines.THIS_MACHINE) + ":" not in tex
     copy_line = next(line for line in tex.splitlines() if line.startswith(paper.escape("within GPU")))
     assert paper.number(copy["ghz"]) in copy_line and paper.number(copy["fraction"], 2) in copy_line
-    none = gb.machines_tex({machines.THIS_MACHINE: (no_gpu, None)}, ["float32"])
+    none = gb.machines_tex({machines.THIS_MACHINE: (no_gpu, none_here)}, ["float32"])
     assert "no machine shown (this machine) holds GPU runs" in none and r"\midrule" in none
+
+
+def _gpu_node(nominal_gb_s: float, copy_s: float) -> list[tuple[pd.DataFrame, dict, dict]]:
+    """A GPU node's archived runs: CUDA C++ and CuPy Table 2 cases, and explode/combine beside the
+    flat add with numba on one CPU thread (no device in its key, as a CPU run) and CUDA C++."""
+    table2 = {"d2d_copy": copy_s, "inplace_global": copy_s, "h2d_pinned": 10 * copy_s}
+    return [*_gpu_runs(nominal_gb_s, table2), *_gpu_runs(nominal_gb_s, table2, method="CuPy"),
+            *_gpu_runs(nominal_gb_s, {"flat_immutable": 1.0, "explode": 2.0, "combine": 4.0}, method="numba",
+                       group="jagged", device=False),
+            *_gpu_runs(nominal_gb_s, {"flat_immutable": 0.001, "explode": 0.004, "combine": 0.002},
+                       method="CUDA C++", group="jagged")]
+
+
+def test_an_archived_gpu_machine_is_given_in_full_with_its_own_verdicts():
+    # 8 MB moved in 1.5 and 2 ms: 4.67 GB/s (median), so nominal 5 GB/s is met (0.93), 50 GB/s is not
+    met, missed = gb.archived_summary(_gpu_node(5.0, 0.001)), gb.archived_summary(_gpu_node(50.0, 0.001))
+    assert met[1].reason("cuda") is None and met[1].reason("cupy") is None
+    assert "no numba.cuda run" in met[1].reason("numba_cuda")
+    sentence = gb.archived_sentences({"node-a": met, "node-b": missed}, ["float32"])
+    a, b = sentence.split("On node-b")
+    assert a.startswith("On node-a (Test GPU): against the nominal 5 GB/s of the device") and "the target is met" in a
+    assert "the target is NOT met" in b and "nominal 50 GB/s" in b
+    # explode/flat: numba 0.5, CUDA C++ 0.25; combine/flat: numba 0.25, CUDA C++ 0.5: one worse on the GPU
+    assert "on the GPU (CUDA C++) explode runs at 0.25 and combine at 0.50" in a
+    assert "does not support the seed's claim" in a
+    detail = gb.archived_detail_tex({"node-a": met})
+    assert paper.escape("node-a: CuPy") in detail and paper.escape("node-a: CUDA C++") in detail
+    pinned = next(line for line in detail.splitlines() if line.startswith(paper.escape("DRAM to GPU, pinned")))
+    assert paper.number(met[0].query("case == 'h2d_pinned' and method == 'CuPy'")["ghz"].iloc[0]) in pinned
+    jagged = gb.archived_jagged_tex({"node-a": met, "node-b": missed})
+    rows = [line for line in jagged.splitlines() if line.startswith(paper.escape("node-"))]
+    assert len(rows) == 4 and any(line.startswith(paper.escape("node-b: numba")) for line in rows)
+
+
+def test_without_an_archived_gpu_machine_its_tables_and_sentence_say_so():
+    cpu_only = gb.archived_summary(_gpu_runs(5.0, {"host_copy": 0.001}, method="C++", device=False))
+    assert cpu_only[1].device is None
+    for tex in (gb.archived_detail_tex({"laptop": cpu_only}), gb.archived_jagged_tex({})):
+        assert "not measured: no archived machine holds GPU runs" in tex and r"\bottomrule" in tex
+    assert gb.archived_sentences({"laptop": cpu_only}, ["float32"]).startswith("No archived machine holds GPU runs")
 
 
 def test_the_paper_has_the_machine_table_in_its_method_section():

@@ -17,7 +17,8 @@ SPECS: dict[str, Spec] = {spec.name: spec for spec in (
     Spec("gpu_bandwidth",  # seed 000, Table 2
          kernels=("host_copy",), cuda_kernels=("gpu_bandwidth_cuda",),
          figures=("table2", "jagged"),
-         tables=("table2", "gpu_detail", "jagged_table", "machines_table"), shows_archived=True),
+         tables=("table2", "gpu_detail", "jagged_table", "machines_table", "archived_detail", "archived_jagged"),
+         shows_archived=True),
     Spec("reader_comparison",  # seed 000, Table 1 and Figure 1
          kernels=("read_branch", "make_aod_like", "page_cache"),
          figures=("timeline", "table1", "time_split"),

@@ -55,7 +55,8 @@ use are imported here from them, so that
   (and host_copy under numactl), measuring and storing or reusing each run;
 - analysis: rates, agreement of methods, medians, the jagged ratios, the target,
   and an archived machine's runs summarised as this machine's;
-- report: Table 2 against the seed, Table 2 on every machine shown with a GPU,
+- report: Table 2 against the seed, Table 2 on every machine shown with a GPU, each
+  archived GPU machine in full (its runs, explode/combine, its own verdicts),
   the LaTeX tables and the paper's sentences.
 
 Nothing here imports ROOT, Snakemake or papermill, and importing it never
@@ -74,7 +75,7 @@ from .data import Jagged, exact_checksum, from_counts, initial, jagged_counts, m
 from .device import (EXIT_NO_DEVICE, GpuStatus, _numba_cuda_reason, detect_gpu, driver_present, l2_note, nominal_gb_s,
                      query_cuda_device)
 from .numba_cuda import combine_gpu, cuda_kernels, jagged_gpu_python, launch
-from .report import (gpu_detail_tex, jagged_sentence, jagged_tex, machines_tex, numa_sentence, table2_rows,
-                     table2_tex, target_sentence)
+from .report import (archived_detail_tex, archived_jagged_tex, archived_sentences, gpu_detail_tex, jagged_sentence,
+                     jagged_tex, machines_tex, numa_sentence, table2_rows, table2_tex, target_sentence)
 from .runs import RUN_KEYS, groups, measure, node_cpus, numa_command, numa_reason, plan, run_name
 

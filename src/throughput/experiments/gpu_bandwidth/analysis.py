@@ -7,7 +7,7 @@ from typing import Any
 
 import pandas as pd
 
-from .cases import GPU_METHODS, JAGGED_OPS, TARGET_FRACTION
+from .cases import GPU_METHODS, JAGGED_OPS, NOT_MEASURED, TARGET_FRACTION
 from .device import GpuStatus
 
 
@@ -66,7 +66,7 @@ def jagged_table(table: pd.DataFrame) -> pd.DataFrame:
     wide = jag.pivot_table(index=index, columns="case", values="ghz", sort=False).reindex(columns=list(JAGGED_OPS))
     noisy = (jag.assign(noisy=jag["noisy"].astype(bool)).pivot_table(index=index, columns="case", values="noisy",
                                                                       aggfunc="max", sort=False)
-             .reindex(columns=list(JAGGED_OPS)).fillna(False).astype(bool))
+             .reindex(columns=list(JAGGED_OPS)).fillna(0.0).astype(bool))  # 0.0: a missing pair, not noisy
     for op in ("explode", "combine"):
         wide[f"{op}_ratio"] = wide[op] / wide["flat_immutable"]
         noisy[f"{op}_ratio"] = noisy[op] | noisy["flat_immutable"]
@@ -97,11 +97,17 @@ def targets(table: pd.DataFrame, status: GpuStatus, dtypes: list[str]) -> dict[s
     return result
 
 
-def archived_summary(runs: list[tuple[pd.DataFrame, dict[str, Any], dict[str, Any]]]) -> tuple[pd.DataFrame, str | None]:
+def archived_summary(runs: list[tuple[pd.DataFrame, dict[str, Any], dict[str, Any]]]) -> tuple[pd.DataFrame, GpuStatus]:
     """An archived machine's runs (rows, provenance, reuse key each: throughput.machines)
     summarised as this machine's, with each GPU rate's fraction of the nominal bandwidth
-    of the device its runs' keys name; and that device's name (None: no GPU run)."""
+    of the device its runs' keys name; and that machine's GPU as this machine's is
+    detected (its device, None where no run had one; a GPU method its archive holds no
+    Table 2 or jagged row of has the reason that says so), so that `targets` and the
+    report's sentences take it as they take this machine's."""
     device = next((key["device"] for _, _, key in runs if key.get("device")), None)
     frame = with_rates(pd.concat([rows for rows, _, _ in runs], ignore_index=True),
                        (device or {}).get("nominal_gb_s"))
-    return summary(frame), (device or {}).get("name")
+    held = set(frame["method"])
+    reasons = {method: None if label in held else f"{NOT_MEASURED}: no {label} run in this machine's archive"
+               for method, label in GPU_METHODS.items()}
+    return summary(frame), GpuStatus(device=device, reasons=reasons)

@@ -8,8 +8,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .analysis import _pick
+from .analysis import _pick, jagged_table, summary, targets
 from .cases import CASE_BY_NAME, CASES, GPU_METHODS, JAGGED_OPS, NOT_MEASURED, SEED_GPU_SHORT, SEED_TABLE2
+from .device import GpuStatus
 
 
 def table2_rows(table: pd.DataFrame, skipped: pd.DataFrame, dtypes: list[str]) -> list[dict[str, Any]]:
@@ -63,6 +64,14 @@ def gpu_detail_rows(table: pd.DataFrame) -> pd.DataFrame:
     return gpu.assign(order=gpu["case"].map(order)).sort_values(["order", "method", "dtype"]).drop(columns="order")
 
 
+def _method_cell(row) -> str:
+    """A row's method, after the machine's label where rows of several machines share a table."""
+    from ... import paper
+
+    machine = getattr(row, "machine", None)
+    return paper.escape(f"{machine}: {row.method}" if machine else row.method)
+
+
 def gpu_detail_tex(table: pd.DataFrame, skipped: pd.DataFrame) -> str:
     """Every GPU Table 2 run (CUDA C++ and CuPy, both value types), or why there is none."""
     from ... import paper
@@ -73,7 +82,7 @@ def gpu_detail_tex(table: pd.DataFrame, skipped: pd.DataFrame) -> str:
     for row in rows.itertuples(index=False):
         fraction = paper.number(row.fraction, 2) if np.isfinite(row.fraction) else "--"
         lines.append(" & ".join([
-            paper.escape(CASE_BY_NAME[row.case].label), paper.escape(row.method), paper.escape(row.dtype),
+            paper.escape(CASE_BY_NAME[row.case].label), _method_cell(row), paper.escape(row.dtype),
             f"{paper.number(row.ghz)} ({paper.number(row.ghz_min)}--{paper.number(row.ghz_max)})",
             paper.number(row.gb_s), fraction, paper.escape(row.clock.replace("_", " "))]) + r" \\")
     gone = skipped[(skipped["group"] == "table2") & skipped["gpu_method"].notna()] if not skipped.empty else skipped
@@ -98,7 +107,7 @@ def jagged_tex(wide: pd.DataFrame, skipped: pd.DataFrame) -> str:
         return paper.flagged(text, bool(getattr(row, f"{column}_noisy")))  # a run that stayed noisy
 
     for row in wide.itertuples(index=False):
-        lines.append(" & ".join([paper.escape(row.method), str(row.threads), paper.escape(row.dtype),
+        lines.append(" & ".join([_method_cell(row), str(row.threads), paper.escape(row.dtype),
                                  *[cell(row, op) for op in JAGGED_OPS],
                                  cell(row, "explode_ratio", 2), cell(row, "combine_ratio", 2)]) + r" \\")
     if not skipped.empty:
@@ -115,7 +124,7 @@ def target_sentence(goal: dict[str, Any]) -> str:
     parts = [f"{CASE_BY_NAME[case].label} {dtype} reaches {fraction:.2f}"
              for (case, dtype), fraction in goal["fractions"].items()]
     verdict = "the target is met" if goal["met"] else "the target is NOT met"
-    return (f"Against the nominal {goal['nominal_gb_s']:.0f} GB/s of this device, " + ", ".join(parts)
+    return (f"Against the nominal {goal['nominal_gb_s']:.0f} GB/s of the device, " + ", ".join(parts)
             + f": {verdict}.")
 
 
@@ -156,15 +165,15 @@ def jagged_sentence(wide: pd.DataFrame) -> str:
     return "; ".join(parts) + "." if parts else "No numba explode/combine rates were measured."
 
 
-def machines_tex(machines: dict[str, tuple[pd.DataFrame, str | None]], dtypes: list[str]) -> str:
+def machines_tex(machines: dict[str, tuple[pd.DataFrame, GpuStatus]], dtypes: list[str]) -> str:
     """Table 2's GPU cases (CUDA C++) on every machine shown that holds GPU runs, one column
     group per machine (its GHz per value type and the first type's fraction of its own
-    device's nominal bandwidth); `machines`: label -> (its summary, its device name).
+    device's nominal bandwidth); `machines`: label -> (its summary, its GPU status).
     Where none holds GPU runs, one row says so."""
     from ... import paper
 
-    with_gpu = {label: (table, device) for label, (table, device) in machines.items()
-                if device and not table[table["method"] == "CUDA C++"].empty}
+    with_gpu = {label: (table, status.device["name"]) for label, (table, status) in machines.items()
+                if status.device and not table[table["method"] == "CUDA C++"].empty}
     columns = len(dtypes) + 1
     if not with_gpu:
         names = ", ".join(machines) or "none"
@@ -190,3 +199,54 @@ def machines_tex(machines: dict[str, tuple[pd.DataFrame, str | None]], dtypes: l
         lines.append(" & ".join(cells) + r" \\")
     lines += [r"\bottomrule", r"\end{tabular}", ""]
     return "\n".join(lines)
+
+
+# An archived machine's GPU results in full: what this machine's own tables and sentences give of
+# it, for every archived machine whose runs had a GPU (its rows' methods after its label).
+
+def _with_gpu(archived: dict[str, tuple[pd.DataFrame, GpuStatus]]) -> dict[str, tuple[pd.DataFrame, GpuStatus]]:
+    return {label: (table, status) for label, (table, status) in archived.items() if status.device}
+
+
+def _none_archived(group: str) -> pd.DataFrame:
+    """The one row the archived machines' tables hold where none of them had a GPU."""
+    return pd.DataFrame([{"group": group, "gpu_method": "all", "method": "archived machines",
+                          "reason": f"{NOT_MEASURED}: no archived machine holds GPU runs"}])
+
+
+def _labelled(archived: dict[str, tuple[pd.DataFrame, Any]], frame_of) -> pd.DataFrame:
+    return pd.concat([frame_of(table).assign(machine=label) for label, (table, _) in archived.items()],
+                     ignore_index=True)
+
+
+def archived_detail_tex(archived: dict[str, tuple[pd.DataFrame, GpuStatus]]) -> str:
+    """Every GPU run of Table 2 (CUDA C++ and CuPy, both value types) on each archived machine
+    with a GPU, as gpu_detail_tex gives this machine's; one row saying so where none has one."""
+    gpu = _with_gpu(archived)
+    if not gpu:
+        return gpu_detail_tex(summary(pd.DataFrame()), _none_archived("table2"))
+    return gpu_detail_tex(_labelled(gpu, lambda table: table), pd.DataFrame())
+
+
+def archived_jagged_tex(archived: dict[str, tuple[pd.DataFrame, GpuStatus]]) -> str:
+    """Explode and combine beside the flat add on each archived machine with a GPU (its CPU
+    and GPU methods, each ratio within its own machine), as jagged_tex gives this machine's."""
+    gpu = _with_gpu(archived)
+    if not gpu:
+        return jagged_tex(jagged_table(pd.DataFrame(columns=["group"])), _none_archived("jagged"))
+    return jagged_tex(_labelled(gpu, jagged_table), pd.DataFrame())
+
+
+def archived_sentences(archived: dict[str, tuple[pd.DataFrame, GpuStatus]], dtypes: list[str]) -> str:
+    """The target and the explode/combine verdict on each archived machine with a GPU, each
+    from its own runs against its own device (this machine's are the paper's sentences above)."""
+    gpu = _with_gpu(archived)
+    if not gpu:
+        return ("No archived machine holds GPU runs, so the target and the explode/combine verdict are "
+                "this machine's only.")
+    parts = []
+    for label, (table, status) in gpu.items():
+        target = target_sentence(targets(table, status, dtypes))
+        parts.append(f"On {label} ({status.device['name']}): {target[0].lower()}{target[1:]} "
+                     f"{jagged_sentence(jagged_table(table))}")
+    return " ".join(parts)
