@@ -214,7 +214,8 @@ def _none_archived(group: str) -> pd.DataFrame:
                           "reason": f"{NOT_MEASURED}: no archived machine holds GPU runs"}])
 
 
-def _labelled(archived: dict[str, tuple[pd.DataFrame, Any]], frame_of) -> pd.DataFrame:
+def _labelled(archived: dict[str, tuple[pd.DataFrame, Any]], frame_of=lambda table: table) -> pd.DataFrame:
+    """Each machine's frame (its summary, or `frame_of` it) with its label in a `machine` column."""
     return pd.concat([frame_of(table).assign(machine=label) for label, (table, _) in archived.items()],
                      ignore_index=True)
 
@@ -225,7 +226,7 @@ def archived_detail_tex(archived: dict[str, tuple[pd.DataFrame, GpuStatus]]) -> 
     gpu = _with_gpu(archived)
     if not gpu:
         return gpu_detail_tex(summary(pd.DataFrame()), _none_archived("table2"))
-    return gpu_detail_tex(_labelled(gpu, lambda table: table), pd.DataFrame())
+    return gpu_detail_tex(_labelled(gpu), pd.DataFrame())
 
 
 def archived_jagged_tex(archived: dict[str, tuple[pd.DataFrame, GpuStatus]]) -> str:
