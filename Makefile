@@ -21,7 +21,7 @@ export JUPYTER_RUNTIME_DIR ?= $(XDG_CACHE_HOME)/jupyter-runtime
 export NUMBA_CACHE_DIR ?= $(XDG_CACHE_HOME)/numba
 export PATH := $(CURDIR)/$(VENV)/bin:$(PATH)
 
-.PHONY: help paper test lab archive env system-build system-tex system-slurm kernels binder lock clean
+.PHONY: help paper check-config test lab archive env system-build system-tex system-slurm kernels binder lock clean
 
 help:
 	@echo "make paper   build paper/build/paper.pdf (sets everything up first); CONFIG=config/medium.yaml for another scale"
@@ -30,9 +30,14 @@ help:
 	@echo "make archive NAME=<label>  pack this machine's raw results into archive/<label>"
 	@echo "make binder  regenerate binder/ from envs/;  make lock  re-pin envs/requirements.txt"
 
-paper: env system-tex kernels
+# The config files are checked before Snakemake reads them (a file that is not YAML, not a
+# mapping or not there is named with its line), and before the longer set-up steps.
+paper: check-config system-tex kernels
 	snakemake --cores $(CORES) $(if $(CONFIG),--configfile $(CONFIG))
 	python -m throughput.paper_check
+
+check-config: env
+	python -m throughput.config check $(CONFIG)
 
 test: env system-tex system-slurm kernels
 	pytest

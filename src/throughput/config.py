@@ -9,6 +9,12 @@ from the working directory, then (once the values are well-formed) checks that
 sizes, directories and thread counts fit this machine's memory, disk and cores.
 All problems of a stage are reported at once, each naming its key and value,
 before any job starts.
+
+`python -m throughput.config check [FILE...]` checks config files before
+Snakemake reads them (`make paper CONFIG=...` runs it): config/config.yaml and
+each FILE over it, as the workflow merges them, each read strictly (naming the
+file, and the line and column of bad YAML), then validated. Exit status 1 and
+every problem on stderr when anything is wrong.
 """
 from __future__ import annotations
 
@@ -19,6 +25,7 @@ import importlib.util
 import math
 import os
 import shutil
+import sys
 import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -112,6 +119,17 @@ def _non_finite(config: dict[str, Any]) -> dict[tuple, float]:
     return {path: value for path, value in _walk(config) if isinstance(value, float) and not math.isfinite(value)}
 
 
+# The kernels parse an integer option as a signed 64-bit integer (std::stoll in
+# kernels/common/bench.hpp, Long.parseLong in the Java readers): none takes more.
+INT64_MAX = 2**63 - 1
+
+
+def _beyond_int64(config: dict[str, Any]) -> dict[tuple, int]:
+    """Path -> value of every integer no kernel option can take (outside the signed 64-bit range)."""
+    return {path: value for path, value in _walk(config)
+            if isinstance(value, int) and not isinstance(value, bool) and not -INT64_MAX - 1 <= value <= INT64_MAX}
+
+
 def _path_keys(schema: dict[str, Any], path: tuple = ()):
     """(path, base) of every key whose schema has `x-path: workdir` (a path relative to the working directory)."""
     for key, sub in schema.get("properties", {}).items():
@@ -200,10 +218,13 @@ def validate(config: dict[str, Any], check_resources: bool = True, workdir: str 
     values without checking them against the schema."""
     schema = load_schema()
     resolved = fill_defaults(config, schema)
-    non_finite = _non_finite(resolved)
+    non_finite, too_large = _non_finite(resolved), _beyond_int64(resolved)
     problems = [f"config key '{_key(path)}' = {value!r}: not a finite number" for path, value in non_finite.items()]
-    # A NaN or infinity is named once, above, not again for a bound it also breaks.
-    errors = ([e for e in _validator_class()(schema).iter_errors(resolved) if tuple(e.absolute_path) not in non_finite]
+    problems += [f"config key '{_key(path)}' = {value!r}: beyond the kernels' 64-bit integer options "
+                 f"(at most 2^63 - 1 = {INT64_MAX})" for path, value in too_large.items()]
+    # A NaN, an infinity or a huge integer is named once, above, not again for a bound it also breaks.
+    named = non_finite.keys() | too_large.keys()
+    errors = ([e for e in _validator_class()(schema).iter_errors(resolved) if tuple(e.absolute_path) not in named]
               if schema_check else [])
     problems += [_describe(e) for e in sorted(errors, key=lambda e: [str(p) for p in e.absolute_path])]
     if problems:
@@ -231,7 +252,7 @@ def fit_sections(resolved: dict[str, Any], names: list[str], available_memory: i
     for section in names:
         module = section_module(section)
         if hasattr(module, "check_config"):
-            fitter = machine_fit.Fitter(section, resolved["fit_to_machine"], problems, available)
+            fitter = machine_fit.Fitter(section, resolved["fit_to_machine"], problems, available, study=resolved)
             module.check_config(resolved[section], fitter)
             resolved["fitted_to_machine"][section] = machine_fit.as_records(fitter.fits)
     return problems
@@ -257,9 +278,24 @@ def _duplicate_keys(node: yaml.Node, path: tuple = ()) -> list[str]:
     return found
 
 
-def read(path: str | os.PathLike) -> dict[str, Any]:
-    """The keys of a YAML (or JSON) config file, not validated; an empty file is {} (every
-    default). ConfigError naming the file for a duplicate key, bad YAML or a non-mapping."""
+def _yaml_problem(error: yaml.YAMLError) -> str:
+    """PyYAML's error as one line: where (line and column, from 1), what, and what it was reading."""
+    def at(mark) -> str:
+        return f"line {mark.line + 1}, column {mark.column + 1}"
+
+    problem, mark = getattr(error, "problem", None), getattr(error, "problem_mark", None)
+    context, context_mark = getattr(error, "context", None), getattr(error, "context_mark", None)
+    if not problem or mark is None:
+        return f"not valid YAML: {error}"
+    text = f"not valid YAML at {at(mark)}: {problem}"
+    if context:
+        started = f" from {at(context_mark)}" if context_mark is not None and context_mark.line != mark.line else ""
+        text += f" ({context}{started})"
+    return text
+
+
+def _read(path: str | os.PathLike) -> tuple[dict[str, Any], bool]:
+    """`read`'s keys, and whether the file holds no YAML document at all (only blanks or comments)."""
     try:
         with open(path, encoding="utf-8") as stream:
             text = stream.read()
@@ -268,18 +304,88 @@ def read(path: str | os.PathLike) -> dict[str, Any]:
         config = yaml.safe_load(text) if node is not None else None
     except OSError as error:
         raise ConfigError([f"config file {path}: cannot be read ({error.strerror or error})"]) from None
+    except UnicodeDecodeError as error:
+        raise ConfigError([f"config file {path}: not UTF-8 text (byte {error.start}: {error.reason})"]) from None
     except yaml.YAMLError as error:
-        raise ConfigError([f"config file {path}: not valid YAML: {error}"]) from None
+        raise ConfigError([f"config file {path}: {_yaml_problem(error)}"]) from None
     if duplicates:
         raise ConfigError([f"config file {path}: {d}" for d in duplicates])
     if config is None:
-        return {}
+        return {}, True
     if not isinstance(config, dict):
         raise ConfigError([f"config file {path}: the configuration must be a mapping of keys, "
                            f"got {type(config).__name__}"])
-    return config
+    return config, False
+
+
+def read(path: str | os.PathLike) -> dict[str, Any]:
+    """The keys of a YAML (or JSON) config file, not validated; an empty file is {} (every
+    default). ConfigError naming the file for a file that cannot be read, a duplicate key,
+    bad YAML (with its line and column) or a non-mapping."""
+    return _read(path)[0]
 
 
 def load(path: str | os.PathLike = DEFAULT_CONFIG, **kwargs: Any) -> dict[str, Any]:
     """Read a YAML file (see `read`) and validate it."""
     return validate(read(path), **kwargs)
+
+
+def _merge(base: dict[str, Any], over: dict[str, Any]) -> dict[str, Any]:
+    """`over` on `base`, a mapping merged key by key, anything else replaced (as Snakemake merges config files)."""
+    merged = copy.deepcopy(base)
+    for key, value in over.items():
+        if isinstance(value, dict) and isinstance(merged.get(key), dict):
+            merged[key] = _merge(merged[key], value)
+        else:
+            merged[key] = copy.deepcopy(value)
+    return merged
+
+
+def check(paths: list[str | os.PathLike], **kwargs: Any) -> dict[str, Any]:
+    """The configuration the workflow runs with `--configfile PATH...`: config/config.yaml and each
+    file over it, each read strictly (`read`; a file with no document is refused, as Snakemake
+    refuses it), then validated (`validate`'s keyword arguments). ConfigError naming every file's
+    problems, or every key's."""
+    problems: list[str] = []
+    given: dict[str, Any] = {}
+    for path in [DEFAULT_CONFIG, *paths]:
+        try:
+            keys, empty = _read(path)
+        except ConfigError as error:
+            problems += error.problems
+            continue
+        if empty:
+            problems.append(f"config file {path}: holds no configuration (Snakemake refuses an empty "
+                            "--configfile; write {} for every default)")
+        given = _merge(given, keys)
+    if problems:
+        raise ConfigError(problems)
+    return validate(given, **kwargs)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """`python -m throughput.config check [FILE...]`: 0 if the workflow would take these config files."""
+    import argparse
+
+    parser = argparse.ArgumentParser(prog="python -m throughput.config",
+                                     description="Check config files before the workflow reads them.")
+    commands = parser.add_subparsers(dest="command", required=True)
+    checking = commands.add_parser("check", help="config/config.yaml and each FILE over it, read strictly and validated")
+    checking.add_argument("files", nargs="*", metavar="FILE", help="config files, in the order given to --configfile")
+    checking.add_argument("--no-resources", action="store_true",
+                          help="check files and values only, not this machine's memory, disk and cores")
+    args = parser.parse_args(argv)
+    try:
+        check(args.files, check_resources=not args.no_resources)
+    except ConfigError as error:
+        print(f"{parser.prog} check: {error}", file=sys.stderr)
+        return 1
+    print(f"{parser.prog} check: valid: {' + '.join(str(p) for p in [DEFAULT_CONFIG, *args.files])}")
+    return 0
+
+
+if __name__ == "__main__":
+    # Through the package's module, so that every ConfigError is the one class.
+    from throughput.config import main as _main
+
+    sys.exit(_main())

@@ -19,7 +19,7 @@ from typing import Any
 
 from tqdm.auto import tqdm
 
-from . import REPO, harness, machine_fit, references
+from . import REPO, harness, machine_fit, paths, references
 
 COMPRESSIONS = ("none", "ZLIB", "LZ4", "ZSTD", "LZMA")
 # The branches the readers measure (one attribute per particle collection),
@@ -32,7 +32,9 @@ BYTES_PER_EVENT_ESTIMATE = {"none": 4550, "ZLIB": 1880, "LZ4": 2370, "ZSTD": 190
 
 # The real CMS NanoAOD file whose events are resampled, by its scikit-hep-testdata name.
 NANOAOD_SOURCE = "nanoAOD_2015_CMS_Open_Data_ttbar.root"
-# Where scikit-hep-testdata puts the real files it downloads (no local copy).
+# datasets.source null: the copies in ../shared/data beside the repository (CI, these offline machines) ...
+SHARED_COPIES = paths.SHARED / "data"
+# ... and where scikit-hep-testdata puts a real file that is not among them (a machine with network).
 DOWNLOADS = REPO / "data" / "real"
 
 
@@ -41,24 +43,36 @@ class RealFileError(RuntimeError):
 
 
 def source_dir(section: dict[str, Any]) -> Path:
-    """The folder of local copies of the real files, datasets.source (relative paths are from the repository)."""
-    path = Path(section["source"])
-    return path if path.is_absolute() else (REPO / path).resolve()
+    """The folder of local copies of the real files: datasets.source (validated, it is absolute; a relative
+    path is from the working directory, as for every path key), or ../shared/data beside the repository
+    when it is null."""
+    if section.get("source") is None:
+        return SHARED_COPIES
+    return Path(os.path.expanduser(section["source"])).absolute()
 
 
 def real_file(name: str, section: dict[str, Any]) -> Path:
-    """A real file of scikit-hep-testdata, the field's way to get them: the local
-    copy in datasets.source when it is there (offline machines, CI), else
-    downloaded once by scikit-hep-testdata into data/real/."""
+    """A real file of scikit-hep-testdata, the field's way to get them. A datasets.source
+    that is set is the only place looked at (no network, nothing made). Null takes the
+    copy in ../shared/data beside the repository when it is there (offline machines, CI),
+    else scikit-hep-testdata downloads it once into data/real/."""
     import skhep_testdata
 
     local = source_dir(section)
-    cache = local if (local / name).is_file() else DOWNLOADS
-    cache.mkdir(parents=True, exist_ok=True) if cache == DOWNLOADS else None
+    if (local / name).is_file():
+        return Path(skhep_testdata.data_path(name, cache_dir=str(local)))
+    if section.get("source") is not None:
+        raise RealFileError(f"real file {name!r}: not in {local} (config key 'datasets.source' = "
+                            f"{section['source']!r}; null takes {SHARED_COPIES}, or downloads)")
+    made = [folder for folder in (DOWNLOADS, *DOWNLOADS.parents) if not folder.exists()]  # deepest first
+    DOWNLOADS.mkdir(parents=True, exist_ok=True)
     try:
-        return Path(skhep_testdata.data_path(name, cache_dir=str(cache)))
+        return Path(skhep_testdata.data_path(name, cache_dir=str(DOWNLOADS)))
     except Exception as error:  # requests' network errors, an unknown name
-        raise RealFileError(f"real file {name!r}: no copy in {local} (config key 'datasets.source') and "
+        for folder in made:  # a failed download leaves no folder behind
+            if not any(folder.iterdir()):
+                folder.rmdir()
+        raise RealFileError(f"real file {name!r}: no copy in {local} (config key 'datasets.source' = null) and "
                             f"scikit-hep-testdata could not fetch it: {type(error).__name__}: {error}") from error
 
 
@@ -68,12 +82,26 @@ def source_path(section: dict[str, Any]) -> Path:
 
 
 def check_config(section: dict[str, Any], fit: machine_fit.Fitter) -> None:
-    """datasets.source, when it exists, must be a folder (a missing one: files are downloaded)."""
+    """datasets.source, when set, must be a folder holding the real files the study reads: the
+    NanoAOD file every generated input is resampled from, and reader_comparison.real_files
+    (checked here, never fetched: a typo costs no download). Null: ../shared/data beside the
+    repository, a real file not there is downloaded when a job needs it."""
     problems = fit.problems
     folder = source_dir(section)
-    if folder.exists() and not folder.is_dir():
-        problems.append(f"config key 'datasets.source' = {section['source']!r}: {folder} is not a folder "
-                        f"(it holds local copies of the real files, e.g. {NANOAOD_SOURCE})")
+    if section["source"] is None:
+        if folder.exists() and not folder.is_dir():
+            problems.append(f"config key 'datasets.source' = None: {folder} (its default folder) is not a folder")
+        return
+    where = f"config key 'datasets.source' = {section['source']!r}"
+    if not folder.is_dir():
+        problems.append(f"{where}: {'not a folder' if folder.exists() else 'no such folder'} (it holds local copies "
+                        f"of the real files, e.g. {NANOAOD_SOURCE}; null takes {SHARED_COPIES}, or downloads)")
+        return
+    wanted = [NANOAOD_SOURCE, *fit.study.get("reader_comparison", {}).get("real_files", [])]
+    missing = [name for name in dict.fromkeys(wanted) if not (folder / name).is_file()]
+    if missing:
+        problems.append(f"{where}: no {', '.join(missing)} in it (the NanoAOD file every generated input is "
+                        "resampled from, and reader_comparison.real_files)")
 
 
 def level(section: dict[str, Any], compression: str) -> int:

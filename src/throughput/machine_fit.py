@@ -41,9 +41,12 @@ class Fit:
 class Fitter:
     """Applies the rule to one config section; collects its fits and problems."""
 
-    def __init__(self, section: str, allowed: bool, problems: list[str], available_memory: int):
+    def __init__(self, section: str, allowed: bool, problems: list[str], available_memory: int,
+                 study: dict[str, Any] | None = None):
         self.section, self.allowed, self.problems = section, allowed, problems
         self.available_memory = available_memory
+        # the whole configuration, read only: for a check that needs another section's keys
+        self.study = study or {}
         self.memory_budget = int(MEMORY_SHARE * available_memory)  # what one run may use
         self.fits: list[Fit] = []
 

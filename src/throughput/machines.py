@@ -40,8 +40,14 @@ def archive_dir(section: Mapping[str, Any]) -> Path:
 
 
 def check_config(section: dict[str, Any], fit) -> None:
-    """Before any job: every label named must be an archived machine (a folder with a manifest)."""
+    """Before any job: archive_dir, when set, must be a folder (else no machine would be shown, without
+    a word); every label named must be an archived machine (a folder with a manifest)."""
     directory = archive_dir(section)
+    if section.get("archive_dir") and not directory.is_dir():
+        fit.problems.append(f"config key 'machines.archive_dir' = {section['archive_dir']!r}: "
+                            f"{'not a folder' if directory.exists() else 'no such folder'} (it holds the archived "
+                            f"machines, archive/<label>/; null is {archive.ARCHIVE_DIR})")
+        return
     for label in section["archived"] or []:
         if not (directory / label / archive.MANIFEST).is_file():
             there = sorted(p.parent.name for p in directory.glob(f"*/{archive.MANIFEST}"))

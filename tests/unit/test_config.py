@@ -675,3 +675,232 @@ def test_a_running_dask_scheduler_passes_the_check(tmp_path):
     finally:
         scheduler.kill()
         scheduler.wait()
+
+
+# --- config files checked before Snakemake reads them (python -m throughput.config check) --------
+
+BAD_FILES = [  # (name, content or None for a folder, the problem after "config file <path>: ")
+    ("list.yaml", "- 1\n- 2\n", "the configuration must be a mapping of keys, got list"),
+    ("scalar.yaml", "5\n", "the configuration must be a mapping of keys, got int"),
+    ("syntax.yaml", "writing:\n  events: [1, 2\n", "not valid YAML at line 3, column 1: expected ',' or ']', but "
+     "got '<stream end>' (while parsing a flow sequence from line 2, column 11)"),
+    ("tabs.yaml", "writing:\n\tevents: 3\n", "not valid YAML at line 2, column 1: found character '\\t' that "
+     "cannot start any token (while scanning for the next token)"),
+    ("indent.yaml", "writing:\n  events: 3\n   media: [tmpfs]\n",
+     "not valid YAML at line 3, column 9: mapping values are not allowed here"),
+    ("two.yaml", "repetitions: 2\n---\nwarmup: 0\n", "not valid YAML at line 2, column 1: but found another "
+     "document (expected a single document in the stream from line 1, column 1)"),
+    ("binary.yaml", b"\xff\xfe\x00", "not UTF-8 text (byte 0: invalid start byte)"),
+    ("empty.yaml", "# nothing set\n", "holds no configuration (Snakemake refuses an empty --configfile; "
+     "write {} for every default)"),
+    ("folder.yaml", None, "cannot be read (Is a directory)"),
+    ("absent.yaml", "", "cannot be read (No such file or directory)"),
+]
+
+
+def _bad_file(tmp_path: Path, name: str, content) -> Path:
+    path = tmp_path / name
+    if content is None:
+        path.mkdir()
+    elif name != "absent.yaml":
+        path.write_bytes(content if isinstance(content, bytes) else content.encode())
+    return path
+
+
+@pytest.mark.parametrize("name, content, problem", BAD_FILES, ids=[b[0] for b in BAD_FILES])
+def test_check_names_the_bad_file_and_where(tmp_path, name, content, problem):
+    path = _bad_file(tmp_path, name, content)
+    good = tmp_path / "good.yaml"
+    good.write_text("repetitions: 2\n")
+    with pytest.raises(ConfigError) as info:  # with another, good file: the bad one is the one named
+        config.check([good, path], check_resources=False)
+    assert info.value.problems == [f"config file {path}: {problem}"]
+
+
+def test_check_merges_the_files_over_the_default_config_as_snakemake_does(tmp_path):
+    first, second = tmp_path / "first.yaml", tmp_path / "second.yaml"
+    first.write_text("repetitions: 2\nwriting:\n  events: 10\n  random_mb: 0.5\n")
+    second.write_text("writing:\n  events: 20\n")
+    resolved = config.check([first, second], check_resources=False)
+    assert resolved["repetitions"] == 2 and resolved["writing"]["events"] == 20
+    assert resolved["writing"]["random_mb"] == 0.5  # kept from the first file
+    assert resolved["writing"]["media"] == config.read(config.DEFAULT_CONFIG)["writing"]["media"]  # the default's
+    # values are validated too, naming the key
+    second.write_text("reader_comparison:\n  sample_every: 0\n")
+    with pytest.raises(ConfigError, match="'reader_comparison.sample_every' = 0"):
+        config.check([first, second], check_resources=False)
+
+
+@pytest.mark.parametrize("name", ["config.yaml", "medium.yaml", "full.yaml"])
+def test_check_takes_the_study_configs(name):
+    config.check([REPO / "config" / name], check_resources=False)
+    config.check([REPO / "tests" / "data" / "tiny.yaml"], check_resources=False)
+
+
+def test_check_command_exits_non_zero_naming_each_bad_file(tmp_path):
+    import subprocess
+    import sys
+
+    bad = [_bad_file(tmp_path, name, content) for name, content, _ in BAD_FILES if name in ("tabs.yaml", "list.yaml")]
+    run = subprocess.run([sys.executable, "-m", "throughput.config", "check", "--no-resources", *map(str, bad)],
+                         capture_output=True, text=True)
+    assert run.returncode == 1 and not run.stdout
+    assert f"config file {bad[0]}: the configuration must be a mapping of keys, got list" in run.stderr
+    assert f"config file {bad[1]}: not valid YAML at line 2, column 1" in run.stderr
+    good = subprocess.run([sys.executable, "-m", "throughput.config", "check", "--no-resources",
+                           str(REPO / "config" / "medium.yaml")], capture_output=True, text=True)
+    assert good.returncode == 0 and "valid" in good.stdout, good.stderr
+
+
+def test_make_paper_checks_the_config_before_snakemake_reads_it(tmp_path):
+    import subprocess
+
+    from conftest import command_env
+
+    path = _bad_file(tmp_path, "tabs.yaml", "writing:\n\tevents: 3\n")
+    run = subprocess.run(["make", "paper", f"CONFIG={path}"], cwd=REPO, capture_output=True, text=True,
+                         env=command_env())
+    assert run.returncode != 0
+    assert f"config file {path}: not valid YAML at line 2, column 1" in run.stderr
+    assert "snakemake" not in run.stdout  # stopped before it
+    dry = subprocess.run(["make", "-n", "paper", "CONFIG=config/medium.yaml"], cwd=REPO, capture_output=True,
+                         text=True, env=command_env())
+    lines = dry.stdout.splitlines()
+    check = lines.index("python -m throughput.config check config/medium.yaml")
+    assert check < next(i for i, line in enumerate(lines) if line.startswith("snakemake "))
+
+
+# --- ranges of the values that reach a kernel option --------------------------------------------
+
+BEYOND_INT64 = "beyond the kernels' 64-bit integer options (at most 2^63 - 1 = 9223372036854775807)"
+
+
+@pytest.mark.parametrize("key, value, problem", [
+    # read_branch and the Java readers take a signed 64-bit --sample-every
+    ("reader_comparison.sample_every", 10**30, BEYOND_INT64),
+    ("reader_comparison.sample_every", 2**63, BEYOND_INT64),
+    # a pass of less than one basket times opening a file, not writing
+    ("writing.random_mb", 1e-300, "1e-300 is less than the minimum of 0.1"),
+    ("writing.random_mb", 0.05, "0.05 is less than the minimum of 0.1"),
+    # file k uses seed + k: the generators' signed 64-bit option
+    ("datasets.seed", 2**70, BEYOND_INT64),
+    ("datasets.seed", 2**32, "4294967296 is greater than the maximum of 4294967295"),
+    # TTreeCache's buffer size is an Int_t
+    ("rdataframe.rate_model.ttree_cache_bytes", 10**20, BEYOND_INT64),
+    ("rdataframe.rate_model.ttree_cache_bytes", 2**31, "2147483648 is greater than the maximum of 2147483647"),
+    # the throttle's sleep (bytes / rate)
+    ("writing.slow_mb_s", 1e-300, "1e-300 is less than the minimum of 1"),
+    ("repetitions", 10**30, BEYOND_INT64),
+])
+def test_a_value_beyond_its_kernels_range_stops_naming_key_and_value(tmp_path, key, value, problem):
+    with pytest.raises(ConfigError) as info:
+        _validate(_set({}, key, value), workdir=tmp_path)
+    assert info.value.problems == [f"config key '{key}' = {value!r}: {problem}"]
+
+
+@pytest.mark.parametrize("key", [k for k, _ in INTEGER_KEYS])
+def test_every_integer_key_stops_beyond_the_64_bit_range_once(key):
+    with pytest.raises(ConfigError) as info:
+        config.validate(_set({}, key, 2**63), check_resources=False)
+    assert info.value.problems == [f"config key '{key}' = {2**63}: {BEYOND_INT64}"]
+
+
+def test_the_largest_values_the_kernels_take_pass():
+    config.validate({"reader_comparison": {"sample_every": 2**63 - 1}, "datasets": {"seed": 2**32 - 1},
+                     "rdataframe": {"rate_model": {"ttree_cache_bytes": 2**31 - 1}},
+                     "writing": {"random_mb": 0.1, "slow_mb_s": 1}}, check_resources=False)
+
+
+# --- machines.archive_dir and datasets.source: must be there; relative paths from the workdir ----
+
+def test_archive_dir_must_be_a_folder(tmp_path):
+    text = tmp_path / "notes.txt"
+    text.write_text("not a folder\n")
+    for value, why in ((str(text), "not a folder"), (str(tmp_path / "absent"), "no such folder")):
+        with pytest.raises(ConfigError) as info:
+            _validate({"machines": {"archive_dir": value}}, workdir=tmp_path)
+        assert len(info.value.problems) == 1
+        assert info.value.problems[0].startswith(f"config key 'machines.archive_dir' = {value!r}: {why}")
+    (tmp_path / "archive").mkdir()  # an empty archive is fine; a relative path is from the workdir
+    resolved = _validate({"machines": {"archive_dir": "archive"}}, workdir=tmp_path)
+    assert resolved["machines"]["archive_dir"] == str(tmp_path / "archive")
+
+
+@pytest.fixture
+def no_network(monkeypatch):
+    """Fails the test if anything tries to download (scikit-hep-testdata, requests, a socket)."""
+    import socket
+
+    import requests
+    import skhep_testdata
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("the network was asked")
+
+    monkeypatch.setattr(skhep_testdata, "data_path", refuse)
+    monkeypatch.setattr(requests, "get", refuse)
+    monkeypatch.setattr(socket, "create_connection", refuse)
+    monkeypatch.setattr(socket.socket, "connect", refuse)
+
+
+def test_a_missing_datasets_source_stops_naming_it_without_network_or_new_folders(tmp_path, monkeypatch,
+                                                                                   no_network):
+    from throughput import datasets
+
+    monkeypatch.setattr(datasets, "DOWNLOADS", tmp_path / "data" / "real")
+    before = sorted(tmp_path.rglob("*"))
+    missing = str(tmp_path / "no-copies")
+    with pytest.raises(ConfigError) as info:
+        _validate({"datasets": {"source": missing}}, workdir=tmp_path)
+    assert info.value.problems == [
+        f"config key 'datasets.source' = {missing!r}: no such folder (it holds local copies of the real files, "
+        f"e.g. {datasets.NANOAOD_SOURCE}; null takes {datasets.SHARED_COPIES}, or downloads)"]
+    assert sorted(tmp_path.rglob("*")) == before
+
+
+def test_a_datasets_source_without_a_configured_real_file_names_the_file(tmp_path, no_network):
+    from throughput import datasets, paths
+
+    copies = tmp_path / "copies"
+    copies.mkdir()
+    (copies / datasets.NANOAOD_SOURCE).symlink_to(paths.SHARED / "data" / datasets.NANOAOD_SOURCE)
+    cfg = {"datasets": {"source": str(copies)}, "reader_comparison": {"real_files": ["uproot-HZZ-zstd.root"]}}
+    with pytest.raises(ConfigError) as info:
+        _validate(cfg, workdir=tmp_path)
+    assert info.value.problems == [
+        f"config key 'datasets.source' = {str(copies)!r}: no uproot-HZZ-zstd.root in it (the NanoAOD file every "
+        "generated input is resampled from, and reader_comparison.real_files)"]
+    (copies / "uproot-HZZ-zstd.root").symlink_to(paths.SHARED / "data" / "uproot-HZZ-zstd.root")
+    assert _validate(cfg, workdir=tmp_path)["datasets"]["source"] == str(copies)
+
+
+def test_relative_datasets_source_is_from_the_workdir_and_null_is_shared_data_from_anywhere(tmp_path, monkeypatch,
+                                                                                            no_network):
+    from throughput import datasets, paths
+
+    monkeypatch.chdir(REPO)  # another current directory than the workdir
+    copies = tmp_path / "work" / "copies"
+    copies.mkdir(parents=True)
+    for real in (paths.SHARED / "data").glob("*.root"):
+        (copies / real.name).symlink_to(real)
+    resolved = _validate({"datasets": {"source": "copies"}}, workdir=tmp_path / "work")
+    assert resolved["datasets"]["source"] == str(copies)
+    assert datasets.source_dir(resolved["datasets"]) == copies
+    # the default, null: ../shared/data beside the repository, whatever the working directory
+    for workdir in (tmp_path, REPO / "notebooks"):
+        section = _validate({}, workdir=workdir)["datasets"]
+        assert section["source"] is None and datasets.source_dir(section) == paths.SHARED / "data"
+
+
+def test_workflow_dry_run_with_a_missing_datasets_source_stops_naming_it_and_makes_nothing(tmp_path):
+    from conftest import snakemake
+
+    path = tmp_path / "typo.yaml"
+    missing = tmp_path / "shraed" / "data"
+    path.write_text(f"datasets:\n  source: {missing}\n")
+    real = REPO / "data" / "real"
+    had_real = real.exists()
+    result = snakemake(tmp_path / "work", "-n", "--cores", "2", "--configfile", str(path))
+    assert result.returncode != 0
+    assert f"config key 'datasets.source' = {str(missing)!r}: no such folder" in result.stdout + result.stderr
+    assert not (tmp_path / "work" / "data").exists() and real.exists() == had_real and not missing.parent.exists()
