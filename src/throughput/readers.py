@@ -4,8 +4,10 @@
 Runs every reader of the reader comparison (C++ columnar, bulk I/O, TTreeReader, TTree::Draw,
 RDataFrame, the CMSSW-like reader, RNTuple and Numpy copies, uproot, the Java readers and
 rootreadspeed) on the branches named, interleaved as the experiment measures, and prints
-their rates, ratios and whether their checksums agree. Exit code: 0 when every reader that
-ran agrees, 2 on bad input (the message names it), 3 when readers disagree.
+their rates, ratios and whether their checksums agree, and whether the values are the
+file's registered reference values (or why they are unverified). A reader that fails is a
+row saying why. Exit code: 0 when every reader that ran agrees, 2 on bad input (the message
+names it), 3 when readers disagree or agree on other values than the file's reference.
 (The logic lives in throughput.experiments.reader_comparison.own_file.)"""
 from __future__ import annotations
 
@@ -13,7 +15,7 @@ import argparse
 import sys
 
 from . import harness
-from .experiments.reader_comparison.own_file import ALL_READERS, print_table, run
+from .experiments.reader_comparison.own_file import ALL_READERS, WrongValues, print_table, run
 from .experiments.reader_comparison.readers import ReaderError
 
 
@@ -31,15 +33,18 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--no-progress", action="store_true")
     args = parser.parse_args(argv)
     try:
-        result, frame, tree = run(args.files, args.branch.split(","), args.tree, args.readers.split(","),
-                                  args.repetitions, args.warmup, args.work, progress=not args.no_progress)
+        result, frame, tree, notes = run(args.files, args.branch.split(","), args.tree, args.readers.split(","),
+                                         args.repetitions, args.warmup, args.work, progress=not args.no_progress)
     except (ReaderError, harness.KernelError) as error:
         print(f"throughput.readers: error: {error}", file=sys.stderr)
         return 2
+    except WrongValues as error:  # they agree, but not with the file's reference
+        print(f"throughput.readers: the values read are not the file's reference values:\n{error}", file=sys.stderr)
+        return 3
     except AssertionError as error:  # readers that ran disagree (check_agreement names them)
         print(f"throughput.readers: the readers disagree:\n{error}", file=sys.stderr)
         return 3
-    print_table(result, frame, args.files, tree)
+    print_table(result, frame, args.files, tree, notes)
     if args.csv:
         result.to_csv(args.csv, index=False)
     return 0

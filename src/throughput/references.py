@@ -4,12 +4,16 @@ Readers agreeing with each other is not enough: a few flipped bytes inside a
 basket of an uncompressed or ZSTD file are read as values (e.g. -6.4e30) by
 every reader alike, and they all agree. So every input carries a reference,
 per value branch: the number of entries and values and the readers' checksum
-(reader_comparison.checksum). It is taken once, when the file is made (read
-back right after its generator wrote and validated it) or, for a real file,
+(reader_comparison.checksum) of the values in the branch's own type (its "type";
+a reference without one, taken before types were kept, checksummed the values
+cast to float32: the same for the float32 branches it was taken of). It is taken
+once, when the file is made (read back right after its generator wrote and
+validated it) or, for a real file,
 the first time the study registers it. A generated file's reference lies
 beside it; a real file's (its folder is a shared, read-only copy) under
 data/references/. Every reader's result is
-compared with it (reader_comparison.check_references).
+compared with it (reader_comparison.check_references; a user's own file in
+``python -m throughput.readers``, where one is registered).
 """
 from __future__ import annotations
 
@@ -39,8 +43,13 @@ def reference_path(path: str | os.PathLike, registered: bool | None = None) -> P
     return home if registered else beside
 
 
+# What a reference without a "type" checksummed: every value cast to float32.
+UNTYPED = "float32"
+
+
 def compute(path: str | os.PathLike, tree: str, branches: Iterable[str]) -> dict[str, Any]:
-    """Entries, values and checksum of each branch, read with uproot and awkward."""
+    """Entries, values and checksum of each branch (its values in its own type, as every
+    reader checksums them), read with uproot and awkward."""
     import awkward as ak
     import numpy as np
     import uproot
@@ -51,8 +60,8 @@ def compute(path: str | os.PathLike, tree: str, branches: Iterable[str]) -> dict
     with uproot.open(path) as handle:
         events = handle[tree]
         for branch in branches:
-            flat = np.asarray(ak.flatten(events[branch].array(), axis=None), dtype=np.float32)
-            values[branch] = {"entries": int(events.num_entries), "items": int(flat.size),
+            flat = np.asarray(ak.flatten(events[branch].array(), axis=None))
+            values[branch] = {"entries": int(events.num_entries), "items": int(flat.size), "type": str(flat.dtype),
                               "checksum": hex_checksum(checksum(flat))}
     stat = Path(path).stat()
     return {"file": Path(path).name, "size": stat.st_size, "tree": tree, "branches": values}

@@ -1,11 +1,17 @@
 """Every reader on a user's own file (``python -m throughput.readers``): any numeric
 leaf type, flat or jagged, read by every reader in its own type, checked against a
 checksum recomputed here in plain Python; the command's table on files made here
-and on the real files of ../shared/data; and bad requests named before any work."""
+and on the real files of ../shared/data; bad requests named before any work; damaged
+baskets without a checksum said unverified, or caught by a registered reference; a
+reader that aborts (a class without a dictionary) a row of its own; the measurement lock."""
 from __future__ import annotations
 
+import shutil
+import signal
 import subprocess
 import sys
+import time
+from pathlib import Path
 
 import awkward as ak
 import numpy as np
@@ -13,8 +19,9 @@ import pandas as pd
 import pytest
 import uproot
 
-from throughput import harness, paths
+from throughput import harness, measurement_lock, paths, references
 from throughput.experiments import reader_comparison as rc
+from throughput.experiments.reader_comparison.processes import process_error
 
 KERNELS_USED = ("read_branch", "page_cache", "tree_to_rntuple")  # checked by conftest's built_kernels
 
@@ -145,3 +152,179 @@ def test_bad_requests_are_named_before_any_work(typed_file, tmp_path):
             f.mktree(name, {"x": np.float32}).extend({"x": np.zeros(3, np.float32)})
     proc = _readers([str(two_trees), "--branch", "x"])
     assert proc.returncode == 2 and "name the tree with --tree (it has 2: a, b)" in proc.stderr
+
+
+# --- values that no checksum protects -------------------------------------------------------------
+
+def _damage(source, target, branch: str = "Jet_Px") -> None:
+    """Copy `source` to `target` with 4 bytes flipped inside `branch`'s first basket: past the 9-byte
+    compression header at a place where the ZSTD frame still decompresses (found by trying), or
+    among the values of an uncompressed basket, so every reader reads other values without error."""
+    with uproot.open(source) as f:
+        key = f["events"][branch].basket_key(0)
+    compressed = key.fNbytes - key.fKeylen != key.fObjlen
+    start = key.fSeekKey + key.fKeylen + (9 + 291 if compressed else 40)
+    data = bytearray(Path(source).read_bytes())
+    for i in range(start, start + 4):
+        data[i] ^= 0xFF
+    Path(target).write_bytes(bytes(data))
+
+
+@pytest.mark.parametrize("compression", ["uncompressed", "zstd"])
+def test_damaged_baskets_without_checksum_are_unverified_and_fail_on_a_registered_reference(compression, tmp_path):
+    source = paths.SHARED / "data" / f"uproot-HZZ-{compression}.root"
+    if not source.is_file():
+        pytest.skip(f"{source} not there (../shared beside the clone)")
+    intact, damaged = tmp_path / "intact" / "own-hzz.root", tmp_path / "damaged" / "own-hzz.root"
+    intact.parent.mkdir(), damaged.parent.mkdir()
+    shutil.copyfile(source, intact)
+    _damage(source, damaged)
+    good = np.asarray(ak.flatten(uproot.open(intact)["events"]["Jet_Px"].array()))
+    bad = np.asarray(ak.flatten(uproot.open(damaged)["events"]["Jet_Px"].array()))  # reads without error
+    assert len(bad) == len(good) and (bad != good).sum() > 0
+    argv = ["--branch", "Jet_Px", "--readers", "columnar,ttreereader,uproot", "--repetitions", "1", "--warmup", "0"]
+
+    # no reference: every reader agrees on the damaged values, and the output says they are unverified
+    proc = _readers([str(damaged), *argv])
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    kind = {"uncompressed": "uncompressed", "zstd": "ZSTD"}[compression]
+    assert "Values unverified (C++ columnar, TTreeReader, uproot): no reference values registered for" in proc.stdout
+    assert f"carry no checksum (2 {kind}: ROOT writes none in uncompressed and ZSTD baskets)" in proc.stdout
+    assert "references.register(" in proc.stdout
+
+    # the intact file's reference, registered beside it: the intact file is checked ...
+    references.record(intact, "events", ["Jet_Px"])
+    want = references.load(intact)["branches"]["Jet_Px"]
+    assert want["type"] == "float32"
+    proc = _readers([str(intact), *argv])
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert f"Values checked: every reader found the reference values of {intact}.reference.json" in proc.stdout
+    # ... and the damaged copy (same name, same size) fails naming branch and both checksums
+    shutil.copyfile(references.reference_path(intact), references.reference_path(damaged))
+    proc = _readers([str(damaged), *argv])
+    found = rc.hex_checksum(rc.checksum(bad))
+    assert proc.returncode == 3, proc.stdout[-3000:] + proc.stderr[-3000:]
+    assert (f"file {damaged}, branch Jet_Px: the readers (C++ columnar, TTreeReader, uproot) found {len(bad)} values "
+            f"in 2421 events, checksum {found}; the reference ({damaged}.reference.json) expects {len(good)} values "
+            f"in 2421 events, checksum {want['checksum']}: the file is damaged") in proc.stderr
+
+
+def test_a_reference_is_of_the_values_in_their_own_type(typed_file):
+    """A reference checksums each value in its branch's type, as the readers do (not cast to float32)."""
+    stored = references.compute(typed_file, "t", ["i", "d", "Jet_q"])["branches"]
+    for branch in ("i", "d", "Jet_q"):
+        items, checksum = _reference(typed_file, "t", branch)
+        assert (stored[branch]["items"], stored[branch]["checksum"]) == (items, checksum)
+    assert (stored["i"]["type"], stored["d"]["type"], stored["Jet_q"]["type"]) == ("int32", "float64", "int16")
+
+
+# --- a reader that aborts is a row of its own ----------------------------------------------------
+
+NO_DICTIONARY = """
+import sys
+import ROOT
+ROOT.gInterpreter.Declare("struct Thing { float x = 0; bool good = false; ROOT::RVec<bool> flags; };")
+f = ROOT.TFile(sys.argv[1], "RECREATE")
+t = ROOT.TTree("Events", "")
+things = ROOT.std.vector("Thing")()
+t.Branch("things", things, 32000, 99)
+for i in range(500):
+    things.clear()
+    for j in range(i % 5):
+        thing = ROOT.Thing()
+        thing.x, thing.good = i + 0.5 * j, j % 2 == 0
+        for k in range(j + 1):
+            thing.flags.push_back(k % 2 == 0)
+        things.push_back(thing)
+    t.Fill()
+t.Write()
+f.Close()
+"""
+
+
+@pytest.fixture(scope="module")
+def no_dictionary_file(tmp_path_factory):
+    """A split std::vector<Thing> whose Thing (it holds an RVec<bool>) has its dictionary only
+    in the process that writes it (cling's, made here): the readers have none."""
+    path = tmp_path_factory.mktemp("nodict") / "things.root"
+    subprocess.run([sys.executable, "-c", NO_DICTIONARY, str(path)], check=True, capture_output=True, timeout=300)
+    return path
+
+
+def test_a_method_that_aborts_is_its_own_row_with_its_cause(no_dictionary_file, tmp_path):
+    read_branch = [str(harness.kernel_path("read_branch")), "--files", str(no_dictionary_file), "--tree", "Events",
+                   "--branches", "things.x", "--reps", "1", "--warmup", "0", "--methods"]
+    # by hand first: TTreeReader aborts on the class without a dictionary, taking columnar down with it
+    alone = subprocess.run([*read_branch, "ttreereader"], capture_output=True, text=True, env=harness.pinned_env())
+    both = subprocess.run([*read_branch, "columnar,ttreereader"], capture_output=True, text=True,
+                          env=harness.pinned_env())
+    assert alone.returncode == both.returncode == -signal.SIGABRT
+    assert alone.stderr.startswith("Warning in <TClass::Init>: no dictionary for class Thing")  # not the cause
+
+    out = tmp_path / "table.csv"
+    proc = _readers([str(no_dictionary_file), "--branch", "things.x", "--readers",
+                     "columnar,ttreereader,draw,rdataframe,cmssw,baskets,rntuple,uproot,numpy,rootreadspeed",
+                     "--repetitions", "1", "--warmup", "0", "--csv", str(out)])
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    rows = pd.read_csv(out).set_index("reader")["result"]
+    items, checksum = _reference(no_dictionary_file, "Events", "things.x")
+    assert (rows[["columnar", "baskets", "uproot", "numpy"]] == "measured").all(), rows
+    for method in ("ttreereader", "draw", "rdataframe"):
+        assert rows[method].startswith("failed: killed by SIGABRT: "), rows[method]
+        assert "no dictionary" not in rows[method]
+    assert rows["cmssw"].startswith("cannot read") and "no compiled class for vector<Thing>" in rows["cmssw"]
+    assert rows["rntuple"].startswith("failed: its copy of ") and "unknown type: Thing" in rows["rntuple"]
+    assert rows["rootreadspeed"].startswith("failed: killed by SIG"), rows["rootreadspeed"]
+    assert checksum in proc.stdout and "killed by SIGABRT" in proc.stdout
+
+
+def test_an_abort_is_named_by_its_signal_and_roots_fatal_line():
+    """The issue's own case: ROOT warns about the missing dictionary, then its Fatal line aborts."""
+    stderr = ("Warning in <TClass::Init>: no dictionary for class pat::Muon is available\n"
+              "Fatal in <TEmulatedCollectionProxy::WithCont>: Unsupported value type 18 for value class <unknown>\n"
+              "aborting\n#5  0x00007f in abort () from /lib/libc.so.6\n")
+    error = process_error(-signal.SIGABRT, stderr)
+    assert error.splitlines()[0] == ("killed by SIGABRT: Fatal in <TEmulatedCollectionProxy::WithCont>: Unsupported "
+                                     "value type 18 for value class <unknown>")
+    assert rc.classify_failure("ttreereader", "ZLIB", error) == ("failed", error.splitlines()[0])
+    # a process that exits with its own error keeps it first, ROOT's warning before it or not
+    assert rc.classify_failure("cpp", "ZLIB", process_error(2, "Warning in <X>: w\nread_branch: error: no branch"))[1] \
+        == "no branch"
+
+
+RNTUPLE = """
+import sys
+import ROOT
+options = ROOT.RDF.RSnapshotOptions()
+options.fOutputFormat = ROOT.RDF.ESnapshotOutputFormat.kRNTuple
+ROOT.RDataFrame(100).Define("x", "float(rdfentry_)").Snapshot("Events", sys.argv[1], ["x"], options)
+"""
+
+
+def test_an_rntuple_named_as_the_tree_is_refused_saying_what_reads_it(tmp_path):
+    path = tmp_path / "ntuple.root"
+    subprocess.run([sys.executable, "-c", RNTUPLE, str(path)], check=True, capture_output=True, timeout=300)
+    assert uproot.open(path).classnames() == {"Events;1": "ROOT::RNTuple"}
+    for argv in ([], ["--tree", "Events"]):
+        proc = _readers([str(path), "--branch", "x", *argv, "--work", str(tmp_path / "work")])
+        assert proc.returncode == 2, proc.stderr
+        assert f"file {path}: 'Events' is an RNTuple, not a TTree" in proc.stderr
+        assert "RNTupleReader" in proc.stderr and "uproot" in proc.stderr
+    assert not (tmp_path / "work").exists()
+
+
+def test_the_command_takes_the_measurement_lock(typed_file, tmp_path):
+    lock = tmp_path / "measure.lock"
+    env = {**harness.pinned_env(), measurement_lock.LOCK_ENV: str(lock)}
+    hold = ("import sys, time\nfrom throughput import measurement_lock\nwith measurement_lock.held('test holder'):\n"
+            "    print('held', flush=True)\n    time.sleep(4)\n")
+    holder = subprocess.Popen([sys.executable, "-c", hold], stdout=subprocess.PIPE, text=True, env=env)
+    assert holder.stdout.readline().strip() == "held"
+    start = time.monotonic()
+    proc = subprocess.run([sys.executable, "-m", "throughput.readers", "--no-progress", str(typed_file), "--branch",
+                           "f", "--readers", "columnar", "--repetitions", "1", "--warmup", "0"],
+                          capture_output=True, text=True, env=env, timeout=900)
+    holder.wait(timeout=30)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert f"measurement lock {lock} is held by pid {holder.pid} (test holder" in proc.stderr
+    assert f"measurement lock {lock} taken after" in proc.stderr and time.monotonic() - start > 2

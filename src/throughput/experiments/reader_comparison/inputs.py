@@ -106,14 +106,62 @@ def make_numpy_copy(source: str | os.PathLike, output: str | os.PathLike, tree: 
             "checksums": {b: hex_checksum(checksum(v)) for b, v in arrays.items() if b != "__events__"}}
 
 
+# Which of ROOT's compressed-block formats carry a checksum of their own, checked while
+# decompressing (read in ROOT's core/zip/src/RZip.cxx, core/lz4/src/ZipLZ4.cxx,
+# core/lzma/src/ZipLZMA.c and core/zstd/src/ZipZSTD.cxx): ZLIB ("ZL") is a zlib stream
+# (deflateInit) whose Adler-32 trailer inflate checks; LZ4 ("L4") keeps an xxhash64 of the
+# compressed bytes in ROOT's header, checked before decompressing; LZMA ("XZ") is an xz stream
+# written with LZMA_CHECK_CRC32, checked by the stream decoder. ZSTD ("ZS") frames are written
+# by ZSTD_compressCCtx with default parameters, without zstd's optional content checksum;
+# ROOT's old algorithm ("CS") is raw deflate; a basket stored uncompressed (level 0, or where
+# compressing did not make it smaller) has none. uproot checks the same three (Python's zlib,
+# its own xxhash64 comparison, the xz decoder).
+BLOCK_FORMATS = {b"ZL": ("ZLIB", "Adler-32"), b"L4": ("LZ4", "xxhash64"), b"XZ": ("LZMA", "CRC32"),
+                 b"ZS": ("ZSTD", None), b"CS": ("ROOT's old ZLIB", None)}
+
+
+def basket_formats(path: str, tree: str, branch: str) -> list[tuple[str, str | None]]:
+    """(format, its checksum or None) of every basket of `branch` and of its counter, from
+    each basket's first compressed block (BLOCK_FORMATS); "uncompressed" where the basket is
+    stored as it is. A basket kept inside the tree (the real NanoAOD file's last) is stored
+    as the tree's own key is."""
+    import uproot
+
+    formats = []
+    counter = counter_of(path, tree, branch)
+    with uproot.open(path) as f, open(path, "rb") as raw:
+        t = f[tree]
+        for b in [t[branch]] + ([t[counter]] if counter else []):
+            for index in range(b.num_baskets):
+                try:
+                    key = b.basket_key(index)
+                except ValueError:  # an embedded basket: no key of its own
+                    key = f.key(tree)
+                if key.fNbytes - key.fKeylen == key.fObjlen:
+                    formats.append(("uncompressed", None))
+                    continue
+                raw.seek(key.fSeekKey + key.fKeylen)
+                magic = raw.read(2)
+                formats.append(BLOCK_FORMATS.get(magic, (f"unknown ({magic!r})", None)))
+    return formats
+
+
 def counter_of(path: str, tree: str, branch: str) -> str | None:
-    """The counter branch of a jagged leaf-list branch (None for a flat one)."""
+    """The branch holding the counter of a jagged branch (None for a flat one): the counter
+    branch of a leaf list (nJet), the collection's branch of a split member (C, whose leaf
+    C_ counts C.pt)."""
     import uproot
 
     with uproot.open(path) as f:
-        leaf = f[tree][branch].member("fLeaves")[0]
-        count = leaf.member("fLeafCount")
-        return None if count is None else count.member("fName")
+        t = f[tree]
+        count = t[branch].member("fLeaves")[0].member("fLeafCount")
+        if count is None:
+            return None
+        name = count.member("fName")
+        if name in t:
+            return name
+        return next((b.name for b in t.itervalues(recursive=True)
+                     if any(leaf.member("fName") == name for leaf in b.member("fLeaves"))), name)
 
 
 def collection_attributes(path: str, tree: str, branches: list[str]) -> dict[str, int]:

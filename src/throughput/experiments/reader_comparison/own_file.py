@@ -4,11 +4,20 @@ ROOT's ``rootreadspeed`` times one reader on a user's branches; this runs all of
 (the C++ methods, uproot, the Java readers, RNTuple and Numpy copies made here) on
 the same file and branches, measured exactly as the experiment measures them
 (``measuring.measure``: interleaved rounds, warm files, every run's load recorded
-and a noisy run re-measured or flagged), and reports their rates, their ratio to
-the fastest, and whether their checksums agree. Any numeric branch (float, double,
-the integer types, bool; one value, a fixed array or a collection per event)."""
+and a noisy run re-measured or flagged, the machine's measurement lock held), and
+reports their rates, their ratio to the fastest, and whether their checksums agree.
+Any numeric branch (float, double, the integer types, bool; one value, a fixed array
+or a collection per event).
+
+Readers that agree can all be wrong alike: a damaged byte in a basket without a
+checksum of its own (uncompressed, ZSTD) is read as a value by every one of them.
+So the values are compared with the file's registered reference where there is one
+(throughput.references), and where there is none the output says whose values are
+unverified and why."""
 from __future__ import annotations
 
+import contextlib
+import os
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -16,15 +25,21 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ... import noise
+from ... import harness, measurement_lock, noise, references
 from .analysis import UNREAD_RECORDS, check_agreement, fill_bytes, summary
-from .inputs import compression_name, file_compression, file_compression_setting, make_numpy_copy, make_rntuple_copy
-from .measuring import measure
+from .inputs import (basket_formats, compression_name, counter_of, file_compression, file_compression_setting,
+                     make_numpy_copy, make_rntuple_copy)
+from .measuring import measure, plan
+from .processes import telling_line
 from .readers import ReaderError, numeric_dtype
-from .vocabulary import COMPRESSIONS, LABELS, READER_TABLE, READERS
+from .vocabulary import COMPRESSIONS, JAVA_READERS, LABELS, READER_TABLE, READERS
 
 ALL_READERS = READERS + ("rootreadspeed",)
 SET = "own"  # the input set's name in the raw results
+
+
+class WrongValues(AssertionError):
+    """The readers agree, but not with the file's registered reference values."""
 
 
 def check_request(files: list[str], tree: str | None, branches: list[str], readers: list[str]) -> tuple[str, dict]:
@@ -45,15 +60,20 @@ def check_request(files: list[str], tree: str | None, branches: list[str], reade
         file_compression(path)  # a ROOT file at all
         try:
             with uproot.open(path) as f:
-                trees = sorted({key.split(";")[0] for key, classname in f.classnames().items()
-                                if classname == "TTree"})
+                classes = f.classnames()
+                trees = sorted({key.split(";")[0] for key, classname in classes.items() if classname == "TTree"})
+                ntuples = sorted({key.split(";")[0] for key, classname in classes.items()
+                                  if classname.endswith("RNTuple")})
+                if tree in ntuples or (tree is None and not trees and ntuples):
+                    raise ReaderError(rntuple_refusal(path, tree or ntuples[0]))
                 if tree is None:
                     if len(trees) != 1:
                         raise ReaderError(f"file {path}: name the tree with --tree (it has {len(trees)}: "
                                           f"{', '.join(trees) or 'none'})")
                     tree = trees[0]
                 if tree not in trees:
-                    raise ReaderError(f"file {path}: no tree {tree!r} (its trees: {', '.join(trees) or 'none'})")
+                    raise ReaderError(f"file {path}: no tree {tree!r} (its trees: {', '.join(trees) or 'none'}"
+                                      f"{'; its RNTuples: ' + ', '.join(ntuples) if ntuples else ''})")
                 t = f[tree]
                 for branch in branches:
                     if branch not in t:
@@ -72,32 +92,57 @@ def check_request(files: list[str], tree: str | None, branches: list[str], reade
     return tree, types
 
 
+def rntuple_refusal(path: str, name: str) -> str:
+    """Why an RNTuple is not read here, and what reads it."""
+    return (f"file {path}: {name!r} is an RNTuple, not a TTree. This command reads a TTree with every reader "
+            f"(its RNTuple reader reads an RNTuple copy it makes of the tree); read an RNTuple with ROOT's "
+            f"RNTupleReader (ROOT::RNTupleReader::Open(\"{name}\", file), or ROOT.RDataFrame(\"{name}\", file)) "
+            f"or with uproot (uproot.open(file)[\"{name}\"].arrays())")
+
+
 def prepare(files: list[str], tree: str, types: dict[str, np.dtype], readers: list[str],
             work: Path) -> dict[str, dict[str, Any]]:
     """The input sets, one per branch (its readers interleaved), with the copies the RNTuple
     and Numpy readers read, made under `work` (kept: a second run with the same --work reuses
-    them and the measured runs). A reader that cannot read a branch says so in its own row."""
+    them and the measured runs). A reader that cannot read a branch says so in its own row;
+    a copy that cannot be made (ROOT's RNTupleImporter on a class without a dictionary)
+    leaves its reader out, with the reason in "copy_failures"."""
     setting = file_compression_setting(files[0])
     compression = compression_name(setting)
     # the RNTuple copy with the file's own algorithm and level (ZLIB where RNTuple lacks the algorithm)
     copy_compression, copy_level = (compression, setting % 100) if compression in COMPRESSIONS else ("ZLIB", 1)
     roots = [str(Path(f).resolve()) for f in files]
     copies: dict[str, list[str]] = {"rntuple": [], "numpy": []}
-    for index, source in enumerate(roots):
-        stem = f"{index}_{Path(source).stem}"
-        if "rntuple" in readers:
-            copy = work / "copies" / f"{stem}.ntuple.root"
-            if not copy.exists():
-                make_rntuple_copy(source, copy, copy_compression, copy_level, tree)
-            copies["rntuple"].append(str(copy))
-        if "numpy" in readers:
-            copy = work / "copies" / f"{stem}.{'-'.join(types)}.npz"
-            if not copy.exists():
-                make_numpy_copy(source, copy, tree, list(types))
-            copies["numpy"].append(str(copy))
+    makers = {"rntuple": ("ntuple.root", lambda source, copy: make_rntuple_copy(source, copy, copy_compression,
+                                                                                copy_level, tree)),
+              "numpy": (f"{'-'.join(types)}.npz", lambda source, copy: make_numpy_copy(source, copy, tree,
+                                                                                       list(types)))}
+    failures: dict[str, str] = {}
+    for reader, (suffix, make) in makers.items():
+        for index, source in enumerate(roots if reader in readers else []):
+            copy = work / "copies" / f"{index}_{Path(source).stem}.{suffix}"
+            try:
+                if not copy.exists():
+                    make(source, copy)
+            except Exception as error:  # any failure to make it is the reader's row, not a stop
+                text = str(error) if isinstance(error, (harness.KernelError, ReaderError)) else \
+                    f"{type(error).__name__}: {error}"
+                failures[reader] = f"its copy of {source} could not be made: {telling_line(text)}"
+                copies[reader] = []
+                break
+            copies[reader].append(str(copy))
     return {f"{SET}/{branch}": {"role": "own", "layout": "own", "tree": tree, "branches": [branch],
-                                "readers": list(readers), "compression": compression, "root": roots, **copies}
+                                "readers": list(readers), "compression": compression, "root": roots, **copies,
+                                "copy_failures": failures}
             for branch in types}
+
+
+def copy_failure_rows(inputs: dict[str, dict[str, Any]]) -> pd.DataFrame:
+    """A "failed" row per branch for each reader whose copy could not be made."""
+    return pd.DataFrame([{"record": "failed", "reader": reader, "method": reader, "branch": branch,
+                          "message": reason, "rep": float("nan")}
+                         for spec in inputs.values() for branch in spec["branches"]
+                         for reader, reason in spec["copy_failures"].items()])
 
 
 def table(frame: pd.DataFrame, inputs: dict[str, dict[str, Any]], types: dict[str, np.dtype]) -> pd.DataFrame:
@@ -132,7 +177,100 @@ def table(frame: pd.DataFrame, inputs: dict[str, dict[str, Any]], types: dict[st
     return pd.DataFrame(rows)
 
 
-def print_table(result: pd.DataFrame, frame: pd.DataFrame, files: list[str], tree: str) -> None:
+def reference_values(files: list[str], branch: str, dtype: np.dtype) -> tuple[dict[str, Any] | None, str]:
+    """What the readers of `branch` over `files` must find, from the files' registered
+    references (throughput.references: beside a file or under data/references/), and the
+    references' paths; (None, why) where a file has none, or the one registered under its
+    name is of another file, or it lacks the branch. Its "checksum" is None where the
+    reference checksummed other values than the readers do (an old, float32 one of a branch
+    of another type): then only the counts compare. A reference beside the file that is of
+    a file of another size raises WrongValues."""
+    sources = []
+    for path in files:
+        target = references.reference_path(path)
+        if not target.is_file():
+            return None, (f"no reference values registered for {path} (neither "
+                          f"{references.reference_path(path, registered=False)} nor "
+                          f"{references.reference_path(path, registered=True)})")
+        try:
+            stored = references.load(path)
+        except references.ReferenceError as error:
+            if target == references.reference_path(path, registered=False):
+                raise WrongValues(str(error)) from error
+            return None, f"the reference registered as {target} is of another file: {error}"
+        if branch not in stored["branches"]:
+            return None, f"the reference {target} of {path} has no branch {branch!r}"
+        sources.append((target, stored["branches"][branch].get("type", references.UNTYPED)))
+    want = references.expected(files, branch)
+    checksummed = sorted({kind for _, kind in sources})
+    if checksummed != [str(dtype)]:
+        want["checksum"], want["checksummed"] = None, ", ".join(checksummed)
+    return want, ", ".join(str(target) for target, _ in sources)
+
+
+def verify(result: pd.DataFrame, files: list[str], tree: str, types: dict[str, np.dtype]) -> tuple[pd.DataFrame,
+                                                                                                   dict[str, str]]:
+    """Whether each branch's values are what the files hold: the result with a "verified"
+    column (reference, basket checksums, counts only, unverified) and per branch a note saying
+    how, or why not. Raises WrongValues naming files, branch, the reference's values and the
+    readers' where they differ (the readers agree with each other: check_agreement ran)."""
+    result = result.copy()
+    result["verified"] = ""
+    notes, problems = {}, []
+    for branch, dtype in types.items():
+        rows = result[(result["branch"] == branch) & (result["result"] == "measured")] if len(result) else result
+        rows = rows[rows["checksum"].fillna("").astype(bool)] if len(rows) else rows  # rootreadspeed gives none
+        if rows.empty:
+            continue
+        found = {"entries": int(rows["events"].iloc[0]), "items": int(rows["items"].iloc[0]),
+                 "checksum": rows["checksum"].iloc[0]}
+        labels = ", ".join(rows["label"])
+        want, source = reference_values(files, branch, dtype)
+        if want is not None:
+            compared = [k for k in ("entries", "items", "checksum") if want[k] is not None]
+            if any(found[k] != want[k] for k in compared):
+                problems.append(f"file{'s' * (len(files) > 1)} {', '.join(files)}, branch {branch}: the readers "
+                                f"({labels}) found {found['items']} values in {found['entries']} events, checksum "
+                                f"{found['checksum']}; the reference ({source}) expects {want['items']} values in "
+                                f"{want['entries']} events, checksum {want['checksum'] or '(of other values)'}: the "
+                                f"file is damaged or changed since its reference was taken")
+                continue
+            if want["checksum"] is not None:
+                kind, notes[branch] = "reference", (f"Values checked: every reader found the reference values of "
+                                                    f"{source} ({want['items']} values, checksum {want['checksum']}).")
+            else:
+                kind, notes[branch] = "counts only", (
+                    f"Values unverified ({labels}): the counts match the reference {source}, but its checksum is "
+                    f"of {want['checksummed']} values and the branch holds {dtype}; register a new reference to "
+                    f"check them.")
+            result.loc[rows.index, "verified"] = kind
+            continue
+        formats = [f for path in files for f in basket_formats(path, tree, branch)]
+        counter = counter_of(files[0], tree, branch)
+        unchecked = [name for name, check in formats if check is None]
+        checkers = [r for r in rows["reader"] if r not in JAVA_READERS]  # ROOT and uproot check them
+        if not unchecked and checkers:
+            checks = sorted({f"{name}: {check}" for name, check in formats})
+            result.loc[rows.index, "verified"] = "basket checksums"
+            notes[branch] = (f"Values checked by the baskets' own checksums ({', '.join(checks)}), which ROOT and "
+                             f"uproot verify while decompressing, and every reader agrees; {source}.")
+            continue
+        result.loc[rows.index, "verified"] = "unverified"
+        kinds = ", ".join(f"{unchecked.count(name)} {name}" for name in sorted(set(unchecked)))
+        why = (f"{len(unchecked)} of the {len(formats)} baskets of {branch}{' and its counter' * bool(counter)}"
+               f" carry no checksum ({kinds}: ROOT writes none in uncompressed and ZSTD baskets), so damaged bytes "
+               f"there are read as values by every reader alike" if unchecked else
+               "only the Java readers ran, and whether they check the baskets' checksums is not known here")
+        register = ", ".join(f"references.register({path!r}, {tree!r}, {list(types)!r})" for path in files)
+        notes[branch] = (f"Values unverified ({labels}): {source}; {why}. To check them, register the intact "
+                         f"file's reference: python -c \"from throughput import references; {register}\"")
+    if problems:
+        raise WrongValues("\n".join(problems))
+    return result, notes
+
+
+def print_table(result: pd.DataFrame, frame: pd.DataFrame, files: list[str], tree: str,
+                notes: dict[str, str] | None = None) -> None:
     """The table on the terminal, with the load the runs saw (pandas' plain text: rich is
     not in the pinned environment, and the table needs no more)."""
     timing = frame[frame["record"] == "timing"]
@@ -156,6 +294,8 @@ def print_table(result: pd.DataFrame, frame: pd.DataFrame, files: list[str], tre
         print(text.to_string(index=False, justify="left",
                              formatters={c: f"{{:<{max(len(c), text[c].str.len().max())}}}".format
                                          for c in ("reader", "note") if c in text}))
+        if (notes or {}).get(branch):
+            print(notes[branch])
     if len(timing):
         print(f"\nMedians of {int(result['passes'].max())} interleaved passes per reader after warm-up, warm files; "
               f"rates of the reading time (opening left out), MB/s of uncompressed bytes. kHz: 10^3 events/s. "
@@ -166,17 +306,30 @@ def print_table(result: pd.DataFrame, frame: pd.DataFrame, files: list[str], tre
 
 def run(files: list[str], branches: list[str], tree: str | None = None, readers: list[str] | None = None,
         repetitions: int = 5, warmup: int = 1, work: str | Path | None = None,
-        progress: bool = True) -> tuple[pd.DataFrame, pd.DataFrame, str]:
-    """Check the request, make the copies, measure every reader; return the table, the raw
-    rows and the tree read. `work` keeps the copies and raw runs (a temporary folder if None)."""
+        progress: bool = True) -> tuple[pd.DataFrame, pd.DataFrame, str, dict[str, str]]:
+    """Check the request, make the copies, measure every reader, check the values (verify);
+    return the table, the raw rows, the tree read and the notes on the values of each branch.
+    `work` keeps the copies and raw runs (a temporary folder if None). Raises AssertionError
+    where readers disagree, WrongValues where they agree on other values than the reference."""
     readers = list(readers or ALL_READERS)
     if repetitions < 1 or warmup < 0:
         raise ReaderError(f"--repetitions must be >= 1 and --warmup >= 0, got {repetitions} and {warmup}")
     tree, types = check_request(files, tree, branches, readers)
-    with tempfile.TemporaryDirectory(prefix="throughput-readers-") as temporary:
+    with _lock(files), tempfile.TemporaryDirectory(prefix="throughput-readers-") as temporary:
         folder = Path(work) if work else Path(temporary)
         inputs = prepare(files, tree, types, readers, folder)
         params = {"readers": [r for r in readers if r != "rootreadspeed"], "rootreadspeed": "rootreadspeed" in readers,
                   "warmup": warmup, "sample_every": 100000, "repetitions": repetitions}
-        frame = measure(params, inputs, folder / "raw", noise.Settings(), progress=progress)
-        return table(frame, inputs, types), frame, tree
+        measured = [measure(params, inputs, folder / "raw", noise.Settings(), progress=progress)] \
+            if plan(params, inputs) else []  # none where the only readers asked for lost their copies
+        frame = pd.concat([f for f in (*measured, copy_failure_rows(inputs)) if len(f)], ignore_index=True)
+        result, notes = verify(table(frame, inputs, types), files, tree, types)
+        return result, frame, tree, notes
+
+
+def _lock(files: list[str]) -> contextlib.AbstractContextManager:
+    """The machine's measurement lock (throughput.measurement_lock), taken after the request
+    is checked; not again where this process or its parent holds it (a notebook's cell)."""
+    if os.environ.get(measurement_lock.HELD_ENV):
+        return contextlib.nullcontext()
+    return measurement_lock.held(f"python -m throughput.readers {' '.join(files)}")

@@ -6,7 +6,9 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
+import signal
 import subprocess
 import tarfile
 import urllib.request
@@ -42,12 +44,59 @@ CANNOT_READ_SIGNATURES = {
 
 def classify_failure(reader: str, compression: str, error: str) -> tuple[str, str]:
     """("cannot_read", the reason) when the reader's own error says it lacks
-    support for this input; else ("failed", the first line of its error)."""
+    support for this input; else ("failed", the first line of its error, or, where
+    that is ROOT's chatter, the line telling_line finds)."""
     for signature, reason in CANNOT_READ_SIGNATURES.get(reader, []):
         if signature in error:
             return "cannot_read", reason.format(compression=compression)
-    lines = [line for line in error.strip().splitlines() if line.strip()]
+    lines = [line.strip() for line in error.strip().splitlines() if line.strip()]
+    if lines and _CHATTER.match(lines[0]):
+        return "failed", telling_line(error)
     return "failed", lines[0] if lines else "no error message"
+
+
+# ROOT's chatter, printed before the cause: a class without a dictionary is warned
+# about ("Warning in <TClass::Init>: no dictionary ...") long before a reader aborts on it.
+_CHATTER = re.compile(r"(Warning|Info|Print) in <")
+# What says why a process stopped, most telling first: ROOT's Fatal (then it aborts), an
+# uncaught C++ exception, ROOT's signal handler ("*** Break *** segmentation violation"),
+# the C library's abort messages ("double free or corruption"), ROOT's errors.
+_CAUSES = [re.compile(p) for p in (r"Fatal in <", r"terminate called|what\(\):", r"\*\*\* Break \*\*\*",
+                                   r"corruption|[Ss]egmentation fault|[Aa]ssertion|abort", r"Error in <|[Ee]rror")]
+
+
+def telling_line(text: str) -> str:
+    """The line of a process's stderr that says why it stopped: the program's own error
+    (``name: error: ...``), else the most telling of _CAUSES, else the first line that
+    is not ROOT's chatter (Warning, Info)."""
+    lines = [line.strip() for line in text.strip().splitlines() if line.strip()]
+    own = [line.split(": error: ", 1)[1] for line in lines if ": error: " in line]
+    if own:
+        return own[0]
+    for cause in _CAUSES:
+        found = [number for number, line in enumerate(lines) if cause.search(line) and not _CHATTER.match(line)]
+        if found:  # an uncaught exception's what() follows "terminate called ..."
+            after = lines[found[0] + 1:found[0] + 2]
+            return lines[found[0]] + (f": {after[0]}" if after and after[0].startswith("what():") else "")
+    rest = [line for line in lines if not _CHATTER.match(line)]
+    return (rest or lines or ["no error message"])[0]
+
+
+def process_error(returncode: int, stderr: str) -> str:
+    """A failed process's error text for its row: the program's own error lines first
+    (without its "name: error: " prefix; a library's chatter before them is not the error);
+    a process killed by a signal starts with the signal's name and the line saying why
+    ("killed by SIGABRT: Fatal in <TEmulatedCollectionProxy::WithCont>: ...")."""
+    lines = stderr.strip().splitlines()
+    own = [line.split(": error: ", 1)[1] for line in lines if ": error: " in line]
+    error = "\n".join(own + [line for line in lines if ": error: " not in line]) or f"exit {returncode}"
+    if returncode < 0:
+        try:
+            name = signal.Signals(-returncode).name
+        except ValueError:
+            name = f"signal {-returncode}"
+        error = f"killed by {name}: {telling_line(stderr)}\n{error}"
+    return error
 
 
 def page_cache(files: list[str], mode: str) -> dict[str, Any]:
@@ -84,12 +133,7 @@ def run_json_process(argv: list[str], label: str, timeout_s: float | None = None
     if any(not v.get("ok") for v in validations):
         raise harness.KernelError(f"{label}: validation failed: {validations[0]}; {message}")
     if proc.returncode != 0:
-        # the reader's own words, without the program's "name: error: " prefix; where it wrote
-        # such a line, that line first (a library's chatter before it, e.g. root4j's, is not the error)
-        lines = message.splitlines()
-        own = [line.split(": error: ", 1)[1] for line in lines if ": error: " in line]
-        error = "\n".join(own + [line for line in lines if ": error: " not in line]) or f"exit {proc.returncode}"
-        raise ReaderFailed(f"{label} exited with {proc.returncode}: {message}", error)
+        raise ReaderFailed(f"{label} exited with {proc.returncode}: {message}", process_error(proc.returncode, message))
     if len(validations) != 1:
         raise harness.KernelError(f"{label}: expected exactly one validation record, got {len(validations)}")
     return records
@@ -271,9 +315,9 @@ def run_rootreadspeed(files: list[str], tree: str, branch: str, counter: str | N
         argv = [str(rootreadspeed_path()), "--files", *listed, "--trees", tree,
                 "--branches", branch, *([counter] if counter else []), "--threads", "0"]
         proc = subprocess.run(argv, capture_output=True, text=True, env=harness.pinned_env())
-        if proc.returncode != 0:
-            raise harness.KernelError(f"rootreadspeed on {files[0]} branch {branch} exited with {proc.returncode}: "
-                                      f"{(proc.stdout + proc.stderr)[-1500:]}")
+        if proc.returncode != 0:  # a row saying why (it aborts on classes without a dictionary), not a stop
+            raise ReaderFailed(f"rootreadspeed on {files[0]} branch {branch} exited with {proc.returncode}: "
+                               f"{(proc.stdout + proc.stderr)[-1500:]}", process_error(proc.returncode, proc.stderr))
         return parse_rootreadspeed(proc.stdout)
 
     rows = []
