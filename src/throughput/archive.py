@@ -35,7 +35,7 @@ from typing import Any
 import pandas as pd
 
 from . import REPO, provenance
-from .results import read_metadata, read_raw, sha256
+from .results import current_raw_files, read_metadata, read_raw, sha256
 
 ARCHIVE_DIR = REPO / "archive"
 MANIFEST = "manifest.json"
@@ -53,7 +53,7 @@ def _raw_files(results_dir: Path, experiments: list[str] | None) -> dict[str, li
     found = {}
     for raw in sorted(results_dir.glob("*/raw")):
         if experiments is None or raw.parent.name in experiments:
-            files = sorted(raw.glob("*.parquet"))
+            files = current_raw_files(raw)  # not the stored runs of another configuration
             if files:
                 found[raw.parent.name] = files
     return found

@@ -21,8 +21,8 @@ from .experiments import memory_bandwidth as mb
 
 
 def read_run(raw_dir: str | Path) -> pd.DataFrame:
-    """The summary table (mb.summary) of the raw results in `raw_dir`."""
-    paths = sorted(Path(raw_dir).glob("*.parquet"))
+    """The summary table (mb.summary) of the raw results in `raw_dir` (its latest execution's)."""
+    paths = results.current_raw_files(raw_dir)
     if not paths:
         raise SystemExit(f"{raw_dir}: no raw results (*.parquet) there")
     return mb.summary(mb.with_rates(pd.concat([results.read_raw(p)[0] for p in paths], ignore_index=True)))

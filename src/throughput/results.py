@@ -13,6 +13,7 @@ import functools
 import hashlib
 import json
 import os
+import time
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator
 
@@ -22,6 +23,11 @@ import pyarrow.parquet as pq
 
 PROVENANCE_KEY = b"throughput.provenance"
 PARAMS_KEY = b"throughput.params"
+# Which raw files of a folder the latest execution used (stored or measured): the runs of
+# another configuration stay, so switching back reuses them, but they are not this one's.
+CURRENT_RUNS = "current_runs.json"
+# One execution: the process that measures (a notebook's kernel, `throughput.node`).
+EXECUTION = f"{os.getpid()}-{time.time_ns()}"
 
 
 @contextlib.contextmanager
@@ -40,14 +46,40 @@ def atomic_path(path: str | os.PathLike) -> Iterator[Path]:
 
 def write_raw(frame: pd.DataFrame, path: str | os.PathLike, provenance: dict[str, Any],
               params: dict[str, Any]) -> Path:
-    """Write one run's rows with its provenance and parameters, atomically."""
+    """Write one run's rows with its provenance and parameters, atomically; it becomes one
+    of its folder's current runs."""
     table = pa.Table.from_pandas(frame, preserve_index=False)
     metadata = dict(table.schema.metadata or {})
     metadata[PROVENANCE_KEY] = json.dumps(provenance, sort_keys=True, default=str).encode()
     metadata[PARAMS_KEY] = json.dumps(params, sort_keys=True, default=str).encode()
     with atomic_path(path) as temporary:
         pq.write_table(table.replace_schema_metadata(metadata), temporary)
+    _note_current(Path(path))
     return Path(path)
+
+
+def _note_current(path: Path) -> None:
+    """Add `path` to its folder's current runs; the first note of a new execution starts the list afresh."""
+    ledger = path.parent / CURRENT_RUNS
+    try:
+        stored = json.loads(ledger.read_text())
+    except (OSError, ValueError):
+        stored = {}
+    names = set(stored.get("runs", [])) if stored.get("execution") == EXECUTION else set()
+    if path.name not in names:
+        with atomic_path(ledger) as temporary:
+            temporary.write_text(json.dumps({"execution": EXECUTION, "runs": sorted(names | {path.name})}, indent=1))
+
+
+def current_raw_files(raw_dir: str | os.PathLike) -> list[Path]:
+    """The raw files of `raw_dir` that the latest execution used (every one where no
+    execution recorded them: results from before the record was kept)."""
+    raw_dir = Path(raw_dir)
+    try:
+        names = json.loads((raw_dir / CURRENT_RUNS).read_text())["runs"]
+    except (OSError, ValueError, KeyError):
+        return sorted(raw_dir.glob("*.parquet"))
+    return sorted(raw_dir / name for name in names if (raw_dir / name).is_file())
 
 
 def read_raw(path: str | os.PathLike) -> tuple[pd.DataFrame, dict[str, Any], dict[str, Any]]:
@@ -102,7 +134,10 @@ def stored_rows(path: str | os.PathLike, key: dict[str, Any]) -> pd.DataFrame | 
         frame, _, stored = read_raw(path)
     except (ValueError, OSError, pa.ArrowInvalid):
         return None  # unreadable: measure again and replace it
-    return frame if stored == key else None
+    if stored != key:
+        return None
+    _note_current(path)
+    return frame
 
 
 def read_metadata(path: str | os.PathLike) -> tuple[dict[str, Any], dict[str, Any]]:

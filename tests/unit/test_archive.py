@@ -61,6 +61,17 @@ def test_an_archive_round_trips_every_run_with_the_machine_and_commit(measured, 
     assert [a.label for a in archive.read_all(tmp_path / "archive")] == ["this-machine"]
 
 
+def test_only_the_latest_executions_runs_are_packed(measured, tmp_path, monkeypatch):
+    # A run of an earlier configuration stays in results/ (a switch back reuses it) but is
+    # not this configuration's: the archive, like the paper, leaves it out.
+    root, frames = measured
+    monkeypatch.setattr(results, "EXECUTION", "a later configuration")
+    _run_file(root / "memory_bandwidth" / "raw" / "run_2.parquet", 2.0)
+    target = archive.pack("this-machine", root, tmp_path / "archive" / "this-machine")
+    packed = json.loads((target / archive.MANIFEST).read_text())["files"]
+    assert sorted(packed) == ["gpu_bandwidth/run_3.parquet", "memory_bandwidth/run_2.parquet"]
+
+
 def test_a_damaged_or_foreign_file_is_named_and_left_out_whole(measured, tmp_path):
     root, _ = measured
     target = archive.pack("m1", root, tmp_path / "m1")

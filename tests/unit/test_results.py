@@ -25,7 +25,7 @@ def _frame() -> pd.DataFrame:
 
 
 def _leftovers(directory: Path, final_name: str) -> list[str]:
-    return sorted(p.name for p in directory.iterdir() if p.name != final_name)
+    return sorted(p.name for p in directory.iterdir() if p.name not in (final_name, results.CURRENT_RUNS))
 
 
 # --- write_raw / read_raw ---------------------------------------------------------------------
@@ -270,3 +270,32 @@ def test_inputs_are_identified_by_name_and_content(tmp_path):
     os.utime(first, ns=(1, 1))         # and an older date: the content still tells
     assert results.sha256(first) != before == results.sha256(moved)
     assert results.input_identity([first]) != results.input_identity([moved])
+
+
+# --- current runs: what the latest execution used ------------------------------------------------
+
+def test_current_runs_are_the_latest_executions_and_a_new_one_starts_afresh(tmp_path, monkeypatch):
+    measure = Counter(_frame())
+    assert results.current_raw_files(tmp_path) == []
+    for name in ("a", "b"):  # one execution: measured at one scale
+        results.measure_once(tmp_path / f"{name}.parquet", {**PARAMS, "run": name}, measure)
+    assert [p.name for p in results.current_raw_files(tmp_path)] == ["a.parquet", "b.parquet"]
+    # The next execution (another configuration) measures b anew and reuses c: a is kept on
+    # disk, to be reused if that configuration comes back, but it is no longer current.
+    monkeypatch.setattr(results, "EXECUTION", "the next one")
+    results.write_raw(_frame(), tmp_path / "c.parquet", PROVENANCE, results.reuse_key(PARAMS))
+    results.measure_once(tmp_path / "b.parquet", {**PARAMS, "run": "b", "n_values": 2000}, measure)
+    monkeypatch.setattr(results, "EXECUTION", "the one after")
+    results.measure_once(tmp_path / "b.parquet", {**PARAMS, "run": "b", "n_values": 2000}, measure)  # reused
+    results.measure_once(tmp_path / "c.parquet", PARAMS, measure)  # reused
+    assert measure.calls == 3 and (tmp_path / "a.parquet").is_file()
+    assert [p.name for p in results.current_raw_files(tmp_path)] == ["b.parquet", "c.parquet"]
+    # a run stored under another key is not reused, and not made current by being looked at
+    assert results.stored_rows(tmp_path / "a.parquet", {"other": 1}) is None
+    assert [p.name for p in results.current_raw_files(tmp_path)] == ["b.parquet", "c.parquet"]
+
+
+def test_results_from_before_the_record_are_all_current(tmp_path):
+    results.write_raw(_frame(), tmp_path / "a.parquet", PROVENANCE, PARAMS)
+    (tmp_path / results.CURRENT_RUNS).unlink()
+    assert [p.name for p in results.current_raw_files(tmp_path)] == ["a.parquet"]

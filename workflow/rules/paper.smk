@@ -20,10 +20,11 @@ rule study_macros:
 
 
 def live_provenances():
-    """The provenance of every stored run of this machine, per experiment."""
+    """The provenance of every run of this machine that the experiments' latest executions
+    used (not the stored runs of another configuration), per experiment."""
     from throughput import results
 
-    return {raw.parent.name: [results.read_provenance(p) for p in sorted(raw.rglob("*.parquet"))]
+    return {raw.parent.name: [results.read_provenance(p) for p in results.current_raw_files(raw)]
             for raw in sorted(Path("results").glob("*/raw"))}
 
 
@@ -74,6 +75,6 @@ rule paper:
     shell:
         # Run in the working directory, so \input{paper/generated/...} and
         # figures/... resolve to the generated files; sources come via TEXINPUTS.
-        "TEXINPUTS={REPO}/paper//: latexmk -pdf -interaction=nonstopmode -halt-on-error "
-        "-outdir=paper/build {REPO}/paper/paper.tex > {log} 2>&1 "
-        "|| {{ tail -n 40 {log} >&2; exit 1; }}"
+        "TEXINPUTS={REPO:q}/paper//: latexmk -pdf -interaction=nonstopmode -halt-on-error "
+        "-outdir=paper/build {REPO:q}/paper/paper.tex > {log:q} 2>&1 "
+        "|| {{ tail -n 40 {log:q} >&2; exit 1; }}"
