@@ -146,14 +146,30 @@ def resolve_paths(config: dict[str, Any], schema: dict[str, Any], workdir: str |
     for path, kind in _path_keys(schema):
         if kind != "workdir":
             raise ValueError(f"schema of {_key(path)}: unknown x-path {kind!r}")
-        holder = config
-        for part in path[:-1]:
-            holder = holder[part]
+        holder = _holder(config, path)
         value = holder.get(path[-1])
         if isinstance(value, str):
             value = os.path.expanduser(value)
             # abspath, not resolve: symlinks stay as the user named them
             holder[path[-1]] = value if os.path.isabs(value) else os.path.abspath(os.path.join(base, value))
+
+
+def _holder(config: dict[str, Any], path: tuple) -> dict[str, Any]:
+    """The mapping that holds the key at `path`."""
+    for part in path[:-1]:
+        config = config[part]
+    return config
+
+
+def root_expanded_paths(config: dict[str, Any], schema: dict[str, Any], workdir: str | os.PathLike) -> list[str]:
+    """The path keys (and the working directory, under which every generated file lies) that
+    hold a '$': ROOT expands $VAR and $(VAR) in every file name it opens (TSystem::ExpandFileName),
+    so such a path names another file, or none. (A shell never sees them: the rules quote paths.)"""
+    named = [(f"config key '{_key(path)}' = {value!r}", value) for path, _ in _path_keys(schema)
+             for value in [_holder(config, path).get(path[-1])] if isinstance(value, str)]
+    named.append((f"working directory {os.path.abspath(workdir)!r}", os.path.abspath(workdir)))
+    return [f"{where}: holds '$', which ROOT expands in file names ($VAR, $(VAR)): rename or move it"
+            for where, value in named if "$" in value]
 
 
 def directory_problem(key: str, path: str | os.PathLike, create: bool = False) -> str | None:
@@ -230,6 +246,7 @@ def validate(config: dict[str, Any], check_resources: bool = True, workdir: str 
     if problems:
         raise ConfigError(problems)
     resolve_paths(resolved, schema, workdir)
+    problems += root_expanded_paths(resolved, schema, workdir)
     resolved["fitted_to_machine"] = {}
     if check_resources:
         problems += fit_sections(resolved, sections(), available_memory)

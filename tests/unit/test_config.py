@@ -904,3 +904,20 @@ def test_workflow_dry_run_with_a_missing_datasets_source_stops_naming_it_and_mak
     assert result.returncode != 0
     assert f"config key 'datasets.source' = {str(missing)!r}: no such folder" in result.stdout + result.stderr
     assert not (tmp_path / "work" / "data").exists() and real.exists() == had_real and not missing.parent.exists()
+
+
+def test_a_path_that_root_would_expand_is_named_before_any_job(tmp_path):
+    # ROOT opens "a $(b)/f.root" as "a $b/f.root" and "$HOME/f.root" as another file (tried with
+    # ROOT 6.40): a '$' in a path key, or in the working directory every generated file lies
+    # under, is refused naming it.
+    disk = tmp_path / "disk $(HOME)"
+    disk.mkdir()
+    work = tmp_path / "work $USER"
+    work.mkdir()
+    with pytest.raises(ConfigError) as info:
+        config.validate({"writing": {"disk_dir": str(disk)}}, check_resources=False, workdir=work)
+    assert info.value.problems == [
+        f"config key 'writing.disk_dir' = {str(disk)!r}: holds '$', which ROOT expands in file names ($VAR, $(VAR)): "
+        "rename or move it",
+        f"working directory {str(work)!r}: holds '$', which ROOT expands in file names ($VAR, $(VAR)): rename or move it"]
+    assert config.validate({"writing": {"disk_dir": str(tmp_path)}}, check_resources=False, workdir=tmp_path)

@@ -13,7 +13,7 @@ import yaml
 
 from conftest import REPO, TINY_CONFIG, command_env, snakemake
 from throughput import config as study_config
-from throughput import archive, paper_check, provenance
+from throughput import archive, paper_check, paths, provenance
 from throughput.experiments import memory_bandwidth
 
 SEED_ROWS = {"inplace, seed": ["87.8", "27.2", "27.1", "25.6"], "immutable, seed": ["91.2", "38.7", "39.2", "39.2"]}
@@ -96,6 +96,18 @@ def test_tiny_run_produces_the_paper_with_the_memory_bandwidth_table(tmp_path):
     for source, expected in _EDITS.items():
         assert _would_run_after_editing(tmp_path, source) == expected, source
 
+    # A changed config re-runs exactly the experiments it feeds, and what reads their outputs:
+    # one key of one section in the config file itself, then a second config file over it
+    # (what `make paper CONFIG=...` passes after the default).
+    settings = yaml.safe_load(TINY_CONFIG.read_text())
+    settings["memory_bandwidth"]["n_values"] += 1000
+    changed = tmp_path / "changed.yaml"
+    changed.write_text(yaml.safe_dump(settings))
+    assert _planned(tmp_path, changed) == {"memory_bandwidth": 1, **_AFTER_AN_EXPERIMENT}
+    over = tmp_path / "over.yaml"
+    over.write_text(yaml.safe_dump({"writing": {"random_mb": 0.6}}))
+    assert _planned(tmp_path, TINY_CONFIG, over) == {"writing": 1, **_AFTER_AN_EXPERIMENT}
+
     # This run's results, archived as another machine and named in the config, round-trip
     # into every machine table: the archived column holds exactly this machine's figures.
     archive.pack("earlier-run", tmp_path / "results", tmp_path / "archived" / "earlier-run")
@@ -124,18 +136,28 @@ REPO_KERNELS = REPO / "kernels"
 # study_noise (the method section's sentence on how quiet the machine was) and
 # study_machines (its machine table) read every experiment's stored runs, so they
 # follow any experiment that re-runs.
+_AFTER_AN_EXPERIMENT = {"study_noise": 1, "study_machines": 1, "paper": 1, "all": 1}
 _EDITS = {
-    "memory_bandwidth/add_constant.cpp":
-        {"kernel": 4, "memory_bandwidth": 1, "study_noise": 1, "study_machines": 1, "paper": 1, "all": 1},
-    "reader_comparison/read_branch.cpp":
-        {"kernel": 1, "reader_comparison": 1, "study_noise": 1, "study_machines": 1, "paper": 1, "all": 1},
+    "memory_bandwidth/add_constant.cpp": {"kernel": 4, "memory_bandwidth": 1, **_AFTER_AN_EXPERIMENT},
+    "reader_comparison/read_branch.cpp": {"kernel": 1, "reader_comparison": 1, **_AFTER_AN_EXPERIMENT},
     "reader_comparison/make_aod_like.cpp":
         # the flat AOD-like file and the split-object one, each with its RNTuple and Numpy copies;
         # the writing experiment builds its data products from the flat one
         {"kernel": 1, "reader_comparison_aod": 1, "reader_comparison_aod_objects": 1, "reader_comparison_aod_rntuple": 2,
-         "reader_comparison_numpy": 2,
-         "reader_comparison": 1, "writing": 1, "study_noise": 1, "study_machines": 1, "paper": 1, "all": 1},
+         "reader_comparison_numpy": 2, "reader_comparison": 1, "writing": 1, **_AFTER_AN_EXPERIMENT},
 }
+
+
+def _planned(workdir: Path, *configs: Path) -> dict[str, int]:
+    """Jobs per rule that `snakemake -n` plans in `workdir` with `configs` ({} for none)."""
+    plan = snakemake(workdir, "-n", "--cores", "2", "--configfile", *map(str, configs))
+    assert plan.returncode == 0, plan.stderr[-2000:]
+    output = plan.stdout + plan.stderr
+    if "Nothing to be done" in output:
+        return {}
+    assert "Job stats:" in output, output[-2000:]
+    stats = output.split("Job stats:")[1].split("total")[0]
+    return {m.group(1): int(m.group(2)) for m in re.finditer(r"^(\w+)\s+(\d+)\s*$", stats, re.MULTILINE)}
 
 
 def _would_run_after_editing(workdir: Path, source: str) -> dict[str, int]:
@@ -149,15 +171,38 @@ def _would_run_after_editing(workdir: Path, source: str) -> dict[str, int]:
     before, content = path.stat(), path.read_bytes()
     try:
         path.write_bytes(content + b"\n// edited by tests/workflow/test_workflow.py\n")
-        plan = snakemake(workdir, "-n", "--cores", "2", "--configfile", str(TINY_CONFIG))
+        return _planned(workdir, TINY_CONFIG)
     finally:
         path.write_bytes(content)
         os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns))
-    assert plan.returncode == 0, plan.stderr[-2000:]
-    output = plan.stdout + plan.stderr
-    assert "Job stats:" in output, f"editing {source} planned no job:\n{output[-2000:]}"
-    stats = output.split("Job stats:")[1].split("total")[0]
-    return {m.group(1): int(m.group(2)) for m in re.finditer(r"^(\w+)\s+(\d+)\s*$", stats, re.MULTILINE)}
+
+
+def test_a_path_from_the_config_reaches_a_shell_as_a_name_only(tmp_path):
+    # datasets.source reaches shell commands as a path (the real files' copies: make-numpy and
+    # make-rntuple). A folder whose name holds a space, quotes and backticks is a name, never
+    # code, in a working directory whose name holds a space too; one with '$' (ROOT expands
+    # $VAR and $(VAR) in file names) stops the run before any job, naming the key.
+    def run_with_source(name: str) -> tuple[subprocess.CompletedProcess, Path]:
+        source = tmp_path / name
+        source.mkdir()
+        for real in (paths.SHARED / "data").glob("*.root"):
+            (source / real.name).symlink_to(real)
+        config = tmp_path / f"{len(name)}.yaml"
+        config.write_text(yaml.safe_dump({"datasets": {"source": str(source)}}))
+        workdir = tmp_path / f"work dir {len(name)}"
+        (workdir / "build").mkdir(parents=True)
+        (workdir / "build/kernels").symlink_to(REPO / "build/kernels")  # built by `make test`
+        return snakemake(workdir, *copies, "--cores", "2", "--configfile", str(TINY_CONFIG), str(config)), workdir
+
+    copies = ["data/reader_comparison/real/uproot-HZZ-zstd.npz", "data/reader_comparison/real/uproot-HZZ-zstd.ntuple.root"]
+    result, workdir = run_with_source("""real 'files" `touch INJECTED`; touch INJECTED2""")
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert all((workdir / copy).stat().st_size > 0 for copy in copies)
+    result, workdir = run_with_source("real $(touch INJECTED3)")
+    assert result.returncode != 0 and "config key 'datasets.source'" in result.stderr, result.stderr[-3000:]
+    assert "ROOT expands" in result.stderr and not (workdir / "data").exists()
+    # a shell that ran a name would have touched the files in its working directory
+    assert not [*tmp_path.rglob("INJECTED*"), *REPO.glob("INJECTED*")], "a shell ran the folder's name"
 
 
 @pytest.mark.slow

@@ -4,7 +4,11 @@
 # An experiment's own rule file (rules/<experiment>.smk, read before this one)
 # adds what else it needs:
 #   EXPERIMENT_INPUTS[name]      generated inputs the notebook reads (datasets, the Java reader)
-#   EXPERIMENT_PARAMETERS[name]  function(input) -> notebook parameters besides its config section
+#   EXPERIMENT_PARAMETERS[name]  notebook parameters besides its config section (a dict)
+# The parameters are one string, made here from the config: Snakemake records it with
+# the notebook's output and re-runs the notebook when it changes (--rerun-triggers
+# params). It must not be a function of `input`: Snakemake neither records nor
+# compares such params, so a changed config would re-run nothing.
 # An experiment whose spec sets `shows_archived` also gets the config section `machines`
 # and every archived machine's files as inputs: a machine archived or changed re-runs it.
 _ARCHIVE_DIR = machines.archive_dir(STUDY["machines"])
@@ -12,9 +16,8 @@ ARCHIVED_FILES = sorted(str(p) for p in _ARCHIVE_DIR.glob("*/**/*") if p.is_file
 
 
 def _notebook_parameters_of(spec):
-    extra = EXPERIMENT_PARAMETERS.get(spec.name, lambda input: {})
     machines = {"machines": STUDY["machines"]} if spec.shows_archived else {}
-    return lambda wildcards, input: notebook_parameters(spec.name, **machines, **extra(input))
+    return notebook_parameters(spec.name, **machines, **EXPERIMENT_PARAMETERS.get(spec.name, {}))
 
 
 for _spec in SPECS.values():
@@ -36,7 +39,7 @@ for _spec in SPECS.values():
             parameters=_notebook_parameters_of(_spec),
         threads: workflow.cores
         shell:
-            "python -m throughput.notebook {input.notebook} {output.notebook} "
-            "--cwd {REPO}/notebooks --parameters {params.parameters:q}"
+            "python -m throughput.notebook {input.notebook:q} {output.notebook:q} "
+            "--cwd {REPO:q}/notebooks --parameters {params.parameters:q}"
 
     PAPER_INPUTS += getattr(rules, _spec.name).output

@@ -25,7 +25,7 @@ rule nanoaod_like:
     params:
         section=json.dumps(STUDY["datasets"]),
     shell:
-        "python -m throughput.datasets nanoaod {output[0]} --compression {wildcards.compression} "
+        "python -m throughput.datasets nanoaod {output[0]:q} --compression {wildcards.compression} "
         "--index {wildcards.index} --section {params.section:q}"
 
 
@@ -38,5 +38,5 @@ rule nanoaod_rntuple:
     params:
         section=json.dumps(STUDY["datasets"]),
     shell:
-        "python -m throughput.datasets rntuple {output} --input {input.tree} "
+        "python -m throughput.datasets rntuple {output:q} --input {input.tree:q} "
         "--compression {wildcards.compression} --section {params.section:q}"

@@ -21,4 +21,4 @@ rule kernel:
     # way that matters to it; touching it keeps Snakemake from seeing it older
     # than an edited CMake file forever. Only this binary: nothing else re-runs.
     shell:
-        "{REPO}/kernels/build.sh build/kernels python {wildcards.kernel} > {log} 2>&1 && touch {output}"
+        "{REPO:q}/kernels/build.sh build/kernels python {wildcards.kernel:q} > {log:q} 2>&1 && touch {output:q}"

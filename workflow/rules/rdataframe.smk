@@ -27,12 +27,12 @@ rule rdataframe_input:
     params:
         section=json.dumps(STUDY["datasets"]),
     shell:
-        "python -m throughput.datasets nanoaod {output} --compression {wildcards.compression} "
+        "python -m throughput.datasets nanoaod {output:q} --compression {wildcards.compression} "
         "--index {wildcards.index} --events {wildcards.events} --section {params.section:q}"
 
 
 EXPERIMENT_INPUTS["rdataframe"] = [str(REPO / "kernels" / "rdataframe" / "analysis.hpp"), *RDATAFRAME_INPUTS]
-EXPERIMENT_PARAMETERS["rdataframe"] = lambda input: {
+EXPERIMENT_PARAMETERS["rdataframe"] = {
     # The notebook finds the files by the same naming rule (thousands of paths would not fit
     # on a command line); it checks they are all there before measuring.
     "input_dir": str(Path("data/rdataframe").resolve()),

@@ -92,7 +92,7 @@ rule reader_comparison_aod:
         level=lambda wildcards: rc_level(wildcards.compression),
         seed=lambda wildcards: STUDY["datasets"]["seed"] + int(wildcards.index),
     shell:
-        "python -m throughput.experiments.reader_comparison make-aod {output[0]} --events {params.events} "
+        "python -m throughput.experiments.reader_comparison make-aod {output[0]:q} --events {params.events} "
         "--compression {wildcards.compression} --level {params.level} --seed {params.seed}"
 
 
@@ -107,7 +107,7 @@ rule reader_comparison_aod_objects:
         level=lambda wildcards: rc_level(wildcards.compression),
         seed=STUDY["datasets"]["seed"],
     shell:
-        "python -m throughput.experiments.reader_comparison make-aod {output[0]} --objects "
+        "python -m throughput.experiments.reader_comparison make-aod {output[0]:q} --objects "
         "--events {params.events} --compression {wildcards.compression} --level {params.level} --seed {params.seed}"
 
 
@@ -120,7 +120,7 @@ rule reader_comparison_aod_rntuple:  # the flat AOD-like files' and the split-ob
     params:
         level=lambda wildcards: rc_level(wildcards.compression),
     shell:
-        "python -m throughput.experiments.reader_comparison make-rntuple {input.tree} {output} "
+        "python -m throughput.experiments.reader_comparison make-rntuple {input.tree:q} {output:q} "
         "--layout {wildcards.rc_aod} --compression {wildcards.compression} --level {params.level}"
 
 
@@ -136,7 +136,7 @@ rule reader_comparison_numpy:
     output:
         f"{RC_DATA}/numpy/{{rc_layout}}/{{compression}}/part{{index}}.npz",
     shell:
-        "python -m throughput.experiments.reader_comparison make-numpy {input} {output} --layout {wildcards.rc_layout}"
+        "python -m throughput.experiments.reader_comparison make-numpy {input:q} {output:q} --layout {wildcards.rc_layout}"
 
 
 rule reader_comparison_real_copies:
@@ -151,10 +151,10 @@ rule reader_comparison_real_copies:
         compression=lambda wildcards: rc_module.file_compression(RC_REAL[wildcards.rc_stem]),
         level=lambda wildcards: rc_level(rc_module.file_compression(RC_REAL[wildcards.rc_stem])),
     shell:
-        "python -m throughput.experiments.reader_comparison make-numpy {input.source} {output.numpy} "
+        "python -m throughput.experiments.reader_comparison make-numpy {input.source:q} {output.numpy:q} "
         "--layout {params.layout} && "
-        "python -m throughput.experiments.reader_comparison make-rntuple {input.source} {output.rntuple} "
-        "--layout {params.layout} --compression {params.compression} --level {params.level}"
+        "python -m throughput.experiments.reader_comparison make-rntuple {input.source:q} {output.rntuple:q} "
+        "--layout {params.layout:q} --compression {params.compression:q} --level {params.level}"
 
 
 rule reader_comparison_java:
@@ -172,5 +172,4 @@ EXPERIMENT_INPUTS["reader_comparison"] = [
     *(path for spec in RC_INPUTS.values() for key in ("root", "rntuple", "numpy") for path in spec.get(key, [])),
     *([RC_JAVA] if RC_WANTS_JAVA else []),
 ]
-EXPERIMENT_PARAMETERS["reader_comparison"] = lambda input: {
-    "compression": RC_COMPRESSION, "inputs": rc_inputs_absolute()}
+EXPERIMENT_PARAMETERS["reader_comparison"] = {"compression": RC_COMPRESSION, "inputs": rc_inputs_absolute()}

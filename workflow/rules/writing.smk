@@ -16,7 +16,7 @@ WRITING_AOD_INPUTS = ([f"{RC_DATA}/aod/{RC_COMPRESSION}/part0.root"] if STUDY["w
 
 
 EXPERIMENT_INPUTS["writing"] = WRITING_INPUTS + WRITING_AOD_INPUTS
-EXPERIMENT_PARAMETERS["writing"] = lambda input: {
-    "input_files": [str(Path(p).resolve()) for p in input.data if p not in WRITING_AOD_INPUTS],
-    "aod_files": [str(Path(p).resolve()) for p in input.data if p in WRITING_AOD_INPUTS],
+EXPERIMENT_PARAMETERS["writing"] = {
+    "input_files": [str(Path(p).resolve()) for p in WRITING_INPUTS],
+    "aod_files": [str(Path(p).resolve()) for p in WRITING_AOD_INPUTS],
 }
