@@ -595,7 +595,7 @@ def test_efficiency_target_not_measured_is_said_with_the_reason():
 
 def test_measure_stores_reuses_and_a_failure_leaves_earlier_results(nanoaod, tmp_path, tmpfs_dir):
     params = {**config.validate({"writing": {"media": ["memory"], "event_media": ["memory", "tmpfs"],
-                                              "random_compressions": ["LZ4"], "random_mb": 0.02, "events": 30,
+                                              "random_compressions": ["LZ4"], "random_mb": 0.1, "events": 30,
                                               "event_branches": ["Jet_*", "MET_*"], "object_events": 0,
                                               "max_threads": 1, "tmpfs_dir": tmpfs_dir}},
                                 check_resources=False)["writing"], "repetitions": 1, "warmup": 0}
