@@ -6,6 +6,7 @@ import shutil
 import subprocess
 import sys
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -60,6 +61,49 @@ class Daemons:
             except subprocess.TimeoutExpired:
                 process.kill()
             log.close()
+
+
+@dataclass
+class TinyStudy:
+    """The tiny study, run once to its PDF in `workdir`: `result` is Snakemake's; `slurm_jobs` what
+    the Slurm controller recorded of every job, with `slurm_cpus` the node's cores (both None
+    when Slurm could not run here, for the reason in `without_slurm`)."""
+    workdir: Path
+    result: subprocess.CompletedProcess
+    slurm_jobs: list[dict[str, str]] | None
+    slurm_cpus: int | None
+    without_slurm: str | None
+
+
+@pytest.fixture(scope="session")
+def tiny_study(tmp_path_factory) -> TinyStudy:
+    """The tiny study (tests/data/tiny.yaml) run once for the workflow tests (its paper, what a
+    change re-runs, an archived machine) and the Slurm test (its jobs): through the Slurm
+    profile on a single-node Slurm of this host (tests/slurm_cluster.py) where one can run, as
+    `make test` as root has, else on 2 local cores. Each used to run it on its own, 4 to 5
+    minutes of `make test` each. The kernels are those `make test` built first (its `kernels`
+    prerequisite, with the same build.sh): building them again would take a minute and a half
+    and check nothing new; the workflow's kernel rule builds for real in the interrupted run."""
+    import slurm_cluster
+
+    workdir = tmp_path_factory.mktemp("tiny")
+    if (REPO / "build/kernels/bin").is_dir():
+        (workdir / "build").mkdir()
+        (workdir / "build/kernels").symlink_to(REPO / "build/kernels")
+    arguments = ["--configfile", str(TINY_CONFIG)]
+    reason = slurm_cluster.missing()
+    if reason:
+        return TinyStudy(workdir, snakemake(workdir, "--cores", "2", *arguments), None, None, reason)
+    # a short path: munged's socket path must fit a Unix socket's 108 bytes
+    cluster = slurm_cluster.SingleNodeSlurm(tmp_path_factory.mktemp("slurm"))
+    try:
+        cluster.start()
+        env = command_env()
+        env["PATH"] = f"{cluster.bin}{os.pathsep}{env['PATH']}"
+        result = snakemake(workdir, *cluster.workflow_arguments(), *arguments, env=env)
+        return TinyStudy(workdir, result, cluster.jobs(), cluster.cpus, None)
+    finally:
+        cluster.daemons.stop()
 
 
 @pytest.fixture

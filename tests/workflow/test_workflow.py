@@ -54,17 +54,13 @@ def _table_rows(tex: str) -> dict[str, list[str]]:
 
 
 @pytest.mark.slow
-def test_tiny_run_produces_the_paper_with_the_memory_bandwidth_table(tmp_path):
-    # The kernels `make test` built first (its `kernels` prerequisite, with the same build.sh)
-    # are this run's: building them again here would take a minute and a half and check nothing
-    # new. The workflow's kernel rule builds for real in the interrupted run below.
-    if (REPO / "build/kernels/bin").is_dir():
-        (tmp_path / "build").mkdir()
-        (tmp_path / "build/kernels").symlink_to(REPO / "build/kernels")
-    result = snakemake(tmp_path, "--cores", "2", "--configfile", str(TINY_CONFIG))
+def test_tiny_run_produces_the_paper_with_the_memory_bandwidth_table(tiny_study):
+    # The session's one run of the tiny study (tests/conftest.py: through the Slurm profile
+    # where Slurm runs here); what follows plans and runs in its folder.
+    workdir, result = tiny_study.workdir, tiny_study.result
     assert result.returncode == 0, result.stderr[-3000:]
 
-    rows = _table_rows((tmp_path / "paper/generated/memory_bandwidth/opt_table.tex").read_text())
+    rows = _table_rows((workdir / "paper/generated/memory_bandwidth/opt_table.tex").read_text())
     assert list(rows) == ["inplace, seed", "inplace, this run", "immutable, seed", "immutable, this run"]
     for label, cells in rows.items():
         # a figure that stayed noisy carries the mark (throughput.paper.NOISY_MARK)
@@ -73,7 +69,7 @@ def test_tiny_run_produces_the_paper_with_the_memory_bandwidth_table(tmp_path):
         if label in SEED_ROWS:
             assert numbers == SEED_ROWS[label]
 
-    pdf = tmp_path / "paper/build/paper.pdf"
+    pdf = workdir / "paper/build/paper.pdf"
     text = subprocess.run(["pdftotext", "-layout", str(pdf), "-"], capture_output=True, text=True, check=True).stdout
     assert "Memory bandwidth" in text
     assert re.search(r"inplace, this run(\s+[0-9.]+†?){4}", text), "opt table not in the PDF"
@@ -81,42 +77,42 @@ def test_tiny_run_produces_the_paper_with_the_memory_bandwidth_table(tmp_path):
     assert re.search(r"this machine\s+" + re.escape(provenance.cpu_model()[:15]), text), "machine table not in the PDF"
     assert re.search(r"this machine\s+[0-9]+(\s+[0-9.]+†?){8}", text), "memory bandwidth's machine row not in the PDF"
     assert "??" not in text, "unresolved reference or macro in the PDF"
-    assert paper_check.problems(tmp_path) == []  # what CI checks after `make paper`
+    assert paper_check.problems(workdir) == []  # what CI checks after `make paper`
 
-    executed = tmp_path / "results/memory_bandwidth/memory_bandwidth.ipynb"
-    assert executed.exists() and len(list((tmp_path / "results/memory_bandwidth/raw").glob("*.parquet"))) > 10
+    executed = workdir / "results/memory_bandwidth/memory_bandwidth.ipynb"
+    assert executed.exists() and len(list((workdir / "results/memory_bandwidth/raw").glob("*.parquet"))) > 10
 
     # A second run has nothing to do.
-    again = snakemake(tmp_path, "-n", "--cores", "2", "--configfile", str(TINY_CONFIG))
+    again = snakemake(workdir, "-n", "--cores", "2", "--configfile", str(TINY_CONFIG))
     assert again.returncode == 0 and "Nothing to be done" in again.stdout + again.stderr
 
     # An edit to one experiment's kernel re-runs that experiment and the paper,
     # nothing else; an edit to a dataset generator re-makes its datasets and
     # what reads them. (Each edit is undone after.)
     for source, expected in _EDITS.items():
-        assert _would_run_after_editing(tmp_path, source) == expected, source
+        assert _would_run_after_editing(workdir, source) == expected, source
 
     # A changed config re-runs exactly the experiments it feeds, and what reads their outputs:
     # one key of one section in the config file itself, then a second config file over it
     # (what `make paper CONFIG=...` passes after the default).
     settings = yaml.safe_load(TINY_CONFIG.read_text())
     settings["memory_bandwidth"]["n_values"] += 1000
-    changed = tmp_path / "changed.yaml"
+    changed = workdir / "changed.yaml"
     changed.write_text(yaml.safe_dump(settings))
-    assert _planned(tmp_path, changed) == {"memory_bandwidth": 1, **_AFTER_AN_EXPERIMENT}
-    over = tmp_path / "over.yaml"
+    assert _planned(workdir, changed) == {"memory_bandwidth": 1, **_AFTER_AN_EXPERIMENT}
+    over = workdir / "over.yaml"
     over.write_text(yaml.safe_dump({"writing": {"random_mb": 0.6}}))
-    assert _planned(tmp_path, TINY_CONFIG, over) == {"writing": 1, **_AFTER_AN_EXPERIMENT}
+    assert _planned(workdir, TINY_CONFIG, over) == {"writing": 1, **_AFTER_AN_EXPERIMENT}
 
     # This run's results, archived as another machine and named in the config, round-trip
     # into every machine table: the archived column holds exactly this machine's figures.
-    archive.pack("earlier-run", tmp_path / "results", tmp_path / "archived" / "earlier-run")
-    with_archive = tmp_path / "with_archive.yaml"
+    archive.pack("earlier-run", workdir / "results", workdir / "archived" / "earlier-run")
+    with_archive = workdir / "with_archive.yaml"
     with_archive.write_text(yaml.safe_dump({"machines": {"archived": ["earlier-run"],
-                                                         "archive_dir": str(tmp_path / "archived")}}))
-    shown = snakemake(tmp_path, "--cores", "2", "--configfile", str(TINY_CONFIG), str(with_archive))
+                                                         "archive_dir": str(workdir / "archived")}}))
+    shown = snakemake(workdir, "--cores", "2", "--configfile", str(TINY_CONFIG), str(with_archive))
     assert shown.returncode == 0, shown.stderr[-3000:]
-    generated = tmp_path / "paper/generated"
+    generated = workdir / "paper/generated"
     for experiment in ("memory_bandwidth", "rdataframe"):  # a row per machine
         rows = _table_rows((generated / experiment / "machine_table.tex").read_text())
         assert list(rows) == ["this machine", "earlier-run"] and rows["this machine"] == rows["earlier-run"], rows
@@ -129,7 +125,7 @@ def test_tiny_run_produces_the_paper_with_the_memory_bandwidth_table(tmp_path):
     text = subprocess.run(["pdftotext", "-layout", str(pdf), "-"], capture_output=True, text=True, check=True).stdout
     assert re.search(r"earlier-run\s+" + re.escape(provenance.cpu_model()[:15]), text), "no archived row in the PDF"
     assert "Archived machines with memory bandwidth runs: earlier-run." in " ".join(text.split())
-    assert paper_check.problems(tmp_path) == []
+    assert paper_check.problems(workdir) == []
 
 
 REPO_KERNELS = REPO / "kernels"
