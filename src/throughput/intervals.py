@@ -1,0 +1,149 @@
+"""Every figure with its 95% interval, every verdict met, missed or inconclusive by it.
+
+A run is measured in P fresh processes (its rounds, throughput.experiment), each
+giving one value: the median of its timed samples for a time, the best of them
+for a bandwidth (as STREAM and BabelStream report). The figure is the geometric
+mean of the P values; its interval is Student's t on their logarithms, so it is
+exact for log-normal values, which times on a shared machine roughly are, and
+never reaches zero or below. A ratio of two methods comes from their paired
+per-round log-ratios (they ran in the same rounds), so a disturbance that slowed
+one whole round cancels out of it.
+
+Why not scipy.stats.bootstrap: at the study's P = 5 processes a bootstrap
+resamples five values, and its percentile and BCa intervals cover the true value
+in only about 84% of runs (tests/unit/test_intervals.py measures it), where the
+t interval on logarithms gives 95%.
+"""
+from __future__ import annotations
+
+import enum
+import math
+from dataclasses import dataclass
+from typing import Sequence
+
+import numpy as np
+from scipy import stats
+
+CONFIDENCE = 0.95
+
+
+@dataclass(frozen=True)
+class Estimate:
+    """A figure, its interval (NaN bounds where fewer than two processes give no spread) and
+    the number of processes it rests on."""
+
+    value: float
+    low: float
+    high: float
+    processes: int
+
+    @property
+    def known(self) -> bool:
+        """Whether the interval is known (two processes or more)."""
+        return not (math.isnan(self.low) or math.isnan(self.high))
+
+    @property
+    def relative_half_width(self) -> float:
+        """Half the interval's width over the figure (0.05: +-5%); NaN when unknown."""
+        return (self.high - self.low) / 2 / self.value if self.known and self.value else math.nan
+
+    def scaled(self, factor: float) -> "Estimate":
+        """The same estimate in other units (`factor` > 0): a rate from a time, MB/s from B/s."""
+        if not factor > 0:
+            raise ValueError(f"an estimate can only be scaled by a positive factor, not {factor}")
+        return Estimate(self.value * factor, self.low * factor, self.high * factor, self.processes)
+
+    def inverted(self, numerator: float = 1.0) -> "Estimate":
+        """`numerator` over the estimate (a rate from a time): the bounds swap."""
+        return Estimate(numerator / self.value, numerator / self.high, numerator / self.low, self.processes)
+
+
+def _positive(values: Sequence[float], what: str) -> np.ndarray:
+    array = np.asarray(values, dtype=float)
+    if array.ndim != 1 or not len(array):
+        raise ValueError(f"{what}: need a non-empty list of values, got {values!r}")
+    if not np.all(np.isfinite(array)) or np.any(array <= 0):
+        raise ValueError(f"{what}: every value must be a positive finite number, got {array.tolist()}")
+    return array
+
+
+def _log_mean(logs: np.ndarray, confidence: float) -> tuple[float, float, float]:
+    """Mean of `logs` and its t interval (NaN bounds for a single value)."""
+    mean = float(logs.mean())
+    if len(logs) < 2:
+        return mean, math.nan, math.nan
+    half = float(stats.t.ppf((1 + confidence) / 2, len(logs) - 1) * logs.std(ddof=1) / math.sqrt(len(logs)))
+    return mean, mean - half, mean + half
+
+
+def across_processes(per_process: Sequence[float], confidence: float = CONFIDENCE) -> Estimate:
+    """The figure of one run from one positive value per process (its median time, its best
+    rate): their geometric mean and its t interval on logarithms."""
+    values = _positive(per_process, "per-process values")
+    mean, low, high = _log_mean(np.log(values), confidence)
+    return Estimate(math.exp(mean), math.exp(low), math.exp(high), len(values))
+
+
+def paired_ratio(a: Sequence[float], b: Sequence[float], confidence: float = CONFIDENCE) -> Estimate:
+    """a / b from values of the same rounds (a[i] and b[i] measured in round i): the geometric
+    mean of the per-round ratios and its t interval on their logarithms."""
+    a, b = _positive(a, "ratio numerator"), _positive(b, "ratio denominator")
+    if len(a) != len(b):
+        raise ValueError(f"a paired ratio needs one value of each side per round: {len(a)} against {len(b)}")
+    mean, low, high = _log_mean(np.log(a) - np.log(b), confidence)
+    return Estimate(math.exp(mean), math.exp(low), math.exp(high), len(a))
+
+
+class Verdict(str, enum.Enum):
+    """What an interval says of a target: the whole interval on its good side (met), the whole
+    interval on its bad side (missed), or the target inside the interval (inconclusive; also
+    when the interval is unknown)."""
+
+    MET = "met"
+    MISSED = "missed"
+    INCONCLUSIVE = "inconclusive"
+
+
+def at_least(estimate: Estimate, target: float) -> Verdict:
+    """Is the figure at least `target`?"""
+    if not estimate.known:
+        return Verdict.INCONCLUSIVE
+    if estimate.low >= target:
+        return Verdict.MET
+    if estimate.high < target:
+        return Verdict.MISSED
+    return Verdict.INCONCLUSIVE
+
+
+def at_most(estimate: Estimate, target: float) -> Verdict:
+    """Is the figure at most `target`?"""
+    if not estimate.known:
+        return Verdict.INCONCLUSIVE
+    if estimate.high <= target:
+        return Verdict.MET
+    if estimate.low > target:
+        return Verdict.MISSED
+    return Verdict.INCONCLUSIVE
+
+
+def within(estimate: Estimate, low: float, high: float) -> Verdict:
+    """Is the figure within [low, high]? Missed when the whole interval is outside."""
+    if not estimate.known:
+        return Verdict.INCONCLUSIVE
+    if low <= estimate.low and estimate.high <= high:
+        return Verdict.MET
+    if estimate.high < low or estimate.low > high:
+        return Verdict.MISSED
+    return Verdict.INCONCLUSIVE
+
+
+def comparison(ratio: Estimate) -> str:
+    """How a sentence compares A with B from the paired ratio A/B of a quantity where larger
+    is more (a rate): "higher" or "lower" only when the interval excludes 1, else "not
+    separated" (this run cannot tell them apart)."""
+    verdict = at_least(ratio, 1.0)
+    if verdict is Verdict.MET and ratio.low > 1.0:
+        return "higher"
+    if verdict is Verdict.MISSED:
+        return "lower"
+    return "not separated"
