@@ -1,8 +1,10 @@
 """The generic measuring loop experiments share: interleaving, noise control, reuse.
 
 Methods that a ratio compares are measured as one group, interleaved
-repetition by repetition (A B C, B C A, C A B, ...), so a disturbance of the
-machine lands on all of them rather than on one side of the ratio. Each pass
+repetition by repetition, each round in a fresh random order
+(noise.round_order, seeded by the noise section's order_seed), so a
+disturbance of the machine lands on all of them rather than on one side of
+the ratio, and no run always follows the same neighbour. Each pass
 records the load the machine saw (throughput.noise). When a series of the
 group is more spread than the configured coefficient of variation, the whole
 group is measured again, up to the configured number of times; a group still
@@ -27,7 +29,7 @@ from tqdm.auto import tqdm
 from . import noise, results
 
 # What an experiment gives for one pass of one run in one round (the round
-# counts from 0; a process measuring several methods can rotate them by it):
+# counts from 0; a process measuring several methods can order them by it):
 # its rows (warm-up rows flagged `warmup`, one measured pass) and the run's
 # provenance. Rows that are not timings (a reader's rate samples, or the row
 # saying why a reader could not read) carry a `record` other than "timing".
@@ -61,7 +63,7 @@ def _measure_group(group: Group, measure_pass: MeasurePass, repetitions: int, se
             bar.refresh()
         frames, provenance = [], {}
         for repetition in range(repetitions):
-            for run in noise.rotated(group.runs, repetition):
+            for run in noise.round_order(group.runs, attempt * repetitions + repetition, settings.order_seed):
                 with noise.LoadMonitor() as monitor:
                     frame, provenance[run["name"]] = measure_pass(run, repetition)
                 if int((~frame["warmup"].astype(bool)).sum()) < 1:

@@ -15,6 +15,7 @@ things make that visible instead of printing it as a result:
 """
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 import os
@@ -23,6 +24,7 @@ import time
 from dataclasses import dataclass
 from typing import Any, Iterable, Mapping, Sequence
 
+import numpy as np
 import pandas as pd
 import psutil
 
@@ -126,12 +128,14 @@ class Settings:
 
     max_cv: float = 0.10
     max_remeasures: int = 2
+    order_seed: int = 0  # the rounds' orders (round_order); part of every run's reuse key
 
     @classmethod
     def from_config(cls, section: dict[str, Any] | None) -> "Settings":
         section = section or {}
         return cls(max_cv=float(section.get("max_cv", cls.max_cv)),
-                   max_remeasures=int(section.get("max_remeasures", cls.max_remeasures)))
+                   max_remeasures=int(section.get("max_remeasures", cls.max_remeasures)),
+                   order_seed=int(section.get("order_seed", cls.order_seed)))
 
     @classmethod
     def for_experiment(cls, section: dict[str, Any], noise_section: dict[str, Any] | None) -> "Settings":
@@ -139,20 +143,21 @@ class Settings:
         `section` leaves `remeasure_noisy` off (its schema says why); a noisy
         figure is flagged either way."""
         settings = cls.from_config(noise_section)
-        return settings if section.get("remeasure_noisy", True) else cls(settings.max_cv, max_remeasures=0)
+        return settings if section.get("remeasure_noisy", True) else dataclasses.replace(settings, max_remeasures=0)
 
     def is_noisy(self, cv: float) -> bool:
         """Too spread to print as clean (an unknown spread, from one pass, is not flagged)."""
         return not math.isnan(cv) and cv > self.max_cv
 
 
-def rotated(items: Sequence[Any], repetition: int) -> list[Any]:
-    """`items` starting at a different one each repetition (A B C, B C A, C A B, ...),
-    so no method is always measured first, or always right after another."""
-    if not items:
-        return []
-    start = repetition % len(items)
-    return list(items[start:]) + list(items[:start])
+def round_order(items: Sequence[Any], round_index: int, seed: int) -> list[Any]:
+    """`items` in a fresh random order for round `round_index`: a permutation drawn from
+    (`seed`, `round_index`), so a run is neither always first nor always right after the same
+    neighbour (a rotation would keep each run's successor, and with it whatever one run leaves
+    behind: evicted caches, dirty pages, freshly backed pages), and the same seed gives the
+    same orders again."""
+    permutation = np.random.default_rng([seed, round_index]).permutation(len(items))
+    return [items[i] for i in permutation]
 
 
 NAMED_NOISY = 8  # noisy runs a sentence names, the noisiest first

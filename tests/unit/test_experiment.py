@@ -38,14 +38,29 @@ def _measure(tmp_path, methods, settings, repetitions=3, groups=None):
                                           methods, repetitions, settings, progress=False)
 
 
-def test_passes_are_interleaved_with_a_rotating_first_method(tmp_path):
+def test_passes_are_interleaved_each_round_in_its_random_order(tmp_path):
     methods = FakeMethods({name: [1.0] * 3 for name in "ABC"})
-    frame = _measure(tmp_path, methods, noise.Settings())
-    assert methods.calls == list("ABC" "BCA" "CAB")
-    assert methods.rounds == [0] * 3 + [1] * 3 + [2] * 3  # a process can rotate its own methods by it
+    frame = _measure(tmp_path, methods, noise.Settings(order_seed=7))
+    rounds = [methods.calls[3 * r:3 * r + 3] for r in range(3)]
+    assert rounds == [noise.round_order(list("ABC"), r, 7) for r in range(3)]
+    assert all(sorted(order) == list("ABC") for order in rounds)
+    assert methods.rounds == [0] * 3 + [1] * 3 + [2] * 3  # a process can order its own methods by it
     measured = frame[~frame["warmup"]]
     assert sorted(measured[measured["run"] == "B"]["rep"]) == [0, 1, 2]
     assert (frame[frame["warmup"]]["rep"] == -1).all()  # warm-up rows keep their own numbering
+
+
+def test_round_orders_are_random_permutations_that_a_seed_repeats():
+    items = list("ABCD")
+    orders = [noise.round_order(items, r, 0) for r in range(40)]
+    assert all(sorted(order) == items for order in orders)
+    assert orders == [noise.round_order(items, r, 0) for r in range(40)]
+    assert orders != [noise.round_order(items, r, 1) for r in range(40)]
+    # unlike a rotation, a run does not always follow the same neighbour, nor always come first
+    followers = {item: {o[o.index(item) + 1] for o in orders if o.index(item) < 3} for item in items}
+    assert all(len(f) == 3 for f in followers.values()), followers
+    assert {o[0] for o in orders} == set(items)
+    assert noise.round_order([], 3, 0) == []
 
 
 def test_every_pass_records_the_load_and_every_run_its_spread(tmp_path):
@@ -140,11 +155,6 @@ def test_coefficient_of_variation():
     assert noise.coefficient_of_variation([1.0, 3.0]) == pytest.approx(math.sqrt(2) / 2)
     assert math.isnan(noise.coefficient_of_variation([1.0]))
     assert not noise.Settings().is_noisy(math.nan)  # one pass: spread unknown, not called noisy
-
-
-def test_rotation_starts_each_repetition_with_the_next_method():
-    assert [noise.rotated("ABC", r) for r in range(4)] == [list("ABC"), list("BCA"), list("CAB"), list("ABC")]
-    assert noise.rotated([], 3) == []
 
 
 def test_load_monitor_counts_another_process_and_not_this_one():
