@@ -60,6 +60,23 @@ def number(value: float, digits: int = 3) -> str:
     return rf"\num{{{rounded:.15g}}}"
 
 
+def with_interval(value: float, low: float, high: float, digits: int = 3) -> str:
+    """`value` (as `number`) and its 95% interval, as plus or minus the larger distance from the
+    value to a bound, in percent (an interval of a geometric mean is a little wider above than
+    below; printing the larger side never understates it). Without a known interval (NaN
+    bounds: one process), the value alone."""
+    cell = number(value, digits)
+    if not (math.isfinite(low) and math.isfinite(high)):
+        return cell
+    percent = 100 * max(value - low, high - value) / value
+    return cell + rf"\,$\pm$\,{float(f'{percent:.2g}'):g}\%"
+
+
+def estimate(value: Any, digits: int = 3) -> str:
+    """An Estimate of throughput.intervals as `with_interval` prints it."""
+    return with_interval(value.value, value.low, value.high, digits)
+
+
 # The mark of a cell measured on a machine too noisy to trust it (throughput.noise);
 # every section that uses it says what it means, with the spread and load seen.
 NOISY_MARK = r"\textsuperscript{\dag}"
@@ -72,7 +89,7 @@ def flagged(cell: str, noisy: bool) -> str:
 
 def study_macros(root_version: str) -> dict[str, str]:
     """Where the paper's numbers were made: commit, date, machine, ROOT."""
-    from . import provenance  # here: provenance imports psutil, which the table helpers do not need
+    from . import intervals, provenance  # here: provenance imports psutil, which the table helpers do not need
 
     state = provenance.git_state()
     host = provenance.machine()
@@ -87,4 +104,6 @@ def study_macros(root_version: str) -> dict[str, str]:
         "StudyOSKernel": escape(host["os_kernel"]),
         "StudyROOT": escape(root_version),
         "StudyPython": escape(host["python"]),
+        # the confidence of every interval the paper prints (throughput.intervals), in percent
+        "StudyConfidence": f"{100 * intervals.CONFIDENCE:g}",
     }

@@ -4,7 +4,7 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
-from throughput import harness
+from throughput import harness, intervals
 from throughput.experiments import memory_bandwidth as mb
 
 N = 10001  # not a multiple of the init period nor of the thread count
@@ -224,17 +224,27 @@ def test_repeatability_judges_unflagged_cells_only(tmp_path):
     assert repeatability.main([str(tmp_path / "a"), str(tmp_path / "a")]) == 0  # a run agrees with itself
 
 
-def _single_thread(ranges: dict[tuple[str, str], tuple[float, float, float]]) -> pd.DataFrame:
-    return pd.DataFrame([{"method": "C++", "threads": 1, "mode": mode, "opt": opt, "ghz": ghz, "ghz_min": low,
-                          "ghz_max": high} for (mode, opt), (low, ghz, high) in ranges.items()])
+def _single_thread(rates: dict[tuple[str, str], list[float]]) -> pd.DataFrame:
+    """Summary rows of one-thread C++ runs from each run's GB/s in rounds 0, 1, 2, ... (rates as
+    GB/s and GHz alike: the verdict reads only their ratios)."""
+    rows = []
+    for (mode, opt), by_round in rates.items():
+        estimate = intervals.across_processes(by_round)
+        rows.append({"method": "C++", "threads": 1, "mode": mode, "opt": opt, "gb_s_by_round": dict(enumerate(by_round)),
+                     **{f"{rate}{end}": value for rate in ("ghz", "gb_s")
+                        for end, value in (("", estimate.value), ("_low", estimate.low), ("_high", estimate.high))}})
+    return pd.DataFrame(rows)
 
 
-def test_opt_verdict_ranks_levels_only_beyond_the_spread_of_their_passes():
-    overlapping = {(mode, opt): (1.0, 1.1 + 0.05 * k, 1.4) for mode in mb.MODES
-                   for k, opt in enumerate(("O1", "O2", "O3"))}
-    verdict = mb.opt_verdict(_single_thread(overlapping))
-    assert verdict.count("so this run does not rank them") == 2 and "within 9%" in verdict
-    apart = {**overlapping, ("immutable", "O1"): (2.0, 2.1, 2.2)}  # -O1 ahead of both, no overlap
-    verdict = mb.opt_verdict(_single_thread(apart))
-    assert "immutable, -O1 is faster than -O2 and -O3 beyond the spread of their passes" in verdict
-    assert verdict.startswith("inplace, -O1 to -O3 lie within")
+def test_opt_verdict_ranks_levels_only_where_their_paired_interval_excludes_one():
+    # -O1..-O3 a few percent apart, each round's disturbance shared by all three (they ran in the same
+    # rounds) and larger than their differences: their paired ratios still separate them
+    rounds = [1.0, 0.7, 1.2, 0.9, 1.1]
+    shared = {(mode, opt): [r * (1 + 0.03 * k) for r in rounds] for mode in mb.MODES
+              for k, opt in enumerate(("O1", "O2", "O3"))}
+    verdict = mb.opt_verdict(_single_thread(shared))
+    assert "inplace, -O3 is faster than -O1 and -O2: the 95% intervals of their paired ratios lie above 1" in verdict
+    # the same levels with noise of their own in every round: not ranked
+    noise = {"O1": [1.0, 1.1, 0.9, 1.05, 0.95], "O2": [0.95, 1.1, 1.0, 0.9, 1.1], "O3": [1.1, 0.9, 1.05, 1.0, 0.96]}
+    unranked = mb.opt_verdict(_single_thread({(mode, opt): noise[opt] for mode in mb.MODES for opt in noise}))
+    assert unranked.count("include 1, so this run does not rank them") == 2, unranked

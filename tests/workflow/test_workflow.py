@@ -64,7 +64,9 @@ def test_tiny_run_produces_the_paper_with_the_memory_bandwidth_table(tiny_study)
     assert list(rows) == ["inplace, seed", "inplace, this run", "immutable, seed", "immutable, this run"]
     for label, cells in rows.items():
         # a figure that stayed noisy carries the mark (throughput.paper.NOISY_MARK)
-        numbers = [re.fullmatch(r"\\num\{([0-9.e+-]+)\}(?:\\textsuperscript\{\\dag\})?", c).group(1) for c in cells]
+        # this run's cells carry their 95% interval (throughput.paper.with_interval)
+        numbers = [re.fullmatch(r"\\num\{([0-9.e+-]+)\}(?:\\,\$\\pm\$\\,[0-9.e+]+\\%)?(?:\\textsuperscript\{\\dag\})?",
+                                c).group(1) for c in cells]
         assert len(numbers) == 4 and all(float(n) > 0 for n in numbers)
         if label in SEED_ROWS:
             assert numbers == SEED_ROWS[label]
@@ -72,10 +74,11 @@ def test_tiny_run_produces_the_paper_with_the_memory_bandwidth_table(tiny_study)
     pdf = workdir / "paper/build/paper.pdf"
     text = subprocess.run(["pdftotext", "-layout", str(pdf), "-"], capture_output=True, text=True, check=True).stdout
     assert "Memory bandwidth" in text
-    assert re.search(r"inplace, this run(\s+[0-9.]+†?){4}", text), "opt table not in the PDF"
+    assert re.search(r"inplace, this run(\s+[0-9.]+\s*±\s*[0-9.]+%†?){4}", text), "opt table not in the PDF"
     # the machine tables: this machine's row, its CPU as its runs recorded it, and its memory-bandwidth row
     assert re.search(r"this machine\s+" + re.escape(provenance.cpu_model()[:15]), text), "machine table not in the PDF"
-    assert re.search(r"this machine\s+[0-9]+(\s+[0-9.]+†?){8}", text), "memory bandwidth's machine row not in the PDF"
+    assert re.search(r"this machine\s+[0-9]+(\s+[0-9.]+(\s*±\s*[0-9.]+%)?†?){8}", text), \
+        "memory bandwidth's machine row not in the PDF"
     assert "??" not in text, "unresolved reference or macro in the PDF"
     assert paper_check.problems(workdir) == []  # what CI checks after `make paper`
 

@@ -1,13 +1,20 @@
 """From the raw runs to numbers: rates, the methods' agreement, the summary,
 the -O and STREAM-ratio tables, the targets and the plateau verdict, and the
-machines side by side (this one and the archived ones, throughput.machines)."""
+machines side by side (this one and the archived ones, throughput.machines).
+
+Every rate is the geometric mean over the run's processes (rounds) of each
+one's best timed pass, as STREAM reports the best, with its 95% interval; every
+ratio of two runs comes from their paired per-round rates (the runs of one
+thread count ran in the same rounds), and every verdict from its interval
+(throughput.intervals)."""
 from __future__ import annotations
 
 from typing import Any, Mapping
 
 import pandas as pd
 
-from ... import provenance
+from ... import intervals, provenance
+from ...intervals import Estimate, Verdict
 from .vocabulary import BUS_BYTES_PER_VALUE, MODES, PLATEAU_BAND, SEED_N, SEED_SECONDS, SINGLE_TARGET
 
 def with_rates(frame: pd.DataFrame) -> pd.DataFrame:
@@ -27,15 +34,46 @@ def check_agreement(frame: pd.DataFrame) -> None:
             raise AssertionError(f"methods disagree for {mode}: {group.groupby('method')['checksum'].unique()}")
 
 
+RATES = ("ghz", "gb_s", "bus_gb_s")
+
+
 def summary(frame: pd.DataFrame) -> pd.DataFrame:
-    """Median (and min, max) rates per method, mode, opt and thread count, warm-up excluded."""
+    """Per method, mode, opt and thread count (warm-up excluded): each rate's estimate with its
+    interval (`ghz`, `ghz_low`, `ghz_high`, ...), the best rate of each round (`gb_s_by_round`:
+    {round: GB/s}, what paired ratios pair), the passes' range and median times, spread and flag."""
     measured = frame[~frame["warmup"]]
-    return (measured.groupby(["method", "mode", "opt", "threads"], sort=False)
-            .agg(ghz=("ghz", "median"), ghz_min=("ghz", "min"), ghz_max=("ghz", "max"),
-                 gb_s=("gb_s", "median"), bus_gb_s=("bus_gb_s", "median"),
-                 wall_s=("wall_s", "median"), cpu_s=("cpu_s", "median"), passes=("wall_s", "count"),
-                 cv=("cv", "max"), noisy=("noisy", "any"), others_cores=("others_cores", "max"))
-            .reset_index())
+    if "round" not in measured:  # results from before rounds were recorded: each pass its own
+        measured = measured.assign(round=measured.groupby(["method", "mode", "opt", "threads"]).cumcount())
+    keys = ["method", "mode", "opt", "threads"]
+    table = (measured.groupby(keys, sort=False)
+             .agg(ghz_min=("ghz", "min"), ghz_max=("ghz", "max"),
+                  wall_s=("wall_s", "median"), cpu_s=("cpu_s", "median"), passes=("wall_s", "count"),
+                  cv=("cv", "max"), noisy=("noisy", "any"), others_cores=("others_cores", "max"))
+             .reset_index())
+    estimates = []
+    for _, run in measured.groupby(keys, sort=False):
+        best = run.groupby("round")[list(RATES)].max()  # a process's best pass, as STREAM reports
+        row = {"gb_s_by_round": best["gb_s"].to_dict()}
+        for rate in RATES:
+            estimate = intervals.across_processes(best[rate])
+            row.update({rate: estimate.value, f"{rate}_low": estimate.low, f"{rate}_high": estimate.high})
+        estimates.append(row)
+    return pd.concat([table, pd.DataFrame(estimates)], axis=1)
+
+
+def estimate(row: pd.Series, rate: str = "ghz") -> Estimate:
+    """A summary row's `rate` as an Estimate."""
+    return Estimate(row[rate], row[f"{rate}_low"], row[f"{rate}_high"], len(row["gb_s_by_round"]))
+
+
+def paired_ratio(a: pd.Series, b: pd.Series) -> Estimate:
+    """Summary row `a`'s rate over row `b`'s, from their best rates in the rounds both ran
+    (runs of one thread count share their rounds); without shared rounds, the ratio of the
+    two figures with no interval."""
+    rounds = sorted(set(a["gb_s_by_round"]) & set(b["gb_s_by_round"]))
+    if not rounds:
+        return Estimate(a["gb_s"] / b["gb_s"], float("nan"), float("nan"), 0)
+    return intervals.paired_ratio([a["gb_s_by_round"][r] for r in rounds], [b["gb_s_by_round"][r] for r in rounds])
 
 
 def stream_at(table: pd.DataFrame, op: str, threads: int) -> pd.Series:
@@ -57,16 +95,18 @@ def cache_note(n: int) -> str:
 
 
 def opt_table(table: pd.DataFrame) -> pd.DataFrame:
-    """Seed's single-thread seconds for 10^10 doubles beside ours (extrapolated from our median rate)."""
+    """Seed's single-thread seconds for 10^10 doubles beside ours (extrapolated from our rate,
+    with its interval: `ours_low`, `ours_high`)."""
     single = table[(table["method"] == "C++") & (table["threads"] == 1)]
     rows = []
     for mode in MODES:
         for opt in sorted(single["opt"].unique()):
             ours = single[(single["mode"] == mode) & (single["opt"] == opt)].iloc[0]
+            seconds = estimate(ours).inverted(SEED_N / 1e9)
             rows.append({"mode": mode, "opt": opt, "seed_s": SEED_SECONDS.loc[mode, opt],
-                         "ours_s": SEED_N / (ours["ghz"] * 1e9), "ours_ghz": ours["ghz"],
-                         "noisy": ours["noisy"], "cv": ours["cv"],
-                         "speedup": SEED_SECONDS.loc[mode, opt] / (SEED_N / (ours["ghz"] * 1e9))})
+                         "ours_s": seconds.value, "ours_low": seconds.low, "ours_high": seconds.high,
+                         "ours_ghz": ours["ghz"], "noisy": ours["noisy"], "cv": ours["cv"],
+                         "speedup": SEED_SECONDS.loc[mode, opt] / seconds.value})
     return pd.DataFrame(rows)
 
 
@@ -75,8 +115,8 @@ OPTIMIZED = ("O1", "O2", "O3")
 
 def opt_verdict(table: pd.DataFrame) -> str:
     """Whether this run ranks -O1, -O2 and -O3 (C++, one thread), per mode: one level counts as
-    faster than another only where the ranges of their timed passes do not overlap, so that a
-    level ahead by noise is not printed as a result. With the seed's spread beside ours."""
+    faster than another only where the interval of their paired ratio lies above 1, so
+    that a level ahead by noise is not printed as a result. With the seed's spread beside ours."""
     single = table[(table["method"] == "C++") & (table["threads"] == 1) & table["opt"].isin(OPTIMIZED)]
     parts = []
     for mode in MODES:
@@ -84,24 +124,29 @@ def opt_verdict(table: pd.DataFrame) -> str:
         seed = SEED_SECONDS.loc[mode, list(OPTIMIZED)]
         apart, seed_apart = rows["ghz"].max() / rows["ghz"].min() - 1, seed.max() / seed.min() - 1
         fastest = rows["ghz"].idxmax()
-        behind = [o for o in rows.index if rows.loc[o, "ghz_max"] < rows.loc[fastest, "ghz_min"]]
+        behind = [o for o in rows.index if o != fastest
+                  and intervals.comparison(paired_ratio(rows.loc[fastest], rows.loc[o])) == "higher"]
         if behind:
-            ranking = (f"-{fastest} is faster than -{' and -'.join(behind)} beyond the spread of their passes "
-                       f"({apart:.0%} between the fastest and slowest level)")
+            ranking = (f"-{fastest} is faster than -{' and -'.join(behind)}: the {intervals.CONFIDENCE:.0%} intervals of their paired "
+                       f"ratios lie above 1 ({apart:.0%} between the fastest and slowest level)")
         else:
-            ranking = (f"-O1 to -O3 lie within {apart:.0%} of each other and the ranges of their passes overlap, "
-                       f"so this run does not rank them")
+            ranking = (f"-O1 to -O3 lie within {apart:.0%} of each other and the {intervals.CONFIDENCE:.0%} intervals of their paired "
+                       f"ratios include 1, so this run does not rank them")
         parts.append(f"{mode}, {ranking} (the seed's levels: within {seed_apart:.0%})")
     return "; ".join(parts)
 
 
 def ratio_table(table: pd.DataFrame) -> pd.DataFrame:
-    """Each add-a-constant method against STREAM scale at the same thread count."""
+    """Each add-a-constant method against STREAM scale at the same thread count, the ratio
+    paired round by round (`ratio`, `ratio_low`, `ratio_high`)."""
     adds = table[table["method"] != "STREAM"].copy()
     stream = table[(table["method"] == "STREAM") & (table["mode"] == "scale")].set_index("threads")
     adds["stream_scale_gb_s"] = adds["threads"].map(stream["gb_s"])
     adds["stream_scale_bus_gb_s"] = adds["threads"].map(stream["bus_gb_s"])
-    adds["ratio"] = adds["gb_s"] / adds["stream_scale_gb_s"]
+    ratios = [paired_ratio(row, stream.loc[row["threads"]]) for _, row in adds.iterrows()]
+    adds["ratio"] = [r.value for r in ratios]
+    adds["ratio_low"] = [r.low for r in ratios]
+    adds["ratio_high"] = [r.high for r in ratios]
     # A ratio is as noisy as either of its sides.
     adds["noisy"] = adds["noisy"] | adds["threads"].map(stream["noisy"]).astype(bool)
     adds["bus_ratio"] = adds["bus_gb_s"] / adds["stream_scale_bus_gb_s"]
@@ -110,7 +155,8 @@ def ratio_table(table: pd.DataFrame) -> pd.DataFrame:
 
 def targets(table: pd.DataFrame, max_threads: int) -> dict[str, Any]:
     """The issue's benchmark targets, measured: single-thread -O3 in place vs STREAM scale
-    (at least 90%), and the all-cores plateau vs all-cores STREAM scale (within 10%).
+    (at least 90%), and the all-cores plateau vs all-cores STREAM scale (within 10%), each a
+    paired ratio with its interval and its verdict (met, missed or inconclusive).
     The immutable kernel, which has STREAM scale's access pattern (read one array,
     store to another), is compared too: it tells a real shortfall from one that
     only reflects the in-place kernel's cheaper access pattern."""
@@ -119,37 +165,54 @@ def targets(table: pd.DataFrame, max_threads: int) -> dict[str, Any]:
                      & (table["threads"] == threads)].iloc[0]
     single, plateau = o3("inplace", 1), o3("inplace", max_threads)
     s1, sn = stream_at(table, "scale", 1), stream_at(table, "scale", max_threads)
-    single_ratio = single["gb_s"] / s1["gb_s"]
-    plateau_ratio = plateau["gb_s"] / sn["gb_s"]
-    immutable_ratio = o3("immutable", max_threads)["gb_s"] / sn["gb_s"]
+    single_ratio, plateau_ratio = paired_ratio(single, s1), paired_ratio(plateau, sn)
+    immutable_ratio = paired_ratio(o3("immutable", max_threads), sn)
+    band = (1 - PLATEAU_BAND, 1 + PLATEAU_BAND)
     return {
-        "single_ratio": single_ratio, "single_met": single_ratio >= SINGLE_TARGET,
-        "plateau_ratio": plateau_ratio, "plateau_met": abs(plateau_ratio - 1) <= PLATEAU_BAND,
+        "single": single_ratio, "single_ratio": single_ratio.value,
+        "single_verdict": intervals.at_least(single_ratio, SINGLE_TARGET),
+        "plateau": plateau_ratio, "plateau_ratio": plateau_ratio.value,
+        "plateau_verdict": intervals.within(plateau_ratio, *band),
         "plateau_bus_ratio": plateau["bus_gb_s"] / sn["bus_gb_s"],
-        "plateau_immutable_ratio": immutable_ratio,
+        "plateau_immutable": immutable_ratio, "plateau_immutable_verdict": intervals.within(immutable_ratio, *band),
         "single_gb_s": single["gb_s"], "plateau_gb_s": plateau["gb_s"],
         "stream_single_gb_s": s1["gb_s"], "stream_all_gb_s": sn["gb_s"],
         "single_ghz": single["ghz"], "plateau_ghz": plateau["ghz"],
     }
 
 
+def _interval(ratio: Estimate) -> str:
+    if not ratio.known:
+        return "no interval: one round"
+    return f"{intervals.CONFIDENCE:.0%} interval {ratio.low:.2f} to {ratio.high:.2f}"
+
+
 def plateau_verdict(goal: dict[str, Any]) -> str:
-    """One sentence for the paper on the plateau target, from the measured ratios."""
+    """One sentence for the paper on the plateau target, from the measured ratio's interval."""
     band = f"{PLATEAU_BAND:.0%}"
-    if goal["plateau_met"]:
-        return f"is within {band} of it"
-    immutable = goal["plateau_immutable_ratio"]
-    same_pattern = "within" if abs(immutable - 1) <= PLATEAU_BAND else "outside"
-    return (f"is outside the {band} band. STREAM has no in-place kernel: each of its four kernels "
-            f"stores to an array it does not read, while the in-place update writes back lines it has "
-            f"just read (bus-traffic ratio {goal['plateau_bus_ratio']:.2f}). The immutable kernel, "
-            f"which has STREAM scale's access pattern, reaches {immutable:.2f} of it, {same_pattern} the band")
+    if goal["plateau_verdict"] is Verdict.MET:
+        return f"is within {band} of it ({_interval(goal['plateau'])})"
+    if goal["plateau_verdict"] is Verdict.INCONCLUSIVE:
+        return (f"cannot be placed inside or outside the {band} band: the ratio's {_interval(goal['plateau'])} "
+                f"crosses the band's edge")
+    immutable = goal["plateau_immutable"]
+    placed = {Verdict.MET: "within", Verdict.MISSED: "outside",
+              Verdict.INCONCLUSIVE: "not placed inside or outside"}[goal["plateau_immutable_verdict"]]
+    return (f"is outside the {band} band ({_interval(goal['plateau'])}). STREAM has no in-place kernel: each of its "
+            f"four kernels stores to an array it does not read, while the in-place update writes back lines it has "
+            f"just read (bus-traffic ratio {goal['plateau_bus_ratio']:.2f}). The immutable kernel, which has STREAM "
+            f"scale's access pattern, reaches {immutable.value:.2f} of it ({_interval(immutable)}), {placed} the band")
+
+
+SINGLE_VERDICT_WORDS = {Verdict.MET: "reaches", Verdict.MISSED: "does not reach",
+                        Verdict.INCONCLUSIVE: "cannot be said to reach or miss"}
 
 
 def machine_table(tables: Mapping[str, pd.DataFrame]) -> pd.DataFrame:
     """One row per machine, from that machine's own summary (`summary` of its runs): the
     single-thread -O3 in-place rate and STREAM scale, and the same at the machine's most
-    threads; every ratio is taken within one machine. `noisy`: any of these figures stayed noisy."""
+    threads; every ratio is taken within one machine (an Estimate, paired by round). `noisy`: any of
+    these figures stayed noisy."""
     rows = []
     for label, table in tables.items():
         threads = int(table[(table["method"] == "C++") & (table["opt"] == "O3")]["threads"].max())
@@ -159,7 +222,7 @@ def machine_table(tables: Mapping[str, pd.DataFrame]) -> pd.DataFrame:
         used = table[table["threads"].isin([1, threads]) & (inplace | scale)]
         rows.append({"machine": label, "threads": threads, "single_ghz": goal["single_ghz"],
                      "single_gb_s": goal["single_gb_s"], "stream_single_gb_s": goal["stream_single_gb_s"],
-                     "single_ratio": goal["single_ratio"], "plateau_ghz": goal["plateau_ghz"],
+                     "single_ratio": goal["single"], "plateau_ghz": goal["plateau_ghz"],
                      "plateau_gb_s": goal["plateau_gb_s"], "stream_all_gb_s": goal["stream_all_gb_s"],
-                     "plateau_ratio": goal["plateau_ratio"], "noisy": bool(used["noisy"].any())})
+                     "plateau_ratio": goal["plateau"], "noisy": bool(used["noisy"].any())})
     return pd.DataFrame(rows)
