@@ -5,7 +5,9 @@ repetition by repetition, each round in a fresh random order
 (noise.round_order, seeded by the noise section's order_seed), so a
 disturbance of the machine lands on all of them rather than on one side of
 the ratio, and no run always follows the same neighbour. Each pass
-records the load the machine saw (throughput.noise). When a series of the
+records the load the machine saw (throughput.noise), and a pass during which
+some task waited for a CPU too long is taken again, up to noise.max_retakes
+times (the count is kept with its rows: `retakes`). When a series of the
 group is more spread than the configured coefficient of variation, the whole
 group is measured again, up to the configured number of times; a group still
 noisy is stored with `noisy` set, and tables and the paper flag it.
@@ -64,15 +66,21 @@ def _measure_group(group: Group, measure_pass: MeasurePass, repetitions: int, se
         frames, provenance = [], {}
         for repetition in range(repetitions):
             for run in noise.round_order(group.runs, attempt * repetitions + repetition, settings.order_seed):
-                with noise.LoadMonitor() as monitor:
-                    frame, provenance[run["name"]] = measure_pass(run, repetition)
+                for retake in range(settings.max_retakes + 1):
+                    if retake:  # the pass before was disturbed (noise.Settings.is_disturbed): taken again
+                        bar.total += 1
+                        bar.refresh()
+                    with noise.LoadMonitor() as monitor:
+                        frame, provenance[run["name"]] = measure_pass(run, repetition)
+                    bar.update()
+                    if not settings.is_disturbed(monitor.load):
+                        break
                 if int((~frame["warmup"].astype(bool)).sum()) < 1:
                     raise ValueError(f"{group.name} / {run['name']}: a pass gave no measured row")
                 frames.append(frame.assign(
                     run=run["name"], round=repetition, attempt=attempt,
-                    rep=frame["rep"].where(frame["warmup"], repetition),
+                    rep=frame["rep"].where(frame["warmup"], repetition), retakes=retake,
                     **monitor.load.as_columns()))
-                bar.update()
         frame = pd.concat(frames, ignore_index=True)
         spread = _spread(frame, series)
         worst = float(spread["cv"].max()) if spread["cv"].notna().any() else float("nan")
@@ -120,8 +128,10 @@ def measure_interleaved(groups: Sequence[Group], raw_dir: str | Path, key_of: Ca
                 rows = frame[frame["run"] == run["name"]].reset_index(drop=True)
                 record = {**provenance[run["name"]],
                           "load": {column: float(rows[column].max())
-                                   for column in ("load_avg_1min", "others_cores", "steal_fraction")},
+                                   for column in ("load_avg_1min", "others_cores", "steal_fraction",
+                                                  "cpu_stall_share")},
                           "noise": {"max_cv": settings.max_cv, "attempts": int(rows["attempt"].max()) + 1,
+                                    "retakes": int(rows.drop_duplicates(["round"])["retakes"].sum()),
                                     "earlier_attempts_worst_cv": earlier, "noisy": bool(rows["noisy"].any())}}
                 results.write_raw(rows, raw_dir / f"{run['name']}.parquet", record, keys[run["name"]])
                 frames.append(rows)

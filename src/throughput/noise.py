@@ -8,7 +8,14 @@ things make that visible instead of printing it as a result:
   meanwhile: the load average, the CPU time the hypervisor stole, and the CPU
   time used by processes other than this one and its children (from
   /proc/stat and /proc/loadavg: psutil does not give machine-wide steal or
-  other processes' time in one reading);
+  other processes' time in one reading); and what delayed the pass itself:
+  the share of its wall time in which some runnable task waited for a CPU
+  (the kernel's pressure stall information, /proc/pressure/cpu "some") and
+  the involuntary context switches of this process and its children. A pass
+  whose stall share exceeds `Settings.max_stall_share` is taken again
+  (throughput.experiment, at most `max_retakes` times). Why not each process's
+  own run delay (/proc/<pid>/schedstat): a kernel's process has exited, and
+  been reaped, by the time its pass is judged;
 * `coefficient_of_variation` and `Settings` decide whether a group of timings
   is too spread to be printed as clean (the generic loop in
   throughput.experiment re-measures such a group, then flags it).
@@ -19,6 +26,7 @@ import dataclasses
 import json
 import math
 import os
+import resource
 import statistics
 import time
 from dataclasses import dataclass
@@ -54,6 +62,23 @@ def _load_average() -> float | None:
         return None
 
 
+def _cpu_stall_seconds() -> float | None:
+    """Seconds since boot in which some runnable task waited for a CPU (/proc/pressure/cpu's
+    "some" total, in microseconds); None where the kernel gives no pressure information."""
+    try:
+        with open("/proc/pressure/cpu") as pressure:
+            some = pressure.readline().split()
+    except OSError:
+        return None
+    fields = dict(field.split("=") for field in some[1:])
+    return int(fields["total"]) / 1e6 if some[:1] == ["some"] and "total" in fields else None
+
+
+def _involuntary_switches() -> int:
+    """Involuntary context switches of this process and of its children that have been waited for."""
+    return sum(resource.getrusage(who).ru_nivcsw for who in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN))
+
+
 def _own_cpu_seconds() -> float:
     """CPU time of this process and of its children that have been waited for."""
     times = psutil.Process().cpu_times()
@@ -69,6 +94,13 @@ class Load:
     others_cpu_s: float          # CPU time of every process but this one and its children
     steal_s: float               # CPU time the hypervisor gave to other guests
     cores: int
+    stall_s: float = math.nan    # wall time in which some runnable task waited for a CPU
+    involuntary_switches: int = 0  # of this process and its children
+
+    @property
+    def stall_share(self) -> float:
+        """Share of the wall time in which some runnable task waited for a CPU (NaN: unknown)."""
+        return self.stall_s / self.wall_s if self.wall_s > 0 else math.nan
 
     @property
     def others_cores(self) -> float:
@@ -83,7 +115,8 @@ class Load:
     def as_columns(self) -> dict[str, float]:
         """The load as columns stored beside a run's timings."""
         return {"load_avg_1min": self.load_avg_1min, "others_cores": self.others_cores,
-                "steal_fraction": self.steal_fraction}
+                "steal_fraction": self.steal_fraction, "cpu_stall_share": self.stall_share,
+                "involuntary_switches": self.involuntary_switches}
 
 
 class LoadMonitor:
@@ -93,6 +126,7 @@ class LoadMonitor:
         self._wall0 = time.monotonic()
         self._machine0 = _cpu_seconds()
         self._own0 = _own_cpu_seconds()
+        self._stall0, self._switches0 = _cpu_stall_seconds(), _involuntary_switches()
         self.load: Load | None = None
         return self
 
@@ -108,8 +142,11 @@ class LoadMonitor:
             # Steal is time this VM did not run at all, not work of its processes.
             others = max(0.0, busy - steal - (own1 - self._own0))
         load_avg = _load_average()
+        stall1 = _cpu_stall_seconds()
+        stall = math.nan if self._stall0 is None or stall1 is None else stall1 - self._stall0
         self.load = Load(wall_s=wall, load_avg_1min=math.nan if load_avg is None else load_avg,
-                         others_cpu_s=others, steal_s=steal, cores=os.cpu_count() or 1)
+                         others_cpu_s=others, steal_s=steal, cores=os.cpu_count() or 1, stall_s=stall,
+                         involuntary_switches=_involuntary_switches() - self._switches0)
 
 
 def coefficient_of_variation(values: Iterable[float]) -> float:
@@ -129,13 +166,17 @@ class Settings:
     max_cv: float = 0.10
     max_remeasures: int = 2
     order_seed: int = 0  # the rounds' orders (round_order); part of every run's reuse key
+    max_stall_share: float = 0.02  # a pass stalled longer than this share of its wall time is retaken
+    max_retakes: int = 1  # per pass
 
     @classmethod
     def from_config(cls, section: dict[str, Any] | None) -> "Settings":
         section = section or {}
         return cls(max_cv=float(section.get("max_cv", cls.max_cv)),
                    max_remeasures=int(section.get("max_remeasures", cls.max_remeasures)),
-                   order_seed=int(section.get("order_seed", cls.order_seed)))
+                   order_seed=int(section.get("order_seed", cls.order_seed)),
+                   max_stall_share=float(section.get("max_stall_share", cls.max_stall_share)),
+                   max_retakes=int(section.get("max_retakes", cls.max_retakes)))
 
     @classmethod
     def for_experiment(cls, section: dict[str, Any], noise_section: dict[str, Any] | None) -> "Settings":
@@ -144,6 +185,11 @@ class Settings:
         figure is flagged either way."""
         settings = cls.from_config(noise_section)
         return settings if section.get("remeasure_noisy", True) else dataclasses.replace(settings, max_remeasures=0)
+
+    def is_disturbed(self, load: Load) -> bool:
+        """Whether some runnable task waited for a CPU during more than max_stall_share of the pass
+        (an unknown stall, without pressure information, is not called disturbed)."""
+        return not math.isnan(load.stall_share) and load.stall_share > self.max_stall_share
 
     def is_noisy(self, cv: float) -> bool:
         """Too spread to print as clean (an unknown spread, from one pass, is not flagged)."""
@@ -163,6 +209,19 @@ def round_order(items: Sequence[Any], round_index: int, seed: int) -> list[Any]:
 NAMED_NOISY = 8  # noisy runs a sentence names, the noisiest first
 
 
+def _retakes_sentence(measured: pd.DataFrame, settings: Settings) -> str:
+    """How many passes were taken again by their cause (" " first), from the timed rows."""
+    if "cpu_stall_share" not in measured or measured["cpu_stall_share"].isna().all():
+        return (" The kernel gave no CPU pressure information here, so no pass could be judged by what delayed "
+                "it.")
+    passes = measured.drop_duplicates(["run", "round"])
+    retakes = int(passes["retakes"].sum())
+    still = int((passes["cpu_stall_share"] > settings.max_stall_share).sum())
+    return (f" {retakes} of {len(passes)} passes were taken again because some runnable task waited for a CPU "
+            f"during more than {settings.max_stall_share:.0%} of them (at most {settings.max_retakes} times "
+            f"each); {still} stayed above it, and the largest share was {passes['cpu_stall_share'].max():.1%}.")
+
+
 def describe(frame: pd.DataFrame, settings: Settings, labels: Mapping[str, str] | None = None) -> str:
     """One sentence, from the rows of throughput.experiment.measure_interleaved,
     on how quiet the machine was and which runs stayed noisy (named by
@@ -178,6 +237,7 @@ def describe(frame: pd.DataFrame, settings: Settings, labels: Mapping[str, str] 
             f"(at most {measured['others_cores'].max():.2f}), the 1-minute load average reached "
             f"{measured['load_avg_1min'].max():.2f}, and at most {measured['steal_fraction'].max():.1%} "
             f"of the CPU time was stolen by the hypervisor")
+    retaken = _retakes_sentence(measured, settings)
     known = series["cv"].dropna()
     if noisy:
         named = ", ".join(noisy[:NAMED_NOISY]) + (f" and {len(noisy) - NAMED_NOISY} more (their tables mark "
@@ -194,7 +254,7 @@ def describe(frame: pd.DataFrame, settings: Settings, labels: Mapping[str, str] 
                    f"(the largest is {known.max():.1%}{few})")
     again = (f" ({remeasured} of the {len(series)} runs were measured again with their group)"
              if remeasured else "")
-    return f"While measuring, {load}; {verdict}{again}."
+    return f"While measuring, {load}; {verdict}{again}.{retaken}"
 
 
 # The macros paper_macros writes, after the experiment's prefix.
@@ -247,6 +307,11 @@ def study_summary(provenances: Mapping[str, Sequence[dict[str, Any]]]) -> str:
                      f"their ratios: {', '.join(one_by_one)}.")
     noisy = {experiment.replace("_", " "): sum(bool(p.get("noise", {}).get("noisy")) for p in runs)
              for experiment, runs in provenances.items()}
+    retakes = {experiment.replace("_", " "): sum(int(p.get("noise", {}).get("retakes", 0)) for p in runs)
+               for experiment, runs in provenances.items()}
+    if any(retakes.values()):
+        parts = [f"{count} in {experiment}" for experiment, count in retakes.items() if count]
+        sentence += f" Passes taken again because some task waited for a CPU during them: {', '.join(parts)}."
     if any(noisy.values()):
         parts = [f"{count} in {experiment}" for experiment, count in noisy.items() if count]
         sentence += f" Runs that stayed noisy after their re-measures, flagged in their tables: {', '.join(parts)}."

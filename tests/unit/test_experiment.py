@@ -29,6 +29,16 @@ class FakeMethods:
         return frame, {"run": run["name"]}
 
 
+REAL_CPU_STALL_SECONDS = noise._cpu_stall_seconds
+
+
+@pytest.fixture(autouse=True)
+def quiet_cpu(monkeypatch):
+    """No task waits for a CPU during the fake passes here (the machine's own pressure would
+    retake them at random); the tests of retakes fake their stalls themselves."""
+    monkeypatch.setattr(noise, "_cpu_stall_seconds", lambda: 0.0)
+
+
 def _group(*names):
     return experiment.Group("g", [{"name": name} for name in names])
 
@@ -50,6 +60,61 @@ def test_passes_are_interleaved_each_round_in_its_random_order(tmp_path):
     assert (frame[frame["warmup"]]["rep"] == -1).all()  # warm-up rows keep their own numbering
 
 
+def _stalling(methods, stalls: dict[str, list[float]], monkeypatch):
+    """measure_pass calling `methods`, during whose calls of a run some task waited for a CPU for
+    the next of `stalls[run]` seconds (the pressure total read by noise.LoadMonitor, faked)."""
+    waited = {"total": 0.0}
+    monkeypatch.setattr(noise, "_cpu_stall_seconds", lambda: waited["total"])
+
+    def measure(run, repetition):
+        pending = stalls.get(run["name"], [])
+        waited["total"] += pending.pop(0) if pending else 0.0
+        return methods(run, repetition)
+    return measure
+
+
+def test_a_pass_a_waiting_task_delayed_is_taken_again_and_counted(tmp_path, monkeypatch):
+    methods = FakeMethods({name: [1.0] * 4 for name in "ABC"})
+    frame = _measure(tmp_path, _stalling(methods, {"B": [1.0]}, monkeypatch), noise.Settings())
+    assert [methods.calls.count(name) for name in "ABC"] == [3, 4, 3]  # B's first pass twice
+    measured = frame[~frame["warmup"]]
+    assert measured.groupby("run")["retakes"].sum().to_dict() == {"A": 0, "B": 1, "C": 0}
+    assert (measured["cpu_stall_share"] == 0).all()  # the passes kept were not delayed
+    assert results.read_raw(tmp_path / "B.parquet")[1]["noise"]["retakes"] == 1
+    sentence = noise.describe(frame, noise.Settings())
+    assert "1 of 9 passes were taken again because some runnable task waited for a CPU during more than 2%" in sentence
+    assert "0 stayed above it" in sentence
+
+
+def test_a_pass_still_delayed_after_its_retakes_is_kept_and_said(tmp_path, monkeypatch):
+    methods = FakeMethods({name: [1.0] * 3 for name in "ABC"})
+    frame = _measure(tmp_path, _stalling(methods, {"C": [1.0, 1.0]}, monkeypatch), noise.Settings(), repetitions=2)
+    measured = frame[~frame["warmup"]]
+    assert measured.groupby("run")["retakes"].sum().to_dict() == {"A": 0, "B": 0, "C": 1}
+    assert (measured.set_index("run")["cpu_stall_share"] > 0.02).groupby("run").sum().to_dict() == \
+        {"A": 0, "B": 0, "C": 1}
+    assert "1 stayed above it" in noise.describe(frame, noise.Settings())
+    # no retakes asked for: the delayed pass is kept as it came
+    methods = FakeMethods({name: [1.0] * 2 for name in "ABC"})
+    frame = _measure(tmp_path / "none", _stalling(methods, {"A": [1.0]}, monkeypatch),
+                     noise.Settings(max_retakes=0), repetitions=2)
+    assert methods.calls.count("A") == 2 and frame["retakes"].sum() == 0
+
+
+def test_without_pressure_information_no_pass_is_called_delayed(tmp_path, monkeypatch):
+    monkeypatch.setattr(noise, "_cpu_stall_seconds", lambda: None)
+    frame = _measure(tmp_path, FakeMethods({name: [1.0] * 3 for name in "ABC"}), noise.Settings())
+    assert frame["cpu_stall_share"].isna().all() and frame["retakes"].sum() == 0
+    assert "no CPU pressure information here" in noise.describe(frame, noise.Settings())
+
+
+def test_the_cpu_pressure_total_grows_where_the_kernel_gives_it():
+    before = REAL_CPU_STALL_SECONDS()
+    if before is None:
+        pytest.skip("no /proc/pressure/cpu on this kernel")
+    assert before >= 0 and REAL_CPU_STALL_SECONDS() >= before
+
+
 def test_round_orders_are_random_permutations_that_a_seed_repeats():
     items = list("ABCD")
     orders = [noise.round_order(items, r, 0) for r in range(40)]
@@ -69,9 +134,9 @@ def test_every_pass_records_the_load_and_every_run_its_spread(tmp_path):
         assert frame[column].notna().all() and (frame[column] >= 0).all(), column
     assert frame["cv"].round(6).eq(0.05).all() and not frame["noisy"].any()
     _, stored_provenance, key = results.read_raw(tmp_path / "A.parquet")
-    assert stored_provenance["noise"] == {"max_cv": 0.1, "attempts": 1, "earlier_attempts_worst_cv": [],
+    assert stored_provenance["noise"] == {"max_cv": 0.1, "attempts": 1, "retakes": 0, "earlier_attempts_worst_cv": [],
                                           "noisy": False}
-    assert set(stored_provenance["load"]) == {"load_avg_1min", "others_cores", "steal_fraction"}
+    assert set(stored_provenance["load"]) == {"load_avg_1min", "others_cores", "steal_fraction", "cpu_stall_share"}
     assert key["interleaved_with"] == ["A", "B", "C"] and key["machine"] == provenance.fingerprint()
 
 
@@ -198,8 +263,12 @@ def test_the_method_section_sentence_comes_from_every_stored_run(tmp_path):
     assert "flagged in their tables: 1 in memory bandwidth." in sentence
     assert " Measured interleaved: memory bandwidth. Still measured one method after another, so that a " \
            "disturbance can fall on one side of their ratios: writing." in sentence
+    assert "taken again" not in sentence  # no pass was delayed
     assert noise.study_summary({"writing": [{}]}) == "None of the 1 stored runs recorded the load of the machine."
     assert set(noise.study_macros(provenances)) == {"StudyNoise"}
+    retaken = {"memory_bandwidth": [{**p, "noise": {**p["noise"], "retakes": 2}} for p in provenances["memory_bandwidth"]]}
+    assert "Passes taken again because some task waited for a CPU during them: 4 in memory bandwidth." in \
+        noise.study_summary(retaken)
 
 
 def test_the_noise_sentence_says_when_no_spread_is_known(tmp_path):
