@@ -16,8 +16,9 @@ import pytest
 import uproot
 from conftest import aod_small_arrays, flip_basket_bytes
 
-from throughput import config, datasets, harness, paper, references
+from throughput import config, datasets, harness, intervals, paper, references
 from throughput.experiments import reader_comparison as rc
+from throughput.intervals import Estimate, Verdict
 
 SECTION = config.validate({}, check_resources=False)["datasets"]
 CPP = list(rc.CPP_METHODS)
@@ -459,7 +460,7 @@ def test_object_set_is_planned_measured_and_tabled(files, objects, tmp_path):
 
 
 def test_numpy_verdict_splits_the_gap_by_the_baskets_limit():
-    goal = {"numpy_ratio": 0.5, "numpy_met": False, "per_event": 16.0}
+    goal = {"numpy_ratio": 0.5, "numpy_verdict": Verdict.MISSED, "per_event": 16.0}
     # the baskets reach 0.9 of Numpy, the per-entry calls take 45% of the columnar reader's time
     calls = rc.report._verdict_numpy({**goal, "baskets_numpy_ratio": 0.9, "per_entry_share": 0.45}, load=0.2)
     assert calls.startswith("does not reach it") and calls.endswith("most of the gap is the per-entry calls")
@@ -471,7 +472,21 @@ def test_numpy_verdict_splits_the_gap_by_the_baskets_limit():
                     "16.0 values per event)"
     unsplit = rc.report._verdict_numpy({**goal, "baskets_numpy_ratio": float("nan"), "per_entry_share": float("nan")}, 0.2)
     assert "not split" in unsplit
-    assert rc.report._verdict_numpy({**goal, "numpy_ratio": 0.97, "numpy_met": True}, 0.2) == "reaches it"
+    met = {**goal, "numpy_ratio": 0.97, "numpy": Estimate(0.97, 0.96, 0.98, 5), "numpy_verdict": Verdict.MET}
+    assert rc.report._verdict_numpy(met, 0.2) == "reaches it (95% interval 0.96 to 0.98)"
+    # an interval that holds the target: neither reached nor missed, whatever the ratio's value
+    open_ = {**goal, "numpy_ratio": 0.97, "numpy": Estimate(0.97, 0.9, 1.05, 5), "numpy_verdict": Verdict.INCONCLUSIVE}
+    assert rc.report._verdict_numpy(open_, 0.2).startswith("cannot be said to reach or miss it")
+
+
+def test_rootreadspeed_verdict_names_the_files_it_cannot_separate():
+    goal = lambda verdict: {"rootreadspeed_ratio": 1.0, "rootreadspeed_verdict": verdict}  # noqa: E731
+    both = rc.report._verdict_rootreadspeed({"AOD-like": goal(Verdict.MET), "NanoAOD-like": goal(Verdict.INCONCLUSIVE)})
+    assert both == ("is at least as fast as ROOT's own tool on the AOD-like files; this run does not separate it from "
+                    "ROOT's own tool on the NanoAOD-like files (the 95% intervals of their paired ratios hold 1)")
+    slower = rc.report._verdict_rootreadspeed({"AOD-like": goal(Verdict.MISSED), "NanoAOD-like": goal(Verdict.MET)})
+    assert slower.startswith("is slower than ROOT's own tool on the AOD-like files (it is at least as fast on the "
+                             "NanoAOD-like ones). Possible reasons")
 
 
 def test_own_work_verdict_weighs_the_checksum_and_samples_against_the_gap_to_numpy():
@@ -622,8 +637,19 @@ def test_measure_summarize_and_tables(files, tmp_path):
     numbers = rc.macros(params, table, rated, unreadable, inputs, line, "test compiler")
     assert numbers["RcAodEvents"] == r"\num{150}" and numbers["RcNanoEvents"] == r"\num{300}"
     assert all(name.isalpha() and name.startswith("Rc") for name in numbers)
-    assert numbers["RcNumpyVerdict"].startswith(("reaches", "does not reach"))
-    assert numbers["RcNumpyVerdictNano"].startswith(("reaches", "does not reach"))  # each layout its own verdict
+    assert numbers["RcNumpyVerdict"].startswith(("reaches", "does not reach", "cannot be said"))
+    assert numbers["RcNumpyVerdictNano"].startswith(("reaches", "does not reach", "cannot be said"))  # each its own
+    # the target's ratio paired round by round, printed with its interval, the verdict from it
+    for layout in ("aod", "nanoaod"):
+        goal = rc.targets(table, f"{layout}/ZLIB", "Jet_pt")
+        assert goal["numpy"].processes == params["repetitions"] and goal["numpy"].low <= goal["numpy"].high
+        assert goal["numpy_verdict"] is intervals.at_least(goal["numpy"], rc.NUMPY_TARGET)
+    assert r"$\pm$" in numbers["RcNumpyRatioAod"]
+    # rootreadspeed times a pass as the difference of two runs of itself, often none at all on files this
+    # small: its ratio pairs only the rounds it timed, and is "--" without one
+    for layout, name in (("aod", "Aod"), ("nanoaod", "Nano")):
+        rrs = rc.targets(table, f"{layout}/ZLIB", "Jet_pt")["rootreadspeed"]
+        assert (numbers[f"RcRrsRatio{name}"] == "--") == (rrs.processes == 0)
     # the limit: the share of the columnar reader's time above the baskets alone, from the same table
     ns = table[table["cache"] == "warm"].set_index(["set", "reader"])["ns_per_item_read"]
     for layout, name in (("aod", "Aod"), ("nanoaod", "Nano")):

@@ -13,7 +13,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ... import paper, provenance
+from ... import intervals, paper, provenance
+from ...intervals import Estimate, Verdict
 from .analysis import UNREAD_RECORDS, _rate, collection_shapes, targets, warmup_factor
 from .inputs import collection_attributes
 from .processes import ROOT4J_COMMIT
@@ -25,6 +26,11 @@ from .vocabulary import (COLLECTIONS, COLORS, COMPRESSIONS, LABELS, NUMPY_TARGET
 def _num(value: float, digits: int = 3) -> str:
 
     return paper.number(value, digits) if value == value and math.isfinite(value) else "--"
+
+
+def _estimate(value: Estimate, digits: int = 3) -> str:
+    """An estimate with its interval (paper.estimate), or "--" where it could not be made."""
+    return paper.estimate(value, digits) if math.isfinite(value.value) else "--"
 
 
 def failure_summary(message: str) -> str:
@@ -365,6 +371,12 @@ def _verdict_own_work(goal: dict[str, Any], explain: bool = True) -> str:
     return text + f", at least the {100 * gap:.2g}% by which it trails the Numpy baseline"
 
 
+def _interval(ratio: Estimate) -> str:
+    if not ratio.known:
+        return "ratio without an interval: one round"
+    return f"{intervals.CONFIDENCE:.0%} interval {ratio.low:.2f} to {ratio.high:.2f}"
+
+
 def _verdict_numpy(goal: dict[str, Any], load: float, explain: bool = True) -> str:
     """The numpy target's outcome on one layout, and (`explain`) where the gap lies, from
     the baskets limit measured beside it: the columnar reader's time is the baskets' (read,
@@ -372,8 +384,11 @@ def _verdict_numpy(goal: dict[str, Any], load: float, explain: bool = True) -> s
     Numpy splits (as a product of ratios) into the baskets' own and the per-entry calls'."""
     if goal["numpy_ratio"] != goal["numpy_ratio"]:
         return "could not be compared: the columnar reader or the Numpy baseline was not run"
-    if goal["numpy_met"]:
-        return "reaches it"
+    if goal["numpy_verdict"] is Verdict.MET:
+        return f"reaches it ({_interval(goal['numpy'])})"
+    if goal["numpy_verdict"] is Verdict.INCONCLUSIVE:
+        return (f"cannot be said to reach or miss it: the paired ratio's {_interval(goal['numpy'])} holds the "
+                f"target")
     baskets = goal["baskets_numpy_ratio"]
     if baskets != baskets:
         return "does not reach it (the baskets limit was not measured, so the gap is not split)"
@@ -398,13 +413,19 @@ def _verdict_rootreadspeed(goals: dict[str, dict[str, Any]]) -> str:
     goals = {label: goal for label, goal in goals.items() if goal["rootreadspeed_ratio"] == goal["rootreadspeed_ratio"]}
     if not goals:
         return "could not be compared with rootreadspeed, which was not run"
-    met = [label for label, goal in goals.items() if goal["rootreadspeed_met"]]
-    missed = [label for label, goal in goals.items() if not goal["rootreadspeed_met"]]
+    by = {verdict: [label for label, goal in goals.items() if goal["rootreadspeed_verdict"] is verdict]
+          for verdict in Verdict}
+    met, missed, open_ = by[Verdict.MET], by[Verdict.MISSED], by[Verdict.INCONCLUSIVE]
+    unseparated = (f"this run does not separate it from ROOT's own tool on the {' and '.join(open_)} files (the "
+                   f"{intervals.CONFIDENCE:.0%} intervals of their paired ratios hold 1)") if open_ else ""
     if not missed:
-        return "is at least as fast as ROOT's own tool"
+        faster = f"is at least as fast as ROOT's own tool on the {' and '.join(met)} files" if met else ""
+        return "; ".join(part for part in (faster, unseparated) if part)
     where = f"on the {' and '.join(missed)} files"
     if met:
         where += f" (it is at least as fast on the {' and '.join(met)} ones)"
+    if open_:
+        where += f"; {unseparated}"
     return (f"is slower than ROOT's own tool {where}. Possible reasons, not separated here: rootreadspeed does "
             f"nothing with the values it reads, while our readers compute the checksum of every value and sample "
             f"the rate; and its time per pass is the difference of two runs of the tool, noisy when a pass takes "
@@ -515,7 +536,8 @@ def macros(params: dict[str, Any], table: pd.DataFrame, rated: pd.DataFrame, unr
         "RcSampleEvery": n(params["sample_every"]),
         "RcTimelineCollection": paper.escape(SEED_TABLE1.loc[params["timeline_collection"], "particle"]),
         "RcCompiler": paper.escape(compiler),
-        "RcNumpyRatioAod": n(goal_aod["numpy_ratio"], 2), "RcNumpyRatioNano": n(goal_nano["numpy_ratio"], 2),
+        # paired round by round, with the 95% interval its verdict comes from
+        "RcNumpyRatioAod": _estimate(goal_aod["numpy"], 2), "RcNumpyRatioNano": _estimate(goal_nano["numpy"], 2),
         "RcNumpyRatioWithOpenAod": n(goal_aod["numpy_ratio_with_open"], 2),
         "RcNumpyVerdict": paper.escape(_verdict_numpy(goal_aod, float(table["load_avg_1min"].mean()))),
         # each layout's ratio with its own verdict (the AOD-like one's explains a gap)
@@ -535,9 +557,9 @@ def macros(params: dict[str, Any], table: pd.DataFrame, rated: pd.DataFrame, unr
         "RcBasketsVsNumpyAod": n(goal_aod["baskets_numpy_ratio"], 2),
         "RcBasketsVsNumpyNano": n(goal_nano["baskets_numpy_ratio"], 2),
         "RcFastestCpp": paper.escape(LABELS.get(goal_aod["fastest_cpp"], "none")),
-        "RcRrsRatioAod": n(goal_aod["rootreadspeed_ratio"], 2),
+        "RcRrsRatioAod": _estimate(goal_aod["rootreadspeed"], 2),
         "RcFastestCppNano": paper.escape(LABELS.get(goal_nano["fastest_cpp"], "none")),
-        "RcRrsRatioNano": n(goal_nano["rootreadspeed_ratio"], 2),
+        "RcRrsRatioNano": _estimate(goal_nano["rootreadspeed"], 2),
         "RcRrsVerdict": paper.escape(_verdict_rootreadspeed({"AOD-like": goal_aod, "NanoAOD-like": goal_nano})),
         "RcJavaVsCpp": n(1 / ratio(aod, "aod", "laurelin"), 2),
         "RcUprootVsCpp": n(1 / ratio(aod, "aod", "uproot"), 2),
