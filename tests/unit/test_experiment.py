@@ -75,30 +75,33 @@ def _stalling(methods, stalls: dict[str, list[float]], monkeypatch):
 
 def test_a_pass_a_waiting_task_delayed_is_taken_again_and_counted(tmp_path, monkeypatch):
     methods = FakeMethods({name: [1.0] * 4 for name in "ABC"})
-    frame = _measure(tmp_path, _stalling(methods, {"B": [1.0]}, monkeypatch), noise.Settings())
+    frame = _measure(tmp_path, _stalling(methods, {"B": [1.0]}, monkeypatch), noise.Settings(max_retakes=1))
     assert [methods.calls.count(name) for name in "ABC"] == [3, 4, 3]  # B's first pass twice
     measured = frame[~frame["warmup"]]
     assert measured.groupby("run")["retakes"].sum().to_dict() == {"A": 0, "B": 1, "C": 0}
     assert (measured["cpu_stall_share"] == 0).all()  # the passes kept were not delayed
     assert results.read_raw(tmp_path / "B.parquet")[1]["noise"]["retakes"] == 1
-    sentence = noise.describe(frame, noise.Settings())
+    sentence = noise.describe(frame, noise.Settings(max_retakes=1))
     assert "1 of 9 passes were taken again because some runnable task waited for a CPU during more than 2%" in sentence
     assert "0 stayed above it" in sentence
 
 
 def test_a_pass_still_delayed_after_its_retakes_is_kept_and_said(tmp_path, monkeypatch):
     methods = FakeMethods({name: [1.0] * 3 for name in "ABC"})
-    frame = _measure(tmp_path, _stalling(methods, {"C": [1.0, 1.0]}, monkeypatch), noise.Settings(), repetitions=2)
+    frame = _measure(tmp_path, _stalling(methods, {"C": [1.0, 1.0]}, monkeypatch), noise.Settings(max_retakes=1),
+                     repetitions=2)
     measured = frame[~frame["warmup"]]
     assert measured.groupby("run")["retakes"].sum().to_dict() == {"A": 0, "B": 0, "C": 1}
     assert (measured.set_index("run")["cpu_stall_share"] > 0.02).groupby("run").sum().to_dict() == \
         {"A": 0, "B": 0, "C": 1}
-    assert "1 stayed above it" in noise.describe(frame, noise.Settings())
-    # no retakes asked for: the delayed pass is kept as it came
+    assert "1 stayed above it" in noise.describe(frame, noise.Settings(max_retakes=1))
+    # no retakes asked for (the default): the delayed pass is kept as it came
     methods = FakeMethods({name: [1.0] * 2 for name in "ABC"})
     frame = _measure(tmp_path / "none", _stalling(methods, {"A": [1.0]}, monkeypatch),
-                     noise.Settings(max_retakes=0), repetitions=2)
+                     noise.Settings(), repetitions=2)
     assert methods.calls.count("A") == 2 and frame["retakes"].sum() == 0
+    assert "more than 2% of 1 of the 6 passes" in noise.describe(frame, noise.Settings())
+    assert "none was taken again (noise.max_retakes is 0)" in noise.describe(frame, noise.Settings())
 
 
 def test_without_pressure_information_no_pass_is_called_delayed(tmp_path, monkeypatch):
