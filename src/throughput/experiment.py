@@ -5,9 +5,10 @@ repetition by repetition, each round in a fresh random order
 (noise.round_order, seeded by the noise section's order_seed), so a
 disturbance of the machine lands on all of them rather than on one side of
 the ratio, and no run always follows the same neighbour. Each pass
-records the load the machine saw (throughput.noise), and a pass during which
-some task waited for a CPU too long is taken again, up to noise.max_retakes
-times (the count is kept with its rows: `retakes`). When a series of the
+records the load the machine saw and what delayed it (throughput.noise); with
+noise.max_retakes above 0 (none by default), a pass during which some task
+waited for a CPU too long is taken again (the count is kept with its rows:
+`retakes`). When a series of the
 group is more spread than the configured coefficient of variation, the whole
 group is measured again, up to the configured number of times; a group still
 noisy is stored with `noisy` set, and tables and the paper flag it.

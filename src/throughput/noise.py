@@ -11,9 +11,9 @@ things make that visible instead of printing it as a result:
   other processes' time in one reading); and what delayed the pass itself:
   the share of its wall time in which some runnable task waited for a CPU
   (the kernel's pressure stall information, /proc/pressure/cpu "some") and
-  the involuntary context switches of this process and its children. A pass
-  whose stall share exceeds `Settings.max_stall_share` is taken again
-  (throughput.experiment, at most `max_retakes` times). Why not each process's
+  the involuntary context switches of this process and its children. With
+  `Settings.max_retakes` above 0 (none by default, see there), a pass whose
+  stall share exceeds `max_stall_share` is taken again (throughput.experiment). Why not each process's
   own run delay (/proc/<pid>/schedstat): a kernel's process has exited, and
   been reaped, by the time its pass is judged;
 * `coefficient_of_variation` and `Settings` decide whether a group of timings
