@@ -33,6 +33,11 @@ def _estimate(value: Estimate, digits: int = 3) -> str:
     return paper.estimate(value, digits) if math.isfinite(value.value) else "--"
 
 
+def _listed(names: list[str]) -> str:
+    """'a', 'a and b', 'a, b and c'."""
+    return " and ".join([", ".join(names[:-1]), names[-1]]) if len(names) > 1 else "".join(names)
+
+
 def failure_summary(message: str) -> str:
     """A table cell's short form of a reader's error: its exception's name (the
     part after the reader's 'failed:', without Java's package), else the text."""
@@ -532,6 +537,8 @@ def macros(params: dict[str, Any], table: pd.DataFrame, rated: pd.DataFrame, unr
 
         "RcScanSentence": paper.escape(scan_sentence),
         "RcRealFiles": paper.escape(real_sentence),
+        # the particle types read (the config's collections; the seed read six)
+        "RcCollectionsRead": paper.escape(_listed([SEED_TABLE1.loc[c, "particle"] for c in params["collections"]])),
         "RcRepetitions": str(params["repetitions"]), "RcWarmup": str(params["warmup"]),
         "RcSampleEvery": n(params["sample_every"]),
         "RcTimelineCollection": paper.escape(SEED_TABLE1.loc[params["timeline_collection"], "particle"]),
