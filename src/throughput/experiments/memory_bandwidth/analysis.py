@@ -181,27 +181,21 @@ def targets(table: pd.DataFrame, max_threads: int) -> dict[str, Any]:
     }
 
 
-def _interval(ratio: Estimate) -> str:
-    if not ratio.known:
-        return "no interval: one round"
-    return f"{intervals.CONFIDENCE:.0%} interval {ratio.low:.2f} to {ratio.high:.2f}"
-
-
 def plateau_verdict(goal: dict[str, Any]) -> str:
     """One sentence for the paper on the plateau target, from the measured ratio's interval."""
     band = f"{PLATEAU_BAND:.0%}"
     if goal["plateau_verdict"] is Verdict.MET:
-        return f"is within {band} of it ({_interval(goal['plateau'])})"
+        return f"is within {band} of it ({goal['plateau'].interval_text()})"
     if goal["plateau_verdict"] is Verdict.INCONCLUSIVE:
-        return (f"cannot be placed inside or outside the {band} band: the ratio's {_interval(goal['plateau'])} "
+        return (f"cannot be placed inside or outside the {band} band: the ratio's {goal['plateau'].interval_text()} "
                 f"crosses the band's edge")
     immutable = goal["plateau_immutable"]
     placed = {Verdict.MET: "within", Verdict.MISSED: "outside",
               Verdict.INCONCLUSIVE: "not placed inside or outside"}[goal["plateau_immutable_verdict"]]
-    return (f"is outside the {band} band ({_interval(goal['plateau'])}). STREAM has no in-place kernel: each of its "
+    return (f"is outside the {band} band ({goal['plateau'].interval_text()}). STREAM has no in-place kernel: each of its "
             f"four kernels stores to an array it does not read, while the in-place update writes back lines it has "
             f"just read (bus-traffic ratio {goal['plateau_bus_ratio']:.2f}). The immutable kernel, which has STREAM "
-            f"scale's access pattern, reaches {immutable.value:.2f} of it ({_interval(immutable)}), {placed} the band")
+            f"scale's access pattern, reaches {immutable.value:.2f} of it ({immutable.interval_text()}), {placed} the band")
 
 
 SINGLE_VERDICT_WORDS = {Verdict.MET: "reaches", Verdict.MISSED: "does not reach",

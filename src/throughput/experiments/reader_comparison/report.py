@@ -376,12 +376,6 @@ def _verdict_own_work(goal: dict[str, Any], explain: bool = True) -> str:
     return text + f", at least the {100 * gap:.2g}% by which it trails the Numpy baseline"
 
 
-def _interval(ratio: Estimate) -> str:
-    if not ratio.known:
-        return "ratio without an interval: one round"
-    return f"{intervals.CONFIDENCE:.0%} interval {ratio.low:.2f} to {ratio.high:.2f}"
-
-
 def _verdict_numpy(goal: dict[str, Any], load: float, explain: bool = True) -> str:
     """The numpy target's outcome on one layout, and (`explain`) where the gap lies, from
     the baskets limit measured beside it: the columnar reader's time is the baskets' (read,
@@ -390,9 +384,9 @@ def _verdict_numpy(goal: dict[str, Any], load: float, explain: bool = True) -> s
     if goal["numpy_ratio"] != goal["numpy_ratio"]:
         return "could not be compared: the columnar reader or the Numpy baseline was not run"
     if goal["numpy_verdict"] is Verdict.MET:
-        return f"reaches it ({_interval(goal['numpy'])})"
+        return f"reaches it ({goal['numpy'].interval_text()})"
     if goal["numpy_verdict"] is Verdict.INCONCLUSIVE:
-        return (f"cannot be said to reach or miss it: the paired ratio's {_interval(goal['numpy'])} holds the "
+        return (f"cannot be said to reach or miss it: the paired ratio's {goal['numpy'].interval_text()} holds the "
                 f"target")
     baskets = goal["baskets_numpy_ratio"]
     if baskets != baskets:
