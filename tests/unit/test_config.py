@@ -285,14 +285,16 @@ def _key_paths(mapping, prefix=()):
             yield prefix + (key,)
 
 
-def test_medium_config_sets_every_key_the_default_sets():
-    # Snakemake reads config.yaml first and medium.yaml over it: a key only config.yaml
-    # set would make the medium scale change with the default.
+@pytest.mark.parametrize("scale", ["medium.yaml", "full.yaml"])
+def test_a_larger_scale_sets_every_key_the_default_sets(scale):
+    # Snakemake reads config.yaml first and the scale's file over it: a key only config.yaml
+    # set would make that scale change with the default (full.yaml read three of the six
+    # particle types after the default was cut to them).
     with open(REPO / "config" / "config.yaml") as stream:
         default = set(_key_paths(yaml.safe_load(stream)))
-    with open(REPO / "config" / "medium.yaml") as stream:
-        medium = set(_key_paths(yaml.safe_load(stream)))
-    assert not default - medium, sorted(default - medium)
+    with open(REPO / "config" / scale) as stream:
+        larger = set(_key_paths(yaml.safe_load(stream)))
+    assert not default - larger, sorted(default - larger)
 
 
 def test_medium_config_fits_a_24_gb_machine_without_lowering(tmp_path):
