@@ -6,7 +6,9 @@
 // CLOCK_PROCESS_CPUTIME_ID, summed over all threads of the process.
 #pragma once
 
+#include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <ctime>
@@ -15,6 +17,8 @@
 #include <sstream>
 #include <stdexcept>
 #include <string>
+
+#include <sys/mman.h>
 
 #ifndef TP_COMPILER
 #define TP_COMPILER "unknown"
@@ -65,18 +69,80 @@ Timing time_it(F &&f) {
   return {w1 - w0, c1 - c0};
 }
 
+// Calibrated samples, pyperf's way: a call shorter than the minimum sample is repeated inside
+// one timed region, so that a timer tick, a preemption or a page-fault burst is a small share
+// of the sample rather than 5-50% of a millisecond pass (with a tenth to spare).
+inline long long calibrated_loops(double call_s, double min_sample_s) {
+  if (!(min_sample_s > 0) || call_s >= min_sample_s) return 1;
+  return static_cast<long long>(std::ceil(1.1 * min_sample_s / std::max(call_s, 1e-9)));
+}
+
+// The samples of one timed operation: during the `warmup` repetitions a single timed call
+// each, then as many calls per sample as the last warm-up call says reach the minimum (a
+// short sample recalibrates the rest, as the first does where there is no warm-up). A kernel that checks its
+// values exactly needs calls(): an in-place pass changes them.
+class Sampler {
+ public:
+  Sampler(long long warmup, double min_sample_s) : warmup_(warmup), min_sample_s_(min_sample_s) {}
+  struct Sample {
+    long long loops;
+    Timing timing;
+  };
+  template <class F>
+  Sample take(long long rep, F &&f) {
+    const long long these = rep < warmup_ ? 1 : loops_;
+    const Timing t = time_it([&] {
+      for (long long i = 0; i < these; ++i) f();
+    });
+    calls_ += these;
+    // Calibrated on the last warm-up call; a sample that still fell short (the warm-up call ran
+    // slower than the passes after it) raises the loops for the next ones, never lowers them.
+    const long long wanted = calibrated_loops(t.wall_s / these, min_sample_s_);
+    loops_ = rep < warmup_ ? wanted : (t.wall_s < min_sample_s_ ? std::max(loops_, wanted) : loops_);
+    return {these, t};
+  }
+  long long calls() const { return calls_; }
+
+ private:
+  long long warmup_;
+  double min_sample_s_;
+  long long loops_ = 1, calls_ = 0;
+};
+
 // Cache-line aligned, uninitialised doubles: the caller's first touch decides
-// which NUMA node (and which thread's cache) each page lands on.
+// which NUMA node (and which thread's cache) each page lands on. An array of
+// 2 MiB or more is aligned to 2 MiB and asks for transparent huge pages
+// (madvise: where THP is "madvise", the common default, only memory that asks
+// gets them), so that every process of a run streams through the same page
+// size, and through fewer TLB misses, a nested page walk each on a VM.
 struct FreeDeleter {
   void operator()(double *p) const { std::free(p); }
 };
 using Array = std::unique_ptr<double[], FreeDeleter>;
 
+inline constexpr std::size_t kHugePage = std::size_t{2} << 20;
+
 inline Array allocate(long long n) {
-  const std::size_t bytes = ((static_cast<std::size_t>(n) * sizeof(double) + 63) / 64) * 64;
-  auto *p = static_cast<double *>(std::aligned_alloc(64, bytes));
+  const std::size_t wanted = static_cast<std::size_t>(n) * sizeof(double);
+  const std::size_t align = wanted >= kHugePage ? kHugePage : 64;
+  const std::size_t bytes = (wanted + align - 1) / align * align;
+  auto *p = static_cast<double *>(std::aligned_alloc(align, bytes));
   if (!p) throw std::runtime_error("cannot allocate " + std::to_string(bytes) + " bytes");
+  if (align == kHugePage) madvise(p, bytes, MADV_HUGEPAGE);  // advice: refused where THP is off
   return Array(p);
+}
+
+// Bytes of this process's anonymous memory in transparent huge pages (the kernel's
+// /proc/self/smaps_rollup AnonHugePages), -1 where unknown: what the advice above got.
+inline long long huge_page_bytes() {
+  std::FILE *f = std::fopen("/proc/self/smaps_rollup", "r");
+  if (!f) return -1;
+  char line[256];
+  long long kib = -1;
+  while (std::fgets(line, sizeof line, f))
+    if (std::sscanf(line, "AnonHugePages: %lld kB", &kib) == 1) break;
+  std::fclose(f);
+  return kib < 0 ? -1 : kib * 1024;
 }
 
 // Options given as --name value. Unknown or malformed options are an error

@@ -6,8 +6,9 @@
 // Threads are OpenMP threads with a static schedule; the arrays are first
 // touched by the same schedule so each thread's pages are local to it, and
 // pinning comes from OMP_PROC_BIND / OMP_PLACES (set by the harness, reported
-// here). Each repetition is one timed pass; the first `warmup` passes are
-// marked as warm-up. After all passes every value is checked exactly (the
+// here). The first `warmup` passes are timed one by one and marked as
+// warm-up; each repetition is then one timed sample of as many passes as last
+// --min-sample-s (bench::sampled_calls). After all passes every value is checked exactly (the
 // values are small integers, exact in double), so a wrong or skipped pass
 // fails the run instead of giving a fast number.
 #include <omp.h>
@@ -47,6 +48,7 @@ int main(int argc, char **argv) {
                         {"threads", "1"},
                         {"reps", "5"},
                         {"warmup", "1"},
+                        {"min-sample-s", "0"},
                         {"constant", "1"},
                         {"corrupt-for-test", "0"}});
     if (opt.build_info()) {
@@ -62,6 +64,9 @@ int main(int argc, char **argv) {
     const long long reps = opt.integer("reps", 1);
     const long long warmup = opt.integer("warmup", 0);
     const double c = opt.real("constant");
+    const double min_sample_s = opt.real("min-sample-s");
+    if (!(min_sample_s >= 0 && min_sample_s <= 60))
+      throw std::invalid_argument("--min-sample-s must be between 0 and 60 seconds");
     if (c != std::floor(c) || std::fabs(c) > 1000)
       throw std::invalid_argument("--constant must be a small integer so that checks are exact");
 
@@ -78,20 +83,22 @@ int main(int argc, char **argv) {
 
     // STREAM convention: bytes the loop itself reads and writes (no write-allocate traffic).
     const long long bytes_moved = 2 * n * static_cast<long long>(sizeof(double));
+    const long long huge = bench::huge_page_bytes();
+    bench::Sampler sampler(warmup, min_sample_s);
     for (long long rep = 0; rep < warmup + reps; ++rep) {
-      const bench::Timing t = bench::time_it([&] {
+      const bench::Sampler::Sample s = sampler.take(rep, [&] {
         if (in_place)
           add_in_place(a.get(), n, c);
         else
           add_immutable(a.get(), b.get(), n, c);
       });
-      bench::print_bandwidth_timing("add_constant", mode, n, threads, rep, warmup, t, bytes_moved);
+      bench::print_bandwidth_timing("add_constant", mode, n, threads, rep, warmup, s.loops, s.timing, bytes_moved, huge);
     }
 
     if (opt.integer("corrupt-for-test", 0)) (in_place ? a : b)[n / 2] += 0.5;
 
     // Exact check of every value, and a checksum the other methods are compared with.
-    const double passes = in_place ? static_cast<double>(warmup + reps) : 1.0;
+    const double passes = in_place ? static_cast<double>(sampler.calls()) : 1.0;
     const double *out = in_place ? a.get() : b.get();
     long long wrong = 0;
     double checksum = 0;

@@ -21,7 +21,7 @@ using bench::allocate;
 
 int main(int argc, char **argv) {
   return bench::guarded_main("stream", [&] {
-    bench::Options opt(argc, argv, {{"n", "10000000"}, {"threads", "1"}, {"reps", "5"}, {"warmup", "1"}});
+    bench::Options opt(argc, argv, {{"n", "10000000"}, {"threads", "1"}, {"reps", "5"}, {"warmup", "1"}, {"min-sample-s", "0"}});
     if (opt.build_info()) {
       bench::print_build_info("stream");
       return 0;
@@ -30,6 +30,9 @@ int main(int argc, char **argv) {
     const int threads = static_cast<int>(opt.integer("threads", 1));
     const long long reps = opt.integer("reps", 1);
     const long long warmup = opt.integer("warmup", 0);
+    const double min_sample_s = opt.real("min-sample-s");
+    if (!(min_sample_s >= 0 && min_sample_s <= 60))
+      throw std::invalid_argument("--min-sample-s must be between 0 and 60 seconds");
 
     bench::use_exactly_threads(threads);
     Array a = allocate(n), b = allocate(n), c = allocate(n);
@@ -43,31 +46,33 @@ int main(int argc, char **argv) {
     double *pa = a.get(), *pb = b.get(), *pc = c.get();
     const long long word = sizeof(double);
 
-    auto report = [&](const char *op, long long rep, const bench::Timing &t, long long bytes) {
-      bench::print_bandwidth_timing("stream", op, n, threads, rep, warmup, t, bytes);
+    // STREAM's cycle of four operations per repetition; each operation's sample repeats it as
+    // often as its minimum length needs (bench::Sampler, one per operation). All four are
+    // idempotent on their inputs, so repeating one leaves the values STREAM's check replays.
+    const long long huge = bench::huge_page_bytes();
+    bench::Sampler copy(warmup, min_sample_s), scale(warmup, min_sample_s), add(warmup, min_sample_s),
+        triad(warmup, min_sample_s);
+    auto report = [&](const char *op, long long rep, const bench::Sampler::Sample &s, long long words) {
+      bench::print_bandwidth_timing("stream", op, n, threads, rep, warmup, s.loops, s.timing, words * word * n, huge);
     };
 
     for (long long rep = 0; rep < warmup + reps; ++rep) {
-      report("copy", rep, bench::time_it([&] {
+      report("copy", rep, copy.take(rep, [&] {
 #pragma omp parallel for schedule(static)
                for (long long i = 0; i < n; ++i) pc[i] = pa[i];
-             }),
-             2 * word * n);
-      report("scale", rep, bench::time_it([&] {
+             }), 2);
+      report("scale", rep, scale.take(rep, [&] {
 #pragma omp parallel for schedule(static)
                for (long long i = 0; i < n; ++i) pb[i] = scalar * pc[i];
-             }),
-             2 * word * n);
-      report("add", rep, bench::time_it([&] {
+             }), 2);
+      report("add", rep, add.take(rep, [&] {
 #pragma omp parallel for schedule(static)
                for (long long i = 0; i < n; ++i) pc[i] = pa[i] + pb[i];
-             }),
-             3 * word * n);
-      report("triad", rep, bench::time_it([&] {
+             }), 3);
+      report("triad", rep, triad.take(rep, [&] {
 #pragma omp parallel for schedule(static)
                for (long long i = 0; i < n; ++i) pa[i] = pb[i] + scalar * pc[i];
-             }),
-             3 * word * n);
+             }), 3);
     }
 
     // STREAM's check: replay the sequence on scalars, compare every element.

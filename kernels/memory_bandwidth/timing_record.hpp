@@ -1,6 +1,8 @@
 // The timing record of the memory-bandwidth kernels (add_constant, stream): one
-// JSON line per pass, read by throughput.harness; the same fields for both, so
-// their rates are computed alike.
+// JSON line per sample (of `loops` passes, bench::sampled_calls), read by
+// throughput.harness; the same fields for both, so their rates are computed alike.
+// huge_page_bytes: the process's memory in transparent huge pages after the first
+// touch (bench::huge_page_bytes), what its arrays' madvise got.
 #pragma once
 
 #include <omp.h>
@@ -12,7 +14,8 @@
 namespace bench {
 
 inline void print_bandwidth_timing(const char *kernel, const std::string &mode, long long n, int threads,
-                                   long long rep, long long warmup, const Timing &t, long long bytes_moved) {
+                                   long long rep, long long warmup, long long loops, const Timing &t,
+                                   long long bytes_per_pass, long long huge_page_bytes) {
   JsonLine()
       .add("record", "timing")
       .add("kernel", kernel)
@@ -23,9 +26,11 @@ inline void print_bandwidth_timing(const char *kernel, const std::string &mode, 
       .add("proc_bind", static_cast<int>(omp_get_proc_bind()))
       .add("rep", rep - warmup)
       .add("warmup", rep < warmup)
+      .add("loops", loops)
       .add("wall_s", t.wall_s)
       .add("cpu_s", t.cpu_s)
-      .add("bytes_moved", bytes_moved)
+      .add("bytes_moved", loops * bytes_per_pass)
+      .add("huge_page_bytes", huge_page_bytes)
       .print();
 }
 

@@ -8,9 +8,10 @@ the ratio, and no run always follows the same neighbour. Each pass
 records the load the machine saw and what delayed it (throughput.noise); with
 noise.max_retakes above 0 (none by default), a pass during which some task
 waited for a CPU too long is taken again (the count is kept with its rows:
-`retakes`). When a series of the
-group is more spread than the configured coefficient of variation, the whole
-group is measured again, up to the configured number of times; a group still
+`retakes`). When the 95% interval of a series of the group (across its
+rounds, each round a fresh process: throughput.intervals) is wider than the
+configured half-width, the whole group is measured for as many rounds again,
+up to the configured number of times, its earlier rounds kept; a group still
 noisy is stored with `noisy` set, and tables and the paper flag it.
 
 Each run is stored in its own raw file (throughput.results: one Parquet file
@@ -47,65 +48,99 @@ class Group:
     runs: list[dict[str, Any]]
 
 
-def _spread(frame: pd.DataFrame, series: Sequence[str]) -> pd.DataFrame:
-    """Coefficient of variation of the measured passes' wall time, per run and series."""
-    measured = frame[~frame["warmup"]]
+# The quantity a run's tables print, from its timed rows: the time of one pass unless the
+# experiment says otherwise (the reader comparison prints reading time, opening left out).
+Quantity = Callable[[pd.DataFrame], pd.Series]
+
+
+def time_per_pass(frame: pd.DataFrame) -> pd.Series:
+    """Each sample's wall time over the passes it repeated (`loops`, where a kernel calibrates
+    its samples to a minimum length: kernels/common/bench.hpp's Sampler)."""
+    return frame["wall_s"] / frame["loops"] if "loops" in frame else frame["wall_s"]
+
+
+def _spread(frame: pd.DataFrame, series: Sequence[str], quantity: Quantity, per_round: str) -> pd.DataFrame:
+    """Per run and series, over its timed passes of the printed `quantity`: the relative
+    half-width of the 95% interval across rounds (`half_width`, each round's `per_round` pass,
+    median or min, one value: throughput.noise.interval_half_width), which decides `noisy`,
+    and the coefficient of variation (`cv`), which describes."""
+    measured = frame[~frame["warmup"].astype(bool)]
     if "record" in measured:
         measured = measured[measured["record"] == "timing"]
-    return (measured.groupby(["run", *series], sort=False)["wall_s"]
-            .agg(noise.coefficient_of_variation).rename("cv").reset_index())
+    measured = measured.assign(quantity=quantity(measured))
+    keys = ["run", *series]
+    by_round = measured.groupby([*keys, "round"], sort=False)["quantity"].agg(per_round)
+    half_width = by_round.groupby(level=keys, sort=False).agg(noise.interval_half_width).rename("half_width")
+    cv = measured.groupby(keys, sort=False)["quantity"].agg(noise.coefficient_of_variation).rename("cv")
+    return pd.concat([half_width, cv], axis=1).reset_index()
+
+
+def by_round(measured: pd.DataFrame, keys: list[str], table: pd.DataFrame, column: str = "wall_s",
+             reduce: str = "median") -> list[dict[int, float]]:
+    """For each row of `table` (one per `keys`), `column` of its timed rows in each round, one
+    value per round (`reduce`: "median", "min", "max"): {round: value}, what paired ratios pair
+    (throughput.intervals.paired_by_round) and figures take across processes."""
+    per_round = measured.groupby([*keys, "round"], sort=False)[column].agg(reduce)
+    found = {key: group.droplevel(keys).to_dict() for key, group in per_round.groupby(level=keys, sort=False)}
+    return [found[key] for key in table[keys].itertuples(index=False, name=None)]
 
 
 def _measure_group(group: Group, measure_pass: MeasurePass, repetitions: int, settings: noise.Settings,
-                   series: Sequence[str], bar: tqdm) -> tuple[pd.DataFrame, dict[str, dict[str, Any]], list[float]]:
-    """Measure `group` until no series is noisy or the re-measures are spent."""
-    earlier = []
+                   series: Sequence[str], quantity: Quantity, per_round: str,
+                   bar: tqdm) -> tuple[pd.DataFrame, dict[str, dict[str, Any]], list[float]]:
+    """Measure `group` until no series is noisy or the re-measures are spent. A re-measure adds
+    `repetitions` rounds to those already taken (the interval narrows with more processes, and
+    whatever was spread between processes stays in the figure), rather than starting afresh."""
+    earlier, frames, provenance = [], [], {}
     for attempt in range(settings.max_remeasures + 1):
         if attempt:
             bar.total += repetitions * len(group.runs)
             bar.refresh()
-        frames, provenance = [], {}
         for repetition in range(repetitions):
-            for run in noise.round_order(group.runs, attempt * repetitions + repetition, settings.order_seed):
+            round_index = attempt * repetitions + repetition
+            for run in noise.round_order(group.runs, round_index, settings.order_seed):
                 for retake in range(settings.max_retakes + 1):
                     if retake:  # the pass before was disturbed (noise.Settings.is_disturbed): taken again
                         bar.total += 1
                         bar.refresh()
                     with noise.LoadMonitor() as monitor:
-                        frame, provenance[run["name"]] = measure_pass(run, repetition)
+                        frame, provenance[run["name"]] = measure_pass(run, round_index)
                     bar.update()
                     if not settings.is_disturbed(monitor.load):
                         break
                 if int((~frame["warmup"].astype(bool)).sum()) < 1:
                     raise ValueError(f"{group.name} / {run['name']}: a pass gave no measured row")
                 frames.append(frame.assign(
-                    run=run["name"], round=repetition, attempt=attempt,
-                    rep=frame["rep"].where(frame["warmup"], repetition), retakes=retake,
+                    run=run["name"], round=round_index, attempt=attempt,
+                    rep=frame["rep"].where(frame["warmup"], round_index), retakes=retake,
                     **monitor.load.as_columns()))
         frame = pd.concat(frames, ignore_index=True)
-        spread = _spread(frame, series)
-        worst = float(spread["cv"].max()) if spread["cv"].notna().any() else float("nan")
-        if not any(settings.is_noisy(cv) for cv in spread["cv"]):
+        spread = _spread(frame, series, quantity, per_round)
+        widest = float(spread["half_width"].max()) if spread["half_width"].notna().any() else float("nan")
+        if not any(settings.is_noisy(width) for width in spread["half_width"]):
             break
-        earlier.append(worst)
+        earlier.append(widest)
         then = "measuring again" if attempt < settings.max_remeasures else "flagged"
-        bar.set_postfix_str(f"{group.name}: CV {worst:.0%} > {settings.max_cv:.0%}, {then}")
+        bar.set_postfix_str(f"{group.name}: interval ±{widest:.0%} > ±{settings.max_half_width:.0%}, {then}")
     frame = frame.merge(spread, on=["run", *series], how="left")
-    frame["noisy"] = [settings.is_noisy(cv) for cv in frame["cv"]]
+    frame["noisy"] = [settings.is_noisy(width) for width in frame["half_width"]]
     return frame, provenance, earlier
 
 
 def measure_interleaved(groups: Sequence[Group], raw_dir: str | Path, key_of: Callable[[dict[str, Any]], dict[str, Any]],
                         measure_pass: MeasurePass, repetitions: int, settings: noise.Settings,
-                        series: Sequence[str] = (), desc: str = "measuring", progress: bool = True) -> pd.DataFrame:
+                        series: Sequence[str] = (), desc: str = "measuring", progress: bool = True,
+                        quantity: Quantity = time_per_pass, per_round: str = "median") -> pd.DataFrame:
     """Measure (or reuse) every group; return all runs' rows.
 
     `key_of(run)` gives what a stored run must match to be reused (parameters,
     kernel binary hash, ...); the group's members, the repetitions and the
     noise settings are added here. `series` names the columns that tell
     several series of one run apart (STREAM's four operations), whose spreads
-    are judged separately. Rows carry `run`, `round`, `attempt`, the load
-    columns of throughput.noise, `cv` and `noisy`.
+    are judged separately, each by the printed `quantity` (the time per pass
+    unless given), each round's median sample one value (`per_round` "min": its
+    best, for a bandwidth). Rows carry `run`, `round`, `attempt`, the load columns of
+    throughput.noise, `half_width`, `cv` and `noisy`.
     """
     raw_dir = Path(raw_dir)
     frames, to_measure = [], []
@@ -124,16 +159,18 @@ def measure_interleaved(groups: Sequence[Group], raw_dir: str | Path, key_of: Ca
     total = sum(repetitions * len(group.runs) for group, _ in to_measure)
     with tqdm(total=total, desc=desc, unit="pass", disable=not progress or not total) as bar:
         for group, keys in to_measure:
-            frame, provenance, earlier = _measure_group(group, measure_pass, repetitions, settings, series, bar)
+            frame, provenance, earlier = _measure_group(group, measure_pass, repetitions, settings, series,
+                                                         quantity, per_round, bar)
             for run in group.runs:
                 rows = frame[frame["run"] == run["name"]].reset_index(drop=True)
                 record = {**provenance[run["name"]],
                           "load": {column: float(rows[column].max())
                                    for column in ("load_avg_1min", "others_cores", "steal_fraction",
                                                   "cpu_stall_share")},
-                          "noise": {"max_cv": settings.max_cv, "attempts": int(rows["attempt"].max()) + 1,
+                          "noise": {"max_half_width": settings.max_half_width,
+                                    "attempts": int(rows["attempt"].max()) + 1,
                                     "retakes": int(rows.drop_duplicates(["round"])["retakes"].sum()),
-                                    "earlier_attempts_worst_cv": earlier, "noisy": bool(rows["noisy"].any())}}
+                                    "earlier_attempts_widest": earlier, "noisy": bool(rows["noisy"].any())}}
                 results.write_raw(rows, raw_dir / f"{run['name']}.parquet", record, keys[run["name"]])
                 frames.append(rows)
     return pd.concat(frames, ignore_index=True)

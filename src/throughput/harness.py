@@ -9,6 +9,7 @@ failed validation can never become a number.
 from __future__ import annotations
 
 import json
+import math
 import os
 import subprocess
 import tempfile
@@ -125,22 +126,35 @@ def build_info(name: str) -> dict[str, Any]:
 
 
 def time_python(
-    function: Callable[[], Any], repetitions: int, warmup: int, **labels: Any
+    function: Callable[[], Any], repetitions: int, warmup: int, min_sample_s: float = 0.0, **labels: Any
 ) -> tuple[pd.DataFrame, list[Any]]:
-    """Time `function()` warmup + repetitions times, as run_kernel's records.
+    """Time `function()` warmup times alone, then `repetitions` samples, as run_kernel's records:
+    each sample repeats the call as often as the last warm-up call says reach `min_sample_s`
+    (`loops` in its row), as the kernels' bench::Sampler does.
 
     Returns the timing rows (with `labels` as extra columns) and what each call
-    returned, so the caller can validate it.
+    returned, so the caller can validate it (its length is the calls made).
     """
-    if repetitions < 1 or warmup < 0:
-        raise ValueError(f"need repetitions >= 1 and warmup >= 0, got {repetitions} and {warmup}")
-    rows, outputs = [], []
+    if repetitions < 1 or warmup < 0 or min_sample_s < 0:
+        raise ValueError(f"need repetitions >= 1, warmup >= 0 and min_sample_s >= 0, got {repetitions}, {warmup} "
+                         f"and {min_sample_s}")
+    rows, outputs, loops = [], [], 1
     for index in range(warmup + repetitions):
+        these = 1 if index < warmup else loops
         wall0, cpu0 = time.perf_counter(), time.process_time()
-        outputs.append(function())
+        for _ in range(these):
+            outputs.append(function())
         cpu1, wall1 = time.process_time(), time.perf_counter()
-        rows.append({**labels, "rep": index - warmup, "warmup": index < warmup,
+        rows.append({**labels, "rep": index - warmup, "warmup": index < warmup, "loops": these,
                      "wall_s": wall1 - wall0, "cpu_s": cpu1 - cpu0})
+        # calibrated as bench::Sampler is (kernels/common/bench.hpp): on the last warm-up call,
+        # and raised after a sample that fell short
+        call_s = (wall1 - wall0) / these
+        wanted = 1 if call_s >= min_sample_s else math.ceil(1.1 * min_sample_s / max(call_s, 1e-9))
+        if index < warmup:
+            loops = wanted
+        elif wall1 - wall0 < min_sample_s:
+            loops = max(loops, wanted)
     return pd.DataFrame(rows), outputs
 
 

@@ -19,7 +19,7 @@ from __future__ import annotations
 import enum
 import math
 from dataclasses import dataclass
-from typing import Sequence
+from typing import Any, Mapping, Sequence
 
 import numpy as np
 # Student's t quantile from scipy.special: importing scipy.stats takes about a second, a tenth
@@ -101,6 +101,20 @@ def paired_ratio(a: Sequence[float], b: Sequence[float], confidence: float = CON
         raise ValueError(f"a paired ratio needs one value of each side per round: {len(a)} against {len(b)}")
     mean, low, high = _log_mean(np.log(a) - np.log(b), confidence)
     return Estimate(math.exp(mean), math.exp(low), math.exp(high), len(a))
+
+
+def paired_by_round(a: Mapping[Any, float], b: Mapping[Any, float], confidence: float = CONFIDENCE) -> Estimate:
+    """a / b from two runs' values keyed by round (runs of one interleaved group), over the
+    rounds in which both gave a positive finite value (a pass too short for its tool to time
+    gives none); NaN without such a round."""
+    rounds = sorted(r for r in set(a) & set(b) if _usable(a[r]) and _usable(b[r]))
+    if not rounds:
+        return Estimate(math.nan, math.nan, math.nan, 0)
+    return paired_ratio([a[r] for r in rounds], [b[r] for r in rounds], confidence)
+
+
+def _usable(value: float) -> bool:
+    return math.isfinite(float(value)) and float(value) > 0
 
 
 class Verdict(str, enum.Enum):

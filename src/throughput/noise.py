@@ -16,9 +16,13 @@ things make that visible instead of printing it as a result:
   stall share exceeds `max_stall_share` is taken again (throughput.experiment). Why not each process's
   own run delay (/proc/<pid>/schedstat): a kernel's process has exited, and
   been reaped, by the time its pass is judged;
-* `coefficient_of_variation` and `Settings` decide whether a group of timings
-  is too spread to be printed as clean (the generic loop in
-  throughput.experiment re-measures such a group, then flags it).
+* `interval_half_width` and `Settings` decide whether a run's figure is too
+  uncertain to be printed as clean: its 95% interval across processes
+  (throughput.intervals) wider than `max_half_width` either side (the generic
+  loop in throughput.experiment re-measures such a group, then flags it).
+  `coefficient_of_variation` stays as a description of the passes' spread: from
+  five passes it is too uncertain itself to judge by (a sample CV of 10% puts
+  the true one anywhere from 6.5 to 24%).
 """
 from __future__ import annotations
 
@@ -35,6 +39,8 @@ from typing import Any, Iterable, Mapping, Sequence
 import numpy as np
 import pandas as pd
 import psutil
+
+from . import intervals
 
 CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
 # Columns of the "cpu" line of /proc/stat, in order (proc(5)); guest time is
@@ -149,6 +155,17 @@ class LoadMonitor:
                          involuntary_switches=_involuntary_switches() - self._switches0)
 
 
+def interval_half_width(per_process: Iterable[float]) -> float:
+    """Relative half-width of the 95% interval of a run's figure from one value per process
+    (throughput.intervals.across_processes: 0.05 for +-5%); NaN for fewer than two positive
+    values (no interval known). A NaN, zero or negative value (a pass too short for its tool
+    to time) is left out."""
+    values = [float(v) for v in per_process if float(v) > 0 and math.isfinite(float(v))]
+    if len(values) < 2:
+        return math.nan
+    return intervals.across_processes(values).relative_half_width
+
+
 def coefficient_of_variation(values: Iterable[float]) -> float:
     """Sample standard deviation over mean; NaN for fewer than two values (spread
     unknown). A NaN value (a pass too short for its tool to time) is left out."""
@@ -163,8 +180,12 @@ def coefficient_of_variation(values: Iterable[float]) -> float:
 class Settings:
     """The `noise` section of the configuration."""
 
-    max_cv: float = 0.10
+    max_half_width: float = 0.10  # a figure whose 95% interval is wider than +-10% is noisy
     max_remeasures: int = 2
+    # Within each process (round): this many timed samples, each repeating the work until it
+    # lasts min_sample_s (pyperf's floor per value), where the experiment's kernel calibrates.
+    samples_per_process: int = 3
+    min_sample_s: float = 0.1
     order_seed: int = 0  # the rounds' orders (round_order); part of every run's reuse key
     max_stall_share: float = 0.02  # a pass stalled longer than this share of its wall time is retaken
     # Per pass; none by default: on a 2-core host the pressure counts this study's own threads
@@ -175,8 +196,10 @@ class Settings:
     @classmethod
     def from_config(cls, section: dict[str, Any] | None) -> "Settings":
         section = section or {}
-        return cls(max_cv=float(section.get("max_cv", cls.max_cv)),
+        return cls(max_half_width=float(section.get("max_half_width", cls.max_half_width)),
                    max_remeasures=int(section.get("max_remeasures", cls.max_remeasures)),
+                   samples_per_process=int(section.get("samples_per_process", cls.samples_per_process)),
+                   min_sample_s=float(section.get("min_sample_s", cls.min_sample_s)),
                    order_seed=int(section.get("order_seed", cls.order_seed)),
                    max_stall_share=float(section.get("max_stall_share", cls.max_stall_share)),
                    max_retakes=int(section.get("max_retakes", cls.max_retakes)))
@@ -194,9 +217,10 @@ class Settings:
         (an unknown stall, without pressure information, is not called disturbed)."""
         return not math.isnan(load.stall_share) and load.stall_share > self.max_stall_share
 
-    def is_noisy(self, cv: float) -> bool:
-        """Too spread to print as clean (an unknown spread, from one pass, is not flagged)."""
-        return not math.isnan(cv) and cv > self.max_cv
+    def is_noisy(self, half_width: float) -> bool:
+        """Too uncertain to print as clean: a 95% interval wider than max_half_width either side
+        (an unknown interval, from one process, is not flagged; the paper says none is known)."""
+        return not math.isnan(half_width) and half_width > self.max_half_width
 
 
 def round_order(items: Sequence[Any], round_index: int, seed: int) -> list[Any]:
@@ -232,57 +256,72 @@ def _retakes_sentence(measured: pd.DataFrame, settings: Settings) -> str:
 def describe(frame: pd.DataFrame, settings: Settings, labels: Mapping[str, str] | None = None) -> str:
     """One sentence, from the rows of throughput.experiment.measure_interleaved,
     on how quiet the machine was and which runs stayed noisy (named by
-    `labels[run]` where given, with their coefficient of variation; the
+    `labels[run]` where given, with their interval's half-width; the
     noisiest NAMED_NOISY of them)."""
     measured = frame[~frame["warmup"]]
-    series = measured.groupby("run")[["cv", "noisy", "attempt"]].max()
+    series = measured.groupby("run")[["half_width", "cv", "noisy", "attempt"]].max()
     # the noisiest first; a paper sentence names at most NAMED_NOISY of them
-    worst = series[series["noisy"].astype(bool)].sort_values("cv", ascending=False)
-    noisy = [f"{(labels or {}).get(run, run)} ({cv:.0%})" for run, cv in worst["cv"].items()]
+    worst = series[series["noisy"].astype(bool)].sort_values("half_width", ascending=False)
+    noisy = [f"{(labels or {}).get(run, run)} (±{width:.0%})" for run, width in worst["half_width"].items()]
     remeasured = int((series["attempt"] > 0).sum())
     load = (f"other processes kept {measured['others_cores'].mean():.2f} cores busy on average "
             f"(at most {measured['others_cores'].max():.2f}), the 1-minute load average reached "
             f"{measured['load_avg_1min'].max():.2f}, and at most {measured['steal_fraction'].max():.1%} "
             f"of the CPU time was stolen by the hypervisor")
     retaken = _retakes_sentence(measured, settings)
-    known = series["cv"].dropna()
+    known = series["half_width"].dropna()
     if noisy:
         named = ", ".join(noisy[:NAMED_NOISY]) + (f" and {len(noisy) - NAMED_NOISY} more (their tables mark "
                                                   f"each)" if len(noisy) > NAMED_NOISY else "")
-        verdict = (f"{len(noisy)} of {len(series)} runs still spread by more than a {settings.max_cv:.0%} "
-                   f"coefficient of variation after {settings.max_remeasures} re-measures of their group and are "
-                   f"flagged: {named}")
+        verdict = (f"{len(noisy)} of {len(series)} runs kept a 95% interval wider than ±{settings.max_half_width:.0%} "
+                   f"after {settings.max_remeasures} re-measures of their group and are flagged: {named}")
     elif known.empty:
-        verdict = "with one timed pass per run, no spread is known, so no figure could be judged noisy"
+        verdict = "with one process per run, no interval is known, so no figure could be judged noisy"
     else:
         unknown = len(series) - len(known)
-        few = f"; {unknown} runs had too few timed passes for a spread" if unknown else ""
-        verdict = (f"every run's coefficient of variation is at most {settings.max_cv:.0%} "
-                   f"(the largest is {known.max():.1%}{few})")
+        few = f"; {unknown} runs had too few processes for an interval" if unknown else ""
+        verdict = (f"every run's 95% interval is within ±{settings.max_half_width:.0%} "
+                   f"(the widest ±{known.max():.1%}, the median ±{known.median():.1%}{few})")
     again = (f" ({remeasured} of the {len(series)} runs were measured again with their group)"
              if remeasured else "")
-    return f"While measuring, {load}; {verdict}{again}.{retaken}"
+    return f"While measuring, {load}; {verdict}{again}.{retaken}{_samples_sentence(measured, settings)}"
+
+
+def _samples_sentence(measured: pd.DataFrame, settings: Settings) -> str:
+    """How long the timed samples were (" " first), where the experiment calibrates them (rows
+    with `loops`: kernels/common/bench.hpp's Sampler); a sample below the minimum is said."""
+    if "loops" not in measured or not settings.min_sample_s:
+        return ""
+    timed = measured[measured["record"] == "timing"] if "record" in measured else measured
+    short = timed[timed["wall_s"] < settings.min_sample_s]
+    sentence = (f" Each process took {settings.samples_per_process} timed samples, each repeating its pass until it "
+                f"lasted at least {settings.min_sample_s:g} s (up to {int(timed['loops'].max())} passes in one; the "
+                f"median sample {timed['wall_s'].median():.3g} s)")
+    if short.empty:
+        return sentence + "."
+    return (sentence + f"; {len(short)} of the {len(timed)} samples fell short of it (the shortest "
+            f"{short['wall_s'].min():.3g} s: a pass that ran faster after the warm-up that calibrated it).")
 
 
 # The macros paper_macros writes, after the experiment's prefix.
-PAPER_MACROS = ("Noise", "MaxCV", "Remeasured", "NoisyMark")
+PAPER_MACROS = ("Noise", "MaxHalfWidth", "Remeasured", "NoisyMark")
 
 
 def paper_macros(prefix: str, frame: pd.DataFrame, settings: Settings, labels: Mapping[str, str] | None = None,
                  section: str | None = None) -> dict[str, str]:
     """How an experiment's paper section states its noise control, from its rows:
-    <prefix>Noise (the sentence of `describe`), <prefix>MaxCV (percent),
+    <prefix>Noise (the sentence of `describe`), <prefix>MaxHalfWidth (percent),
     <prefix>Remeasured (what happened to a noisy group; `section` names the
     config section whose `remeasure_noisy` turned re-measures off) and
     <prefix>NoisyMark (the mark of a noisy figure in the tables)."""
     from . import paper  # here: paper's table helpers are not needed while measuring
 
     if settings.max_remeasures:
-        again = f"measured again, up to {settings.max_remeasures} times"
+        again = f"measured for as many rounds again, its earlier rounds kept, up to {settings.max_remeasures} times"
     else:
         again = "not measured again" + (rf" (\texttt{{{paper.escape(section)}.remeasure\_noisy}} is off)"
                                         if section else "")
-    values = (paper.escape(describe(frame, settings, labels)), paper.number(100 * settings.max_cv), again,
+    values = (paper.escape(describe(frame, settings, labels)), paper.number(100 * settings.max_half_width), again,
               paper.NOISY_MARK)
     return {prefix + name: value for name, value in zip(PAPER_MACROS, values)}
 

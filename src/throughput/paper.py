@@ -16,7 +16,8 @@ import pandas as pd
 from .results import atomic_path
 
 _SPECIAL = {"&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_", "{": r"\{", "}": r"\}",
-            "~": r"\textasciitilde{}", "^": r"\textasciicircum{}", "\\": r"\textbackslash{}"}
+            "~": r"\textasciitilde{}", "^": r"\textasciicircum{}", "\\": r"\textbackslash{}",
+            "±": r"$\pm$"}  # the noise sentences' interval widths
 
 
 def escape(text: Any) -> str:

@@ -1,36 +1,67 @@
-"""Do two runs of the memory-bandwidth experiment agree? The noise-control benchmark.
+"""Do two runs of the memory-bandwidth or the reader-comparison experiment agree? The
+noise-control benchmark.
 
     python -m throughput.repeatability RAW_DIR_A RAW_DIR_B [--tolerance 0.05] [--share 0.9]
 
-Reads the raw results of two runs (results/memory_bandwidth/raw of each),
-builds each one's single-thread -O table and STREAM ratio table as the paper
-does, and prints them side by side with the relative difference. Every cell is
-judged, noisy or not: it agrees when the two runs' 95% intervals overlap or
-their values differ by at most the tolerance; the exit status is 1 when fewer
-than `share` of all cells agree.
+Reads the raw results of two runs (results/<experiment>/raw of each; which
+experiment, from the rows). Memory bandwidth: each one's single-thread -O table
+and STREAM ratio table as the paper builds them. Reader comparison: every
+reader's reading rate per value on every input set, branch and cache state, and
+its paired ratio to the columnar reader. Both runs' cells are printed side by
+side with the relative difference. Every cell is judged, noisy or not: it
+agrees when the two runs' 95% intervals overlap or their values differ by at
+most the tolerance; the exit status is 1 when fewer than `share` of all cells
+agree.
 """
 from __future__ import annotations
 
 import argparse
+import math
 import sys
 from pathlib import Path
 
 import pandas as pd
 
-from . import results
+from . import intervals, results
 from .experiments import memory_bandwidth as mb
 
 
 def read_run(raw_dir: str | Path) -> pd.DataFrame:
-    """The summary table (mb.summary) of the raw results in `raw_dir` (its latest execution's)."""
+    """The summary table of the raw results in `raw_dir` (its latest execution's): the reader
+    comparison's (rows naming a reader) with its ratios, else the memory-bandwidth one's."""
     paths = results.current_raw_files(raw_dir)
     if not paths:
         raise SystemExit(f"{raw_dir}: no raw results (*.parquet) there")
-    return mb.summary(mb.with_rates(pd.concat([results.read_raw(p)[0] for p in paths], ignore_index=True)))
+    frame = pd.concat([results.read_raw(p)[0] for p in paths], ignore_index=True)
+    if "reader" in frame:
+        from .experiments import reader_comparison as rc  # here: it imports ROOT's helpers and uproot
+        return rc.ratios(rc.summary(frame))
+    return mb.summary(mb.with_rates(frame))
+
+
+def _reader_cells(table: pd.DataFrame) -> pd.DataFrame:
+    """Every reading rate per value (M values/s across the rounds, with its interval) and every
+    ratio to the columnar reader (paired round by round) of a reader-comparison summary."""
+    rows = []
+    for _, row in table.iterrows():
+        cell = f"{row['set']} {row['cache']} {row['reader']} {row['branch']}"
+        rates = [row["items"] / t / 1e6 for t in row["read_by_round"].values() if t > 0 and math.isfinite(t)]
+        if rates and math.isfinite(row["items"]):
+            rate = intervals.across_processes(rates)
+            rows.append({"table": "M values/s", "cell": cell, "value": rate.value, "low": rate.low,
+                         "high": rate.high, "noisy": bool(row["noisy"])})
+        if row["reader"] != "columnar" and math.isfinite(row["vs_columnar"]):
+            rows.append({"table": "/ columnar", "cell": cell, "value": row["vs_columnar"],
+                         "low": row["vs_columnar_low"], "high": row["vs_columnar_high"],
+                         "noisy": bool(row["vs_columnar_noisy"])})
+    return pd.DataFrame(rows)
 
 
 def cells(table: pd.DataFrame) -> pd.DataFrame:
-    """The -O table's and the ratio table's measured cells: what, value, its interval, noisy."""
+    """The measured cells a run's tables print: what, value, its interval, noisy (the -O table's
+    and the ratio table's for memory bandwidth; rates and ratios for the reader comparison)."""
+    if "reader" in table:
+        return _reader_cells(table)
     opt = mb.opt_table(table)
     ratios = mb.ratio_table(table)
     return pd.concat([

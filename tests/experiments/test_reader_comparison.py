@@ -16,7 +16,7 @@ import pytest
 import uproot
 from conftest import aod_small_arrays, flip_basket_bytes
 
-from throughput import config, datasets, harness, intervals, paper, references
+from throughput import config, datasets, harness, intervals, noise, paper, references, repeatability
 from throughput.experiments import reader_comparison as rc
 from throughput.intervals import Estimate, Verdict
 
@@ -453,7 +453,9 @@ def test_object_set_is_planned_measured_and_tabled(files, objects, tmp_path):
     numbers = rc.macros({**params, "compression": "ZLIB"}, table, rc.ratios(table), unreadable, inputs,
                         rc.timeline(frame, "aod_objects/ZLIB", "Jet.pt"), "test compiler")
     assert numbers["RcObjectEvents"] == r"\num{150}" and numbers["RcObjectBulkOutcome"].startswith("was refused")
-    cmssw_ratio = re.fullmatch(r"\\num\{([0-9.]+)\}(\\textsuperscript\{\\dag\})?", numbers["RcObjectCmsswVsColumnar"])
+    # with its interval (paired round by round), marked when a rate behind it stayed noisy
+    cmssw_ratio = re.fullmatch(r"\\num\{([0-9.]+)\}(\\,\$\\pm\$\\,[0-9.]+\\%)?(\\textsuperscript\{\\dag\})?",
+                               numbers["RcObjectCmsswVsColumnar"])
     assert cmssw_ratio and float(cmssw_ratio.group(1)) > 1  # (marked when a rate behind it stayed noisy)
     none = rc.object_frames(table, unreadable, agreed, {}, "ZLIB")
     assert none["table1_objects"].iloc[0, 0].startswith("not measured")
@@ -590,8 +592,9 @@ def test_measure_summarize_and_tables(files, tmp_path):
     inputs = {f"{layout}/ZLIB": {"role": "main", "layout": layout, "compression": "ZLIB",
                                  "root": [files[layout]["root"]], "rntuple": [files[layout]["rntuple"]],
                                  "numpy": [files[layout]["numpy"]]} for layout in ("aod", "nanoaod")}
-    params["repetitions"] = 2  # two rounds of the interleaving
-    frame = rc.measure(params, inputs, tmp_path / "raw", progress=False)
+    params["repetitions"] = 2  # two rounds of the interleaving (no more: no re-measure of a noisy group)
+    settings = noise.Settings(max_remeasures=0)
+    frame = rc.measure(params, inputs, tmp_path / "raw", settings, progress=False)
     stored = sorted(p.name for p in (tmp_path / "raw").glob("*.parquet"))
     assert len(stored) == len(rc.plan(params, inputs))
     # one group per input set and cache state; every process ran once per round, the C++
@@ -606,13 +609,21 @@ def test_measure_summarize_and_tables(files, tmp_path):
     assert timing["others_cores"].notna().all()
     # (rootreadspeed's pass may be too short to time on files this small: no spread then)
     assert timing[timing["reader"] != "rootreadspeed"].groupby("run")["cv"].first().notna().all()
-    again = rc.measure(params, inputs, tmp_path / "raw", progress=False)  # reused, not measured again
+    again = rc.measure(params, inputs, tmp_path / "raw", settings, progress=False)  # reused, not measured again
     pd.testing.assert_frame_equal(frame, again, check_dtype=False)
     agreed = rc.check_agreement(frame)
     assert (agreed["readers"] == 5).all() and len(agreed) == 2
     table = rc.fill_bytes(rc.summary(frame), inputs)
     rated = rc.ratios(table)
     assert np.allclose(rated[rated["reader"] == "columnar"]["vs_columnar"], 1.0)
+    # each ratio paired round by round, with its interval around it
+    paired = rated[rated["reader"].isin(["bulk", "cmssw"])]
+    assert (paired["vs_columnar_low"] <= paired["vs_columnar"]).all()
+    assert (paired["vs_columnar"] <= paired["vs_columnar_high"]).all()
+    # the repeatability benchmark reads a reader-comparison run too: a run agrees with itself
+    cells = repeatability.cells(repeatability.read_run(tmp_path / "raw"))
+    assert set(cells["table"]) == {"M values/s", "/ columnar"} and (cells["value"] > 0).all()
+    assert repeatability.main([str(tmp_path / "raw"), str(tmp_path / "raw")]) == 0
     rrs = table[table["reader"] == "rootreadspeed"]
     assert len(rrs) == 2 and (rrs["events"] > 0).all()
     assert (table["bytes_compressed"] > 0).all()
@@ -733,3 +744,15 @@ def test_the_kernels_methods_are_the_registrys_cpp_readers(files):
         rc.run_json_process(argv, "read_branch")
     listed = str(caught.value).split("--methods (", 1)[1].split(")", 1)[0].split(", ")
     assert sorted(listed) == sorted(rc.CPP_METHODS)
+
+
+def test_the_gap_is_said_to_grow_with_the_attributes_only_where_an_exact_test_says_so():
+    from throughput.experiments.reader_comparison.analysis import rank_correlation
+    # three particle types in order: the best three can give, 1 ordering in 3! = 6, not significant
+    rho, grows, shrinks = rank_correlation([1.0, 2.0, 3.0], [10, 20, 30])
+    assert rho == pytest.approx(1.0) and grows == pytest.approx(1 / 6) and shrinks == 1.0
+    # six in order: 1 in 720
+    rho, grows, _ = rank_correlation([1, 2, 3, 4, 5, 6], [5, 9, 14, 30, 31, 60])
+    assert grows == pytest.approx(1 / 720)
+    rho, grows, shrinks = rank_correlation([6, 5, 4, 3, 2, 1], [5, 9, 14, 30, 31, 60])
+    assert rho == pytest.approx(-1.0) and shrinks == pytest.approx(1 / 720) and grows == 1.0

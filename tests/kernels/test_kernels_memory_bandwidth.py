@@ -1,12 +1,13 @@
 """Memory-bandwidth kernels: every build validates, and every method gives the same checksum."""
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
 import pandas as pd
 import pytest
 
-from throughput import harness, intervals
+from throughput import harness, intervals, noise
 from throughput.experiments import memory_bandwidth as mb
 
 N = 10001  # not a multiple of the init period nor of the thread count
@@ -51,6 +52,48 @@ def test_add_constant_checksum(opt, mode, threads):
     assert int(t["warmup"].sum()) == WARMUP
     assert set(t["opt"]) == {opt} and set(t["mode"]) == {mode}
     assert set(t["threads"]) == {threads} and set(t["n"]) == {N}
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_add_constant_samples_repeat_the_pass_to_their_minimum_length(mode):
+    # the warm-up pass is timed alone; each sample then repeats the pass until it lasts 20 ms
+    # (the first may fall short where the warm-up pass ran slower: it recalibrates the rest),
+    # and the exact check counts every pass made
+    run = harness.run_kernel("add_constant_O3", {"n": N, "reps": 3, "warmup": 1, "mode": mode,
+                                                 "min-sample-s": 0.02})
+    t = run.timings
+    warm, timed = t[t["warmup"]], t[~t["warmup"]]
+    assert list(warm["loops"]) == [1] and (timed["loops"] > 1).all()
+    assert (timed["wall_s"].iloc[1:] >= 0.015).all(), timed["wall_s"].tolist()
+    assert (t["bytes_moved"] == 16 * N * t["loops"]).all()
+    passes = int(t["loops"].sum()) if mode == "inplace" else 1
+    assert run.validation["checksum"] == mb.expected_checksum(N, mode, passes)
+
+
+def test_stream_samples_repeat_each_operation_and_still_validate():
+    run = harness.run_kernel("stream_O3", {"n": N, "reps": 2, "warmup": 1, "min-sample-s": 0.01})
+    timed = run.timings[~run.timings["warmup"]]
+    assert run.validation["ok"] is True and (timed["loops"] > 1).all()
+    # each operation calibrated on its own, its loops never lowered
+    assert all(loops.is_monotonic_increasing for _, loops in timed.groupby("mode")["loops"])
+
+
+def test_python_samples_repeat_the_call_to_their_minimum_length():
+    frame, outputs = harness.time_python(lambda: time.sleep(0.002), repetitions=3, warmup=1, min_sample_s=0.02)
+    assert frame["loops"].tolist()[0] == 1 and (frame["loops"][1:] >= 10).all()
+    assert len(outputs) == frame["loops"].sum() and (frame["wall_s"][2:] >= 0.015).all()
+    with pytest.raises(ValueError, match="min_sample_s"):
+        harness.time_python(lambda: None, 1, 0, min_sample_s=-1)
+
+
+@pytest.mark.parametrize("method", ["numpy", "numba"])
+def test_python_methods_check_every_pass_of_their_samples(method):
+    if method == "numpy":
+        frame, checksum = mb._numpy_method("inplace", N, 2, 1, min_sample_s=0.01)
+    else:
+        frame, checksum = mb._numba_method("inplace", N, 1, 2, 1, min_sample_s=0.01)
+    assert (frame["loops"][1:] > 1).all()
+    assert checksum == mb.expected_checksum(N, "inplace", int(frame["loops"].sum()))
 
 
 def test_add_constant_other_constant():
@@ -169,6 +212,16 @@ def test_check_agreement_passes_when_equal():
     mb.check_agreement(_agreement_frame())
 
 
+def test_check_agreement_counts_each_processs_own_passes():
+    # calibrated samples: each process made its own number of in-place passes
+    rows = [{"method": m, "mode": mode, "n": N, "passes_made": p, "checksum": mb.expected_checksum(N, mode, p)}
+            for m, p in (("C++", 7), ("numpy", 12), ("numba", 3)) for mode in MODES]
+    mb.check_agreement(pd.DataFrame(rows))
+    rows[0]["checksum"] += 1.0
+    with pytest.raises(AssertionError, match="methods disagree for inplace"):
+        mb.check_agreement(pd.DataFrame(rows))
+
+
 def test_check_agreement_raises_on_disagreement():
     with pytest.raises(AssertionError, match="inplace"):
         mb.check_agreement(_agreement_frame(numba_inplace=mb.expected_checksum(N, "inplace", 3) + 1))
@@ -195,11 +248,15 @@ def test_the_runs_a_ratio_compares_are_one_interleaved_group_per_thread_count(tm
     assert {r["name"] for r in groups[0].runs} == {
         "Cpp_inplace_O0_t1", "Cpp_inplace_O3_t1", "Cpp_immutable_O0_t1", "Cpp_immutable_O3_t1",
         "STREAM_all_O3_t1", "numpy_inplace_na_t1", "numpy_immutable_na_t1"}
-    frame = mb.measure(PARAMS, tmp_path, progress=False)
+    settings = noise.Settings(samples_per_process=2, min_sample_s=0.005, max_remeasures=0)
+    frame = mb.measure(PARAMS, tmp_path, settings, progress=False)
     mb.check_agreement(frame)
     measured = frame[~frame["warmup"]]
-    # every run has one measured pass per round, and every pass its load
-    assert all(rounds == [0, 1, 2] for rounds in measured.groupby(["run", "mode"])["round"].apply(sorted))
+    # every run has two calibrated samples per round, and every pass its load
+    assert all(rounds == [0, 0, 1, 1, 2, 2] for rounds in measured.groupby(["run", "mode"])["round"].apply(sorted))
+    assert (measured["loops"] >= 1).all() and (measured.groupby("run")["loops"].max() > 1).all()
+    # every C++ array of 2 MiB or more asked for transparent huge pages; what it got is recorded
+    assert (measured["huge_page_bytes"] >= -1).all()
     assert measured[["load_avg_1min", "others_cores", "steal_fraction"]].notna().all().all()
     table = mb.summary(frame)
     assert table["noisy"].dtype == bool and table["cv"].notna().all()

@@ -6,10 +6,13 @@ import subprocess
 import sys
 import time
 
+import numpy as np
 import pandas as pd
 import pytest
 
-from throughput import experiment, noise, provenance, results
+from scipy.special import stdtrit
+
+from throughput import experiment, intervals, noise, provenance, results
 
 
 class FakeMethods:
@@ -132,13 +135,16 @@ def test_round_orders_are_random_permutations_that_a_seed_repeats():
 
 
 def test_every_pass_records_the_load_and_every_run_its_spread(tmp_path):
-    frame = _measure(tmp_path, FakeMethods({name: [1.0, 1.05, 0.95] for name in "ABC"}), noise.Settings())
+    frame = _measure(tmp_path, FakeMethods({name: [1.0, 1.02, 0.98] for name in "ABC"}), noise.Settings())
     for column in ("load_avg_1min", "others_cores", "steal_fraction"):
         assert frame[column].notna().all() and (frame[column] >= 0).all(), column
-    assert frame["cv"].round(6).eq(0.05).all() and not frame["noisy"].any()
+    # the interval across the 3 rounds decides (t on logarithms, 2 degrees of freedom); the CV describes
+    half_width = intervals.across_processes([1.0, 1.02, 0.98]).relative_half_width
+    assert frame["half_width"].eq(half_width).all() and 0.04 < half_width < 0.1 and not frame["noisy"].any()
+    assert frame["cv"].round(6).eq(0.02).all()
     _, stored_provenance, key = results.read_raw(tmp_path / "A.parquet")
-    assert stored_provenance["noise"] == {"max_cv": 0.1, "attempts": 1, "retakes": 0, "earlier_attempts_worst_cv": [],
-                                          "noisy": False}
+    assert stored_provenance["noise"] == {"max_half_width": 0.1, "attempts": 1, "retakes": 0,
+                                          "earlier_attempts_widest": [], "noisy": False}
     assert set(stored_provenance["load"]) == {"load_avg_1min", "others_cores", "steal_fraction", "cpu_stall_share"}
     assert key["interleaved_with"] == ["A", "B", "C"] and key["machine"] == provenance.fingerprint()
 
@@ -154,32 +160,43 @@ def test_rows_that_are_not_timings_are_left_out_of_the_spread(tmp_path):
             rows = [{"record": "failed", "rep": float("nan"), "warmup": False, "wall_s": float("nan")}]
         return pd.DataFrame(rows), {}
 
-    frame = _measure(tmp_path, measure_pass, noise.Settings(max_cv=0.1))
+    frame = _measure(tmp_path, measure_pass, noise.Settings(max_half_width=0.1))
     cv = frame.groupby("run")["cv"].first()
     assert cv["A"] == pytest.approx(noise.coefficient_of_variation([1.0, 1.01, 1.02]))
     assert math.isnan(cv["C"]) and not frame["noisy"].any()
     assert (frame[frame["run"] == "C"]["record"] == "failed").all()
 
 
-def test_a_noisy_group_is_measured_again_and_kept_once_quiet(tmp_path):
-    # B is disturbed in the first attempt (one pass twice as slow): the whole group is measured again.
-    methods = FakeMethods({"A": [1.0] * 6, "B": [1.0, 2.0, 1.0] + [1.0] * 3, "C": [1.0] * 6})
-    frame = _measure(tmp_path, methods, noise.Settings(max_cv=0.1, max_remeasures=2))
-    assert len(methods.calls) == 18
-    assert set(frame["attempt"]) == {1} and not frame["noisy"].any()
+def test_a_noisy_group_gets_more_rounds_until_its_intervals_are_narrow(tmp_path):
+    # B is disturbed in its second round: its interval over 3 rounds is too wide, and still over 6;
+    # each re-measure adds 3 rounds of the whole group, the earlier ones kept
+    methods = FakeMethods({"A": [1.0] * 9, "B": [1.0, 1.3] + [1.0] * 7, "C": [1.0] * 9})
+    frame = _measure(tmp_path, methods, noise.Settings(max_half_width=0.1, max_remeasures=2))
+    assert len(methods.calls) == 27 and methods.rounds == [r for r in range(9) for _ in range(3)]
+    assert set(frame["attempt"]) == {0, 1, 2} and not frame["noisy"].any()
+    measured = frame[~frame["warmup"]]
+    assert sorted(measured[measured["run"] == "B"]["round"]) == list(range(9))
+    b = measured[measured["run"] == "B"]["half_width"].iloc[0]
+    assert b == noise.interval_half_width([1.0, 1.3] + [1.0] * 7) < 0.1
     stored = results.read_raw(tmp_path / "B.parquet")[1]["noise"]
-    assert stored["attempts"] == 2 and stored["earlier_attempts_worst_cv"] == [pytest.approx(0.433, abs=1e-3)]
+    assert stored["attempts"] == 3
+    assert stored["earlier_attempts_widest"] == [noise.interval_half_width([1.0, 1.3, 1.0]),
+                                                 noise.interval_half_width([1.0, 1.3] + [1.0] * 4)]
 
 
 def test_a_group_that_stays_noisy_is_flagged_not_dropped(tmp_path):
     methods = FakeMethods({"A": [1.0] * 9, "B": [1.0, 2.0, 1.0] * 3, "C": [1.0] * 9})
-    frame = _measure(tmp_path, methods, noise.Settings(max_cv=0.1, max_remeasures=2))
-    assert len(methods.calls) == 27 and set(frame["attempt"]) == {2}
+    frame = _measure(tmp_path, methods, noise.Settings(max_half_width=0.1, max_remeasures=2))
+    assert len(methods.calls) == 27 and set(frame["attempt"]) == {0, 1, 2}
     flagged = frame.groupby("run")["noisy"].all()
     assert flagged.to_dict() == {"A": False, "B": True, "C": False}
     assert results.read_raw(tmp_path / "B.parquet")[1]["noise"]["noisy"] is True
-    sentence = noise.describe(frame, noise.Settings(max_cv=0.1, max_remeasures=2))
-    assert "1 of 3 runs" in sentence and "flagged: B (43%)" in sentence
+    sentence = noise.describe(frame, noise.Settings(max_half_width=0.1, max_remeasures=2))
+    # over all 9 rounds: t with 8 degrees of freedom on the logarithms
+    logs = np.log([1.0, 2.0, 1.0] * 3)
+    width = math.sinh(stdtrit(8, 0.975) * logs.std(ddof=1) / 3)
+    assert noise.interval_half_width([1.0, 2.0, 1.0] * 3) == pytest.approx(width)
+    assert "1 of 3 runs" in sentence and f"flagged: B (±{width:.0%})" in sentence
 
 
 def test_a_stored_group_is_reused_and_a_partly_stored_one_measured_again_whole(tmp_path):
@@ -207,9 +224,9 @@ def test_a_group_stored_by_another_machine_is_not_reused(tmp_path, monkeypatch):
 def test_changed_noise_settings_or_repetitions_measure_again(tmp_path):
     _measure(tmp_path, FakeMethods({name: [1.0] * 3 for name in "ABC"}), noise.Settings())
     methods = FakeMethods({name: [1.0] * 6 for name in "ABC"})
-    _measure(tmp_path, methods, noise.Settings(max_cv=0.05))
+    _measure(tmp_path, methods, noise.Settings(max_half_width=0.05))
     assert len(methods.calls) == 9
-    _measure(tmp_path, methods, noise.Settings(max_cv=0.05), repetitions=2)
+    _measure(tmp_path, methods, noise.Settings(max_half_width=0.05), repetitions=2)
     assert len(methods.calls) == 15
 
 
@@ -277,10 +294,10 @@ def test_the_method_section_sentence_comes_from_every_stored_run(tmp_path):
 def test_the_noise_sentence_says_when_no_spread_is_known(tmp_path):
     single = _measure(tmp_path / "one", FakeMethods({name: [1.0] for name in "ABC"}), noise.Settings(), repetitions=1)
     sentence = noise.describe(single, noise.Settings())
-    assert "no spread is known" in sentence and "nan" not in sentence
-    several = _measure(tmp_path / "three", FakeMethods({name: [1.0, 1.1, 1.0] for name in "ABC"}), noise.Settings())
-    largest = noise.coefficient_of_variation([1.0, 1.1, 1.0])
-    assert f"the largest is {largest:.1%})" in noise.describe(several, noise.Settings())
+    assert "no interval is known" in sentence and "nan" not in sentence
+    several = _measure(tmp_path / "three", FakeMethods({name: [1.0, 1.02, 1.0] for name in "ABC"}), noise.Settings())
+    widest = noise.interval_half_width([1.0, 1.02, 1.0])
+    assert f"within ±10% (the widest ±{widest:.1%}, the median ±{widest:.1%})" in noise.describe(several, noise.Settings())
     macros = noise.paper_macros("Xx", several, noise.Settings(max_remeasures=0), section="writing")
     assert set(macros) == {"Xx" + name for name in noise.PAPER_MACROS}
     assert macros["XxRemeasured"] == r"not measured again (\texttt{writing.remeasure\_noisy} is off)"
@@ -288,8 +305,9 @@ def test_the_noise_sentence_says_when_no_spread_is_known(tmp_path):
 
 def test_the_noise_sentence_names_the_noisiest_runs_only():
     runs = [f"r{i}" for i in range(12)]
-    frame = pd.DataFrame({"run": runs, "warmup": False, "cv": [0.11 + 0.01 * i for i in range(12)], "noisy": True,
-                          "attempt": 0, "others_cores": 0.0, "load_avg_1min": 0.0, "steal_fraction": 0.0})
+    frame = pd.DataFrame({"run": runs, "warmup": False, "half_width": [0.11 + 0.01 * i for i in range(12)],
+                          "cv": 0.05, "noisy": True, "attempt": 0, "others_cores": 0.0, "load_avg_1min": 0.0,
+                          "steal_fraction": 0.0})
     sentence = noise.describe(frame, noise.Settings(max_remeasures=0))
-    assert "12 of 12 runs" in sentence and "flagged: r11 (22%), r10 (21%)" in sentence
+    assert "12 of 12 runs" in sentence and "flagged: r11 (±22%), r10 (±21%)" in sentence
     assert f"and {12 - noise.NAMED_NOISY} more" in sentence and "r0 " not in sentence

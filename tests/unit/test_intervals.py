@@ -109,3 +109,22 @@ def test_units_change_without_changing_the_relative_interval():
 def test_bad_values_are_refused_naming_what_is_wrong(call, message):
     with pytest.raises(ValueError, match=message):
         call()
+
+
+def test_a_ratio_by_round_pairs_only_the_rounds_both_runs_timed():
+    a = {0: 2.0, 1: 4.0, 2: 3.0, 3: float("nan"), 5: 1.0}
+    b = {0: 1.0, 1: 2.0, 2: 0.0, 3: 1.0, 4: 1.0}
+    ratio = intervals.paired_by_round(a, b)  # rounds 0 and 1: round 2 has no time for b, 3 none for a
+    assert ratio.processes == 2 and ratio.value == pytest.approx(2.0) and ratio.low == pytest.approx(2.0)
+    assert intervals.paired_by_round(a, {7: 1.0}).processes == 0
+    assert math.isnan(intervals.paired_by_round({}, {}).value)
+
+
+def test_the_noise_judgement_is_the_interval_half_width():
+    from throughput import noise
+    values = [1.0, 1.1, 0.9, 1.05]
+    assert noise.interval_half_width(values) == intervals.across_processes(values).relative_half_width
+    # a pass too short to time gives no value; one value gives no interval
+    assert noise.interval_half_width([1.0, float("nan"), 0.0, 1.2]) == \
+        intervals.across_processes([1.0, 1.2]).relative_half_width
+    assert math.isnan(noise.interval_half_width([1.0, float("nan")]))

@@ -31,6 +31,7 @@ def _body(text: str) -> list[str]:
     ("2^10", r"2\textasciicircum{}10"),
     ("a\\b", r"a\textbackslash{}b"),
     ("plain text 1.5", "plain text 1.5"),
+    ("B (±12%)", r"B ($\pm$12\%)"),
     (12, "12"),
     ("", ""),
 ])

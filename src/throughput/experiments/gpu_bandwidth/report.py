@@ -121,9 +121,12 @@ def jagged_tex(wide: pd.DataFrame, skipped: pd.DataFrame) -> str:
 def target_sentence(goal: dict[str, Any]) -> str:
     if not goal["checked"]:
         return f"It is not checked in this build: {goal['why_not']}."
-    parts = [f"{CASE_BY_NAME[case].label} {dtype} reaches {fraction:.2f}"
+    parts = [f"{CASE_BY_NAME[case].label} {dtype} reaches {fraction.value:.2f} ({fraction.interval_text()})"
              for (case, dtype), fraction in goal["fractions"].items()]
-    verdict = "the target is met" if goal["met"] else "the target is NOT met"
+    verdict = {"met": "the target is met (every interval lies above it)",
+               "missed": "the target is NOT met (an interval lies below it)",
+               "inconclusive": "this run cannot tell whether the target is met (an interval contains it)"}[
+        goal["verdict"].value]
     return (f"Against the nominal {goal['nominal_gb_s']:.0f} GB/s of the device, " + ", ".join(parts)
             + f": {verdict}.")
 

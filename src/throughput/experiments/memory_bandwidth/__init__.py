@@ -23,8 +23,9 @@ Modules, one role each:
 The names the notebook, throughput.repeatability and the tests use are
 imported here: ``from throughput.experiments import memory_bandwidth as mb``.
 """
-from .analysis import (SINGLE_VERDICT_WORDS, cache_note, check_agreement, estimate, machine_table, opt_table,
-                       opt_verdict, paired_ratio, plateau_verdict, ratio_table, stream_at, summary, targets, with_rates)
+from .analysis import (SINGLE_VERDICT_WORDS, cache_note, check_agreement, estimate, huge_page_note, machine_table,
+                       opt_table, opt_verdict, paired_ratio, plateau_verdict, ratio_table, stream_at, summary, targets,
+                       with_rates)
 from .measuring import check_config, groups, measure, plan, run_label, run_name
 from .methods import _check, _check_outputs, _initial, _numba_method, _numpy_method, expected_checksum
 from .vocabulary import (BUS_BYTES_PER_VALUE, CONSTANT, MODES, PLATEAU_BAND, SEED_N, SEED_PLATEAU_GHZ, SEED_SECONDS,

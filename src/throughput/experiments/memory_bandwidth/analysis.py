@@ -15,20 +15,27 @@ import pandas as pd
 
 from ... import intervals, provenance
 from ...intervals import Estimate, Verdict
-from .vocabulary import BUS_BYTES_PER_VALUE, MODES, PLATEAU_BAND, SEED_N, SEED_SECONDS, SINGLE_TARGET
+from .vocabulary import BUS_BYTES_PER_VALUE, CONSTANT, MODES, PLATEAU_BAND, SEED_N, SEED_SECONDS, SINGLE_TARGET
 
 def with_rates(frame: pd.DataFrame) -> pd.DataFrame:
-    """Add 10^9 values/s, GB/s as counted by STREAM, and GB/s of real bus traffic."""
+    """Add 10^9 values/s, GB/s as counted by STREAM, and GB/s of real bus traffic (a sample
+    repeats its pass `loops` times; bytes_moved counts them all)."""
     frame = frame.copy()
-    frame["ghz"] = frame["n"] / frame["wall_s"] / 1e9
+    values = frame["n"] * (frame["loops"] if "loops" in frame else 1)
+    frame["ghz"] = values / frame["wall_s"] / 1e9
     frame["gb_s"] = frame["bytes_moved"] / frame["wall_s"] / 1e9
-    frame["bus_gb_s"] = frame["n"] * frame["mode"].map(BUS_BYTES_PER_VALUE) / frame["wall_s"] / 1e9
+    frame["bus_gb_s"] = values * frame["mode"].map(BUS_BYTES_PER_VALUE) / frame["wall_s"] / 1e9
     return frame
 
 
 def check_agreement(frame: pd.DataFrame) -> None:
-    """All add-a-constant methods of one mode must give the same checksum for the same passes."""
+    """All add-a-constant methods of one mode must give the same checksum for the same passes: a
+    process's in-place checksum counts its own passes (`passes_made`, calibrated samples differ
+    in length), so what must agree is the checksum less the constant those passes added."""
     adds = frame[frame["method"] != "STREAM"]
+    if "passes_made" in adds:
+        added = adds["n"] * CONSTANT * adds["passes_made"].where(adds["mode"] == "inplace", 1)
+        adds = adds.assign(checksum=adds["checksum"] - added)
     for mode, group in adds.groupby("mode"):
         if group["checksum"].nunique() != 1:
             raise AssertionError(f"methods disagree for {mode}: {group.groupby('method')['checksum'].unique()}")
@@ -40,14 +47,18 @@ RATES = ("ghz", "gb_s", "bus_gb_s")
 def summary(frame: pd.DataFrame) -> pd.DataFrame:
     """Per method, mode, opt and thread count (warm-up excluded): each rate's estimate with its
     interval (`ghz`, `ghz_low`, `ghz_high`, ...), the best rate of each round (`gb_s_by_round`:
-    {round: GB/s}, what paired ratios pair), the passes' range and median times, spread and flag."""
+    {round: GB/s}, what paired ratios pair), the samples' range, median length and passes per
+    sample (`loops`), spread and flag."""
     measured = frame[~frame["warmup"]]
+    if "loops" not in measured:  # results from before samples were calibrated: one pass each
+        measured = measured.assign(loops=1)
     if "round" not in measured:  # results from before rounds were recorded: each pass its own
         measured = measured.assign(round=measured.groupby(["method", "mode", "opt", "threads"]).cumcount())
     keys = ["method", "mode", "opt", "threads"]
     table = (measured.groupby(keys, sort=False)
              .agg(ghz_min=("ghz", "min"), ghz_max=("ghz", "max"),
-                  wall_s=("wall_s", "median"), cpu_s=("cpu_s", "median"), passes=("wall_s", "count"),
+                  sample_s=("wall_s", "median"), loops=("loops", "median"), cpu_s=("cpu_s", "median"),
+                  passes=("wall_s", "count"),
                   cv=("cv", "max"), noisy=("noisy", "any"), others_cores=("others_cores", "max"))
              .reset_index())
     estimates = []
@@ -70,10 +81,8 @@ def paired_ratio(a: pd.Series, b: pd.Series) -> Estimate:
     """Summary row `a`'s rate over row `b`'s, from their best rates in the rounds both ran
     (runs of one thread count share their rounds); without shared rounds, the ratio of the
     two figures with no interval."""
-    rounds = sorted(set(a["gb_s_by_round"]) & set(b["gb_s_by_round"]))
-    if not rounds:
-        return Estimate(a["gb_s"] / b["gb_s"], float("nan"), float("nan"), 0)
-    return intervals.paired_ratio([a["gb_s_by_round"][r] for r in rounds], [b["gb_s_by_round"][r] for r in rounds])
+    ratio = intervals.paired_by_round(a["gb_s_by_round"], b["gb_s_by_round"])
+    return ratio if ratio.processes else Estimate(a["gb_s"] / b["gb_s"], float("nan"), float("nan"), 0)
 
 
 def stream_at(table: pd.DataFrame, op: str, threads: int) -> pd.Series:
@@ -81,6 +90,20 @@ def stream_at(table: pd.DataFrame, op: str, threads: int) -> pd.Series:
     if len(row) != 1:
         raise KeyError(f"no STREAM {op} result at {threads} threads")
     return row.iloc[0]
+
+
+def huge_page_note(frame: pd.DataFrame) -> str:
+    """What the C++ kernels' request for transparent huge pages got (kernels/common/bench.hpp):
+    in how many processes every byte of their arrays was in huge pages."""
+    cpp = frame[frame["method"].isin(["C++", "STREAM"])]
+    if "huge_page_bytes" not in cpp or cpp["huge_page_bytes"].isna().all():
+        return "the C++ kernels did not record their huge pages in this run"
+    arrays = cpp["method"].eq("STREAM") * 3 + cpp["mode"].map({"inplace": 1, "immutable": 2}).fillna(0)
+    processes = cpp.assign(full=cpp["huge_page_bytes"] >= arrays * 8 * cpp["n"]).groupby(["run", "round"])["full"].all()
+    unknown = int((cpp.groupby(["run", "round"])["huge_page_bytes"].max() < 0).sum())
+    note = (f"the C++ kernels' arrays asked for transparent huge pages (madvise), and in {int(processes.sum())} of "
+            f"their {len(processes)} processes every byte of them was in huge pages")
+    return note + (f" ({unknown} could not tell)" if unknown else "")
 
 
 def cache_note(n: int) -> str:

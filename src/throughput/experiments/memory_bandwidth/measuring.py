@@ -45,32 +45,37 @@ def plan(params: dict[str, Any]) -> list[dict[str, Any]]:
     return runs
 
 
-def _measure_pass(run: dict[str, Any], params: dict[str, Any]) -> tuple[pd.DataFrame, dict[str, Any]]:
-    """One timed pass of `run` (after its warm-up passes) on freshly made arrays:
-    the interleaving loop (throughput.experiment) calls this once per repetition."""
+def _measure_pass(run: dict[str, Any], params: dict[str, Any],
+                  settings: noise.Settings) -> tuple[pd.DataFrame, dict[str, Any]]:
+    """One process of `run` on freshly made arrays: its warm-up passes, then
+    `settings.samples_per_process` samples of at least `settings.min_sample_s` each (the
+    kernel repeats the pass inside one sample: `loops`). The interleaving loop
+    (throughput.experiment) calls this once per round."""
     n, warmup, threads = params["n_values"], params["warmup"], run["threads"]
+    samples, min_sample_s = settings.samples_per_process, settings.min_sample_s
     if run["kernel"]:
-        args = {"n": n, "threads": threads, "reps": 1, "warmup": warmup}
+        args = {"n": n, "threads": threads, "reps": samples, "warmup": warmup, "min-sample-s": min_sample_s}
         if run["method"] == "C++":
             args.update(mode=run["mode"], constant=int(CONSTANT))
         result = harness.run_kernel(run["kernel"], args)
         frame = result.timings
         checksum = result.validation["checksum"]
         if run["method"] == "C++":
-            expected = expected_checksum(n, run["mode"], warmup + 1)
+            expected = expected_checksum(n, run["mode"], int(frame["loops"].sum()))
             if checksum != expected:
                 raise AssertionError(f"{run['kernel']} {run['mode']}: checksum {checksum} != {expected}")
         frame["checksum"] = checksum
         build_info = result.build_info
     else:
         if run["method"] == "numpy":
-            frame, checksum = _numpy_method(run["mode"], n, 1, warmup)
+            frame, checksum = _numpy_method(run["mode"], n, samples, warmup, min_sample_s)
         else:
-            frame, checksum = _numba_method(run["mode"], n, threads, 1, warmup)
+            frame, checksum = _numba_method(run["mode"], n, threads, samples, warmup, min_sample_s)
         frame = frame.assign(kernel=run["method"], opt="n/a", mode=run["mode"], n=n, threads=threads,
-                             bytes_moved=2 * 8 * n, checksum=checksum)
+                             bytes_moved=2 * 8 * n * frame["loops"], checksum=checksum)
         build_info = None
     frame["method"] = run["method"]
+    frame["passes_made"] = int(frame["loops"].sum())  # what this process's checksum counts
     return frame, provenance.capture(params, cache_state="n/a (in-memory)", build_info=build_info)
 
 
@@ -105,7 +110,10 @@ def measure(params: dict[str, Any], raw_dir: str | Path, noise_settings: noise.S
             key["binary_sha256"] = sha256(harness.kernel_path(run["kernel"]))
         return key
 
+    settings = noise_settings or noise.Settings()
+    # judged by each round's best pass, as the figures take it
     frame = experiment.measure_interleaved(
-        groups(params), raw_dir, key_of, lambda run, _round: _measure_pass(run, params), params["repetitions"],
-        noise_settings or noise.Settings(), series=["mode"], desc="memory bandwidth", progress=progress)
+        groups(params), raw_dir, key_of, lambda run, _round: _measure_pass(run, params, settings),
+        params["repetitions"], settings, series=["mode"], desc="memory bandwidth", progress=progress,
+        per_round="min")
     return with_rates(frame)

@@ -9,6 +9,20 @@ import pandas as pd
 from ... import flat_add, harness
 from .vocabulary import CONSTANT, INIT_PERIOD
 
+def huge_page_bytes() -> int:
+    """Bytes of this process's anonymous memory in transparent huge pages (AnonHugePages of
+    /proc/self/smaps_rollup), -1 where unknown: as the C++ kernels report theirs (NumPy asks
+    for huge pages on its own large arrays, with madvise, as kernels/common/bench.hpp does)."""
+    try:
+        with open("/proc/self/smaps_rollup") as rollup:
+            for line in rollup:
+                if line.startswith("AnonHugePages:"):
+                    return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    return -1
+
+
 def expected_checksum(n: int, mode: str, passes: int) -> float:
     """Sum of the output array after `passes` in-place passes (or one immutable pass)."""
     full, rest = divmod(n, INIT_PERIOD)
@@ -64,30 +78,40 @@ def _check_outputs(a: np.ndarray, out: np.ndarray, n: int, mode: str, passes: in
     return _check(out, n, mode, passes, method)
 
 
-def _numpy_method(mode: str, n: int, repetitions: int, warmup: int) -> tuple[pd.DataFrame, float]:
+def _numpy_method(mode: str, n: int, repetitions: int, warmup: int,
+                  min_sample_s: float = 0.0) -> tuple[pd.DataFrame, float]:
     a = _initial(n)
     if mode == "inplace":
-        frame, _ = harness.time_python(lambda: np.add(a, CONSTANT, out=a), repetitions, warmup)
+        huge = huge_page_bytes()
+        frame, calls = harness.time_python(lambda: np.add(a, CONSTANT, out=a), repetitions, warmup, min_sample_s)
         out = a
     else:
         b = np.full(n, -1.0)
-        frame, _ = harness.time_python(lambda: np.add(a, CONSTANT, out=b), repetitions, warmup)
+        huge = huge_page_bytes()
+        frame, calls = harness.time_python(lambda: np.add(a, CONSTANT, out=b), repetitions, warmup, min_sample_s)
         out = b
-    return frame, _check_outputs(a, out, n, mode, warmup + repetitions, "numpy")
+    frame["huge_page_bytes"] = huge  # after the first touch of both arrays, as the kernels read it
+    return frame, _check_outputs(a, out, n, mode, len(calls), "numpy")
 
 
-def _numba_method(mode: str, n: int, threads: int, repetitions: int, warmup: int) -> tuple[pd.DataFrame, float]:
+def _numba_method(mode: str, n: int, threads: int, repetitions: int, warmup: int,
+                  min_sample_s: float = 0.0) -> tuple[pd.DataFrame, float]:
     numba.set_num_threads(threads)
     a = _initial(n)
     # Compile outside the timed passes (the warm-up pass would absorb it too,
     # but then warm-up timings would mix JIT and memory effects).
     if mode == "inplace":
         flat_add.add_in_place(np.zeros(2), 0.0)
-        frame, _ = harness.time_python(lambda: flat_add.add_in_place(a, CONSTANT), repetitions, warmup)
+        huge = huge_page_bytes()
+        frame, calls = harness.time_python(lambda: flat_add.add_in_place(a, CONSTANT), repetitions, warmup,
+                                           min_sample_s)
         out = a
     else:
         flat_add.add_immutable(np.zeros(2), np.zeros(2), 0.0)
         b = np.full(n, -1.0)
-        frame, _ = harness.time_python(lambda: flat_add.add_immutable(a, b, CONSTANT), repetitions, warmup)
+        huge = huge_page_bytes()
+        frame, calls = harness.time_python(lambda: flat_add.add_immutable(a, b, CONSTANT), repetitions, warmup,
+                                           min_sample_s)
         out = b
-    return frame, _check_outputs(a, out, n, mode, warmup + repetitions, "numba")
+    frame["huge_page_bytes"] = huge
+    return frame, _check_outputs(a, out, n, mode, len(calls), "numba")

@@ -11,6 +11,9 @@ from typing import Any, Iterable
 import numpy as np
 import pandas as pd
 
+from ... import experiment, intervals
+from ...intervals import Estimate
+
 # Histograms whose name starts with this hold sums of weights (the PDF-weight
 # histograms); all others hold counts, which must agree exactly.
 WEIGHTED_PREFIX = "pdf"
@@ -133,7 +136,20 @@ def summary(frame: pd.DataFrame, by: list[str]) -> pd.DataFrame:
                 cpu_s=("cpu_s", "median"), cpu_eff=("cpu_eff", "median"), passes=("wall_s", "count"), **extra)
            .reset_index())
     out["khz"] = out["events"] / out["wall_s"] / 1e3
+    if "round" in measured:  # what paired ratios pair: each round's median pass (interleaved runs share rounds)
+        out["wall_by_round"] = experiment.by_round(measured, by, out)
     return out
+
+
+def speedup(reference: pd.Series, row: pd.Series) -> Estimate:
+    """How many times faster `row`'s run is than `reference`'s, paired round by round with its
+    interval where both were measured interleaved (throughput.intervals); otherwise the ratio
+    of their medians, with no interval."""
+    if isinstance(reference.get("wall_by_round"), dict) and isinstance(row.get("wall_by_round"), dict):
+        ratio = intervals.paired_by_round(reference["wall_by_round"], row["wall_by_round"])
+        if ratio.processes:
+            return ratio
+    return Estimate(reference["wall_s"] / row["wall_s"], math.nan, math.nan, 0)
 
 
 # ----------------------------------------------------------------------------------------------

@@ -315,8 +315,8 @@ def cold_reads_verdict(r_io: dict[str, float]) -> dict[str, Any] | None:
 
 def rate_summary(frames: dict[str, Any], settings: noise.Settings | None = None) -> dict[str, Any]:
     """The model's rates (MB/s of file bytes) from the separate measurements, and its fits; each
-    measured R(Np) with the spread of its passes (`cv`) and whether that is too noisy to print as
-    clean (`settings`: the noise limit)."""
+    measured R(Np) with the spread of its passes (`cv`), its interval's half-width across rounds
+    and whether that is too wide to print as clean (`settings`: the noise limit)."""
     settings = settings or noise.Settings()
     size = frames["bytes"] / 1e6
     check_raw_bytes(frames["raw"], frames["bytes"])  # the bytes R_IO divides by were the bytes read
@@ -346,7 +346,12 @@ def rate_summary(frames: dict[str, Any], settings: noise.Settings | None = None)
                   khz=("khz", "median"), cpu_s=("cpu_s", "median"), wall_s=("wall_s", "median"),
                   read_calls=("read_calls", "median"), cv=("wall_s", noise.coefficient_of_variation))
              .reset_index())
-    table["noisy"] = table["cv"].map(settings.is_noisy)
+    # noisy by the interval across rounds, each round's median process one value (throughput.noise)
+    keys = ["cache", "ttree_cache", "processes"]
+    per_round = measured.groupby([*keys, "round"], sort=False)["wall_s"].median()
+    widths = per_round.groupby(level=keys, sort=False).agg(noise.interval_half_width).rename("half_width")
+    table = table.merge(widths.reset_index(), on=keys, how="left")
+    table["noisy"] = table["half_width"].map(settings.is_noisy)
     table["oversubscribed"] = table["processes"] > frames["cores"]
     fits = []
     for (cache, ttc), group in measured.groupby(["cache", "ttree_cache"], sort=False):

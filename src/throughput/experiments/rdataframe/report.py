@@ -10,7 +10,7 @@ import pandas as pd
 
 from ... import seeds
 from ...config import usable_cores
-from .analysis import agreement_summary, summary
+from .analysis import agreement_summary, speedup, summary
 from .io_rate_model import rate_model
 
 
@@ -49,8 +49,9 @@ def _threads_label(t: int) -> str:
 
 
 def scaling_table(table: pd.DataFrame) -> pd.DataFrame:
-    """The thread scan: median wall time (min-max), rate, speed-up over the sequential run, CPU
-    efficiency; a figure from a run that stayed noisy is marked (throughput.noise)."""
+    """The thread scan: median wall time (min-max), rate, speed-up over the sequential run (paired
+    round by round, with its interval), CPU efficiency; a figure from a run that stayed noisy is
+    marked (throughput.noise)."""
     from ... import paper
 
     scan = table[table["part"] == "scan"].sort_values("threads")
@@ -60,9 +61,9 @@ def scaling_table(table: pd.DataFrame) -> pd.DataFrame:
         "wall [s]": [paper.flagged(_num(v), noisy) for v, noisy in zip(scan["wall_s"], scan["noisy"])],
         "min--max [s]": [f"{_num(a)}--{_num(b)}" for a, b in zip(scan["wall_min"], scan["wall_max"])],
         "rate [kHz]": [_num(v) for v in scan["khz"]],
-        # a speed-up is as noisy as either of its sides
-        "speed-up": [paper.flagged(_num(sequential["wall_s"] / v), noisy or sequential["noisy"])
-                     for v, noisy in zip(scan["wall_s"], scan["noisy"])],
+        # paired with the sequential run round by round, +- its interval; as noisy as either side
+        "speed-up": [paper.flagged(paper.estimate(speedup(sequential, row)), row["noisy"] or sequential["noisy"])
+                     for _, row in scan.iterrows()],
         "CPU eff.": [_num(v, 2) for v in scan["cpu_eff"]],
     })
 
@@ -276,7 +277,7 @@ def paper_macros(params: dict[str, Any], table: pd.DataFrame, agreement: pd.Data
         "RdfOpenMs": _num(1e3 * scan.loc[0, "open_s"] / main_files, 2),
         "RdfLoopPerFileMs": _num(1e3 * sequential / main_files, 2),
         "RdfTopKHz": _num(scan.loc[top, "khz"]),
-        "RdfTopSpeedup": _num(sequential / scan.loc[top, "wall_s"], 3),
+        "RdfTopSpeedup": paper.estimate(speedup(scan.loc[0], scan.loc[top])),
         "RdfTopEff": _num(scan.loc[top, "cpu_eff"], 2),
         "RdfImtOneOverhead": _num(scan.loc[1, "wall_s"] / sequential, 3) if 1 in scan.index else "--",
         "RdfSerialFraction": _num(amdahl["serial_fraction"], 2),
@@ -475,6 +476,6 @@ def machine_table(scans: dict[str, pd.DataFrame]) -> pd.DataFrame:
         rows.append({"machine": paper.escape(label), "events": paper.number(sequential["events"]),
                      "sequential [kHz]": _num(sequential["khz"]), "most threads": str(int(top["threads"])),
                      "rate [kHz]": _num(top["khz"]),
-                     "speed-up": paper.flagged(_num(sequential["wall_s"] / top["wall_s"]), noisy),
+                     "speed-up": paper.flagged(paper.estimate(speedup(sequential, top)), noisy),
                      "CPU eff.": _num(top["cpu_eff"], 2)})
     return pd.DataFrame(rows)

@@ -4,6 +4,7 @@ could not read an input, the bytes each reader read, ratios, the targets, the
 rate timeline, the collections' shapes and the warm-up factor."""
 from __future__ import annotations
 
+import itertools
 import math
 import zipfile
 from typing import Any
@@ -68,6 +69,13 @@ def check_references(agreed: pd.DataFrame, inputs: dict[str, dict[str, Any]]) ->
 
 # --- summaries -----------------------------------------------------------------------------------
 
+def reading_time(frame: pd.DataFrame) -> pd.Series:
+    """Each pass's reading part: its wall time less the time spent opening its files (what the
+    tables print; a reader that does not time its opening apart reads whole)."""
+    opening = frame["open_s"].fillna(0) if "open_s" in frame else 0.0
+    return frame["wall_s"] - opening
+
+
 def summary(frame: pd.DataFrame) -> pd.DataFrame:
     """Median (min, max) over the measured passes per set, cache, reader and branch,
     their spread (`cv`, `noisy`: throughput.noise) and the load they saw, with kHz
@@ -98,7 +106,7 @@ def summary(frame: pd.DataFrame) -> pd.DataFrame:
     # reader processes of one set and cache state ran in the same rounds, throughput.experiment).
     if "round" not in timing:  # results from before rounds were recorded: each pass its own
         timing["round"] = timing.groupby(by, sort=False).cumcount()
-    timing["read_part_s"] = timing["wall_s"] - timing["open_s"].fillna(0)
+    timing["read_part_s"] = reading_time(timing)
     best = timing.groupby([*by, "round"], sort=False)[["wall_s", "read_part_s"]].min()
     by_round = {key: group.droplevel(by) for key, group in best.groupby(level=by, sort=False)}
     keys = list(table[by].itertuples(index=False, name=None))
@@ -111,15 +119,11 @@ def paired_rate_ratio(a: pd.Series, b: pd.Series, part: str = "read") -> Estimat
     """Summary row `a`'s rate per value over row `b`'s, paired round by round (`part`: "read",
     the reading part, or "wall", whole passes) over the rounds both timed, with its interval;
     without such a round, NaN."""
-    times_a, times_b = a[f"{part}_by_round"], b[f"{part}_by_round"]
-    rounds = sorted(set(times_a) & set(times_b))
-    rates_a = np.array([a["items"] / times_a[r] for r in rounds], dtype=float)
-    rates_b = np.array([b["items"] / times_b[r] for r in rounds], dtype=float)
-    # the rounds both sides timed (rootreadspeed gives no time for a pass shorter than its own noise)
-    timed = np.isfinite(rates_a) & (rates_a > 0) & np.isfinite(rates_b) & (rates_b > 0)
-    if not timed.any():
-        return Estimate(float("nan"), float("nan"), float("nan"), 0)
-    return intervals.paired_ratio(rates_a[timed], rates_b[timed])
+    # over the rounds both sides timed (rootreadspeed gives no time for a pass shorter than its own noise)
+    def rates(row: pd.Series) -> dict[Any, float]:
+        return {r: row["items"] / t if t > 0 else math.nan for r, t in row[f"{part}_by_round"].items()}
+
+    return intervals.paired_by_round(rates(a), rates(b))
 
 
 def _rates(table: pd.DataFrame) -> pd.DataFrame:
@@ -208,17 +212,47 @@ def ratios(table: pd.DataFrame) -> pd.DataFrame:
     """Each reader's reading rate per value against the columnar C++ reader and
     the Numpy baseline, and its whole-pass rate against rootreadspeed's (which
     has no opening/reading split), on the same files and branch, in the same run;
-    `vs_<reference>_noisy` when either side stayed noisy."""
+    each paired round by round with its interval (`vs_<reference>_low`, `_high`: the readers of
+    one set and cache state ran in the same rounds); `vs_<reference>_noisy` when either side
+    stayed noisy."""
     out = table.copy()
-    for reference, column in (("columnar", "mhz_items_read"), ("numpy", "mhz_items_read"),
-                              ("rootreadspeed", "mhz_items")):
-        out[f"vs_{reference}"] = [
-            row[column] / _rate(table, row["set"], row["cache"], reference, row["branch"], column)
-            for _, row in table.iterrows()]
+    by_key = {(r["set"], r["cache"], r["reader"], r["branch"]): r for _, r in table.iterrows()}
+    nan = Estimate(float("nan"), float("nan"), float("nan"), 0)
+    for reference, part in (("columnar", "read"), ("numpy", "read"), ("rootreadspeed", "wall")):
+        found = [by_key.get((row["set"], row["cache"], reference, row["branch"])) for _, row in table.iterrows()]
+        estimates = [paired_rate_ratio(row, ref, part) if ref is not None else nan
+                     for (_, row), ref in zip(table.iterrows(), found)]
+        out[f"vs_{reference}"] = [e.value for e in estimates]
+        out[f"vs_{reference}_low"] = [e.low for e in estimates]
+        out[f"vs_{reference}_high"] = [e.high for e in estimates]
         out[f"vs_{reference}_noisy"] = [
             bool(row["noisy"]) or _rate(table, row["set"], row["cache"], reference, row["branch"], "noisy") == 1.0
             for _, row in table.iterrows()]
     return out
+
+
+def warm_paired_ratio(table: pd.DataFrame, set_name: str, branch: str, a: str | None, b: str,
+                      part: str = "read") -> Estimate:
+    """Reader `a`'s warm rate over reader `b`'s on one branch of one set (paired_rate_ratio);
+    NaN where either was not measured there."""
+    def row(reader: str | None) -> pd.Series | None:
+        found = table[(table["set"] == set_name) & (table["cache"] == "warm") & (table["reader"] == reader)
+                      & (table["branch"] == branch)]
+        return found.iloc[0] if len(found) == 1 else None
+
+    rows = row(a), row(b)
+    return paired_rate_ratio(*rows, part) if all(r is not None for r in rows) else Estimate(
+        float("nan"), float("nan"), float("nan"), 0)
+
+
+def rank_correlation(x: list[float], y: list[float]) -> tuple[float, float, float]:
+    """Spearman's rank correlation of x and y and its exact one-sided p-values (the share of
+    the orderings of y whose correlation is at least, or at most, the observed one): with a
+    handful of particle types, the usual approximations do not hold. No ties expected."""
+    rx, ry = pd.Series(x).rank().to_numpy(), pd.Series(y).rank().to_numpy()
+    rho = float(np.corrcoef(rx, ry)[0, 1])
+    others = np.array([np.corrcoef(rx, order)[0, 1] for order in itertools.permutations(ry)])
+    return rho, float(np.mean(others >= rho - 1e-12)), float(np.mean(others <= rho + 1e-12))
 
 
 def targets(table: pd.DataFrame, set_name: str, branch: str) -> dict[str, Any]:
@@ -231,19 +265,9 @@ def targets(table: pd.DataFrame, set_name: str, branch: str) -> dict[str, Any]:
     cpp = {m: v for m, v in cpp.items() if not math.isnan(v)}
     fastest = max(cpp, key=cpp.get) if cpp else None
 
-    def row(reader: str) -> pd.Series | None:
-        found = table[(table["set"] == set_name) & (table["cache"] == "warm") & (table["reader"] == reader)
-                      & (table["branch"] == branch)]
-        return found.iloc[0] if len(found) == 1 else None
-
-    def paired(a: str | None, b: str, part: str) -> Estimate:
-        rows = (row(a) if a else None), row(b)
-        return paired_rate_ratio(*rows, part) if all(r is not None for r in rows) else Estimate(
-            float("nan"), float("nan"), float("nan"), 0)
-
     # paired round by round: the reader processes of one set ran in the same rounds
-    numpy = paired("columnar", "numpy", "read")
-    rrs = paired(fastest, "rootreadspeed", "wall")
+    numpy = warm_paired_ratio(table, set_name, branch, "columnar", "numpy", "read")
+    rrs = warm_paired_ratio(table, set_name, branch, fastest, "rootreadspeed", "wall")
     numpy_ratio_with_open = rate("columnar", "mhz_items") / rate("numpy", "mhz_items")
     return {"set": set_name, "branch": branch,
             "columnar_mhz": rate("columnar"), "numpy_mhz": rate("numpy"), "numpy": numpy, "numpy_ratio": numpy.value,

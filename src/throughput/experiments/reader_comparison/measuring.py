@@ -16,6 +16,7 @@ import pandas as pd
 from ... import experiment, harness, noise, provenance
 from ...results import input_identity, sha256
 from . import readers
+from .analysis import reading_time
 from .inputs import counter_of
 from .processes import (LAURELIN_SOURCES, ROOT4J_SOURCES, ReaderFailed, build_java_reader, build_root4j_reader,
                         classify_failure, java_available, java_dir, root4j_dir, run_json_process, run_rootreadspeed)
@@ -253,4 +254,4 @@ def measure(params: dict[str, Any], inputs: dict[str, dict[str, Any]], raw_dir: 
         grouped, raw_dir, key_of,
         lambda run, repetition: _measure_pass(run, inputs[run["set"]], params, repetition),
         params["repetitions"], noise_settings or noise.Settings(), series=["reader", "branch"],
-        desc="reader comparison", progress=progress)
+        desc="reader comparison", progress=progress, quantity=reading_time)

@@ -15,7 +15,8 @@ import pandas as pd
 
 from ... import intervals, paper, provenance
 from ...intervals import Estimate, Verdict
-from .analysis import UNREAD_RECORDS, _rate, collection_shapes, targets, warmup_factor
+from .analysis import (UNREAD_RECORDS, _rate, collection_shapes, rank_correlation, targets, warm_paired_ratio,
+                       warmup_factor)
 from .inputs import collection_attributes
 from .processes import ROOT4J_COMMIT
 from .vocabulary import (COLLECTIONS, COLORS, COMPRESSIONS, LABELS, NUMPY_TARGET, READERS, SEED_TABLE1,
@@ -140,6 +141,7 @@ class _SplitRates:
     def __init__(self, table: pd.DataFrame, set_name: str, layout: str, collection: str,
                  readers: tuple[str, ...] = ("baskets", "columnar", "members", "cmssw")):
         branch = branch_name(layout, collection)
+        self.table, self.set_name, self.branch = table, set_name, branch
         self.khz = {r: _rate(table, set_name, "warm", r, branch, "khz_read") for r in readers}
         self.noisy = {r: _rate(table, set_name, "warm", r, branch, "noisy") == 1.0 for r in readers}
 
@@ -147,8 +149,14 @@ class _SplitRates:
         return paper.flagged(_num(self.khz[reader]), self.noisy[reader])
 
     def ratio(self, faster: str, slower: str) -> str:
-        """How many times `slower` takes `faster`'s time (kHz of faster over kHz of slower)."""
-        return paper.flagged(_num(self.khz[faster] / self.khz[slower]), self.noisy[faster] or self.noisy[slower])
+        """How many times `slower` takes `faster`'s time (kHz of faster over kHz of slower), paired
+        round by round with its interval."""
+        rows = [self.table[(self.table["set"] == self.set_name) & (self.table["cache"] == "warm")
+                           & (self.table["reader"] == r) & (self.table["branch"] == self.branch)] for r in (slower, faster)]
+        # the same events read by both: the ratio of their reading times
+        ratio = (intervals.paired_by_round(rows[0]["read_by_round"].iloc[0], rows[1]["read_by_round"].iloc[0])
+                 if all(len(r) == 1 for r in rows) else Estimate(math.nan, math.nan, math.nan, 0))
+        return paper.flagged(_estimate(ratio), self.noisy[faster] or self.noisy[slower])
 
 
 def object_split_frame(table: pd.DataFrame, flat_set: str, objects_set: str) -> pd.DataFrame:
@@ -189,8 +197,9 @@ def ratio_frame(rated: pd.DataFrame, sets: list[str], collection: str) -> pd.Dat
         for reader in _readers_present(part):
             row = part[part["reader"] == reader].iloc[0]
             rate = lambda column, digits=3: paper.flagged(_num(row[column], digits), row["noisy"])  # noqa: E731
-            ratio = lambda reference: paper.flagged(_num(row[f"vs_{reference}"], 2),  # noqa: E731
-                                                    row[f"vs_{reference}_noisy"])
+            ratio = lambda reference: paper.flagged(_estimate(Estimate(  # noqa: E731
+                row[f"vs_{reference}"], row[f"vs_{reference}_low"], row[f"vs_{reference}_high"], 0), 2),
+                row[f"vs_{reference}_noisy"])
             rows.append({"input": escape_name(set_name), "reader": LABELS[reader],
                          "kHz": rate("khz_read"), "kHz with opening": rate("khz"),
                          "M values/s": rate("mhz_items_read"),
@@ -452,9 +461,11 @@ def macros(params: dict[str, Any], table: pd.DataFrame, rated: pd.DataFrame, unr
     goal_aod = targets(table, aod, branch("aod"))
     goal_nano = targets(table, nano, branch("nanoaod"))
 
-    def ratio(set_name, layout, reader, reference="columnar", column="mhz_items_read"):
-        return _rate(table, set_name, "warm", reader, branch(layout), column) / _rate(
-            table, set_name, "warm", reference, branch(layout), column)
+    def times(reader: str, slower: bool = False, digits: int = 2) -> str:
+        """`reader`'s reading rate per value on the AOD-like set over the columnar reader's (or
+        how many times slower: `slower`), paired round by round, with its interval."""
+        ratio = warm_paired_ratio(table, aod, branch("aod"), reader, "columnar")
+        return _estimate(ratio.inverted() if slower and ratio.processes else ratio, digits)
 
     def open_ms(set_name, reader):
         r = table[(table["set"] == set_name) & (table["cache"] == "warm") & (table["reader"] == reader)]
@@ -507,20 +518,28 @@ def macros(params: dict[str, Any], table: pd.DataFrame, rated: pd.DataFrame, unr
     else:
         counts = collection_attributes(inputs[aod]["root"][0], tree_name("aod"),
                                        [branch_name("aod", c) for c in slowdown])
-        # Spearman's rank correlation as Pearson's on ranks (pandas' method="spearman" needs scipy)
-        rho = pd.Series(list(slowdown.values())).rank().corr(
-            pd.Series([counts[branch_name("aod", c)] for c in slowdown]).rank())
-        follows = "grows" if rho >= 0.5 else "does not grow"
-        attributes_verdict = (f"over the {len(slowdown)} particle types the gap {follows} with the number of "
-                              f"attributes read (rank correlation {rho:.2f})" if not math.isnan(rho) else
-                              "the particle types read have the same number of attributes, so the gap cannot be "
-                              "compared with it")
-    cmssw_slowdown = 1 / ratio(aod, "aod", "cmssw")
+        attributes = [counts[branch_name("aod", c)] for c in slowdown]
+        if len(set(attributes)) < 2:
+            attributes_verdict = ("the particle types read have the same number of attributes, so the gap cannot "
+                                  "be compared with it")
+        else:
+            # three-valued: grows or shrinks only where the exact permutation test says so at 5%
+            rho, p_grows, p_shrinks = rank_correlation(list(slowdown.values()), attributes)
+            follows = ("grows" if p_grows <= 0.05 else "shrinks" if p_shrinks <= 0.05 else
+                       "is not shown by this run to grow or shrink")
+            attributes_verdict = (f"over the {len(slowdown)} particle types the gap {follows} with the number of "
+                                  f"attributes read (rank correlation {rho:.2f}; the exact one-sided p-value of "
+                                  f"growing is {p_grows:.2g}, the smallest {len(slowdown)} types can give "
+                                  f"{1 / math.factorial(len(slowdown)):.2g})")
+    # the columnar reader against the CMSSW-like one, paired round by round (one set's readers share rounds)
+    columnar_vs_cmssw = warm_paired_ratio(table, aod, branch("aod"), "columnar", "cmssw")
     return {
         **_object_macros(params, table, inputs),
         "RcNumpyTarget": n(100 * NUMPY_TARGET),
-        "RcColumnarVerdict": ("is still faster than" if cmssw_slowdown > 1 else "is no longer faster than")
-        if not math.isnan(cmssw_slowdown) else "could not be compared here with",
+        "RcColumnarVerdict": ({"higher": "is still faster than", "lower": "is no longer faster than",
+                               "not separated": "is not separated by this run from"}[
+            intervals.comparison(columnar_vs_cmssw)] if columnar_vs_cmssw.processes else
+            "could not be compared here with"),
         "RcAttributesVerdict": paper.escape(attributes_verdict),
         "RcNanoBranches": branches(nano), "RcAodBranches": branches(aod),
         "RcRealEvents": real_caption,
@@ -562,20 +581,20 @@ def macros(params: dict[str, Any], table: pd.DataFrame, rated: pd.DataFrame, unr
         "RcFastestCppNano": paper.escape(LABELS.get(goal_nano["fastest_cpp"], "none")),
         "RcRrsRatioNano": _estimate(goal_nano["rootreadspeed"], 2),
         "RcRrsVerdict": paper.escape(_verdict_rootreadspeed({"AOD-like": goal_aod, "NanoAOD-like": goal_nano})),
-        "RcJavaVsCpp": n(1 / ratio(aod, "aod", "laurelin"), 2),
-        "RcUprootVsCpp": n(1 / ratio(aod, "aod", "uproot"), 2),
-        "RcCmsswVsColumnar": n(1 / ratio(aod, "aod", "cmssw"), 3),
-        "RcDrawVsColumnar": n(1 / ratio(aod, "aod", "draw"), 2),
+        "RcJavaVsCpp": times("laurelin", slower=True),
+        "RcUprootVsCpp": times("uproot", slower=True),
+        "RcCmsswVsColumnar": times("cmssw", slower=True, digits=3),
+        "RcDrawVsColumnar": times("draw", slower=True),
         "RcDrawMuon": n(draw_muon, 2),
-        "RcRdfVsColumnar": n(1 / ratio(aod, "aod", "rdataframe"), 2),
-        "RcRntupleVsColumnar": n(ratio(aod, "aod", "rntuple"), 2),
-        "RcBulkVsColumnar": n(ratio(aod, "aod", "bulk"), 2),
+        "RcRdfVsColumnar": times("rdataframe", slower=True),
+        "RcRntupleVsColumnar": times("rntuple"),
+        "RcBulkVsColumnar": times("bulk"),
         "RcOpenColumnarMs": n(open_ms(nano, "columnar")), "RcOpenUprootMs": n(open_ms(nano, "uproot")),
         "RcOpenLaurelinMs": n(open_ms(nano, "laurelin")), "RcOpenNumpyMs": n(open_ms(nano, "numpy")),
         "RcColdColumnar": n(cold_ratio, 2),
         "RcLaurelinCannot": paper.escape(" and ".join(cannot_list) if cannot_list else "no compression here"),
         "RcJavaWarmup": n(warmup_factor(line, "laurelin"), 2),
-        "RcRootFourJVsCpp": n(1 / ratio(aod, "aod", "root4j"), 2),
+        "RcRootFourJVsCpp": times("root4j", slower=True),
         "RcRootFourJWarmup": n(warmup_factor(line, "root4j"), 2),
         "RcOpenRootFourJMs": n(open_ms(nano, "root4j")),
         "RcRootFourJOutcome": paper.escape(_outcome("root4j", table, unreadable)),

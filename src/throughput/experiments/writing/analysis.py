@@ -3,11 +3,13 @@ method against another, the simple format's efficiency target, and seeds 001's a
 003's figures and claims set against this run."""
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import pandas as pd
 
-from ... import seeds
+from ... import experiment, intervals, seeds
+from ...intervals import Estimate
 from .measuring import LABELS, PART_LABELS
 
 # Seed 001 (CMS, output to /dev/null; figures in throughput.seeds): how many times faster
@@ -29,8 +31,13 @@ GROUP = ["part", "method", "medium", "compression"]
 
 
 def summary(frame: pd.DataFrame) -> pd.DataFrame:
-    """Median (min, max) per run, warm-up excluded; speed-up against the same run at 1 thread."""
+    """Median (min, max) per run, warm-up excluded, and its pass time in each round
+    (`wall_by_round`: what paired ratios pair; the runs of one workload, medium and compression
+    ran in the same rounds); speed-up against the same run at 1 thread, paired round by round,
+    with its 95% interval (`speedup_low`, `speedup_high`; efficiency likewise)."""
     measured = frame[~frame["warmup"]]
+    if "round" not in measured:  # results from before rounds were recorded: each pass its own
+        measured = measured.assign(round=measured.groupby(GROUP + ["threads"], sort=False).cumcount())
     table = (measured.groupby(GROUP + ["threads"], sort=False)
              .agg(wall_s=("wall_s", "median"), wall_min=("wall_s", "min"), wall_max=("wall_s", "max"),
                   cpu_s=("cpu_s", "median"), mb_s=("mb_s", "median"), written_mb_s=("written_mb_s", "median"),
@@ -40,14 +47,31 @@ def summary(frame: pd.DataFrame) -> pd.DataFrame:
                   entries=("entries", "first"), raw_bytes=("raw_bytes", "first"), passes=("wall_s", "count"),
                   cv=("cv", "max"), noisy=("noisy", "any"), others_cores=("others_cores", "max"))
              .reset_index())
+    table["wall_by_round"] = experiment.by_round(measured, GROUP + ["threads"], table)
     single = table[table["threads"] == 1].set_index(GROUP)
     keys = pd.MultiIndex.from_frame(table[GROUP])
-    table["speedup"] = single["wall_s"].reindex(keys).to_numpy() / table["wall_s"]
+    _add_ratio(table, "speedup", single["wall_by_round"].reindex(keys).to_list(), table["wall_by_round"])
     # a ratio is as noisy as the noisier of its two runs (throughput.noise)
     table["speedup_noisy"] = table["noisy"] | single["noisy"].reindex(keys).fillna(False).to_numpy(dtype=bool)
-    table["efficiency"] = table["speedup"] / table["threads"]
+    for end in ("", "_low", "_high"):
+        table[f"efficiency{end}"] = table[f"speedup{end}"] / table["threads"]
     table["cores_busy"] = table["cpu_s"] / table["wall_s"]
     return table
+
+
+def _add_ratio(table: pd.DataFrame, column: str, reference: list, runs: pd.Series) -> None:
+    """`column` (and its _low, _high) of each row: the reference's time over the row's, paired
+    round by round (throughput.intervals.paired_by_round); NaN where a side is missing."""
+    ratios = [intervals.paired_by_round(ref, own) if isinstance(ref, dict) else Estimate(*[math.nan] * 3, 0)
+              for ref, own in zip(reference, runs)]
+    table[column] = [r.value for r in ratios]
+    table[f"{column}_low"] = [r.low for r in ratios]
+    table[f"{column}_high"] = [r.high for r in ratios]
+
+
+def estimate(row: pd.Series, column: str) -> Estimate:
+    """A table row's paired ratio `column` as an Estimate."""
+    return Estimate(row[column], row[f"{column}_low"], row[f"{column}_high"], len(row["wall_by_round"]))
 
 
 def _at(table: pd.DataFrame, **where: Any) -> pd.DataFrame:
@@ -67,11 +91,12 @@ def one(table: pd.DataFrame, **where: Any) -> pd.Series | None:
 
 def versus(table: pd.DataFrame, part: str, reference: str) -> pd.DataFrame:
     """Each method of `part` against `reference` on the same medium, compression and threads:
-    how many times faster (reference time / method time) and how many times larger its file."""
+    how many times faster (reference time / method time, paired round by round, with its
+    interval: `faster_low`, `faster_high`) and how many times larger its file."""
     rows = table[table["part"] == part].copy()
     ref = rows[rows["method"] == reference].set_index(["medium", "compression", "threads"])
     keys = pd.MultiIndex.from_frame(rows[["medium", "compression", "threads"]])
-    rows["faster"] = ref["wall_s"].reindex(keys).to_numpy() / rows["wall_s"].to_numpy()
+    _add_ratio(rows, "faster", ref["wall_by_round"].reindex(keys).to_list(), rows["wall_by_round"])
     rows["faster_noisy"] = rows["noisy"].to_numpy(dtype=bool) | ref["noisy"].reindex(keys).fillna(False).to_numpy(dtype=bool)
     rows["size_ratio"] = rows["file_bytes"].to_numpy() / ref["file_bytes"].reindex(keys).to_numpy()
     return rows
@@ -86,16 +111,20 @@ def seed001_rows(table: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
     """The seed's three formats and our methods: times faster than ROOT at 1 and at the most threads, size ratio."""
     medium, top = target_medium(params), params["max_threads"]
     rows = [{"who": f"seed, {r.format}", "faster_1": r.faster_1, "faster_n": r.faster_32, "threads_n": SEED001_THREADS,
-             "size_ratio": r.size_ratio, "noisy_1": False, "noisy_n": False} for r in SEED001.itertuples()]
+             "size_ratio": r.size_ratio, "noisy_1": False, "noisy_n": False, "faster_1_low": math.nan,
+             "faster_1_high": math.nan, "faster_n_low": math.nan, "faster_n_high": math.nan}
+            for r in SEED001.itertuples()]
     for part, methods in seed001_parts(params).items():
         if "root_imt" not in methods:
             continue
         ours = versus(table, part, "root_imt")
         for method in [m for m in methods if m != "root_imt"]:
             first, last = (one(ours, method=method, medium=medium, threads=t) for t in (1, top))
-            rows.append({"who": f"this run, {PART_LABELS[part]}, {LABELS[method]}", "faster_1": first["faster"],
-                         "faster_n": last["faster"], "threads_n": top, "size_ratio": first["size_ratio"],
-                         "noisy_1": first["faster_noisy"], "noisy_n": last["faster_noisy"]})
+            rows.append({"who": f"this run, {PART_LABELS[part]}, {LABELS[method]}", "threads_n": top,
+                         "size_ratio": first["size_ratio"], "noisy_1": first["faster_noisy"],
+                         "noisy_n": last["faster_noisy"],
+                         **{f"faster_{t}{end}": row[f"faster{end}"] for t, row in (("1", first), ("n", last))
+                            for end in ("", "_low", "_high")}})
     return pd.DataFrame(rows)
 
 
@@ -120,7 +149,8 @@ def seed001_size_rows(sizes: pd.DataFrame) -> pd.DataFrame:
 
 
 def efficiency_target(table: pd.DataFrame, params: dict[str, Any]) -> dict[str, Any]:
-    """The simple format's parallel efficiency at 2 threads on tmpfs with LZ4 (target: at least 85%)."""
+    """The simple format's parallel efficiency at 2 threads on tmpfs with LZ4 (target: at least 85%),
+    met, missed or inconclusive by its interval."""
     reason = None
     if "simple" not in params["event_methods"]:
         reason = "the simple format is not among writing.event_methods"
@@ -131,10 +161,12 @@ def efficiency_target(table: pd.DataFrame, params: dict[str, Any]) -> dict[str, 
     elif params["max_threads"] < 2:
         reason = f"only {params['max_threads']} thread could be used"
     if reason:
-        return {"measured": False, "reason": reason, "efficiency": float("nan"), "met": False}
+        return {"measured": False, "reason": reason, "efficiency": float("nan"), "estimate": None,
+                "verdict": intervals.Verdict.INCONCLUSIVE}
     row = one(table, part="events", method="simple", medium="tmpfs", threads=2)
-    return {"measured": True, "reason": "", "efficiency": float(row["efficiency"]),
-            "met": bool(row["efficiency"] >= EFFICIENCY_TARGET)}
+    efficiency = estimate(row, "efficiency")
+    return {"measured": True, "reason": "", "efficiency": efficiency.value, "estimate": efficiency,
+            "verdict": intervals.at_least(efficiency, EFFICIENCY_TARGET)}
 
 
 def seed003_claims(table: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:

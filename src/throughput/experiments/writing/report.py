@@ -7,10 +7,11 @@ from typing import Any
 
 import pandas as pd
 
-from ... import noise
+from ... import intervals, noise
 from ...config import thread_counts
-from .analysis import (EFFICIENCY_TARGET, GROUP, efficiency_target, one, seed001_parts, seed001_rows, seed001_size_rows,
-                       seed003_claims, target_medium, versus)
+from ...intervals import Verdict
+from .analysis import (EFFICIENCY_TARGET, GROUP, efficiency_target, estimate, one, seed001_parts, seed001_rows,
+                       seed001_size_rows, seed003_claims, target_medium, versus)
 from .measuring import (COMPRESSIONS, EVENT_METHODS, LABELS, MEDIA, MEDIUM_LABELS, PART_LABELS, SHORT, disk_note, plan,
                         run_name)
 
@@ -115,6 +116,16 @@ def _num(value: float, digits: int = 3, noisy: bool = False) -> str:
     return paper.flagged(paper.number(value, digits), bool(noisy))
 
 
+def _ratio(row: pd.Series, column: str, digits: int = 3, noisy: bool = False) -> str:
+    """A paired ratio of `row` (`column`, `column`_low, `column`_high) with its interval, marked
+    when a run behind it stayed noisy."""
+    from ... import paper
+    value = row[column]
+    if value is None or not math.isfinite(value):
+        return "n/a"
+    return paper.flagged(paper.with_interval(value, row[f"{column}_low"], row[f"{column}_high"], digits), bool(noisy))
+
+
 def random_table(table: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
     """Seed 003 per medium, compression and writer: seconds at 1 and at the most threads
     (medians), speed-up, uncompressed MB/s and peak memory above baseline at the most
@@ -130,7 +141,7 @@ def random_table(table: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
                              "writer": SHORT[method],
                              "1 thread [s]": _num(first["wall_s"], noisy=first["noisy"]),
                              f"{top} threads [s]": _num(last["wall_s"], noisy=last["noisy"]),
-                             "speed-up": _num(last["speedup"], 2, last["speedup_noisy"]),
+                             "speed-up": _ratio(last, "speedup", 2, last["speedup_noisy"]),
                              "MB/s": _num(last["mb_s"], noisy=last["noisy"]),
                              "file MB": _num(last["file_bytes"] / 1e6), "peak MB": _num(last["rss_over_baseline_mb"])})
     return pd.DataFrame(rows)
@@ -146,8 +157,8 @@ def events_table(table: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
             r = one(ours, part=part, method=method, medium=medium, threads=t)
             rows.append({"events": PART_LABELS[part], "medium": medium, "method": SHORT[method], "threads": str(t),
                          "events/s": _num(r["entries_s"], noisy=r["noisy"]), "MB/s": _num(r["mb_s"], noisy=r["noisy"]),
-                         "speed-up": _num(r["speedup"], 2, r["speedup_noisy"]),
-                         "efficiency": _num(r["efficiency"], 2, r["speedup_noisy"]),
+                         "speed-up": _ratio(r, "speedup", 2, r["speedup_noisy"]),
+                         "efficiency": _ratio(r, "efficiency", 2, r["speedup_noisy"]),
                          "file MB": _num(r["file_bytes"] / 1e6), "size ratio": _num(r["size_ratio"], 3),
                          "peak MB": _num(r["rss_over_baseline_mb"])})
     return pd.DataFrame(rows)
@@ -157,8 +168,8 @@ def seed001_table(table: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
     rows = seed001_rows(table, params)
     return pd.DataFrame({
         "": rows["who"],
-        "faster, 1 thread": [_num(v, 3, noisy) for v, noisy in zip(rows["faster_1"], rows["noisy_1"])],
-        "faster, N threads": [_num(v, 3, noisy) for v, noisy in zip(rows["faster_n"], rows["noisy_n"])],
+        "faster, 1 thread": [_ratio(r, "faster_1", 3, r["noisy_1"]) for _, r in rows.iterrows()],
+        "faster, N threads": [_ratio(r, "faster_n", 3, r["noisy_n"]) for _, r in rows.iterrows()],
         "N": rows["threads_n"].astype(str),
         "size ratio": [_num(v, 3) for v in rows["size_ratio"]],
     })
@@ -169,6 +180,21 @@ def seed001_size_table(sizes: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame({"": rows["who"], "ROOT [MB/event]": [_num(v) for v in rows["root_mb"]],
                          "simple [MB/event]": [_num(v) for v in rows["simple_mb"]],
                          "simple / ROOT": [_num(v) for v in rows["ratio"]]})
+
+
+# How the efficiency target's sentence ends, by the verdict of its interval (throughput.intervals).
+TARGET_WORDS = {Verdict.MET: "it meets it (its whole interval is above the target)",
+                Verdict.MISSED: "it misses it (its whole interval is below the target)",
+                Verdict.INCONCLUSIVE: "this run cannot tell whether it meets it (its interval contains the target)"}
+
+
+def _than(row: pd.Series | None) -> str:
+    """How a sentence places a method against ROOT + IMT from its paired `faster` ratio: faster or
+    slower only where the interval excludes 1 (throughput.intervals.comparison)."""
+    if row is None or not math.isfinite(row["faster"]):
+        return "not measured"
+    words = {"higher": "faster", "lower": "slower", "not separated": "not separated from it by this run"}
+    return words[intervals.comparison(estimate(row, "faster"))]
 
 
 def macros(table: pd.DataFrame, params: dict[str, Any], frame: pd.DataFrame, dirs: dict[str, str],
@@ -201,16 +227,17 @@ def macros(table: pd.DataFrame, params: dict[str, Any], frame: pd.DataFrame, dir
     ours = versus(table, "events", "root_imt") if "root_imt" in params["event_methods"] else None
     for method, name in (("simple", "Simple"), ("rntuple", "Rntuple")):
         rows = {t: (one(ours, method=method, medium=medium, threads=t) if ours is not None else None) for t in (1, top)}
-        values[f"Wrt{name}FasterOne"] = _num(rows[1]["faster"]) if rows[1] is not None else "n/a"
-        values[f"Wrt{name}FasterN"] = _num(rows[top]["faster"]) if rows[top] is not None else "n/a"
+        for t, suffix in ((1, "One"), (top, "N")):
+            values[f"Wrt{name}Faster{suffix}"] = _ratio(rows[t], "faster") if rows[t] is not None else "n/a"
+            values[f"Wrt{name}Than{suffix}"] = _than(rows[t])
         values[f"Wrt{name}SizeRatio"] = _num(rows[1]["size_ratio"]) if rows[1] is not None else "n/a"
     for method, name in (("root_imt", "Imt"), ("simple", "Simple"), ("rntuple", "Rntuple")):
         row = one(table, part="events", method=method, medium=medium, threads=top)
-        values[f"Wrt{name}Speedup"] = _num(row["speedup"], 2) if row is not None else "n/a"
+        values[f"Wrt{name}Speedup"] = _ratio(row, "speedup", 2) if row is not None else "n/a"
         values[f"Wrt{name}EventsPerSecond"] = _num(row["entries_s"]) if row is not None else "n/a"
     values.update(_object_macros(table, params, frame, medium, top, sizes))
-    values["WrtSimpleEffTwo"] = _num(goal["efficiency"] * 100, 3) if goal["measured"] else "n/a"
-    values["WrtTargetResult"] = (rf"at {values['WrtSimpleEffTwo']}\% it {'meets' if goal['met'] else 'misses'} it"
+    values["WrtSimpleEffTwo"] = paper.estimate(goal["estimate"].scaled(100), 3) if goal["measured"] else "n/a"
+    values["WrtTargetResult"] = (rf"at {values['WrtSimpleEffTwo']}\% {TARGET_WORDS[goal['verdict']]}"
                                  if goal["measured"] else paper.escape(f"it was not measured here ({goal['reason']})"))
     random = table[(table["part"] == "random") & (table["threads"] == top)]
     tbm = random[random["method"] == "tbuffermerger"].set_index(["medium", "compression"])["wall_s"]
@@ -248,7 +275,9 @@ def _object_macros(table: pd.DataFrame, params: dict[str, Any], frame: pd.DataFr
         rows = {t: (one(ours, method=method, medium=medium, threads=t) if ours is not None else None) for t in (1, top)}
         for t, suffix in ((1, "One"), (top, "N")):
             row = rows[t]
-            values[f"WrtObj{name}Faster{suffix}"] = _num(row["faster"], noisy=row["faster_noisy"]) if row is not None else "n/a"
+            values[f"WrtObj{name}Faster{suffix}"] = (_ratio(row, "faster", noisy=row["faster_noisy"])
+                                                     if row is not None else "n/a")
+            values[f"WrtObj{name}Than{suffix}"] = _than(row)
         values[f"WrtObj{name}SizeRatio"] = _num(rows[1]["size_ratio"]) if rows[1] is not None else "n/a"
     # seed 001's concurrent serialization, as it happened: the share of events whose products
     # more than one thread serialized, in the timed passes at the most threads (-1: not counted)
@@ -268,7 +297,7 @@ def machine_table(tables: dict[str, pd.DataFrame]) -> pd.DataFrame:
     for label, table in tables.items():
         top = int(table["threads"].max())
         rows = table[(table["threads"] == top) & ((table["part"] != "random") | (table["compression"] == "none"))]
-        columns[f"{label} ({top} threads)"] = {tuple(r[c] for c in GROUP): _num(r["speedup"], 2, r["speedup_noisy"])
+        columns[f"{label} ({top} threads)"] = {tuple(r[c] for c in GROUP): _ratio(r, "speedup", 2, r["speedup_noisy"])
                                                for _, r in rows.iterrows()}
     keys = list(dict.fromkeys(key for cells in columns.values() for key in cells))  # first seen first
     return pd.DataFrame({
