@@ -170,7 +170,10 @@ def measure_interleaved(groups: Sequence[Group], raw_dir: str | Path, key_of: Ca
                           "noise": {"max_half_width": settings.max_half_width,
                                     "attempts": int(rows["attempt"].max()) + 1,
                                     "retakes": int(rows.drop_duplicates(["round"])["retakes"].sum()),
-                                    "earlier_attempts_widest": earlier, "noisy": bool(rows["noisy"].any())}}
+                                    "earlier_attempts_widest": earlier, "noisy": bool(rows["noisy"].any()),
+                                    # the run's widest interval (None: one round, none known)
+                                    "half_width": None if rows["half_width"].isna().all()
+                                    else float(rows["half_width"].max())}}
                 results.write_raw(rows, raw_dir / f"{run['name']}.parquet", record, keys[run["name"]])
                 frames.append(rows)
     return pd.concat(frames, ignore_index=True)

@@ -351,6 +351,7 @@ def study_summary(provenances: Mapping[str, Sequence[dict[str, Any]]]) -> str:
     if one_by_one:
         sentence += (f" Still measured one method after another, so that a disturbance can fall on one side of "
                      f"their ratios: {', '.join(one_by_one)}.")
+    sentence += _widths_sentence(provenances)
     noisy = {experiment.replace("_", " "): sum(bool(p.get("noise", {}).get("noisy")) for p in runs)
              for experiment, runs in provenances.items()}
     retakes = {experiment.replace("_", " "): sum(int(p.get("noise", {}).get("retakes", 0)) for p in runs)
@@ -364,6 +365,23 @@ def study_summary(provenances: Mapping[str, Sequence[dict[str, Any]]]) -> str:
     elif any("noise" in p for runs in provenances.values() for p in runs):
         sentence += " No interleaved run stayed noisy."
     return sentence
+
+
+def _widths_sentence(provenances: Mapping[str, Sequence[dict[str, Any]]]) -> str:
+    """How wide the stored interleaved runs' 95% intervals are (" " first): their distribution,
+    per experiment and over all (each run's widest series, throughput.experiment)."""
+    widths = pd.DataFrame([{"experiment": experiment.replace("_", " "), "width": p["noise"]["half_width"]}
+                           for experiment, runs in provenances.items() for p in runs
+                           if p.get("noise", {}).get("half_width") is not None])
+    if widths.empty:
+        return ""
+    limit = max(p["noise"].get("max_half_width", 0.0) for runs in provenances.values() for p in runs if "noise" in p)
+    parts = [f"{experiment} ±{group['width'].median():.1%} (of {len(group)})"
+             for experiment, group in widths.groupby("experiment", sort=True)]
+    wide = int((widths["width"] > limit).sum())
+    return (f" The half-widths of the {len(widths)} interleaved runs' 95% intervals (each run's widest figure): "
+            f"median ±{widths['width'].median():.1%}, 90th percentile ±{widths['width'].quantile(0.9):.1%}, "
+            f"{wide} wider than ±{limit:.0%}; median per experiment: {'; '.join(parts)}.")
 
 
 def study_macros(provenances: Mapping[str, Sequence[dict[str, Any]]]) -> dict[str, str]:

@@ -144,7 +144,7 @@ def test_every_pass_records_the_load_and_every_run_its_spread(tmp_path):
     assert frame["cv"].round(6).eq(0.02).all()
     _, stored_provenance, key = results.read_raw(tmp_path / "A.parquet")
     assert stored_provenance["noise"] == {"max_half_width": 0.1, "attempts": 1, "retakes": 0,
-                                          "earlier_attempts_widest": [], "noisy": False}
+                                          "earlier_attempts_widest": [], "noisy": False, "half_width": half_width}
     assert set(stored_provenance["load"]) == {"load_avg_1min", "others_cores", "steal_fraction", "cpu_stall_share"}
     assert key["interleaved_with"] == ["A", "B", "C"] and key["machine"] == provenance.fingerprint()
 
@@ -284,6 +284,10 @@ def test_the_method_section_sentence_comes_from_every_stored_run(tmp_path):
     assert " Measured interleaved: memory bandwidth. Still measured one method after another, so that a " \
            "disturbance can fall on one side of their ratios: writing." in sentence
     assert "taken again" not in sentence  # no pass was delayed
+    # the distribution of the interval widths: A's 9 rounds of 1, 2, 1, ... and B's exact 1s
+    width = noise.interval_half_width([1.0, 2.0, 1.0] * 3)
+    assert (f"The half-widths of the 2 interleaved runs' 95% intervals (each run's widest figure): median "
+            f"±{width / 2:.1%}") in sentence and "1 wider than ±10%; median per experiment: memory bandwidth" in sentence
     assert noise.study_summary({"writing": [{}]}) == "None of the 1 stored runs recorded the load of the machine."
     assert set(noise.study_macros(provenances)) == {"StudyNoise"}
     retaken = {"memory_bandwidth": [{**p, "noise": {**p["noise"], "retakes": 2}} for p in provenances["memory_bandwidth"]]}
