@@ -40,8 +40,10 @@
 // methods go on.
 //
 // Methods are rotated: repetition r starts with method r + --rotation (mod the
-// number of methods), so no method always runs first (the caller runs one
-// process per round of its interleaving and passes the round as --rotation);
+// number of methods), so no method always runs first (the study runs one
+// process per round of its interleaving and gives --methods in that round's own
+// random order, throughput.noise.round_order, so no method always follows the
+// same one either);
 // the first --warmup passes of every method are flagged warm-up (TTree::Draw's
 // first call included, as the seed discarded it). Before each pass the files
 // are brought to --cache state (see pass.hpp), outside the timed region.

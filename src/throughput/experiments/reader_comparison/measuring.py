@@ -88,17 +88,19 @@ def _records_frame(records: dict[str, list[dict]]) -> pd.DataFrame:
 
 
 def _measure_pass(run: dict[str, Any], spec: dict[str, Any], params: dict[str, Any],
-                  repetition: int) -> tuple[pd.DataFrame, dict]:
+                  repetition: int, order_seed: int) -> tuple[pd.DataFrame, dict]:
     """One process of `run`: its warm-up passes, then one measured pass (the
-    interleaving loop calls it once per round; the C++ process rotates its
-    methods by the round). A reader that cannot read gives rows saying why."""
+    interleaving loop calls it once per round; the C++ process runs its methods
+    in the round's own random order, noise.round_order, as the processes of the
+    round are). A reader that cannot read gives rows saying why."""
     common = {"files": ",".join(spec["root"]), "tree": set_tree(spec), "branches": ",".join(run["branches"]),
               "reps": 1, "warmup": params["warmup"], "cache": run["cache"], "sample-every": params["sample_every"]}
     build_info = None
     label = f"{run['group']} reader on {run['set']} ({run['cache']})"
     try:
         if run["group"] == "cpp":
-            frame = _cpp_frame(run, spec, {**common, "rotation": repetition}, label)
+            ordered = {**run, "methods": noise.round_order(run["methods"], repetition, order_seed)}
+            frame = _cpp_frame(ordered, spec, common, label)
             build_info = harness.build_info("read_branch")
         elif run["group"] in PYTHON_READERS:
             files = spec["numpy"] if run["group"] == "numpy" else spec["root"]
@@ -224,7 +226,7 @@ def _version_key(run: dict[str, Any]) -> dict[str, Any]:
 
 def groups(params: dict[str, Any], inputs: dict[str, dict[str, Any]]) -> list[experiment.Group]:
     """The processes that ratios compare: every reader process of one input set
-    and cache state (the C++ methods share one process and rotate within it)."""
+    and cache state (the C++ methods share one process, in each round's random order)."""
     grouped: dict[tuple[str, str], list[dict[str, Any]]] = {}
     for run in plan(params, inputs):
         grouped.setdefault((run["set"], run["cache"]), []).append({**run, "name": run_name(run)})
@@ -250,8 +252,9 @@ def measure(params: dict[str, Any], inputs: dict[str, dict[str, Any]], raw_dir: 
                 "inputs": input_identity(spec["root"] + spec.get("rntuple", []) + spec.get("numpy", [])),
                 **_version_key(run)}
 
+    settings = noise_settings or noise.Settings()
     return experiment.measure_interleaved(
         grouped, raw_dir, key_of,
-        lambda run, repetition: _measure_pass(run, inputs[run["set"]], params, repetition),
-        params["repetitions"], noise_settings or noise.Settings(), series=["reader", "branch"],
+        lambda run, repetition: _measure_pass(run, inputs[run["set"]], params, repetition, settings.order_seed),
+        params["repetitions"], settings, series=["reader", "branch"],
         desc="reader comparison", progress=progress, quantity=reading_time)
