@@ -496,6 +496,9 @@ def test_summary_speedup_efficiency_and_ratios():
     assert simple.loc[4, "wall_s"] == pytest.approx(0.25 * 1.005)
     assert simple.loc[4, "speedup"] == pytest.approx(4.0) and simple.loc[4, "efficiency"] == pytest.approx(1.0)
     assert (table["passes"] == 2).all()
+    # each run's time per pass across its processes, with its interval (the two rounds differ by 1%)
+    assert simple.loc[4, "time_low"] < simple.loc[4, "time"] < simple.loc[4, "time_high"]
+    assert simple.loc[4, "time"] == pytest.approx(0.25 * 1.01 ** 0.5)
     rows = wr.seed001_rows(table, PARAMS).set_index("who")
     assert rows.loc["seed, AOD", "faster_n"] == 58.0
     assert rows.loc["this run, NanoAOD-like, simple format", "faster_1"] == pytest.approx(3.0)
@@ -527,6 +530,7 @@ def test_summary_speedup_efficiency_and_ratios():
     assert not events.loc[("NanoAOD-like", "tmpfs", "simple", "1"), "events/s"].endswith(mark)
     assert not events.loc[("NanoAOD-like", "tmpfs", "TTree + IMT", "4"), "events/s"].endswith(mark)
     assert events.loc[("AOD-like products", "tmpfs", "simple (ROOT ser.)", "1"), "size ratio"] == r"\num{2}"
+    assert r"$\pm$" in events.loc[("NanoAOD-like", "tmpfs", "simple", "1"), "events/s"]
 
 
 def test_a_method_is_called_faster_or_slower_only_where_its_paired_interval_excludes_one(tmp_path):

@@ -48,6 +48,9 @@ def summary(frame: pd.DataFrame) -> pd.DataFrame:
                   cv=("cv", "max"), noisy=("noisy", "any"), others_cores=("others_cores", "max"))
              .reset_index())
     table["wall_by_round"] = experiment.by_round(measured, GROUP + ["threads"], table)
+    # each run's time per pass across its processes (rounds) with its interval: what the tables print
+    times = [intervals.across_processes(list(rounds.values())) for rounds in table["wall_by_round"]]
+    table["time"], table["time_low"], table["time_high"] = zip(*((t.value, t.low, t.high) for t in times))
     single = table[table["threads"] == 1].set_index(GROUP)
     keys = pd.MultiIndex.from_frame(table[GROUP])
     _add_ratio(table, "speedup", single["wall_by_round"].reindex(keys).to_list(), table["wall_by_round"])
@@ -72,6 +75,11 @@ def _add_ratio(table: pd.DataFrame, column: str, reference: list, runs: pd.Serie
 def estimate(row: pd.Series, column: str) -> Estimate:
     """A table row's paired ratio `column` as an Estimate."""
     return Estimate(row[column], row[f"{column}_low"], row[f"{column}_high"], len(row["wall_by_round"]))
+
+
+def rate(row: pd.Series, amount: float) -> Estimate:
+    """`amount` per second of a table row's pass (MB, events), with the interval of its time."""
+    return estimate(row, "time").inverted(amount)
 
 
 def _at(table: pd.DataFrame, **where: Any) -> pd.DataFrame:

@@ -9,8 +9,8 @@ import pandas as pd
 
 from ... import intervals, noise
 from ...config import thread_counts
-from ...intervals import Verdict
-from .analysis import (EFFICIENCY_TARGET, GROUP, efficiency_target, estimate, one, seed001_parts, seed001_rows,
+from ...intervals import Estimate, Verdict
+from .analysis import (EFFICIENCY_TARGET, GROUP, efficiency_target, estimate, one, rate, seed001_parts, seed001_rows,
                        seed001_size_rows, seed003_claims, target_medium, versus)
 from .measuring import (COMPRESSIONS, EVENT_METHODS, LABELS, MEDIA, MEDIUM_LABELS, PART_LABELS, SHORT, disk_note, plan,
                         run_name)
@@ -126,6 +126,12 @@ def _ratio(row: pd.Series, column: str, digits: int = 3, noisy: bool = False) ->
     return paper.flagged(paper.with_interval(value, row[f"{column}_low"], row[f"{column}_high"], digits), bool(noisy))
 
 
+def _figure(value: Estimate, noisy: bool) -> str:
+    """A measured figure with its interval, marked when its run stayed noisy."""
+    from ... import paper
+    return paper.flagged(paper.estimate(value), noisy) if math.isfinite(value.value) else "n/a"
+
+
 def random_table(table: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
     """Seed 003 per medium, compression and writer: seconds at 1 and at the most threads
     (medians), speed-up, uncompressed MB/s and peak memory above baseline at the most
@@ -139,10 +145,10 @@ def random_table(table: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
                 last = one(table, part="random", method=method, medium=medium, compression=compression, threads=top)
                 rows.append({"medium": medium, "compression": compression,
                              "writer": SHORT[method],
-                             "1 thread [s]": _num(first["wall_s"], noisy=first["noisy"]),
-                             f"{top} threads [s]": _num(last["wall_s"], noisy=last["noisy"]),
+                             "1 thread [s]": _ratio(first, "time", noisy=first["noisy"]),
+                             f"{top} threads [s]": _ratio(last, "time", noisy=last["noisy"]),
                              "speed-up": _ratio(last, "speedup", 2, last["speedup_noisy"]),
-                             "MB/s": _num(last["mb_s"], noisy=last["noisy"]),
+                             "MB/s": _figure(rate(last, last["raw_bytes"] / 1e6), last["noisy"]),
                              "file MB": _num(last["file_bytes"] / 1e6), "peak MB": _num(last["rss_over_baseline_mb"])})
     return pd.DataFrame(rows)
 
@@ -156,7 +162,8 @@ def events_table(table: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
         for medium, method, t in itertools.product(params["event_media"], methods, thread_counts(params["max_threads"])):
             r = one(ours, part=part, method=method, medium=medium, threads=t)
             rows.append({"events": PART_LABELS[part], "medium": medium, "method": SHORT[method], "threads": str(t),
-                         "events/s": _num(r["entries_s"], noisy=r["noisy"]), "MB/s": _num(r["mb_s"], noisy=r["noisy"]),
+                         "events/s": _figure(rate(r, r["entries"]), r["noisy"]),
+                         "MB/s": _figure(rate(r, r["raw_bytes"] / 1e6), r["noisy"]),
                          "speed-up": _ratio(r, "speedup", 2, r["speedup_noisy"]),
                          "efficiency": _ratio(r, "efficiency", 2, r["speedup_noisy"]),
                          "file MB": _num(r["file_bytes"] / 1e6), "size ratio": _num(r["size_ratio"], 3),
