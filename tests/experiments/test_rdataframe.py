@@ -461,7 +461,10 @@ def test_compiled_runs_are_measured_interleaved_checked_and_reused(inputs, secti
     agreement = rdf.check_agreement(frame, tmp_path, params["rtol"])
     assert set(agreement["run"]) == {r["name"] for r in plan if r["name"] != r["reference"]}
     table = rdf.summary(frame, ["part", "name", "compression", "method", "histograms", "threads"])
-    assert rdf.scaling_table(table)["speed-up"].str.startswith(r"\num{").all()
+    scaling = rdf.scaling_table(table)
+    assert scaling["speed-up"].str.startswith(r"\num{").all()
+    # times, rates and speed-ups across the processes, each with its interval
+    assert all(r"$\pm$" in cell for column in ("wall [s]", "rate [kHz]", "speed-up") for cell in scaling[column])
     # stored: a second call reuses every group; a run whose histograms are gone is measured again
     again = rdf.measure_cpp(params, chosen, info["pdf_count"], tmp_path, progress=False)
     pd.testing.assert_frame_equal(frame, again, check_dtype=False)

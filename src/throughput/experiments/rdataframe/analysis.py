@@ -141,6 +141,15 @@ def summary(frame: pd.DataFrame, by: list[str]) -> pd.DataFrame:
     return out
 
 
+def time_estimate(row: pd.Series) -> Estimate:
+    """A run's time per event loop across its processes (rounds) with its interval, where it
+    was measured interleaved; otherwise its median, with no interval."""
+    rounds = row.get("wall_by_round")
+    if isinstance(rounds, dict) and rounds:
+        return intervals.across_processes(list(rounds.values()))
+    return Estimate(row["wall_s"], math.nan, math.nan, 0)
+
+
 def speedup(reference: pd.Series, row: pd.Series) -> Estimate:
     """How many times faster `row`'s run is than `reference`'s, paired round by round with its
     interval where both were measured interleaved (throughput.intervals); otherwise the ratio

@@ -10,7 +10,7 @@ import pandas as pd
 
 from ... import seeds
 from ...config import usable_cores
-from .analysis import agreement_summary, speedup, summary
+from .analysis import agreement_summary, speedup, summary, time_estimate
 from .io_rate_model import rate_model
 
 
@@ -49,18 +49,18 @@ def _threads_label(t: int) -> str:
 
 
 def scaling_table(table: pd.DataFrame) -> pd.DataFrame:
-    """The thread scan: median wall time (min-max), rate, speed-up over the sequential run (paired
-    round by round, with its interval), CPU efficiency; a figure from a run that stayed noisy is
-    marked (throughput.noise)."""
+    """The thread scan: wall time and rate across the processes with their interval (min-max of
+    the passes), speed-up over the sequential run (paired round by round, with its interval), CPU
+    efficiency; a figure from a run that stayed noisy is marked (throughput.noise)."""
     from ... import paper
 
     scan = table[table["part"] == "scan"].sort_values("threads")
     sequential = scan[scan["threads"] == 0].iloc[0]
     return pd.DataFrame({
         "threads": [_threads_label(t) for t in scan["threads"]],
-        "wall [s]": [paper.flagged(_num(v), noisy) for v, noisy in zip(scan["wall_s"], scan["noisy"])],
+        "wall [s]": [paper.flagged(paper.estimate(time_estimate(row)), row["noisy"]) for _, row in scan.iterrows()],
         "min--max [s]": [f"{_num(a)}--{_num(b)}" for a, b in zip(scan["wall_min"], scan["wall_max"])],
-        "rate [kHz]": [_num(v) for v in scan["khz"]],
+        "rate [kHz]": [paper.estimate(time_estimate(row).inverted(row["events"] / 1e3)) for _, row in scan.iterrows()],
         # paired with the sequential run round by round, +- its interval; as noisy as either side
         "speed-up": [paper.flagged(paper.estimate(speedup(sequential, row)), row["noisy"] or sequential["noisy"])
                      for _, row in scan.iterrows()],
