@@ -231,6 +231,16 @@ def ratios(table: pd.DataFrame) -> pd.DataFrame:
     return out
 
 
+def rate_estimate(row: pd.Series, amount: float, part: str = "read") -> Estimate:
+    """`amount` per second of a summary row's passes (`part`: "read", the reading part, or
+    "wall", whole passes), across its processes (rounds) with its interval; NaN where no round
+    was timed (rootreadspeed on a pass shorter than its own noise)."""
+    times = [t for t in row[f"{part}_by_round"].values() if t > 0 and math.isfinite(t)]
+    if not times or not (math.isfinite(amount) and amount > 0):  # no byte count recorded: no rate, not 0
+        return Estimate(float("nan"), float("nan"), float("nan"), 0)
+    return intervals.across_processes(times).inverted(amount)
+
+
 def warm_paired_ratio(table: pd.DataFrame, set_name: str, branch: str, a: str | None, b: str,
                       part: str = "read") -> Estimate:
     """Reader `a`'s warm rate over reader `b`'s on one branch of one set (paired_rate_ratio);

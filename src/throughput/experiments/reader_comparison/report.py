@@ -15,8 +15,8 @@ import pandas as pd
 
 from ... import intervals, paper, provenance
 from ...intervals import Estimate, Verdict
-from .analysis import (UNREAD_RECORDS, _rate, collection_shapes, rank_correlation, targets, warm_paired_ratio,
-                       warmup_factor)
+from .analysis import (UNREAD_RECORDS, _rate, collection_shapes, rank_correlation, rate_estimate, targets,
+                       warm_paired_ratio, warmup_factor)
 from .inputs import collection_attributes
 from .processes import ROOT4J_COMMIT
 from .vocabulary import (COLLECTIONS, COLORS, COMPRESSIONS, LABELS, NUMPY_TARGET, READERS, SEED_TABLE1,
@@ -89,8 +89,17 @@ def _cell(table: pd.DataFrame, unreadable: pd.DataFrame, set_name: str, cache: s
         if kind == "not_measured":
             return "not measured"
         return _escape(f"{UNREAD_RECORDS[kind]}: {failure_summary(message)}")
-    return paper.flagged(_num(_rate(table, set_name, cache, reader, branch, column)),
-                         _rate(table, set_name, cache, reader, branch, "noisy") == 1.0)
+    noisy = _rate(table, set_name, cache, reader, branch, "noisy") == 1.0
+    row = table[(table["set"] == set_name) & (table["cache"] == cache) & (table["reader"] == reader)
+                & (table["branch"] == branch)]
+    if column in RATE_PARTS and len(row) == 1:  # kHz across the processes, with its interval
+        return paper.flagged(_estimate(rate_estimate(row.iloc[0], row["events"].iloc[0] / 1e3, RATE_PARTS[column])),
+                             noisy)
+    return paper.flagged(_num(_rate(table, set_name, cache, reader, branch, column)), noisy)
+
+
+# The kHz columns of the summary and the part of a pass each divides by (rate_estimate).
+RATE_PARTS = {"khz_read": "read", "khz": "wall"}
 
 
 def table1_frame(table: pd.DataFrame, unreadable: pd.DataFrame, shapes: pd.DataFrame, set_name: str,
@@ -196,16 +205,19 @@ def ratio_frame(rated: pd.DataFrame, sets: list[str], collection: str) -> pd.Dat
         part = rated[(rated["set"] == set_name) & (rated["cache"] == "warm") & (rated["collection"] == collection)]
         for reader in _readers_present(part):
             row = part[part["reader"] == reader].iloc[0]
-            rate = lambda column, digits=3: paper.flagged(_num(row[column], digits), row["noisy"])  # noqa: E731
+            # rates across the processes with their interval: events, values, bytes per second
+            rate = lambda amount, part="read": paper.flagged(  # noqa: E731
+                _estimate(rate_estimate(row, amount, part)), row["noisy"])
             ratio = lambda reference: paper.flagged(_estimate(Estimate(  # noqa: E731
                 row[f"vs_{reference}"], row[f"vs_{reference}_low"], row[f"vs_{reference}_high"], 0), 2),
                 row[f"vs_{reference}_noisy"])
             rows.append({"input": escape_name(set_name), "reader": LABELS[reader],
-                         "kHz": rate("khz_read"), "kHz with opening": rate("khz"),
-                         "M values/s": rate("mhz_items_read"),
+                         "kHz": rate(row["events"] / 1e3), "kHz with opening": rate(row["events"] / 1e3, "wall"),
+                         "M values/s": rate(row["items"] / 1e6),
                          "/ columnar": ratio("columnar"), "/ Numpy": ratio("numpy"),
                          "/ rootreadspeed": ratio("rootreadspeed"),
-                         "MB/s compr.": rate("mb_s_compressed"), "MB/s uncompr.": rate("mb_s_uncompressed")})
+                         "MB/s compr.": rate(row["bytes_compressed"] / 1e6),
+                         "MB/s uncompr.": rate(row["bytes_uncompressed"] / 1e6)})
     return pd.DataFrame(rows)
 
 
