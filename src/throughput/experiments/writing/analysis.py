@@ -9,7 +9,7 @@ from typing import Any
 import pandas as pd
 
 from ... import experiment, intervals, seeds
-from ...intervals import Estimate
+from ...intervals import Estimate, Verdict
 from .measuring import LABELS, PART_LABELS
 
 # Seed 001 (CMS, output to /dev/null; figures in throughput.seeds): how many times faster
@@ -189,32 +189,44 @@ def seed003_claims(table: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
 
     # 1. Scaling is good when the work is CPU-bound (LZMA), not when it is I/O-bound.
     speedups = {c: one(random, medium=fast_medium, compression=c, threads=top) for c in params["random_compressions"]}
-    speedups = {c: r["speedup"] for c, r in speedups.items() if r is not None}
+    speedups = {c: estimate(r, "speedup") for c, r in speedups.items() if r is not None}
     claim = "scales well when not I/O bound, as with LZMA"
     if top < 2 or "LZMA" not in speedups or len(speedups) < 2:
         row(claim, "not measured here", "n/a")
     else:
-        best = max(speedups, key=speedups.get)
-        evidence = ", ".join(f"{c} {v:.2f}x" for c, v in speedups.items()) + f" at {top} threads ({fast_medium})"
-        row(claim, evidence, "holds" if best == "LZMA" else f"does not hold: {best} scales best")
+        # the compressions ran in groups of their own: their speed-ups' intervals are compared whole
+        lzma, others = speedups["LZMA"], {c: v for c, v in speedups.items() if c != "LZMA"}
+        beaten = [c for c, v in others.items() if v.low >= lzma.high]
+        evidence = (", ".join(f"{c} {v.value:.2f}x ({v.interval_text()})" for c, v in speedups.items())
+                    + f" at {top} threads ({fast_medium})")
+        row(claim, evidence, "holds" if all(lzma.low > v.high for v in others.values()) else
+            f"does not hold: {', '.join(beaten)} scale{'s' if len(beaten) == 1 else ''} as well or better" if beaten else
+            "this run cannot tell (the intervals overlap)")
     # 2. LZMA costs far more time than ZLIB and LZ4.
     claim = "ZLIB and LZ4 take much less time than LZMA"
     times = {c: one(random, medium=fast_medium, compression=c, threads=1) for c in ("LZMA", "ZLIB", "LZ4")}
     if any(r is None for r in times.values()):
         row(claim, "not measured here", "n/a")
     else:
-        a, b = times["LZMA"]["wall_s"] / times["ZLIB"]["wall_s"], times["LZMA"]["wall_s"] / times["LZ4"]["wall_s"]
+        # at least twice as long, judged by the whole intervals of the times (separate groups)
+        lzma, fast = estimate(times["LZMA"], "time"), [estimate(times[c], "time") for c in ("ZLIB", "LZ4")]
+        a, b = (lzma.value / f.value for f in fast)
         row(claim, f"LZMA takes {a:.1f}x ZLIB's and {b:.1f}x LZ4's time (1 thread, {fast_medium})",
-            "holds" if min(a, b) >= 2 else "does not hold")
+            "holds" if all(lzma.low >= 2 * f.high for f in fast) else
+            "does not hold" if any(lzma.high < 2 * f.low for f in fast) else
+            "this run cannot tell (the intervals allow both)")
     # 3. A slow medium saturates with a few threads when not CPU-bound.
     claim = "saturates any medium with a few threads when not CPU bound"
     slow = one(random, medium="slow", compression="none", threads=top) if "none" in params["random_compressions"] else None
     if slow is None:
         row(claim, "not measured here (needs the slow medium and no compression)", "n/a")
     else:
-        share = slow["written_mb_s"] / params["slow_mb_s"]
-        row(claim, f"{slow['written_mb_s']:.0f} of {params['slow_mb_s']:.0f} MB/s on the slow medium at {top} threads",
-            "holds" if share >= 0.8 else f"does not hold ({share:.0%} of the medium's rate)")
+        share = rate(slow, slow["file_bytes"] / 1e6).scaled(1 / params["slow_mb_s"])
+        verdict = intervals.at_least(share, 0.8)
+        row(claim, f"{share.value * params['slow_mb_s']:.0f} of {params['slow_mb_s']:.0f} MB/s on the slow medium at "
+                   f"{top} threads ({share.interval_text()} of it)",
+            {Verdict.MET: "holds", Verdict.MISSED: f"does not hold ({share.value:.0%} of the medium's rate)",
+             Verdict.INCONCLUSIVE: "this run cannot tell (its interval contains 80% of the medium's rate)"}[verdict])
     # 4. Back-pressure: memory grows when the medium cannot keep up.
     claim = "no back-pressure: memory grows when the medium cannot keep up"
     compression = "none" if "none" in params["random_compressions"] else params["random_compressions"][0]
