@@ -14,11 +14,19 @@ from .cases import GPU_METHODS, JAGGED_OPS, NOT_MEASURED, TARGET_FRACTION
 from .device import GpuStatus
 
 
+def rated_time(frame: pd.DataFrame) -> pd.Series:
+    """The time a pass is rated by: device work by its CUDA-event time, CPU work by the steady
+    clock (also what the measuring loop judges a run's noise by)."""
+    if "event_s" not in frame:
+        return frame["wall_s"]
+    return frame["event_s"].where(frame["event_s"].notna(), frame["wall_s"])
+
+
 def with_rates(frame: pd.DataFrame, nominal: float | None) -> pd.DataFrame:
-    """10^9 values/s, GB/s, and for GPU rows the fraction of the device's nominal bandwidth.
-    Device work is rated by its CUDA-event time, CPU work by the steady clock."""
+    """10^9 values/s, GB/s, and for GPU rows the fraction of the device's nominal bandwidth
+    (rated_time)."""
     frame = frame.copy()
-    frame["time_s"] = frame["event_s"].where(frame["event_s"].notna(), frame["wall_s"])
+    frame["time_s"] = rated_time(frame)
     frame["ghz"] = frame["n"] / frame["time_s"] / 1e9
     frame["gb_s"] = frame["bytes_moved"] / frame["time_s"] / 1e9
     on_gpu = frame["method"].isin(list(GPU_METHODS.values()))
