@@ -436,7 +436,8 @@ def _verdict_rootreadspeed(goals: dict[str, dict[str, Any]]) -> str:
     by = {verdict: [label for label, goal in goals.items() if goal["rootreadspeed_verdict"] is verdict]
           for verdict in Verdict}
     met, missed, open_ = by[Verdict.MET], by[Verdict.MISSED], by[Verdict.INCONCLUSIVE]
-    unseparated = (f"this run does not separate it from ROOT's own tool on the {' and '.join(open_)} files (the "
+    # a verb phrase, as the others: the paper's sentence reads "so it <verdict>"
+    unseparated = (f"is not separated by this run from ROOT's own tool on the {' and '.join(open_)} files (the "
                    f"{intervals.CONFIDENCE:.0%} intervals of their paired ratios hold 1)") if open_ else ""
     if not missed:
         faster = f"is at least as fast as ROOT's own tool on the {' and '.join(met)} files" if met else ""

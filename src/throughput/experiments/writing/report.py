@@ -243,8 +243,8 @@ def macros(table: pd.DataFrame, params: dict[str, Any], frame: pd.DataFrame, dir
         values[f"Wrt{name}Speedup"] = _ratio(row, "speedup", 2) if row is not None else "n/a"
         values[f"Wrt{name}EventsPerSecond"] = _num(row["entries_s"]) if row is not None else "n/a"
     values.update(_object_macros(table, params, frame, medium, top, sizes))
-    values["WrtSimpleEffTwo"] = paper.estimate(goal["estimate"].scaled(100), 3) if goal["measured"] else "n/a"
-    values["WrtTargetResult"] = (rf"at {values['WrtSimpleEffTwo']}\% {TARGET_WORDS[goal['verdict']]}"
+    values["WrtSimpleEffTwo"] = paper.estimate(goal["estimate"], 3) if goal["measured"] else "n/a"
+    values["WrtTargetResult"] = (rf"at an efficiency of {values['WrtSimpleEffTwo']} {TARGET_WORDS[goal['verdict']]}"
                                  if goal["measured"] else paper.escape(f"it was not measured here ({goal['reason']})"))
     random = table[(table["part"] == "random") & (table["threads"] == top)]
     tbm = random[random["method"] == "tbuffermerger"].set_index(["medium", "compression"])["wall_s"]
