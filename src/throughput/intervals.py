@@ -19,7 +19,7 @@ from __future__ import annotations
 import enum
 import math
 from dataclasses import dataclass
-from typing import Any, Mapping, Sequence
+from typing import Any, Iterable, Mapping, Sequence
 
 import numpy as np
 # Student's t quantile from scipy.special: importing scipy.stats takes about a second, a tenth
@@ -67,6 +67,10 @@ class Estimate:
         return Estimate(numerator / self.value, numerator / self.high, numerator / self.low, self.processes)
 
 
+# No figure: nothing was measured, or no process gave a value.
+UNKNOWN = Estimate(math.nan, math.nan, math.nan, 0)
+
+
 def _positive(values: Sequence[float], what: str) -> np.ndarray:
     array = np.asarray(values, dtype=float)
     if array.ndim != 1 or not len(array):
@@ -93,6 +97,13 @@ def across_processes(per_process: Sequence[float], confidence: float = CONFIDENC
     return Estimate(math.exp(mean), math.exp(low), math.exp(high), len(values))
 
 
+def across_timed(per_process: Iterable[float], confidence: float = CONFIDENCE) -> Estimate:
+    """across_processes over the processes that gave a positive finite value (a pass too short
+    for its tool to time gives none); UNKNOWN where none did."""
+    values = [float(v) for v in per_process if _usable(v)]
+    return across_processes(values, confidence) if values else UNKNOWN
+
+
 def paired_ratio(a: Sequence[float], b: Sequence[float], confidence: float = CONFIDENCE) -> Estimate:
     """a / b from values of the same rounds (a[i] and b[i] measured in round i): the geometric
     mean of the per-round ratios and its t interval on their logarithms."""
@@ -109,7 +120,7 @@ def paired_by_round(a: Mapping[Any, float], b: Mapping[Any, float], confidence: 
     gives none); NaN without such a round."""
     rounds = sorted(r for r in set(a) & set(b) if _usable(a[r]) and _usable(b[r]))
     if not rounds:
-        return Estimate(math.nan, math.nan, math.nan, 0)
+        return UNKNOWN
     return paired_ratio([a[r] for r in rounds], [b[r] for r in rounds], confidence)
 
 

@@ -160,10 +160,7 @@ def interval_half_width(per_process: Iterable[float]) -> float:
     (throughput.intervals.across_processes: 0.05 for +-5%); NaN for fewer than two positive
     values (no interval known). A NaN, zero or negative value (a pass too short for its tool
     to time) is left out."""
-    values = [float(v) for v in per_process if float(v) > 0 and math.isfinite(float(v))]
-    if len(values) < 2:
-        return math.nan
-    return intervals.across_processes(values).relative_half_width
+    return intervals.across_timed(per_process).relative_half_width
 
 
 def coefficient_of_variation(values: Iterable[float]) -> float:

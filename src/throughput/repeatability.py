@@ -22,7 +22,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from . import intervals, results
+from . import results
 from .experiments import memory_bandwidth as mb
 
 
@@ -42,12 +42,13 @@ def read_run(raw_dir: str | Path) -> pd.DataFrame:
 def _reader_cells(table: pd.DataFrame) -> pd.DataFrame:
     """Every reading rate per value (M values/s across the rounds, with its interval) and every
     ratio to the columnar reader (paired round by round) of a reader-comparison summary."""
+    from .experiments import reader_comparison as rc  # as read_run
+
     rows = []
     for _, row in table.iterrows():
         cell = f"{row['set']} {row['cache']} {row['reader']} {row['branch']}"
-        rates = [row["items"] / t / 1e6 for t in row["read_by_round"].values() if t > 0 and math.isfinite(t)]
-        if rates and math.isfinite(row["items"]):
-            rate = intervals.across_processes(rates)
+        rate = rc.rate_estimate(row, row["items"] / 1e6)
+        if rate.processes:
             rows.append({"table": "M values/s", "cell": cell, "value": rate.value, "low": rate.low,
                          "high": rate.high, "noisy": bool(row["noisy"])})
         if row["reader"] != "columnar" and math.isfinite(row["vs_columnar"]):

@@ -643,8 +643,11 @@ def test_measure_summarize_and_tables(files, tmp_path):
     t1 = rc.table1_frame(table, unreadable, shapes, "aod/ZLIB", "aod")
     assert list(t1.columns) == ["", "jet"]
     assert t1.iloc[2].tolist() == ["attributes (branches), seed", "95"]
-    # each reader's rate across its two processes, with its interval
-    assert all(r"$\pm$" in cell for cell in t1["jet"].iloc[7:] if cell.startswith(r"\num{"))
+    # each reader's rate across its two processes, with its interval (rootreadspeed's pass may be
+    # too short for the tool to time in a round, which leaves one value and no interval)
+    readers = t1.iloc[7:]
+    timed = readers[~readers[""].str.contains("with opening") & readers["jet"].str.startswith(r"\num{")]
+    assert len(timed) and all(r"$\pm$" in cell for cell in timed["jet"])
     assert t1["jet"].iloc[7:].str.contains(r"\$\\pm\$", regex=True).any()
     assert t1.iloc[3].tolist() == ["branches, here", str(95 + 2 * len(aod_small_arrays(95)))]
     assert ["CMSSW EDAnalyzer (seed)", r"\num{1.15}"] in t1.values.tolist()

@@ -128,3 +128,9 @@ def test_the_noise_judgement_is_the_interval_half_width():
     assert noise.interval_half_width([1.0, float("nan"), 0.0, 1.2]) == \
         intervals.across_processes([1.0, 1.2]).relative_half_width
     assert math.isnan(noise.interval_half_width([1.0, float("nan")]))
+
+
+def test_a_figure_across_the_timed_processes_leaves_the_untimed_out():
+    assert intervals.across_timed([1.0, float("nan"), 0.0, 1.2]) == intervals.across_processes([1.0, 1.2])
+    assert intervals.across_timed([float("nan"), -1.0]) is intervals.UNKNOWN
+    assert not intervals.UNKNOWN.known and intervals.UNKNOWN.processes == 0

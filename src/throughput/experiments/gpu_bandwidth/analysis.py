@@ -3,7 +3,6 @@ nominal), the agreement of methods, the median per run, explode and combine
 against the flat add, and the target for a GPU host."""
 from __future__ import annotations
 
-import math
 from typing import Any
 
 import pandas as pd
@@ -62,17 +61,14 @@ def summary(frame: pd.DataFrame) -> pd.DataFrame:
         measured = measured.assign(round=measured.groupby(keys, sort=False).cumcount())
     # and each rate the tables print likewise (`ghz_best`, `ghz_low`, `ghz_high`)
     for column in ("fraction", "ghz"):
-        estimates = [_across(pd.Series(best, dtype=float))
+        # (no fraction where the nominal bandwidth is unknown: across_timed leaves NaN out)
+        estimates = [intervals.across_timed(best.values())
                      for best in experiment.by_round(measured, keys, table, column, "max")]
         table[f"{column}_best"] = [e.value for e in estimates]
         table[f"{column}_low"] = [e.low for e in estimates]
         table[f"{column}_high"] = [e.high for e in estimates]
     return table
 
-
-def _across(values: pd.Series) -> Estimate:
-    values = values[values > 0]  # no fraction where the nominal bandwidth is unknown
-    return intervals.across_processes(values) if len(values) else Estimate(math.nan, math.nan, math.nan, 0)
 
 
 def _pick(table: pd.DataFrame, **where: Any) -> pd.Series | None:

@@ -146,7 +146,7 @@ def time_estimate(row: pd.Series) -> Estimate:
     was measured interleaved; otherwise its median, with no interval."""
     rounds = row.get("wall_by_round")
     if isinstance(rounds, dict) and rounds:
-        return intervals.across_processes(list(rounds.values()))
+        return intervals.across_timed(rounds.values())
     return Estimate(row["wall_s"], math.nan, math.nan, 0)
 
 

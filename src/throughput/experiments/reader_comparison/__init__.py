@@ -56,8 +56,8 @@ The names the notebook, the workflow, the tests, throughput.config and
 throughput.references use are imported here, so that
 ``from throughput.experiments import reader_comparison as rc; rc.<name>`` works.
 """
-from .analysis import (cannot_read, check_agreement, check_references, collection_shapes, fill_bytes, ratios,
-                       summary, targets, timeline)
+from .analysis import (cannot_read, check_agreement, check_references, collection_shapes, fill_bytes, rate_estimate,
+                       ratios, summary, targets, timeline)
 from .command_line import main
 from .inputs import (check_config, collection_attributes, compression_name, file_compression, file_count,
                      make_aod_like, make_numpy_copy, make_rntuple_copy, prepare_inputs, real_layout)

@@ -217,10 +217,9 @@ def ratios(table: pd.DataFrame) -> pd.DataFrame:
     stayed noisy."""
     out = table.copy()
     by_key = {(r["set"], r["cache"], r["reader"], r["branch"]): r for _, r in table.iterrows()}
-    nan = Estimate(float("nan"), float("nan"), float("nan"), 0)
     for reference, part in (("columnar", "read"), ("numpy", "read"), ("rootreadspeed", "wall")):
         found = [by_key.get((row["set"], row["cache"], reference, row["branch"])) for _, row in table.iterrows()]
-        estimates = [paired_rate_ratio(row, ref, part) if ref is not None else nan
+        estimates = [paired_rate_ratio(row, ref, part) if ref is not None else intervals.UNKNOWN
                      for (_, row), ref in zip(table.iterrows(), found)]
         out[f"vs_{reference}"] = [e.value for e in estimates]
         out[f"vs_{reference}_low"] = [e.low for e in estimates]
@@ -235,10 +234,10 @@ def rate_estimate(row: pd.Series, amount: float, part: str = "read") -> Estimate
     """`amount` per second of a summary row's passes (`part`: "read", the reading part, or
     "wall", whole passes), across its processes (rounds) with its interval; NaN where no round
     was timed (rootreadspeed on a pass shorter than its own noise)."""
-    times = [t for t in row[f"{part}_by_round"].values() if t > 0 and math.isfinite(t)]
-    if not times or not (math.isfinite(amount) and amount > 0):  # no byte count recorded: no rate, not 0
-        return Estimate(float("nan"), float("nan"), float("nan"), 0)
-    return intervals.across_processes(times).inverted(amount)
+    time = intervals.across_timed(row[f"{part}_by_round"].values())
+    if not time.processes or not (math.isfinite(amount) and amount > 0):  # no byte count recorded: no rate, not 0
+        return intervals.UNKNOWN
+    return time.inverted(amount)
 
 
 def warm_paired_ratio(table: pd.DataFrame, set_name: str, branch: str, a: str | None, b: str,
@@ -251,8 +250,7 @@ def warm_paired_ratio(table: pd.DataFrame, set_name: str, branch: str, a: str | 
         return found.iloc[0] if len(found) == 1 else None
 
     rows = row(a), row(b)
-    return paired_rate_ratio(*rows, part) if all(r is not None for r in rows) else Estimate(
-        float("nan"), float("nan"), float("nan"), 0)
+    return paired_rate_ratio(*rows, part) if all(r is not None for r in rows) else intervals.UNKNOWN
 
 
 def rank_correlation(x: list[float], y: list[float]) -> tuple[float, float, float]:

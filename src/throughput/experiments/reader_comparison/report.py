@@ -89,13 +89,14 @@ def _cell(table: pd.DataFrame, unreadable: pd.DataFrame, set_name: str, cache: s
         if kind == "not_measured":
             return "not measured"
         return _escape(f"{UNREAD_RECORDS[kind]}: {failure_summary(message)}")
-    noisy = _rate(table, set_name, cache, reader, branch, "noisy") == 1.0
     row = table[(table["set"] == set_name) & (table["cache"] == cache) & (table["reader"] == reader)
                 & (table["branch"] == branch)]
-    if column in RATE_PARTS and len(row) == 1:  # kHz across the processes, with its interval
-        return paper.flagged(_estimate(rate_estimate(row.iloc[0], row["events"].iloc[0] / 1e3, RATE_PARTS[column])),
-                             noisy)
-    return paper.flagged(_num(_rate(table, set_name, cache, reader, branch, column)), noisy)
+    if len(row) != 1:
+        return "--"
+    row = row.iloc[0]
+    if column in RATE_PARTS:  # kHz across the processes, with its interval
+        return paper.flagged(_estimate(rate_estimate(row, row["events"] / 1e3, RATE_PARTS[column])), bool(row["noisy"]))
+    return paper.flagged(_num(row[column]), bool(row["noisy"]))
 
 
 # The kHz columns of the summary and the part of a pass each divides by (rate_estimate).
@@ -164,7 +165,7 @@ class _SplitRates:
                            & (self.table["reader"] == r) & (self.table["branch"] == self.branch)] for r in (slower, faster)]
         # the same events read by both: the ratio of their reading times
         ratio = (intervals.paired_by_round(rows[0]["read_by_round"].iloc[0], rows[1]["read_by_round"].iloc[0])
-                 if all(len(r) == 1 for r in rows) else Estimate(math.nan, math.nan, math.nan, 0))
+                 if all(len(r) == 1 for r in rows) else intervals.UNKNOWN)
         return paper.flagged(_estimate(ratio), self.noisy[faster] or self.noisy[slower])
 
 

@@ -49,7 +49,7 @@ def summary(frame: pd.DataFrame) -> pd.DataFrame:
              .reset_index())
     table["wall_by_round"] = experiment.by_round(measured, GROUP + ["threads"], table)
     # each run's time per pass across its processes (rounds) with its interval: what the tables print
-    times = [intervals.across_processes(list(rounds.values())) for rounds in table["wall_by_round"]]
+    times = [intervals.across_timed(rounds.values()) for rounds in table["wall_by_round"]]
     table["time"], table["time_low"], table["time_high"] = zip(*((t.value, t.low, t.high) for t in times))
     single = table[table["threads"] == 1].set_index(GROUP)
     keys = pd.MultiIndex.from_frame(table[GROUP])
@@ -65,7 +65,7 @@ def summary(frame: pd.DataFrame) -> pd.DataFrame:
 def _add_ratio(table: pd.DataFrame, column: str, reference: list, runs: pd.Series) -> None:
     """`column` (and its _low, _high) of each row: the reference's time over the row's, paired
     round by round (throughput.intervals.paired_by_round); NaN where a side is missing."""
-    ratios = [intervals.paired_by_round(ref, own) if isinstance(ref, dict) else Estimate(*[math.nan] * 3, 0)
+    ratios = [intervals.paired_by_round(ref, own) if isinstance(ref, dict) else intervals.UNKNOWN
               for ref, own in zip(reference, runs)]
     table[column] = [r.value for r in ratios]
     table[f"{column}_low"] = [r.low for r in ratios]
