@@ -8,7 +8,7 @@
 // pinning comes from OMP_PROC_BIND / OMP_PLACES (set by the harness, reported
 // here). The first `warmup` passes are timed one by one and marked as
 // warm-up; each repetition is then one timed sample of as many passes as last
-// --min-sample-s (bench::sampled_calls). After all passes every value is checked exactly (the
+// --min-sample-s (bench::Sampler). After all passes every value is checked exactly (the
 // values are small integers, exact in double), so a wrong or skipped pass
 // fails the run instead of giving a fast number.
 #include <omp.h>

@@ -1,5 +1,5 @@
 // The timing record of the memory-bandwidth kernels (add_constant, stream): one
-// JSON line per sample (of `loops` passes, bench::sampled_calls), read by
+// JSON line per sample (of `loops` passes, bench::Sampler), read by
 // throughput.harness; the same fields for both, so their rates are computed alike.
 // huge_page_bytes: the process's memory in transparent huge pages after the first
 // touch (bench::huge_page_bytes), what its arrays' madvise got.
