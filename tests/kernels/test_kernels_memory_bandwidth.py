@@ -1,6 +1,7 @@
 """Memory-bandwidth kernels: every build validates, and every method gives the same checksum."""
 from __future__ import annotations
 
+import math
 import time
 from pathlib import Path
 
@@ -80,7 +81,9 @@ def test_stream_samples_repeat_each_operation_and_still_validate():
 
 def test_python_samples_repeat_the_call_to_their_minimum_length():
     frame, outputs = harness.time_python(lambda: time.sleep(0.002), repetitions=3, warmup=1, min_sample_s=0.02)
-    assert frame["loops"].tolist()[0] == 1 and (frame["loops"][1:] >= 10).all()
+    # calibrated on the warm-up call as it lasted here (a 2 ms sleep lasts longer on a busy host)
+    assert frame["loops"].tolist()[:2] == [1, math.ceil(1.1 * 0.02 / frame["wall_s"][0])]
+    assert (frame["loops"][1:] > 1).all() and frame["loops"].is_monotonic_increasing
     assert len(outputs) == frame["loops"].sum() and (frame["wall_s"][2:] >= 0.015).all()
     with pytest.raises(ValueError, match="min_sample_s"):
         harness.time_python(lambda: None, 1, 0, min_sample_s=-1)
