@@ -497,16 +497,43 @@ def test_module_import_does_not_import_numba_cuda():
     subprocess.run([Path(__import__("sys").executable), "-c", code], check=True)
 
 
-def test_jagged_sentence_compares_one_cpu_thread_with_the_gpu():
+def _ratios(explode: float, combine: float, spread: float = 0.05) -> dict[str, float]:
+    """A jagged_table row's two ratios, each with an interval of +-spread."""
+    return {f"{op}_ratio{suffix}": value * factor for op, value in (("explode", explode), ("combine", combine))
+            for suffix, factor in (("", 1), ("_low", 1 - spread), ("_high", 1 + spread))}
+
+
+def test_jagged_sentence_compares_one_cpu_thread_with_the_gpu_by_their_intervals():
     wide = pd.DataFrame([
-        {"method": "numba", "threads": 1, "dtype": "float32", "explode_ratio": 0.5, "combine_ratio": 0.4},
-        {"method": "numba", "threads": 2, "dtype": "float32", "explode_ratio": 0.01, "combine_ratio": 0.01},
-        {"method": "CUDA C++", "threads": 1, "dtype": "float32", "explode_ratio": 0.2, "combine_ratio": 0.1}])
+        {"method": "numba", "threads": 1, "dtype": "float32", **_ratios(0.5, 0.4)},
+        {"method": "numba", "threads": 2, "dtype": "float32", **_ratios(0.01, 0.01)},
+        {"method": "CUDA C++", "threads": 1, "dtype": "float32", **_ratios(0.2, 0.1)}])
     sentence = gb.jagged_sentence(wide)
-    assert sentence.startswith("With numba on one CPU thread, explode runs at 0.50 and combine at 0.40")
+    assert sentence.startswith("With numba on one CPU thread, explode at 0.50 (95% interval 0.47 to 0.53) and "
+                               "combine at 0.40 (95% interval 0.38 to 0.42)"), sentence
     assert "which supports the seed's claim" in sentence
-    wide.loc[2, "combine_ratio"] = 0.9
+    wide.loc[2, ["combine_ratio", "combine_ratio_low", "combine_ratio_high"]] = [0.9, 0.85, 0.95]
     assert "which does not support the seed's claim" in gb.jagged_sentence(wide)
+    # the GPU's combine ratio lower, but its interval reaching into the CPU's: not decided
+    wide.loc[2, ["combine_ratio", "combine_ratio_low", "combine_ratio_high"]] = [0.3, 0.2, 0.39]
+    assert "leaves the seed's claim that these operations suit a sequential processor better undecided" \
+        in gb.jagged_sentence(wide)
+
+
+def test_jagged_ratios_pair_the_rounds_of_their_group():
+    # every round's explode rate is half its flat add's, while the rates themselves differ by
+    # a factor of two between rounds: the paired ratio is 0.5 with no spread, the rates are wide
+    flat = {0: 1.0, 1: 2.0, 2: 1.5}
+    runs = [{"case": case, "ghz_by_round": {r: v * factor for r, v in flat.items()}}
+            for case, factor in (("flat_inplace", 1.2), ("flat_immutable", 1.0), ("explode", 0.5), ("combine", 0.25))]
+    table = pd.DataFrame([{"group": "jagged", "method": "numba", "threads": 1, "dtype": "float32", "passes": 3,
+                           "noisy": False, **run, "ghz_best": 1.0, "ghz_low": 0.5, "ghz_high": 2.0} for run in runs])
+    row = gb.jagged_table(table).iloc[0]
+    assert row["explode_ratio"] == pytest.approx(0.5) and row["combine_ratio"] == pytest.approx(0.25)
+    assert row["explode_ratio_high"] - row["explode_ratio_low"] == pytest.approx(0.0, abs=1e-12)
+    assert (row["explode"], row["explode_low"], row["explode_high"]) == (1.0, 0.5, 2.0)
+    table = table[table["case"] != "flat_immutable"]  # nothing to pair with: no ratio
+    assert gb.jagged_table(table)[["explode_ratio", "combine_ratio"]].isna().all(axis=None)
 
 
 def test_a_noisy_jagged_run_is_marked_with_the_ratios_it_enters(measured_without_gpu):

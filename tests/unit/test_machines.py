@@ -166,7 +166,7 @@ def test_an_archived_gpu_machine_is_given_in_full_with_its_own_verdicts():
     assert a.startswith("On node-a (Test GPU): against the nominal 5 GB/s of the device") and "the target is met" in a
     assert "the target is NOT met" in b and "nominal 50 GB/s" in b
     # explode/flat: numba 0.5, CUDA C++ 0.25; combine/flat: numba 0.25, CUDA C++ 0.5: one worse on the GPU
-    assert "on the GPU (CUDA C++) explode runs at 0.25 and combine at 0.50" in a
+    assert "on the GPU (CUDA C++) explode at 0.25 (" in a and "and combine at 0.50 (" in a
     assert "does not support the seed's claim" in a
     detail = gb.archived_detail_tex({"node-a": met})
     assert paper.escape("node-a: CuPy") in detail and paper.escape("node-a: CUDA C++") in detail

@@ -62,11 +62,12 @@ def summary(frame: pd.DataFrame) -> pd.DataFrame:
     # and each rate the tables print likewise (`ghz_best`, `ghz_low`, `ghz_high`)
     for column in ("fraction", "ghz"):
         # (no fraction where the nominal bandwidth is unknown: across_timed leaves NaN out)
-        estimates = [intervals.across_timed(best.values())
-                     for best in experiment.by_round(measured, keys, table, column, "max")]
+        best_by_round = experiment.by_round(measured, keys, table, column, "max")
+        estimates = [intervals.across_timed(best.values()) for best in best_by_round]
         table[f"{column}_best"] = [e.value for e in estimates]
         table[f"{column}_low"] = [e.low for e in estimates]
         table[f"{column}_high"] = [e.high for e in estimates]
+        table[f"{column}_by_round"] = best_by_round  # what a ratio of two runs of one group pairs
     return table
 
 
@@ -79,23 +80,40 @@ def _pick(table: pd.DataFrame, **where: Any) -> pd.Series | None:
 
 
 def jagged_table(table: pd.DataFrame) -> pd.DataFrame:
-    """Rates of the four operations per method, threads and value type, and explode's and
-    combine's rate relative to the flat immutable add of the same method; `<column>_noisy`
+    """Per method, threads and value type: the rate of each of the four operations (each
+    process's best pass across the processes: `<op>`, `<op>_low`, `<op>_high`), and explode's
+    and combine's rate relative to the flat immutable add of the same method, paired by round
+    (one interleaved group runs them; `<op>_ratio`, with `_low` and `_high`); `<column>_noisy`
     where a rate's run (or either side of a ratio) stayed noisy."""
     jag = table[table["group"] == "jagged"]
-    noisy_columns = [f"{c}_noisy" for c in (*JAGGED_OPS, "explode_ratio", "combine_ratio")]
-    if jag.empty:
-        return pd.DataFrame(columns=["method", "threads", "dtype", *JAGGED_OPS, "explode_ratio", "combine_ratio",
-                                     *noisy_columns])
+    figures = [*JAGGED_OPS, "explode_ratio", "combine_ratio"]
     index = ["method", "threads", "dtype"]
-    wide = jag.pivot_table(index=index, columns="case", values="ghz", sort=False).reindex(columns=list(JAGGED_OPS))
-    noisy = (jag.assign(noisy=jag["noisy"].astype(bool)).pivot_table(index=index, columns="case", values="noisy",
-                                                                      aggfunc="max", sort=False)
-             .reindex(columns=list(JAGGED_OPS)).fillna(0.0).astype(bool))  # 0.0: a missing pair, not noisy
-    for op in ("explode", "combine"):
-        wide[f"{op}_ratio"] = wide[op] / wide["flat_immutable"]
-        noisy[f"{op}_ratio"] = noisy[op] | noisy["flat_immutable"]
-    return wide.join(noisy.add_suffix("_noisy")).reset_index()
+    rows = []
+    for key, runs in (jag.groupby(index, sort=False) if len(jag) else ()):  # (an empty frame may lack them)
+        row: dict[str, Any] = dict(zip(index, key))
+        by_case = {run["case"]: run for _, run in runs.iterrows()}
+        for op in JAGGED_OPS:
+            run = by_case.get(op)
+            rate = (Estimate(run["ghz_best"], run["ghz_low"], run["ghz_high"], int(run["passes"]))
+                    if run is not None else intervals.UNKNOWN)
+            row.update({op: rate.value, f"{op}_low": rate.low, f"{op}_high": rate.high,
+                        f"{op}_noisy": run is not None and bool(run["noisy"])})
+        flat = by_case.get("flat_immutable")
+        for op in ("explode", "combine"):
+            run = by_case.get(op)
+            ratio = (intervals.paired_by_round(run["ghz_by_round"], flat["ghz_by_round"])
+                     if run is not None and flat is not None else intervals.UNKNOWN)
+            row.update({f"{op}_ratio": ratio.value, f"{op}_ratio_low": ratio.low, f"{op}_ratio_high": ratio.high,
+                        f"{op}_ratio_noisy": row[f"{op}_noisy"] or row["flat_immutable_noisy"]})
+        rows.append(row)
+    columns = [*index, *[f"{f}{suffix}" for f in figures for suffix in ("", "_low", "_high", "_noisy")]]
+    return pd.DataFrame(rows, columns=columns)
+
+
+def jagged_estimate(row: pd.Series, column: str) -> Estimate:
+    """A jagged_table row's `column` (a rate or a ratio) with its interval (the count of
+    processes is not kept there: a verdict needs only the interval)."""
+    return Estimate(row[column], row[f"{column}_low"], row[f"{column}_high"], 0)
 
 
 def targets(table: pd.DataFrame, status: GpuStatus, dtypes: list[str]) -> dict[str, Any]:

@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 
 from ...intervals import Estimate
-from .analysis import _pick, jagged_table, summary, targets
+from .analysis import _pick, jagged_estimate, jagged_table, summary, targets
 from .cases import CASE_BY_NAME, CASES, GPU_METHODS, JAGGED_OPS, NOT_MEASURED, SEED_GPU_SHORT, SEED_TABLE2
 from .device import GpuStatus
 
@@ -103,9 +103,10 @@ def jagged_tex(wide: pd.DataFrame, skipped: pd.DataFrame) -> str:
     lines = [r"\begin{tabular}{llrrrrrrr}", r"\toprule", " & ".join(paper.escape(h) for h in header) + r" \\",
              r"\midrule"]
 
-    def cell(row, column, digits=3):
+    def cell(row, column, digits=3):  # with its interval (jagged_table)
         value = getattr(row, column)
-        text = paper.number(value, digits) if value is not None and np.isfinite(value) else "--"
+        text = (paper.with_interval(value, getattr(row, f"{column}_low"), getattr(row, f"{column}_high"), digits)
+                if value is not None and np.isfinite(value) else "--")
         return paper.flagged(text, bool(getattr(row, f"{column}_noisy")))  # a run that stayed noisy
 
     for row in wide.itertuples(index=False):
@@ -148,22 +149,38 @@ def numa_sentence(table: pd.DataFrame, skipped: pd.DataFrame) -> str:
 
 def jagged_sentence(wide: pd.DataFrame) -> str:
     """What the measured ratios say about the seed's claim: numba on one thread (the
-    sequential processor) against the GPU (CUDA C++) where it was measured."""
+    sequential processor) against the GPU (CUDA C++) where it was measured. The claim is
+    supported when, for explode and for combine, the GPU's ratio to its flat add lies below
+    the CPU's, their intervals apart; not supported when one lies above; otherwise this run
+    cannot tell (the CPU and GPU sides are separate groups, so their ratios are not paired)."""
     if wide.empty:
         return "No explode/combine rates were measured."
     dtype = wide["dtype"].iloc[0]
     parts = []
     cpu = _pick(wide, method="numba", threads=1, dtype=dtype)
+
+    def ratios(row) -> str:
+        return " and ".join(f"{op} at {row[f'{op}_ratio']:.2f} ({jagged_estimate(row, f'{op}_ratio').interval_text()})"
+                            for op in ("explode", "combine"))
+
     if cpu is not None:
-        parts.append(f"With numba on one CPU thread, explode runs at {cpu['explode_ratio']:.2f} and combine at "
-                     f"{cpu['combine_ratio']:.2f} times the rate of the flat immutable add ({dtype})")
+        parts.append(f"With numba on one CPU thread, {ratios(cpu)} times the rate of the flat immutable add ({dtype})")
     gpu = _pick(wide, method="CUDA C++", dtype=dtype)
     if gpu is not None and cpu is not None:
-        parts.append(f"on the GPU (CUDA C++) explode runs at {gpu['explode_ratio']:.2f} and combine at "
-                     f"{gpu['combine_ratio']:.2f} times its flat immutable add")
-        claim = ("supports" if gpu["explode_ratio"] < cpu["explode_ratio"] and
-                 gpu["combine_ratio"] < cpu["combine_ratio"] else "does not support")
-        parts.append(f"which {claim} the seed's claim that these operations suit a sequential processor better")
+        parts.append(f"on the GPU (CUDA C++) {ratios(gpu)} times its flat immutable add")
+        apart = set()
+        for op in ("explode", "combine"):
+            on_gpu, on_cpu = jagged_estimate(gpu, f"{op}_ratio"), jagged_estimate(cpu, f"{op}_ratio")
+            known = on_gpu.known and on_cpu.known
+            apart.add("lower" if known and on_gpu.high < on_cpu.low else
+                      "higher" if known and on_gpu.low > on_cpu.high else "overlapping")
+        claim = ("supports the seed's claim that these operations suit a sequential processor better "
+                 "(both GPU intervals lie below the CPU's)" if apart == {"lower"} else
+                 "does not support the seed's claim that these operations suit a sequential processor better "
+                 "(a GPU interval lies above the CPU's)" if "higher" in apart else
+                 "leaves the seed's claim that these operations suit a sequential processor better undecided "
+                 "in this run (a GPU interval overlaps the CPU's)")
+        parts.append(f"which {claim}")
     elif cpu is not None:
         parts.append("the GPU side of the comparison is not measured on this host, so the seed's claim is "
                      "tested only on the CPU side")
