@@ -69,23 +69,28 @@ def scaling_table(table: pd.DataFrame) -> pd.DataFrame:
 
 
 def storage_table(table: pd.DataFrame, cpu: str, max_threads: int) -> pd.DataFrame:
-    """Seed 002's benchmark table (its rates derived from 513M events) with our all-threads row."""
+    """Seed 002's benchmark table (its rates derived from 513M events) with our all-threads row
+    (its time and rate with their intervals across the processes)."""
     from ... import paper
 
     ours = table[(table["part"] == "scan") & (table["threads"] == max_threads)].iloc[0]
+    time = time_estimate(ours)
     rows = [{"": "seed", "CPU": row.cpu, "storage": row.storage, "threads": str(row.threads),
              "CPU eff.": _num(row.cpu_eff, 2), "wall [s]": _num(row.wall_s),
              "rate [kHz]": _num(SEED_EVENTS_BENCHMARK / row.wall_s / 1e3)} for row in SEED_STORAGE.itertuples()]
     rows.append({"": "this run", "CPU": paper.escape(cpu), "storage": "page cache (warm)", "threads": str(max_threads),
-                 "CPU eff.": _num(ours["cpu_eff"], 2), "wall [s]": _num(ours["wall_s"]),
-                 "rate [kHz]": _num(ours["khz"])})
+                 "CPU eff.": _num(ours["cpu_eff"], 2), "wall [s]": paper.estimate(time),
+                 "rate [kHz]": paper.estimate(time.inverted(ours["events"] / 1e3))})
     return pd.DataFrame(rows)
 
 
 def compression_table(table: pd.DataFrame, levels: dict[str, int], compressions: list[str],
                       max_threads: int) -> pd.DataFrame:
     """Seed 002's compression table beside ours: sizes (total, branches read), CPU efficiency and time
-    at all threads; sizes also as ratios to LZMA, the comparison that travels."""
+    at all threads (with its interval across the processes); sizes also as ratios to LZMA, the
+    comparison that travels."""
+    from ... import paper
+
     ours = table[(table["part"] == "compression") & (table["threads"] == max_threads)].set_index("compression")
     seed = SEED_COMPRESSION.set_index("compression")
     base = ours.loc["LZMA"] if "LZMA" in ours.index else None
@@ -104,16 +109,19 @@ def compression_table(table: pd.DataFrame, levels: dict[str, int], compressions:
             "read [MB]": _num(o["read_zip_bytes"] / 1e6),
             "size / LZMA": _num(o["file_bytes"] / base["file_bytes"], 2) if base is not None else "--",
             "eff.": _num(o["cpu_eff"], 2),
-            "wall [s]": _num(o["wall_s"]),
+            "wall [s]": paper.estimate(time_estimate(o)),
         })
     return pd.DataFrame(rows)
 
 
 def nhist_table(table: pd.DataFrame, max_threads: int) -> pd.DataFrame:
-    """Seed 002's number-of-histograms table beside ours (wall time also relative to one histogram)."""
+    """Seed 002's number-of-histograms table beside ours (wall time with its interval across the
+    processes, also relative to one histogram, paired round by round)."""
+    from ... import paper
+
     ours = table[(table["part"] == "nhist") & (table["threads"] == max_threads)].set_index("histograms")
     seed = SEED_NHIST.set_index("histograms")
-    one = ours["wall_s"].get(1, math.nan)
+    one = ours.loc[1] if 1 in ours.index else None
     rows = []
     for n in sorted(set(ours.index) | set(seed.index)):
         s = seed.loc[n] if n in seed.index else None
@@ -123,9 +131,10 @@ def nhist_table(table: pd.DataFrame, max_threads: int) -> pd.DataFrame:
             "seed wall [s]": _num(s["wall_s"]) if s is not None else "--",
             "seed eff.": _num(s["cpu_eff"], 2) if s is not None else "--",
             "seed / 1 histo.": _num(s["wall_s"] / seed.loc[1, "wall_s"], 2) if s is not None else "--",
-            "wall [s]": _num(o["wall_s"]) if o is not None else "--",
+            "wall [s]": paper.estimate(time_estimate(o)) if o is not None else "--",
             "eff.": _num(o["cpu_eff"], 2) if o is not None else "--",
-            "/ 1 histo.": _num(o["wall_s"] / one, 2) if o is not None else "--",
+            # n histograms' time over one's: speedup's ratio (its reference's time over the other's)
+            "/ 1 histo.": paper.estimate(speedup(o, one), 2) if o is not None and one is not None else "--",
         })
     return pd.DataFrame(rows)
 
@@ -135,16 +144,19 @@ PDF_LABELS = {"defines": "Define + Histo2D per weight", "histo3d": "Histo3D tric
 
 
 def pdf_table(table: pd.DataFrame, max_threads: int) -> pd.DataFrame:
-    """The PDF-weight methods: wall time, CPU efficiency and speed-up over one Define per weight."""
+    """The PDF-weight methods: wall time (with its interval across the processes), CPU efficiency
+    and speed-up over one Define per weight (paired round by round, with its interval)."""
+    from ... import paper
+
     ours = table[(table["part"] == "pdf") & (table["threads"] == max_threads)].set_index("method")
-    reference = ours.loc["defines", "wall_s"]
+    reference = ours.loc["defines"]
     return pd.DataFrame([{
         "method": PDF_LABELS[m],
         "seed time [s]": _num(SEED_PDF[m]) if m in SEED_PDF else "--",
         "seed speed-up": _num(SEED_PDF["defines"] / SEED_PDF[m], 2) if m in SEED_PDF else "--",
-        "wall [s]": _num(ours.loc[m, "wall_s"]),
+        "wall [s]": paper.estimate(time_estimate(ours.loc[m])),
         "CPU eff.": _num(ours.loc[m, "cpu_eff"], 2),
-        "speed-up": _num(reference / ours.loc[m, "wall_s"], 2),
+        "speed-up": paper.estimate(speedup(reference, ours.loc[m]), 2),
     } for m in ours.index])
 
 
@@ -247,7 +259,7 @@ def paper_macros(params: dict[str, Any], table: pd.DataFrame, agreement: pd.Data
     top = params["max_threads"]
     scan = table[table["part"] == "scan"].set_index("threads")
     sequential = scan.loc[0, "wall_s"]
-    pdf = table[(table["part"] == "pdf") & (table["threads"] == top)].set_index("method")["wall_s"]
+    pdf = table[(table["part"] == "pdf") & (table["threads"] == top)].set_index("method")
     agree = agreement_summary(agreement)
     n_pdf = info["pdf_count"] + int(params["pdf_nominal"])
     main_files = params["files"]
@@ -304,11 +316,14 @@ def paper_macros(params: dict[str, Any], table: pd.DataFrame, agreement: pd.Data
             f"of weights differ by at most {agree['max_rel_diff']:.2g} (relative), within the tolerance"),
     }
     for method, name in (("histo3d", "Trick"), ("histond", "Histond"), ("vary", "Vary")):
-        macros[f"Rdf{name}Speedup"] = _num(pdf["defines"] / pdf[method], 2) if method in pdf.index else "--"
-    nhist = table[(table["part"] == "nhist") & (table["threads"] == top)].set_index("histograms")["wall_s"]
+        # paired round by round with its interval, as the tables print them
+        macros[f"Rdf{name}Speedup"] = (paper.estimate(speedup(pdf.loc["defines"], pdf.loc[method]), 2)
+                                       if method in pdf.index else "--")
+    nhist = table[(table["part"] == "nhist") & (table["threads"] == top)].set_index("histograms")
     counts_ = sorted(nhist.index)
     macros["RdfNhistMax"] = str(counts_[-1]) if counts_ else "--"
-    macros["RdfNhistRatio"] = _num(nhist[counts_[-1]] / nhist[counts_[0]], 2) if len(counts_) > 1 else "--"
+    macros["RdfNhistRatio"] = (paper.estimate(speedup(nhist.loc[counts_[-1]], nhist.loc[counts_[0]]), 2)
+                               if len(counts_) > 1 else "--")
     if dask is not None and len(dask):
         d = dask.sort_values("threads")
         macros["RdfDaskWorkers"] = str(int(d["threads"].iloc[-1]))
