@@ -606,7 +606,11 @@ def macros(params: dict[str, Any], table: pd.DataFrame, rated: pd.DataFrame, unr
         "RcOpenColumnarMs": n(open_ms(nano, "columnar")), "RcOpenUprootMs": n(open_ms(nano, "uproot")),
         "RcOpenLaurelinMs": n(open_ms(nano, "laurelin")), "RcOpenNumpyMs": n(open_ms(nano, "numpy")),
         "RcColdColumnar": n(cold_ratio, 2),
-        "RcLaurelinCannot": paper.escape(" and ".join(cannot_list) if cannot_list else "no compression here"),
+        # which compressions laurelin lacks, as a parenthesis and as the end of a sentence
+        "RcLaurelinCannotHere": paper.escape(f"here {' and '.join(cannot_list)} files" if cannot_list
+                                             else "none in this run"),
+        "RcLaurelinExcept": paper.escape(f" except for {' and '.join(cannot_list)} files" if cannot_list
+                                         else " in every compression of this run"),
         "RcJavaWarmup": n(warmup_factor(line, "laurelin"), 2),
         "RcRootFourJVsCpp": times("root4j", slower=True),
         "RcRootFourJWarmup": n(warmup_factor(line, "root4j"), 2),

@@ -241,7 +241,9 @@ def macros(table: pd.DataFrame, params: dict[str, Any], frame: pd.DataFrame, dir
     for method, name in (("root_imt", "Imt"), ("simple", "Simple"), ("rntuple", "Rntuple")):
         row = one(table, part="events", method=method, medium=medium, threads=top)
         values[f"Wrt{name}Speedup"] = _ratio(row, "speedup", 2) if row is not None else "n/a"
-        values[f"Wrt{name}EventsPerSecond"] = _num(row["entries_s"]) if row is not None else "n/a"
+        # the events/s the events table prints, with its interval
+        values[f"Wrt{name}EventsPerSecond"] = (_figure(rate(row, row["entries"]), row["noisy"]) if row is not None
+                                              else "n/a")
     values.update(_object_macros(table, params, frame, medium, top, sizes))
     values["WrtSimpleEffTwo"] = paper.estimate(goal["estimate"], 3) if goal["measured"] else "n/a"
     values["WrtTargetResult"] = (rf"at an efficiency of {values['WrtSimpleEffTwo']} {TARGET_WORDS[goal['verdict']]}"
