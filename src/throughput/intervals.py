@@ -181,3 +181,16 @@ def comparison(ratio: Estimate) -> str:
     if verdict is Verdict.MISSED:
         return "lower"
     return "not separated"
+
+
+def unpaired_comparison(a: Estimate, b: Estimate) -> str:
+    """How figure `a` compares with figure `b` where they did not run in the same rounds (so no
+    paired ratio exists): "lower" or "higher" only when their intervals lie apart, else "not
+    separated" (also when either interval is unknown). Stricter than a paired comparison."""
+    if not (a.known and b.known):
+        return "not separated"
+    if a.high < b.low:
+        return "lower"
+    if a.low > b.high:
+        return "higher"
+    return "not separated"

@@ -134,3 +134,11 @@ def test_a_figure_across_the_timed_processes_leaves_the_untimed_out():
     assert intervals.across_timed([1.0, float("nan"), 0.0, 1.2]) == intervals.across_processes([1.0, 1.2])
     assert intervals.across_timed([float("nan"), -1.0]) is intervals.UNKNOWN
     assert not intervals.UNKNOWN.known and intervals.UNKNOWN.processes == 0
+
+
+def test_unpaired_comparison_says_lower_or_higher_only_when_the_intervals_lie_apart():
+    low, high = intervals.Estimate(1.0, 0.9, 1.1, 5), intervals.Estimate(2.0, 1.8, 2.2, 5)
+    assert intervals.unpaired_comparison(low, high) == "lower"
+    assert intervals.unpaired_comparison(high, low) == "higher"
+    assert intervals.unpaired_comparison(low, intervals.Estimate(1.15, 1.05, 1.3, 5)) == "not separated"
+    assert intervals.unpaired_comparison(low, intervals.UNKNOWN) == "not separated"

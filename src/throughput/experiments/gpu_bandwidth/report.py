@@ -8,6 +8,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ... import intervals
 from ...intervals import Estimate
 from .analysis import _pick, jagged_estimate, jagged_table, summary, targets
 from .cases import CASE_BY_NAME, CASES, GPU_METHODS, JAGGED_OPS, NOT_MEASURED, SEED_GPU_SHORT, SEED_TABLE2
@@ -168,12 +169,8 @@ def jagged_sentence(wide: pd.DataFrame) -> str:
     gpu = _pick(wide, method="CUDA C++", dtype=dtype)
     if gpu is not None and cpu is not None:
         parts.append(f"on the GPU (CUDA C++) {ratios(gpu)} times its flat immutable add")
-        apart = set()
-        for op in ("explode", "combine"):
-            on_gpu, on_cpu = jagged_estimate(gpu, f"{op}_ratio"), jagged_estimate(cpu, f"{op}_ratio")
-            known = on_gpu.known and on_cpu.known
-            apart.add("lower" if known and on_gpu.high < on_cpu.low else
-                      "higher" if known and on_gpu.low > on_cpu.high else "overlapping")
+        apart = {intervals.unpaired_comparison(jagged_estimate(gpu, f"{op}_ratio"), jagged_estimate(cpu, f"{op}_ratio"))
+                 for op in ("explode", "combine")}
         claim = ("supports the seed's claim that these operations suit a sequential processor better "
                  "(both GPU intervals lie below the CPU's)" if apart == {"lower"} else
                  "does not support the seed's claim that these operations suit a sequential processor better "
