@@ -77,37 +77,69 @@ inline long long calibrated_loops(double call_s, double min_sample_s) {
   return static_cast<long long>(std::ceil(1.1 * min_sample_s / std::max(call_s, 1e-9)));
 }
 
-// The samples of one timed operation: during the `warmup` repetitions a single timed call
-// each, then as many calls per sample as the last warm-up call says reach the minimum (a
-// short sample recalibrates the rest, as the first does where there is no warm-up). A kernel that checks its
-// values exactly needs calls(): an in-place pass changes them.
+// How many calls one sample repeats, pyperf's way: during the `warmup` repetitions one call
+// each, then as many as the last warm-up call says reach the minimum. A sample that still fell
+// short (the warm-up call ran slower than the calls after it) raises the loops for the next
+// ones, never lowers them; where there is no warm-up, the first sample calibrates the rest.
+// `sample_s` is the printed quantity of the whole sample (a reader's: its reading time), and
+// `wall_s` all the sample cost; with `max_sample_s` above 0, no sample is planned to cost
+// more than that (a reader whose opening dwarfs its reading then falls short, and says so).
+class Calibration {
+ public:
+  Calibration(long long warmup, double min_sample_s, double max_sample_s = 0)
+      : warmup_(warmup), min_sample_s_(min_sample_s), max_sample_s_(max_sample_s) {}
+  long long loops(long long rep) const { return rep < warmup_ ? 1 : loops_; }
+  void update(long long rep, long long these, double sample_s, double wall_s) {
+    const double calls = static_cast<double>(these);
+    long long wanted = calibrated_loops(sample_s / calls, min_sample_s_);
+    if (max_sample_s_ > 0 && wall_s > 0)
+      wanted = std::min(wanted, std::max(1LL, static_cast<long long>(max_sample_s_ / (wall_s / calls))));
+    loops_ = rep < warmup_ ? wanted : (sample_s < min_sample_s_ ? std::max(loops_, wanted) : loops_);
+  }
+
+ private:
+  long long warmup_;
+  double min_sample_s_, max_sample_s_;
+  long long loops_ = 1;
+};
+
+// The samples of one timed operation, each a Calibration's loops of calls in one timed region.
+// A kernel that checks its values exactly needs calls(): an in-place pass changes them.
 class Sampler {
  public:
-  Sampler(long long warmup, double min_sample_s) : warmup_(warmup), min_sample_s_(min_sample_s) {}
+  Sampler(long long warmup, double min_sample_s) : calibration_(warmup, min_sample_s) {}
   struct Sample {
     long long loops;
     Timing timing;
   };
   template <class F>
   Sample take(long long rep, F &&f) {
-    const long long these = rep < warmup_ ? 1 : loops_;
+    const long long these = calibration_.loops(rep);
     const Timing t = time_it([&] {
       for (long long i = 0; i < these; ++i) f();
     });
     calls_ += these;
-    // Calibrated on the last warm-up call; a sample that still fell short (the warm-up call ran
-    // slower than the passes after it) raises the loops for the next ones, never lowers them.
-    const long long wanted = calibrated_loops(t.wall_s / these, min_sample_s_);
-    loops_ = rep < warmup_ ? wanted : (t.wall_s < min_sample_s_ ? std::max(loops_, wanted) : loops_);
+    calibration_.update(rep, these, t.wall_s, t.wall_s);
     return {these, t};
   }
   long long calls() const { return calls_; }
 
  private:
-  long long warmup_;
-  double min_sample_s_;
-  long long loops_ = 1, calls_ = 0;
+  Calibration calibration_;
+  long long calls_ = 0;
 };
+
+// Seconds the calling thread has waited on a run queue for a CPU since it started (the second
+// field of /proc/thread-self/schedstat, in ns), -1 where the kernel does not say: what delayed
+// a sample, by its cause, where a single-threaded kernel takes it before and after.
+inline double run_delay_seconds() {
+  std::FILE *f = std::fopen("/proc/thread-self/schedstat", "r");
+  if (!f) return -1;
+  unsigned long long on_cpu = 0, waiting = 0;
+  const int got = std::fscanf(f, "%llu %llu", &on_cpu, &waiting);
+  std::fclose(f);
+  return got == 2 ? 1e-9 * static_cast<double>(waiting) : -1;
+}
 
 // Cache-line aligned, uninitialised doubles: the caller's first touch decides
 // which NUMA node (and which thread's cache) each page lands on. An array of

@@ -49,6 +49,20 @@ def pinned_env(extra: dict[str, str] | None = None) -> dict[str, str]:
     return env
 
 
+def single_core() -> int | None:
+    """The core a single-threaded measuring process is pinned to (sched_setaffinity, so the
+    scheduler does not move it, and its caches, between cores mid-sample): the last core this
+    process may run on, away from core 0, where devices' and the hypervisor's interrupts most
+    often land. None where only one core is allowed: nothing to choose."""
+    allowed = sorted(os.sched_getaffinity(0))
+    return allowed[-1] if len(allowed) > 1 else None
+
+
+def pin_to(core: int | None) -> Callable[[], None] | None:
+    """A Popen preexec_fn that pins the child to `core` (None: no pinning)."""
+    return None if core is None else (lambda: os.sched_setaffinity(0, {core}))
+
+
 @dataclass
 class KernelRun:
     """Everything one kernel invocation printed, split by record type."""
@@ -71,8 +85,10 @@ def json_lines(text: str, source: str) -> list[dict[str, Any]]:
 
 
 def run_kernel(name: str, args: dict[str, Any], timeout_s: float | None = None,
-               on_progress: Callable[[dict[str, Any]], None] | None = None) -> KernelRun:
-    """Run kernel `name` with `--key value` options; return its records.
+               on_progress: Callable[[dict[str, Any]], None] | None = None,
+               core: int | None = None) -> KernelRun:
+    """Run kernel `name` with `--key value` options, pinned to `core` where given (a
+    single-threaded run: single_core()); return its records.
 
     Records of type "progress" are passed to `on_progress` as they arrive (for
     progress bars). Raises KernelError naming the kernel and its arguments when
@@ -87,7 +103,8 @@ def run_kernel(name: str, args: dict[str, Any], timeout_s: float | None = None,
     deadline = None if timeout_s is None else time.monotonic() + timeout_s
     lines = []
     with tempfile.TemporaryFile(mode="w+") as stderr, subprocess.Popen(
-            argv, stdout=subprocess.PIPE, stderr=stderr, text=True, env=pinned_env()) as proc:
+            argv, stdout=subprocess.PIPE, stderr=stderr, text=True, env=pinned_env(),
+            preexec_fn=pin_to(core)) as proc:
         try:
             for line in proc.stdout:
                 lines.append(line)
@@ -125,11 +142,37 @@ def build_info(name: str) -> dict[str, Any]:
     return json_lines(proc.stdout, f"kernel {name} --build-info")[0]
 
 
+class Calibration:
+    """How many calls one sample repeats, as kernels/common/bench.hpp's bench::Calibration
+    decides it (the same rule, for the Python methods): one call per warm-up repetition, then
+    as many as the last warm-up call says reach `min_sample_s` of the printed quantity
+    (`sample_s`), with a tenth to spare; a sample that still fell short raises the loops for
+    the next ones, never lowers them. With `max_sample_s` above 0, no sample is planned to
+    cost more than that in all (`wall_s`: a reader's opening and cache preparation too)."""
+
+    def __init__(self, warmup: int, min_sample_s: float, max_sample_s: float = 0.0):
+        self.warmup, self.min_sample_s, self.max_sample_s = warmup, min_sample_s, max_sample_s
+        self._loops = 1
+
+    def loops(self, rep: int) -> int:
+        return 1 if rep < self.warmup else self._loops
+
+    def update(self, rep: int, these: int, sample_s: float, wall_s: float) -> None:
+        call_s = sample_s / these
+        wanted = 1 if call_s >= self.min_sample_s else math.ceil(1.1 * self.min_sample_s / max(call_s, 1e-9))
+        if self.max_sample_s > 0 and wall_s > 0:
+            wanted = min(wanted, max(1, int(self.max_sample_s / (wall_s / these))))
+        if rep < self.warmup:
+            self._loops = wanted
+        elif sample_s < self.min_sample_s:
+            self._loops = max(self._loops, wanted)
+
+
 def time_python(
     function: Callable[[], Any], repetitions: int, warmup: int, min_sample_s: float = 0.0, **labels: Any
 ) -> tuple[pd.DataFrame, list[Any]]:
     """Time `function()` warmup times alone, then `repetitions` samples, as run_kernel's records:
-    each sample repeats the call as often as the last warm-up call says reach `min_sample_s`
+    each sample repeats the call as often as `Calibration` says reach `min_sample_s`
     (`loops` in its row), as the kernels' bench::Sampler does.
 
     Returns the timing rows (with `labels` as extra columns) and what each call
@@ -138,24 +181,28 @@ def time_python(
     if repetitions < 1 or warmup < 0 or min_sample_s < 0:
         raise ValueError(f"need repetitions >= 1, warmup >= 0 and min_sample_s >= 0, got {repetitions}, {warmup} "
                          f"and {min_sample_s}")
-    rows, outputs, loops = [], [], 1
+    rows, outputs, calibration = [], [], Calibration(warmup, min_sample_s)
     for index in range(warmup + repetitions):
-        these = 1 if index < warmup else loops
+        these = calibration.loops(index)
         wall0, cpu0 = time.perf_counter(), time.process_time()
         for _ in range(these):
             outputs.append(function())
         cpu1, wall1 = time.process_time(), time.perf_counter()
         rows.append({**labels, "rep": index - warmup, "warmup": index < warmup, "loops": these,
                      "wall_s": wall1 - wall0, "cpu_s": cpu1 - cpu0})
-        # calibrated as bench::Sampler is (kernels/common/bench.hpp): on the last warm-up call,
-        # and raised after a sample that fell short
-        call_s = (wall1 - wall0) / these
-        wanted = 1 if call_s >= min_sample_s else math.ceil(1.1 * min_sample_s / max(call_s, 1e-9))
-        if index < warmup:
-            loops = wanted
-        elif wall1 - wall0 < min_sample_s:
-            loops = max(loops, wanted)
+        calibration.update(index, these, wall1 - wall0, wall1 - wall0)
     return pd.DataFrame(rows), outputs
+
+
+def run_delay_seconds() -> float:
+    """Seconds the calling thread has waited on a run queue for a CPU since it started (the
+    second field of /proc/thread-self/schedstat, in ns), NaN where the kernel does not say: as
+    bench::run_delay_seconds, what delayed a sample by its cause."""
+    try:
+        with open("/proc/thread-self/schedstat") as schedstat:
+            return int(schedstat.read().split()[1]) / 1e9
+    except (OSError, IndexError, ValueError):
+        return math.nan
 
 
 def summarize(timings: pd.DataFrame, by: list[str], value: str = "wall_s") -> pd.DataFrame:

@@ -110,12 +110,14 @@ def fingerprint() -> dict[str, Any]:
             "logical_cores": host["logical_cores"], "memory_bytes": host["memory_bytes"], "gpus": gpus()}
 
 
-def capture(config: dict[str, Any], cache_state: str, build_info: dict[str, Any] | None = None) -> dict[str, Any]:
+def capture(config: dict[str, Any], cache_state: str, build_info: dict[str, Any] | None = None,
+            pinned_core: int | None = None) -> dict[str, Any]:
     """Full provenance of one run.
 
     `cache_state` says what the file cache held ("warm", "cold", or "n/a" for
     in-memory benchmarks); `build_info` is what the kernel reported about its
-    compiler and flags (None for pure-Python measurements).
+    compiler and flags (None for pure-Python measurements); `pinned_core` the core
+    its single-threaded process was pinned to (None: not pinned; harness.single_core).
     """
     return {
         "date_utc": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
@@ -126,6 +128,7 @@ def capture(config: dict[str, Any], cache_state: str, build_info: dict[str, Any]
         "compiler": (build_info or {}).get("compiler", "n/a (Python)"),
         "cxx_flags": (build_info or {}).get("cxx_flags", "n/a (Python)"),
         "cache_state": cache_state,
+        "pinned_core": pinned_core,
         # what "warm" had to reach (kernels/common/page_cache.hpp)
         "warm_min_resident": float(os.environ.get(WARM_MIN_RESIDENT_ENV, DEFAULT_WARM_MIN_RESIDENT)),
         # whether this run had the machine's measurement lock (throughput.measurement_lock)

@@ -142,6 +142,40 @@ def test_pinned_env_sets_openmp_pinning():
     assert env["PATH"] == os.environ["PATH"]
 
 
+def test_a_single_threaded_kernel_is_pinned_to_the_last_allowed_core(monkeypatch, tmp_path):
+    """run_kernel(core=...) pins the child (the kernel reads its own affinity back); none where
+    the process may use one core only."""
+    _fake_kernel(tmp_path, "affinity", "grep Cpus_allowed_list /proc/self/status | awk '{print \"{\\\"record\\\": "
+                 "\\\"validation\\\", \\\"ok\\\": true, \\\"cpus\\\": \\\"\" $2 \"\\\"}\"}'\n"
+                 "[ \"$1\" = --build-info ] && exit 0 || true")
+    monkeypatch.setenv("THROUGHPUT_KERNELS_DIR", str(tmp_path))
+    allowed = sorted(os.sched_getaffinity(0))
+    if len(allowed) < 2:
+        assert harness.single_core() is None
+        pytest.skip("one core allowed: nothing to pin to")
+    core = harness.single_core()
+    assert core == allowed[-1]
+    assert harness.run_kernel("affinity", {}, core=core).validation["cpus"] == str(core)
+    assert harness.run_kernel("affinity", {}).validation["cpus"] != str(core)  # unpinned: all allowed
+
+
+def test_calibration_follows_bench_hpp(monkeypatch):
+    """The Python Calibration is bench::Calibration's rule: one call per warm-up repetition, then
+    ceil(1.1 * minimum / call) from the last warm-up call, raised (never lowered) after a short
+    sample, and capped by what the sample may cost in all."""
+    calibration = harness.Calibration(warmup=1, min_sample_s=0.1)
+    assert calibration.loops(0) == 1
+    calibration.update(0, 1, 0.008, 0.008)
+    assert calibration.loops(1) == 14  # ceil(13.75)
+    calibration.update(1, 14, 0.05, 0.05)  # short: the pass ran faster than the warm-up
+    assert calibration.loops(2) == 31  # ceil(0.11 / (0.05 / 14))
+    calibration.update(2, 31, 0.2, 0.2)  # long enough: kept
+    assert calibration.loops(3) == 31
+    capped = harness.Calibration(warmup=1, min_sample_s=0.1, max_sample_s=1.0)
+    capped.update(0, 1, 0.008, 0.4)  # a pass reads 8 ms but costs 0.4 s with its opening
+    assert capped.loops(1) == 2
+
+
 def test_non_json_output_raises(monkeypatch, tmp_path):
     _fake_kernel(tmp_path, "chatty", "echo 'hello world'")
     monkeypatch.setenv("THROUGHPUT_KERNELS_DIR", str(tmp_path))

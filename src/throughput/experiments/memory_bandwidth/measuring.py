@@ -50,14 +50,16 @@ def _measure_pass(run: dict[str, Any], params: dict[str, Any],
     """One process of `run` on freshly made arrays: its warm-up passes, then
     `settings.samples_per_process` samples of at least `settings.min_sample_s` each (the
     kernel repeats the pass inside one sample: `loops`). The interleaving loop
-    (throughput.experiment) calls this once per round."""
+    (throughput.experiment) calls this once per round. A single-threaded kernel is pinned to one
+    core (harness.single_core); the Python methods run in the notebook's process, unpinned."""
     n, warmup, threads = params["n_values"], params["warmup"], run["threads"]
+    core = harness.single_core() if run["kernel"] and threads == 1 else None
     samples, min_sample_s = settings.samples_per_process, settings.min_sample_s
     if run["kernel"]:
         args = {"n": n, "threads": threads, "reps": samples, "warmup": warmup, "min-sample-s": min_sample_s}
         if run["method"] == "C++":
             args.update(mode=run["mode"], constant=int(CONSTANT))
-        result = harness.run_kernel(run["kernel"], args)
+        result = harness.run_kernel(run["kernel"], args, core=core)
         frame = result.timings
         checksum = result.validation["checksum"]
         if run["method"] == "C++":
@@ -76,7 +78,8 @@ def _measure_pass(run: dict[str, Any], params: dict[str, Any],
         build_info = None
     frame["method"] = run["method"]
     frame["passes_made"] = int(frame["loops"].sum())  # what this process's checksum counts
-    return frame, provenance.capture(params, cache_state="n/a (in-memory)", build_info=build_info)
+    return frame, provenance.capture(params, cache_state="n/a (in-memory)", build_info=build_info,
+                                     pinned_core=core)
 
 
 def run_name(run: dict[str, Any]) -> str:
