@@ -48,6 +48,15 @@
 // first call included, as the seed discarded it). Before each pass the files
 // are brought to --cache state (see pass.hpp), outside the timed region.
 //
+// Each measured sample repeats its pass until its reading time (opening left out)
+// reaches --min-sample-s (bench::Calibration, calibrated by the last warm-up pass
+// of that method and branch): a millisecond pass alone is at the mercy of one
+// preemption. No sample is planned to last longer than --max-sample-s in all
+// (opening and cache preparation included; 0: no limit), where opening dwarfs reading. Its record gives the means per pass (wall_s, cpu_s, open_s, prep_s),
+// the passes it repeated (loops), its reading time (sample_s) and the time the
+// thread waited for a CPU during it (run_delay_s, /proc/thread-self/schedstat);
+// the rate samples are those of its first pass.
+//
 // Every pass of every method must give the same items and checksum for the
 // same branch; otherwise the validation record says so and the exit code is 3.
 // A missing file, tree or branch, a damaged file or any error ROOT reports
@@ -811,6 +820,8 @@ int main(int argc, char **argv) {
                         {"reps", "5"},
                         {"warmup", "1"},
                         {"rotation", "0"},
+                        {"min-sample-s", "0"},
+                        {"max-sample-s", "0"},
                         {"cache", "warm"},
                         {"sample-every", "100000"},
                         {"corrupt-for-test", ""}});
@@ -838,6 +849,12 @@ int main(int argc, char **argv) {
     }
     const long long reps = opt.integer("reps", 1), warmup = opt.integer("warmup", 0);
     const long long rotation = opt.integer("rotation", 0);
+    const double min_sample_s = opt.real("min-sample-s");
+    if (!(min_sample_s >= 0 && min_sample_s <= 60))
+      throw std::invalid_argument("--min-sample-s must lie in [0, 60] seconds, got '" + opt.str("min-sample-s") + "'");
+    const double max_sample_s = opt.real("max-sample-s");
+    if (!(max_sample_s >= 0 && max_sample_s <= 600))
+      throw std::invalid_argument("--max-sample-s must lie in [0, 600] seconds, got '" + opt.str("max-sample-s") + "'");
     const long long every = opt.integer("sample-every", 1);
     const std::string corrupt = opt.str("corrupt-for-test");
     if (!corrupt.empty() && !methods().count(corrupt))
@@ -888,34 +905,54 @@ int main(int argc, char **argv) {
     }
 
     std::map<std::string, Reference> reference;  // per branch: the first pass
+    std::map<std::pair<std::string, std::string>, bench::Calibration> calibrations;  // per method and branch
     long long disagreements = 0;
+    // One pass of `name` over `branch`, checked against the branch's first pass.
+    auto read_once = [&](const std::string &name, const std::string &branch, const std::vector<std::string> &inputs,
+                         Pass &pass) {
+      prep.start_pass(inputs);
+      pass.start();
+      methods().at(name)(jobs.at(branch), pass, prep);
+      pass.stop();
+      if (name == corrupt) pass.corrupt();
+      auto [it, first] = reference.try_emplace(branch, Reference{name, pass.items(), pass.events(), pass.checksum()});
+      if (it->second.items == pass.items() && it->second.events == pass.events() &&
+          it->second.checksum == pass.checksum())
+        return;
+      ++disagreements;
+      std::fprintf(stderr,
+                   "read_branch: %s disagrees with %s on branch %s: %lld items, %lld events, checksum %s vs "
+                   "%lld, %lld, %s\n",
+                   name.c_str(), it->second.method.c_str(), branch.c_str(), pass.items(), pass.events(),
+                   rc::hex(pass.checksum()).c_str(), it->second.items, it->second.events,
+                   rc::hex(it->second.checksum).c_str());
+    };
     const long long methods_count = static_cast<long long>(method_names.size());
     for (long long rep = 0; rep < warmup + reps; ++rep) {
       for (const auto &branch : branches) {
-        const Job &job = jobs.at(branch);
         for (long long k = 0; k < methods_count; ++k) {
           const std::string &name = method_names[static_cast<std::size_t>((k + rep + rotation) % methods_count)];
           if (refused.count({name, branch})) continue;
           const auto &inputs = name == "rntuple" ? rntuple_files : files;
-          prep.start_pass(inputs);
-          Pass pass(every, prep);
-          pass.start();
-          methods().at(name)(job, pass, prep);
-          pass.stop();
-          if (name == corrupt) pass.corrupt();
-
-          auto [it, first] = reference.try_emplace(branch, Reference{name, pass.items(), pass.events(), pass.checksum()});
-          const bool agrees = it->second.items == pass.items() && it->second.events == pass.events() &&
-                              it->second.checksum == pass.checksum();
-          if (!agrees) {
-            ++disagreements;
-            std::fprintf(stderr,
-                         "read_branch: %s disagrees with %s on branch %s: %lld items, %lld events, checksum %s vs "
-                         "%lld, %lld, %s\n",
-                         name.c_str(), it->second.method.c_str(), branch.c_str(), pass.items(), pass.events(),
-                         rc::hex(pass.checksum()).c_str(), it->second.items, it->second.events,
-                         rc::hex(it->second.checksum).c_str());
+          auto &calibration =
+              calibrations.try_emplace({name, branch}, warmup, min_sample_s, max_sample_s).first->second;
+          const long long loops = calibration.loops(rep);
+          double wall = 0, cpu = 0, open = 0, prep_s = 0, checksum_s = -1;
+          const double delay0 = bench::run_delay_seconds(), started = bench::wall_seconds();
+          std::unique_ptr<Pass> first;  // its rate samples, items and checksum stand for the sample's
+          for (long long loop = 0; loop < loops; ++loop) {
+            auto pass = std::make_unique<Pass>(every, prep);
+            read_once(name, branch, inputs, *pass);
+            wall += pass->wall();
+            cpu += pass->cpu();
+            open += pass->open_s();
+            prep_s += prep.wall();
+            if (pass->checksum_s() >= 0) checksum_s = std::max(checksum_s, 0.0) + pass->checksum_s();
+            if (!first) first = std::move(pass);
           }
+          const double delay1 = bench::run_delay_seconds();
+          calibration.update(rep, loops, wall - open, bench::wall_seconds() - started);
+          const double per_pass = 1.0 / static_cast<double>(loops);
           const Bytes &b = bytes.at({name, branch});
           bench::JsonLine()
               .add("record", "timing")
@@ -925,24 +962,27 @@ int main(int argc, char **argv) {
               .add("rep", rep - warmup)
               .add("warmup", rep < warmup)
               .add("order", k)
-              .add("wall_s", pass.wall())
-              .add("cpu_s", pass.cpu())
-              .add("open_s", pass.open_s())
-              .add("files_opened", pass.files_opened())
-              .add("events", pass.events())
-              .add("items", pass.items())
-              .add("checksum", rc::hex(pass.checksum()))
+              .add("wall_s", wall * per_pass)
+              .add("cpu_s", cpu * per_pass)
+              .add("open_s", open * per_pass)
+              .add("loops", loops)
+              .add("sample_s", wall - open)
+              .add("run_delay_s", delay0 < 0 || delay1 < 0 ? -1.0 : delay1 - delay0)
+              .add("files_opened", first->files_opened())
+              .add("events", first->events())
+              .add("items", first->items())
+              .add("checksum", rc::hex(first->checksum()))
               .add("bytes_compressed", b.compressed)
               .add("bytes_uncompressed", b.uncompressed)
               .add("files", static_cast<long long>(inputs.size()))
               .add("cache", prep.mode())
               .add("residency", prep.residency())
-              .add("prep_s", prep.wall())
-              .add("checksum_s", pass.checksum_s())
-              .add("samples", pass.samples_taken())
+              .add("prep_s", prep_s * per_pass)
+              .add("checksum_s", checksum_s < 0 ? -1.0 : checksum_s * per_pass)
+              .add("samples", first->samples_taken())
               .add("clock_read_s", bench::clock_read_seconds())
               .print();
-          for (const auto &s : pass.samples())
+          for (const auto &s : first->samples())
             bench::JsonLine()
                 .add("record", "sample")
                 .add("method", name)

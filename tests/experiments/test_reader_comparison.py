@@ -172,6 +172,52 @@ def test_python_and_java_readers_agree(files, reader, request, capsys):
         assert {r["method"] for r in records["timing"]} == {reader}
 
 
+@pytest.mark.parametrize("reader", ["columnar", "uproot", "laurelin"])
+def test_a_readers_sample_repeats_its_pass_until_its_reading_time_reaches_the_minimum(files, reader, request,
+                                                                                       capsys):
+    """After one warm-up pass, the measured sample repeats the pass as often as that pass's
+    reading time (opening left out) says reach --min-sample-s, with a tenth to spare; its record
+    gives the means per pass, the passes, the sample's reading time and the thread's run delay,
+    and every pass agreed with the first (the exit code says so)."""
+    jar = request.getfixturevalue("jar") if reader == "laurelin" else None
+    minimum = 0.05
+    argv = _argv(reader, files["nanoaod"], ["Jet_pt"], jar, warmup=1, **{"min-sample-s": minimum})
+    if reader == "uproot":
+        code, out, err = _run_python(argv, capsys)
+        assert code == 0, err
+        records = _records(out)
+    else:
+        records = rc.run_json_process(argv, reader)
+    warm, sample = records["timing"]
+    assert warm["warmup"] and not sample["warmup"] and warm["loops"] == 1
+    assert sample["loops"] == max(1, int(np.ceil(1.1 * minimum / warm["sample_s"])))
+    assert sample["sample_s"] == pytest.approx((sample["wall_s"] - sample["open_s"]) * sample["loops"], rel=1e-6)
+    assert sample["run_delay_s"] >= 0
+    assert _results(records)["Jet_pt"] == _expected(files["nanoaod"]["root"], "Jet_pt")
+    # a sample planned to cost at most a microsecond in all repeats nothing, and falls short
+    argv += ["--max-sample-s", "1e-6"]
+    if reader == "uproot":
+        timing = _records(_run_python(argv, capsys)[1])["timing"]
+    else:
+        timing = rc.run_json_process(argv, reader)["timing"]
+    assert [r["loops"] for r in timing] == [1, 1] and timing[1]["sample_s"] < minimum
+
+
+def test_the_method_section_gives_short_samples_their_cause_and_the_run_delay():
+    """A sample is short because reaching the minimum would have cost more than max_sample_s
+    (an opening that dwarfs the reading) or because its pass ran faster than the warm-up that
+    calibrated it; each is counted, and the measuring thread's wait for a CPU is given."""
+    settings = noise.Settings(min_sample_s=0.1, max_sample_s=1.0)
+    rows = pd.DataFrame({"record": "timing", "warmup": False, "loops": [2, 50, 40], "run": ["u", "c", "n"],
+                         "wall_s": [0.6, 0.003, 0.003], "open_s": [0.59, 0.001, 0.0005],
+                         "prep_s": 0.0, "sample_s": [0.02, 0.1, 0.09], "run_delay_s": [0.0, 0.0015, 0.0]})
+    sentence = noise._samples_sentence(rows, settings)
+    assert "2 of the 3 samples fell short of it (the shortest 0.02 s)" in sentence
+    assert "1 because reaching it would have cost more than 1 s in all" in sentence
+    assert "1 because the pass ran faster after the warm-up" in sentence
+    assert "a median 0.00% of a sample (at most 1.0%, in c;" in sentence
+
+
 def test_cold_cache_evicts_and_still_agrees(files):
     inputs = files["nanoaod"]
     records = rc.run_json_process(_argv("columnar", inputs, ["Jet_pt"], cache="cold"), "cold")

@@ -84,23 +84,31 @@ def _records_frame(records: dict[str, list[dict]]) -> pd.DataFrame:
     # cannot_read: a method ROOT refuses for a branch (read_branch says why before it measures)
     frames = [pd.DataFrame(records.get(kind, [])) for kind in ("timing", "sample", "cannot_read")]
     frame = pd.concat([f for f in frames if not f.empty], ignore_index=True)
+    if "run_delay_s" in frame:  # -1: the kernel gave no scheduler statistics
+        frame["run_delay_s"] = frame["run_delay_s"].where(frame["run_delay_s"] >= 0)
     return frame
 
 
 def _measure_pass(run: dict[str, Any], spec: dict[str, Any], params: dict[str, Any],
-                  repetition: int, order_seed: int) -> tuple[pd.DataFrame, dict]:
-    """One process of `run`: its warm-up passes, then one measured pass (the
-    interleaving loop calls it once per round; the C++ process runs its methods
-    in the round's own random order, noise.round_order, as the processes of the
-    round are). A reader that cannot read gives rows saying why."""
+                  repetition: int, settings: noise.Settings) -> tuple[pd.DataFrame, dict]:
+    """One process of `run`: its warm-up passes, then one measured sample, which repeats the
+    pass until its reading time reaches the noise section's min_sample_s, planned to cost at
+    most its max_sample_s (rootreadspeed, ROOT's own tool, times one pass). The interleaving
+    loop calls it once per round; the C++ process runs its methods in the round's own random
+    order, noise.round_order, as the processes of the round are. A reader that cannot read
+    gives rows saying why."""
     common = {"files": ",".join(spec["root"]), "tree": set_tree(spec), "branches": ",".join(run["branches"]),
-              "reps": 1, "warmup": params["warmup"], "cache": run["cache"], "sample-every": params["sample_every"]}
+              "reps": 1, "warmup": params["warmup"], "min-sample-s": settings.min_sample_s,
+              "max-sample-s": settings.max_sample_s, "cache": run["cache"], "sample-every": params["sample_every"]}
     build_info = None
     label = f"{run['group']} reader on {run['set']} ({run['cache']})"
+    # the single-threaded readers (C++ and Python) are pinned to one core; the JVM's JIT and
+    # garbage collector run beside its reading thread, and rootreadspeed is ROOT's to run
+    core = harness.single_core() if run["group"] == "cpp" or run["group"] in PYTHON_READERS else None
     try:
         if run["group"] == "cpp":
-            ordered = {**run, "methods": noise.round_order(run["methods"], repetition, order_seed)}
-            frame = _cpp_frame(ordered, spec, common, label)
+            ordered = {**run, "methods": noise.round_order(run["methods"], repetition, settings.order_seed)}
+            frame = _cpp_frame(ordered, spec, common, label, core)
             build_info = harness.build_info("read_branch")
         elif run["group"] in PYTHON_READERS:
             files = spec["numpy"] if run["group"] == "numpy" else spec["root"]
@@ -108,7 +116,7 @@ def _measure_pass(run: dict[str, Any], spec: dict[str, Any], params: dict[str, A
                     "page-cache-tool": str(harness.kernel_path("page_cache"))}
             argv = [sys.executable, "-m", "throughput.experiments.reader_comparison", "read"]
             argv += [x for k, v in args.items() for x in (f"--{k}", str(v))]
-            frame = _records_frame(run_json_process(argv, label))
+            frame = _records_frame(run_json_process(argv, label, core=core))
         elif run["group"] in JAVA_READERS:
             reason = java_available()
             if reason is None:
@@ -135,10 +143,11 @@ def _measure_pass(run: dict[str, Any], spec: dict[str, Any], params: dict[str, A
     frame["reader"] = frame["method"]
     frame["warmup"] = frame["rep"] < 0  # sample rows belong to the pass of their rep; an unread row to none
     frame["collection"] = frame["branch"].map(collection_of)
-    return frame, provenance.capture(params, cache_state=run["cache"], build_info=build_info)
+    return frame, provenance.capture(params, cache_state=run["cache"], build_info=build_info, pinned_core=core)
 
 
-def _cpp_frame(run: dict[str, Any], spec: dict[str, Any], common: dict[str, Any], label: str) -> pd.DataFrame:
+def _cpp_frame(run: dict[str, Any], spec: dict[str, Any], common: dict[str, Any], label: str,
+               core: int | None) -> pd.DataFrame:
     """The C++ methods of `run` in one process, interleaved as measured. Where that process
     fails (an exit code, a signal), each method runs alone in a process of its own: a method
     that aborts (TTreeReader, TTree::Draw and RDataFrame on a class without a dictionary, with
@@ -148,7 +157,7 @@ def _cpp_frame(run: dict[str, Any], spec: dict[str, Any], common: dict[str, Any]
         if "rntuple" in methods:
             args["rntuple-files"] = ",".join(spec["rntuple"])
         argv = [str(harness.kernel_path("read_branch"))] + [x for k, v in args.items() for x in (f"--{k}", str(v))]
-        frame = _records_frame(run_json_process(argv, label))
+        frame = _records_frame(run_json_process(argv, label, core=core))
         _check_every_opening_left_out(frame, len(spec["root"]), label)
         return frame
 
@@ -255,6 +264,6 @@ def measure(params: dict[str, Any], inputs: dict[str, dict[str, Any]], raw_dir: 
     settings = noise_settings or noise.Settings()
     return experiment.measure_interleaved(
         grouped, raw_dir, key_of,
-        lambda run, repetition: _measure_pass(run, inputs[run["set"]], params, repetition, settings.order_seed),
+        lambda run, repetition: _measure_pass(run, inputs[run["set"]], params, repetition, settings),
         params["repetitions"], settings, series=["reader", "branch"],
         desc="reader comparison", progress=progress, quantity=reading_time)

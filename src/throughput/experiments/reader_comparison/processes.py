@@ -104,7 +104,8 @@ def page_cache(files: list[str], mode: str) -> dict[str, Any]:
     return harness.run_kernel("page_cache", {"mode": mode, "files": ",".join(map(str, files))}).validation
 
 
-def run_json_process(argv: list[str], label: str, timeout_s: float | None = None) -> dict[str, list[dict]]:
+def run_json_process(argv: list[str], label: str, timeout_s: float | None = None,
+                     core: int | None = None) -> dict[str, list[dict]]:
     """Run a reader printing JSON lines; return its records by type.
 
     Raises ReaderFailed when the reader stops with an error (non-zero exit,
@@ -112,7 +113,8 @@ def run_json_process(argv: list[str], label: str, timeout_s: float | None = None
     stderr) for a missing or repeated validation record or a failed validation
     (passes of a reader that ran disagree)."""
     try:
-        proc = subprocess.run(argv, capture_output=True, text=True, timeout=timeout_s, env=harness.pinned_env())
+        proc = subprocess.run(argv, capture_output=True, text=True, timeout=timeout_s, env=harness.pinned_env(),
+                              preexec_fn=harness.pin_to(core))
     except subprocess.TimeoutExpired as error:
         raise ReaderFailed(f"{label}: did not finish within {timeout_s} s",
                            f"did not finish within {timeout_s} s") from error

@@ -5,6 +5,7 @@ the checksum every reader computes per value (pass.hpp's definition)."""
 from __future__ import annotations
 
 import json
+import math
 import os
 import subprocess
 import sys
@@ -128,6 +129,7 @@ class _Pass:
 
     def stop(self) -> None:
         self.wall = time.perf_counter() - self.wall0 - self.prep.wall
+        self.prep_s = self.prep.wall
         self.cpu = time.process_time() - self.cpu0 - self.prep.cpu
         if not self.samples or self.samples[-1][0] != self.items:
             self.samples.append((self.items, self.events, self.wall))
@@ -234,13 +236,16 @@ def read_main(argv: list[str]) -> int:
     parser.add_argument("--branches", required=True)
     parser.add_argument("--reps", type=int, default=5)
     parser.add_argument("--warmup", type=int, default=1)
+    parser.add_argument("--min-sample-s", type=float, default=0.0)
+    parser.add_argument("--max-sample-s", type=float, default=0.0)
     parser.add_argument("--cache", default="warm")
     parser.add_argument("--sample-every", type=int, default=100000)
     parser.add_argument("--page-cache-tool", default=None)
     parser.add_argument("--corrupt-for-test", type=int, default=0)
     args = parser.parse_args(argv)
-    if args.reps < 1 or args.warmup < 0 or args.sample_every < 1:
-        raise ReaderError("--reps must be >= 1, --warmup >= 0 and --sample-every >= 1")
+    if args.reps < 1 or args.warmup < 0 or args.sample_every < 1 or args.min_sample_s < 0 or args.max_sample_s < 0:
+        raise ReaderError("--reps must be >= 1, --warmup >= 0, --sample-every >= 1 and --min-sample-s and "
+                          "--max-sample-s >= 0")
     files, branches = args.files.split(","), args.branches.split(",")
     if "" in files or "" in branches:
         raise ReaderError(f"--files and --branches must not have empty elements: {args.files!r}, {args.branches!r}")
@@ -249,26 +254,45 @@ def read_main(argv: list[str]) -> int:
     checksum(np.zeros(2, np.float32))  # compile (or load) the checksum before any timing
     reference: dict[str, tuple[int, int, int]] = {}
     disagreements = 0
+
+    def read_once(rep: int, branch: str) -> _Pass:
+        """One pass over `branch`, checked against its first pass."""
+        nonlocal disagreements
+        prep.start_pass(files)
+        p = _Pass(args.sample_every, prep)
+        p.start()
+        read(files, args.tree, branch, p, prep)
+        p.stop()
+        if args.corrupt_for_test:
+            p.checksum ^= 1  # a deliberately wrong reader, for the tests
+        now = (p.items, p.events, p.checksum)
+        if reference.setdefault(branch, now) != now:
+            disagreements += 1
+            print(f"reader_comparison {args.reader}: pass {rep} disagrees on {branch}", file=sys.stderr)
+        return p
+
+    # each sample repeats its pass until its reading time reaches --min-sample-s, as read_branch's
+    calibrations = {branch: harness.Calibration(args.warmup, args.min_sample_s, args.max_sample_s)
+                    for branch in branches}
     for rep in range(args.warmup + args.reps):
         for branch in branches:
-            prep.start_pass(files)
-            p = _Pass(args.sample_every, prep)
-            p.start()
-            read(files, args.tree, branch, p, prep)
-            p.stop()
-            if args.corrupt_for_test:
-                p.checksum ^= 1  # a deliberately wrong reader, for the tests
-            now = (p.items, p.events, p.checksum)
-            if reference.setdefault(branch, now) != now:
-                disagreements += 1
-                print(f"reader_comparison {args.reader}: pass {rep} disagrees on {branch}", file=sys.stderr)
+            loops = calibrations[branch].loops(rep)
+            delay0, started = harness.run_delay_seconds(), time.perf_counter()
+            passes = [read_once(rep, branch) for _ in range(loops)]
+            delay = harness.run_delay_seconds() - delay0
+            wall, cpu = sum(p.wall for p in passes), sum(p.cpu for p in passes)
+            opening = sum(p.open_s for p in passes)
+            calibrations[branch].update(rep, loops, wall - opening, time.perf_counter() - started)
+            first = passes[0]  # its rate samples, items and checksum stand for the sample's
             _json(record="timing", kernel=f"{args.reader}_reader", method=args.reader, branch=branch,
-                  rep=rep - args.warmup, warmup=rep < args.warmup, order=0, wall_s=p.wall, cpu_s=p.cpu,
-                  open_s=p.open_s, events=p.events, items=p.items, checksum=hex_checksum(p.checksum),
-                  files=len(files), cache=args.cache, prep_s=prep.wall, residency=prep.residency)
-            for items, events, wall in p.samples:
+                  rep=rep - args.warmup, warmup=rep < args.warmup, order=0, wall_s=wall / loops, cpu_s=cpu / loops,
+                  open_s=opening / loops, loops=loops, sample_s=wall - opening,
+                  run_delay_s=-1.0 if math.isnan(delay) else delay, events=first.events, items=first.items,
+                  checksum=hex_checksum(first.checksum), files=len(files), cache=args.cache,
+                  prep_s=sum(p.prep_s for p in passes) / loops, residency=prep.residency)
+            for items, events, wall_s in first.samples:
                 _json(record="sample", method=args.reader, branch=branch, rep=rep - args.warmup, items=items,
-                      events=events, wall_s=wall)
+                      events=events, wall_s=wall_s)
     for branch, (items, events, value) in reference.items():
         _json(record="result", branch=branch, items=items, events=events, checksum=hex_checksum(value))
     _json(record="validation", kernel=f"{args.reader}_reader", ok=disagreements == 0, disagreements=disagreements,

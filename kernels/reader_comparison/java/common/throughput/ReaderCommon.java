@@ -80,6 +80,8 @@ final class ReaderCommon {
         o.put("branches", "");
         o.put("reps", "5");
         o.put("warmup", "1");
+        o.put("min-sample-s", "0");
+        o.put("max-sample-s", "0");
         o.put("cache", "warm");
         o.put("sample-every", "100000");
         o.put("page-cache-tool", "");
@@ -108,6 +110,18 @@ final class ReaderCommon {
             // reported below
         }
         throw new ReaderError("--" + key + " must be an integer >= " + min + ", got '" + o.get(key) + "'", 2);
+    }
+
+    static double seconds(Map<String, String> o, String key) {
+        try {
+            double v = Double.parseDouble(o.get(key));
+            if (v >= 0 && v <= 600) {
+                return v;
+            }
+        } catch (NumberFormatException e) {
+            // reported below
+        }
+        throw new ReaderError("--" + key + " must be a number of seconds in [0, 600], got '" + o.get(key) + "'", 2);
     }
 
     static List<String> list(Map<String, String> o, String key) {
@@ -155,6 +169,52 @@ final class ReaderCommon {
 
     static double wallSeconds() {
         return System.nanoTime() * 1e-9;
+    }
+
+    /**
+     * Seconds the calling thread has waited on a run queue for a CPU since it started (the second
+     * field of /proc/thread-self/schedstat, in ns), -1 where the kernel does not say: as
+     * bench::run_delay_seconds, what delayed a sample by its cause.
+     */
+    static double runDelaySeconds() {
+        try {
+            String[] fields = new String(java.nio.file.Files.readAllBytes(
+                    java.nio.file.Paths.get("/proc/thread-self/schedstat"))).trim().split("\\s+");
+            return Long.parseLong(fields[1]) * 1e-9;
+        } catch (IOException | RuntimeException e) {
+            return -1;
+        }
+    }
+
+    /**
+     * How many passes one sample repeats: bench::Calibration's rule (kernels/common/bench.hpp),
+     * the same for every reader of the comparison.
+     */
+    static final class Calibration {
+        final long warmup;
+        final double minSample;
+        final double maxSample;
+        long loops = 1;
+
+        Calibration(long warmup, double minSample, double maxSample) {
+            this.warmup = warmup;
+            this.minSample = minSample;
+            this.maxSample = maxSample;
+        }
+
+        long loops(long rep) {
+            return rep < warmup ? 1 : loops;
+        }
+
+        void update(long rep, long these, double sampleSeconds, double wallSeconds) {
+            double call = sampleSeconds / these;
+            long wanted = !(minSample > 0) || call >= minSample ? 1
+                    : (long) Math.ceil(1.1 * minSample / Math.max(call, 1e-9));
+            if (maxSample > 0 && wallSeconds > 0) {
+                wanted = Math.min(wanted, Math.max(1L, (long) (maxSample / (wallSeconds / these))));
+            }
+            loops = rep < warmup ? wanted : (sampleSeconds < minSample ? Math.max(loops, wanted) : loops);
+        }
     }
 
     // --- cache state (the C++ page_cache tool, so every reader uses the same code) ---------------
@@ -400,33 +460,58 @@ final class ReaderCommon {
         long reps = integer(o, "reps", 1);
         long warmup = integer(o, "warmup", 0);
         long every = integer(o, "sample-every", 1);
+        double minSample = seconds(o, "min-sample-s");
+        double maxSample = seconds(o, "max-sample-s");
         boolean corrupt = integer(o, "corrupt-for-test", 0) != 0;
         CachePrep prep = new CachePrep(o.get("cache"), o.get("page-cache-tool"));
 
         Map<String, long[]> reference = new HashMap<>();  // branch -> items, events, checksum
         long disagreements = 0;
+        // each sample repeats its pass until its reading time reaches --min-sample-s, as read_branch's
+        Map<String, Calibration> calibrations = new HashMap<>();
+        for (String branch : branches) {
+            calibrations.put(branch, new Calibration(warmup, minSample, maxSample));
+        }
         for (long rep = 0; rep < warmup + reps; rep++) {
             for (String branch : branches) {
-                prep.startPass(files);
-                Pass pass = new Pass(every, prep);
-                pass.start();
-                readPass(reader, files, tree, branch, pass, prep);
-                pass.stop();
-                if (corrupt) {
-                    pass.checksum ^= 1;  // a deliberately wrong reader, for the tests
+                Calibration calibration = calibrations.get(branch);
+                long loops = calibration.loops(rep);
+                double wall = 0, cpu = 0, open = 0, prepSeconds = 0;
+                double delay0 = runDelaySeconds(), started = wallSeconds();
+                Pass first = null;  // its rate samples, items and checksum stand for the sample's
+                for (long loop = 0; loop < loops; loop++) {
+                    prep.startPass(files);
+                    Pass pass = new Pass(every, prep);
+                    pass.start();
+                    readPass(reader, files, tree, branch, pass, prep);
+                    pass.stop();
+                    if (corrupt) {
+                        pass.checksum ^= 1;  // a deliberately wrong reader, for the tests
+                    }
+                    long[] now = {pass.items, pass.events, pass.checksum};
+                    long[] ref = reference.computeIfAbsent(branch, b -> now);
+                    if (!Arrays.equals(ref, now)) {
+                        disagreements++;
+                        System.err.printf("%s: pass %d disagrees on branch %s%n", kernel, rep, branch);
+                    }
+                    wall += pass.wall;
+                    cpu += pass.cpu;
+                    open += pass.openSeconds;
+                    prepSeconds += prep.wall;
+                    if (first == null) {
+                        first = pass;
+                    }
                 }
-                long[] now = {pass.items, pass.events, pass.checksum};
-                long[] ref = reference.computeIfAbsent(branch, b -> now);
-                if (!Arrays.equals(ref, now)) {
-                    disagreements++;
-                    System.err.printf("%s: pass %d disagrees on branch %s%n", kernel, rep, branch);
-                }
+                double delay1 = runDelaySeconds();
+                calibration.update(rep, loops, wall - open, wallSeconds() - started);
                 json("record", "timing", "kernel", kernel, "method", method, "branch", branch,
-                        "rep", rep - warmup, "warmup", rep < warmup, "order", 0, "wall_s", pass.wall,
-                        "cpu_s", pass.cpu, "open_s", pass.openSeconds, "events", pass.events, "items", pass.items,
-                        "checksum", String.format("%016x", pass.checksum), "files", files.size(),
-                        "cache", prep.mode, "prep_s", prep.wall, "residency", prep.residency);
-                for (double[] s : pass.samples) {
+                        "rep", rep - warmup, "warmup", rep < warmup, "order", 0, "wall_s", wall / loops,
+                        "cpu_s", cpu / loops, "open_s", open / loops, "loops", loops, "sample_s", wall - open,
+                        "run_delay_s", delay0 < 0 || delay1 < 0 ? -1.0 : delay1 - delay0,
+                        "events", first.events, "items", first.items,
+                        "checksum", String.format("%016x", first.checksum), "files", files.size(),
+                        "cache", prep.mode, "prep_s", prepSeconds / loops, "residency", prep.residency);
+                for (double[] s : first.samples) {
                     json("record", "sample", "method", method, "branch", branch, "rep", rep - warmup,
                             "items", (long) s[0], "events", (long) s[1], "wall_s", s[2]);
                 }
