@@ -124,6 +124,24 @@ def paired_by_round(a: Mapping[Any, float], b: Mapping[Any, float], confidence: 
     return paired_ratio([a[r] for r in rounds], [b[r] for r in rounds], confidence)
 
 
+def unpaired_ratio(a: Sequence[float], b: Sequence[float], confidence: float = CONFIDENCE) -> Estimate:
+    """a / b from two runs that did not run in the same rounds (a warm and a cold cache state
+    are measured as separate groups): the ratio of their geometric means and Welch's t interval
+    on the difference of their mean logarithms (spreads not assumed equal; Welch-Satterthwaite
+    degrees of freedom, as scipy.stats.ttest_ind(equal_var=False) gives it). Wider than a paired
+    ratio: nothing that slowed both cancels out. `processes` is the smaller side's count."""
+    la, lb = np.log(_positive(a, "ratio numerator")), np.log(_positive(b, "ratio denominator"))
+    value, processes = math.exp(float(la.mean() - lb.mean())), min(len(la), len(lb))
+    if len(la) < 2 or len(lb) < 2:
+        return Estimate(value, math.nan, math.nan, processes)
+    va, vb = la.var(ddof=1) / len(la), lb.var(ddof=1) / len(lb)
+    if va + vb == 0:
+        return Estimate(value, value, value, processes)
+    freedom = (va + vb) ** 2 / (va ** 2 / (len(la) - 1) + vb ** 2 / (len(lb) - 1))
+    half = float(stdtrit(freedom, (1 + confidence) / 2) * math.sqrt(va + vb))
+    return Estimate(value, value * math.exp(-half), value * math.exp(half), processes)
+
+
 def _usable(value: float) -> bool:
     return math.isfinite(float(value)) and float(value) > 0
 

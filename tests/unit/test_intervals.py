@@ -142,3 +142,26 @@ def test_unpaired_comparison_says_lower_or_higher_only_when_the_intervals_lie_ap
     assert intervals.unpaired_comparison(high, low) == "higher"
     assert intervals.unpaired_comparison(low, intervals.Estimate(1.15, 1.05, 1.3, 5)) == "not separated"
     assert intervals.unpaired_comparison(low, intervals.UNKNOWN) == "not separated"
+
+
+def test_an_unpaired_ratio_is_welchs_interval_on_the_logarithms_and_covers_95_percent():
+    """A ratio of two runs measured in different rounds: the ratio of geometric means with the
+    interval scipy's Welch test gives on the logarithms, which holds the true ratio about 95% of
+    the time with unequal spreads; identical runs are not separated, a clear gap is."""
+    rng = np.random.default_rng(11)
+    a, b = np.exp(rng.normal(0.3, 0.05, 5)), np.exp(rng.normal(0.0, 0.15, 6))
+    ratio = intervals.unpaired_ratio(a, b)
+    welch = stats.ttest_ind(np.log(a), np.log(b), equal_var=False).confidence_interval(0.95)
+    assert ratio.value == pytest.approx(math.exp(np.log(a).mean() - np.log(b).mean()))
+    assert (math.log(ratio.low), math.log(ratio.high)) == pytest.approx((welch.low, welch.high))
+    assert ratio.processes == 5
+    true = math.exp(0.3)
+    hits = 0
+    for _ in range(2000):
+        r = intervals.unpaired_ratio(np.exp(rng.normal(0.3, 0.05, 5)), np.exp(rng.normal(0.0, 0.15, 6)))
+        hits += r.low <= true <= r.high
+    assert 0.935 <= hits / 2000 <= 0.965  # 2000 trials: the share's standard error is 0.5%
+    assert intervals.comparison(intervals.unpaired_ratio([1.0, 1.1, 0.9, 1.05], [1.02, 0.98, 1.1, 0.95])) \
+        == "not separated"
+    assert intervals.comparison(intervals.unpaired_ratio([2.0, 2.1, 1.9], [1.0, 1.05, 0.95])) == "higher"
+    assert not intervals.unpaired_ratio([2.0], [1.0, 1.1]).known

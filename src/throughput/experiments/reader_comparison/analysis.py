@@ -107,11 +107,12 @@ def summary(frame: pd.DataFrame) -> pd.DataFrame:
     if "round" not in timing:  # results from before rounds were recorded: each pass its own
         timing["round"] = timing.groupby(by, sort=False).cumcount()
     timing["read_part_s"] = reading_time(timing)
-    best = timing.groupby([*by, "round"], sort=False)[["wall_s", "read_part_s"]].min()
+    best = timing.groupby([*by, "round"], sort=False)[["wall_s", "read_part_s", "open_s"]].min()
     by_round = {key: group.droplevel(by) for key, group in best.groupby(level=by, sort=False)}
     keys = list(table[by].itertuples(index=False, name=None))
     table["wall_by_round"] = [by_round[key]["wall_s"].to_dict() for key in keys]
     table["read_by_round"] = [by_round[key]["read_part_s"].to_dict() for key in keys]
+    table["open_by_round"] = [by_round[key]["open_s"].to_dict() for key in keys]
     return _rates(table)
 
 
@@ -200,6 +201,40 @@ def fill_bytes(table: pd.DataFrame, inputs: dict[str, dict[str, Any]]) -> pd.Dat
             compressed, uncompressed = value_branch_bytes(spec["root"], set_tree(spec), row["branch"])
         table.loc[index, ["bytes_compressed", "bytes_uncompressed"]] = [compressed, uncompressed]
     return _rates(table)
+
+
+def whole_pass_khz(row: pd.Series) -> Estimate:
+    """A summary row's rate of whole passes (opening included) in kHz, across its processes."""
+    return intervals.across_timed(row["events"] / t / 1e3 if t > 0 else math.nan
+                                  for t in row["wall_by_round"].values())
+
+
+def cold_over_warm(table: pd.DataFrame, set_name: str, reader: str, branch: str) -> Estimate:
+    """`reader`'s whole-pass rate with a cold page cache over its rate with a warm one: the two
+    cache states are separate groups (not the same rounds), so the ratio is unpaired
+    (intervals.unpaired_ratio); UNKNOWN where either was not measured."""
+    rows = {cache: table[(table["set"] == set_name) & (table["cache"] == cache) & (table["reader"] == reader)
+                         & (table["branch"] == branch)] for cache in ("cold", "warm")}
+    if any(len(r) != 1 for r in rows.values()):
+        return intervals.UNKNOWN
+    rates = {cache: [r["events"] / t for t in r["wall_by_round"].values() if t > 0]
+             for cache, r in ((c, rows[c].iloc[0]) for c in rows)}
+    if not all(rates.values()):
+        return intervals.UNKNOWN
+    return intervals.unpaired_ratio(rates["cold"], rates["warm"])
+
+
+def opening_ms(table: pd.DataFrame, set_name: str, reader: str, share: bool = False) -> Estimate:
+    """Milliseconds `reader` takes to open one file of `set_name` and find the branch (warm
+    cache), or with `share` the opening's share of a whole pass: in each process the median over
+    its branches, then across the processes."""
+    rows = table[(table["set"] == set_name) & (table["cache"] == "warm") & (table["reader"] == reader)]
+    per_round: dict[Any, list[float]] = {}
+    for _, row in rows.iterrows():
+        for round_index, seconds in row["open_by_round"].items():
+            value = seconds / row["wall_by_round"][round_index] if share else seconds / row["files"] * 1e3
+            per_round.setdefault(round_index, []).append(value)
+    return intervals.across_timed(float(np.median(values)) for values in per_round.values())
 
 
 def _rate(table: pd.DataFrame, set_name: str, cache: str, reader: str, branch: str, column: str) -> float:

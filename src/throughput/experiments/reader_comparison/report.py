@@ -15,8 +15,8 @@ import pandas as pd
 
 from ... import intervals, paper, provenance
 from ...intervals import Estimate, Verdict
-from .analysis import (UNREAD_RECORDS, _rate, collection_shapes, rank_correlation, rate_estimate, targets,
-                       warm_paired_ratio, warmup_factor)
+from .analysis import (UNREAD_RECORDS, _rate, cold_over_warm, collection_shapes, opening_ms, rank_correlation,
+                       rate_estimate, targets, warm_paired_ratio, warmup_factor, whole_pass_khz)
 from .inputs import collection_attributes
 from .processes import ROOT4J_COMMIT
 from .vocabulary import (COLLECTIONS, COLORS, COMPRESSIONS, LABELS, NUMPY_TARGET, READERS, SEED_TABLE1,
@@ -269,34 +269,38 @@ def real_frame(table: pd.DataFrame, unreadable: pd.DataFrame, inputs: dict[str, 
 
 
 def cold_frame(table: pd.DataFrame, sets: list[str], collection: str | None) -> pd.DataFrame:
-    """Warm against cold page cache for one collection (whole passes, opening
-    included: a cold open reads from the device)."""
+    """Warm against cold page cache for one collection (whole passes, opening included: a cold
+    open reads from the device), each rate across its processes with its interval, and their
+    ratio with Welch's interval (the cache states are separate groups, not paired)."""
     rows = []
     for set_name in sets:
         part = table[(table["set"] == set_name) & (table["collection"] == collection)]
         for reader in _readers_present(part, extra=()):
             branch = part["branch"].iloc[0]
-            warm = _rate(table, set_name, "warm", reader, branch, "khz")
-            cold = _rate(table, set_name, "cold", reader, branch, "khz")
-            if math.isnan(cold):
+            cached = {cache: table[(table["set"] == set_name) & (table["cache"] == cache)
+                                   & (table["reader"] == reader) & (table["branch"] == branch)]
+                      for cache in ("warm", "cold")}
+            if len(cached["cold"]) != 1 or len(cached["warm"]) != 1:
                 continue
-            rows.append({"input": escape_name(set_name), "reader": LABELS[reader], "warm kHz": _num(warm),
-                         "cold kHz": _num(cold), "cold / warm": _num(cold / warm, 2)})
+            rows.append({"input": escape_name(set_name), "reader": LABELS[reader],
+                         "warm kHz": _estimate(whole_pass_khz(cached["warm"].iloc[0])),
+                         "cold kHz": _estimate(whole_pass_khz(cached["cold"].iloc[0])),
+                         "cold / warm": _estimate(cold_over_warm(table, set_name, reader, branch), 2)})
     if not rows:
         rows.append({"input": "no cold-cache runs", "reader": "", "warm kHz": "", "cold kHz": "", "cold / warm": ""})
     return pd.DataFrame(rows)
 
 
 def open_frame(table: pd.DataFrame, sets: list[str]) -> pd.DataFrame:
-    """Milliseconds to open one file and find the branch, per reader (median over branches and passes)."""
+    """Milliseconds to open one file and find the branch per reader, and its share of a whole
+    pass, across the processes with their intervals (analysis.opening_ms)."""
     rows = []
     for set_name in sets:
         part = table[(table["set"] == set_name) & (table["cache"] == "warm") & (table["reader"] != "rootreadspeed")]
         for reader in _readers_present(part, extra=()):
-            r = part[part["reader"] == reader]
-            per_file = (r["open_s"] / r["files"]).median() * 1e3
-            rows.append({"input": escape_name(set_name), "reader": LABELS[reader], "ms per file": _num(per_file),
-                         "share of the pass": _num((r["open_s"] / r["wall_s"]).median(), 2)})
+            rows.append({"input": escape_name(set_name), "reader": LABELS[reader],
+                         "ms per file": _estimate(opening_ms(table, set_name, reader)),
+                         "share of the pass": _estimate(opening_ms(table, set_name, reader, share=True), 2)})
     return pd.DataFrame(rows)
 
 
@@ -482,15 +486,12 @@ def macros(params: dict[str, Any], table: pd.DataFrame, rated: pd.DataFrame, unr
         return _estimate(ratio.inverted() if slower and ratio.processes else ratio, digits)
 
     def open_ms(set_name, reader):
-        r = table[(table["set"] == set_name) & (table["cache"] == "warm") & (table["reader"] == reader)]
-        return float((r["open_s"] / r["files"]).median() * 1e3) if len(r) else float("nan")
+        return _estimate(opening_ms(table, set_name, reader))
 
     draw = {c: _rate(table, aod, "warm", "draw", branch_name("aod", c), "khz_read") for c in COLLECTIONS}
     others = [v for c, v in draw.items() if c != "Muon" and not math.isnan(v)]
     draw_muon = draw["Muon"] / float(np.median(others)) if others else float("nan")
-    cold = table[(table["cache"] == "cold") & (table["set"] == nano) & (table["reader"] == "columnar")]
-    cold_ratio = (_rate(table, nano, "cold", "columnar", branch("nanoaod"), "khz")
-                  / _rate(table, nano, "warm", "columnar", branch("nanoaod"), "khz")) if len(cold) else float("nan")
+    cold_ratio = cold_over_warm(table, nano, "columnar", branch("nanoaod"))
     cannot = unreadable[(unreadable["reader"] == "laurelin") & (unreadable["record"] == "cannot_read")]
     cannot_list = [("uncompressed" if c == "none" else f"{c}-compressed")
                    for c in sorted(set(cannot["compression"]), key=lambda c: COMPRESSIONS.index(c)
@@ -603,9 +604,9 @@ def macros(params: dict[str, Any], table: pd.DataFrame, rated: pd.DataFrame, unr
         "RcRdfVsColumnar": times("rdataframe", slower=True),
         "RcRntupleVsColumnar": times("rntuple"),
         "RcBulkVsColumnar": times("bulk"),
-        "RcOpenColumnarMs": n(open_ms(nano, "columnar")), "RcOpenUprootMs": n(open_ms(nano, "uproot")),
-        "RcOpenLaurelinMs": n(open_ms(nano, "laurelin")), "RcOpenNumpyMs": n(open_ms(nano, "numpy")),
-        "RcColdColumnar": n(cold_ratio, 2),
+        "RcOpenColumnarMs": open_ms(nano, "columnar"), "RcOpenUprootMs": open_ms(nano, "uproot"),
+        "RcOpenLaurelinMs": open_ms(nano, "laurelin"), "RcOpenNumpyMs": open_ms(nano, "numpy"),
+        "RcColdColumnar": _estimate(cold_ratio, 2),
         # which compressions laurelin lacks, as a parenthesis and as the end of a sentence
         "RcLaurelinCannotHere": paper.escape(f"here {' and '.join(cannot_list)} files" if cannot_list
                                              else "none in this run"),
@@ -614,7 +615,7 @@ def macros(params: dict[str, Any], table: pd.DataFrame, rated: pd.DataFrame, unr
         "RcJavaWarmup": n(warmup_factor(line, "laurelin"), 2),
         "RcRootFourJVsCpp": times("root4j", slower=True),
         "RcRootFourJWarmup": n(warmup_factor(line, "root4j"), 2),
-        "RcOpenRootFourJMs": n(open_ms(nano, "root4j")),
+        "RcOpenRootFourJMs": open_ms(nano, "root4j"),
         "RcRootFourJOutcome": paper.escape(_outcome("root4j", table, unreadable)),
         "RcRootFourJCommit": paper.escape(ROOT4J_COMMIT[:7]),
         "RcCppWarmup": n(warmup_factor(line, "columnar"), 2),
