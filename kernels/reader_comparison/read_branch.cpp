@@ -938,6 +938,7 @@ int main(int argc, char **argv) {
               calibrations.try_emplace({name, branch}, warmup, min_sample_s, max_sample_s).first->second;
           const long long loops = calibration.loops(rep);
           double wall = 0, cpu = 0, open = 0, prep_s = 0, checksum_s = -1;
+          double residency = prep.mode() == "warm" ? 1.0 : 0.0;  // the furthest any pass started from its state
           const double delay0 = bench::run_delay_seconds(), started = bench::wall_seconds();
           std::unique_ptr<Pass> first;  // its rate samples, items and checksum stand for the sample's
           for (long long loop = 0; loop < loops; ++loop) {
@@ -947,6 +948,8 @@ int main(int argc, char **argv) {
             cpu += pass->cpu();
             open += pass->open_s();
             prep_s += prep.wall();
+            residency = prep.mode() == "warm" ? std::min(residency, prep.residency())
+                                              : std::max(residency, prep.residency());
             if (pass->checksum_s() >= 0) checksum_s = std::max(checksum_s, 0.0) + pass->checksum_s();
             if (!first) first = std::move(pass);
           }
@@ -976,7 +979,7 @@ int main(int argc, char **argv) {
               .add("bytes_uncompressed", b.uncompressed)
               .add("files", static_cast<long long>(inputs.size()))
               .add("cache", prep.mode())
-              .add("residency", prep.residency())
+              .add("residency", residency)
               .add("prep_s", prep_s * per_pass)
               .add("checksum_s", checksum_s < 0 ? -1.0 : checksum_s * per_pass)
               .add("samples", first->samples_taken())

@@ -209,16 +209,21 @@ def whole_pass_khz(row: pd.Series) -> Estimate:
                                   for t in row["wall_by_round"].values())
 
 
+def summary_row(table: pd.DataFrame, set_name: str, cache: str, reader: str, branch: str) -> pd.Series | None:
+    """The summary row of one reader, branch and cache state of an input set; None where not measured."""
+    rows = table[(table["set"] == set_name) & (table["cache"] == cache) & (table["reader"] == reader)
+                 & (table["branch"] == branch)]
+    return rows.iloc[0] if len(rows) == 1 else None
+
+
 def cold_over_warm(table: pd.DataFrame, set_name: str, reader: str, branch: str) -> Estimate:
     """`reader`'s whole-pass rate with a cold page cache over its rate with a warm one: the two
     cache states are separate groups (not the same rounds), so the ratio is unpaired
     (intervals.unpaired_ratio); UNKNOWN where either was not measured."""
-    rows = {cache: table[(table["set"] == set_name) & (table["cache"] == cache) & (table["reader"] == reader)
-                         & (table["branch"] == branch)] for cache in ("cold", "warm")}
-    if any(len(r) != 1 for r in rows.values()):
+    rows = {cache: summary_row(table, set_name, cache, reader, branch) for cache in ("cold", "warm")}
+    if any(row is None for row in rows.values()):
         return intervals.UNKNOWN
-    rates = {cache: [r["events"] / t for t in r["wall_by_round"].values() if t > 0]
-             for cache, r in ((c, rows[c].iloc[0]) for c in rows)}
+    rates = {cache: [row["events"] / t for t in row["wall_by_round"].values() if t > 0] for cache, row in rows.items()}
     if not all(rates.values()):
         return intervals.UNKNOWN
     return intervals.unpaired_ratio(rates["cold"], rates["warm"])
@@ -238,9 +243,8 @@ def opening_ms(table: pd.DataFrame, set_name: str, reader: str, share: bool = Fa
 
 
 def _rate(table: pd.DataFrame, set_name: str, cache: str, reader: str, branch: str, column: str) -> float:
-    row = table[(table["set"] == set_name) & (table["cache"] == cache) & (table["reader"] == reader)
-                & (table["branch"] == branch)]
-    return float(row[column].iloc[0]) if len(row) == 1 else float("nan")
+    row = summary_row(table, set_name, cache, reader, branch)
+    return float(row[column]) if row is not None else float("nan")
 
 
 def ratios(table: pd.DataFrame) -> pd.DataFrame:

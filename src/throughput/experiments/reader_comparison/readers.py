@@ -129,7 +129,7 @@ class _Pass:
 
     def stop(self) -> None:
         self.wall = time.perf_counter() - self.wall0 - self.prep.wall
-        self.prep_s = self.prep.wall
+        self.prep_s, self.residency = self.prep.wall, self.prep.residency
         self.cpu = time.process_time() - self.cpu0 - self.prep.cpu
         if not self.samples or self.samples[-1][0] != self.items:
             self.samples.append((self.items, self.events, self.wall))
@@ -289,7 +289,9 @@ def read_main(argv: list[str]) -> int:
                   open_s=opening / loops, loops=loops, sample_s=wall - opening,
                   run_delay_s=-1.0 if math.isnan(delay) else delay, events=first.events, items=first.items,
                   checksum=hex_checksum(first.checksum), files=len(files), cache=args.cache,
-                  prep_s=sum(p.prep_s for p in passes) / loops, residency=prep.residency)
+                  prep_s=sum(p.prep_s for p in passes) / loops,
+                  # the furthest any pass of the sample started from its cache state
+                  residency=(min if args.cache == "warm" else max)(p.residency for p in passes))
             for items, events, wall_s in first.samples:
                 _json(record="sample", method=args.reader, branch=branch, rep=rep - args.warmup, items=items,
                       events=events, wall_s=wall_s)

@@ -16,7 +16,7 @@ import pandas as pd
 from ... import intervals, paper, provenance
 from ...intervals import Estimate, Verdict
 from .analysis import (UNREAD_RECORDS, _rate, cold_over_warm, collection_shapes, opening_ms, rank_correlation,
-                       rate_estimate, targets, warm_paired_ratio, warmup_factor, whole_pass_khz)
+                       rate_estimate, summary_row, targets, warm_paired_ratio, warmup_factor, whole_pass_khz)
 from .inputs import collection_attributes
 from .processes import ROOT4J_COMMIT
 from .vocabulary import (COLLECTIONS, COLORS, COMPRESSIONS, LABELS, NUMPY_TARGET, READERS, SEED_TABLE1,
@@ -277,14 +277,11 @@ def cold_frame(table: pd.DataFrame, sets: list[str], collection: str | None) -> 
         part = table[(table["set"] == set_name) & (table["collection"] == collection)]
         for reader in _readers_present(part, extra=()):
             branch = part["branch"].iloc[0]
-            cached = {cache: table[(table["set"] == set_name) & (table["cache"] == cache)
-                                   & (table["reader"] == reader) & (table["branch"] == branch)]
-                      for cache in ("warm", "cold")}
-            if len(cached["cold"]) != 1 or len(cached["warm"]) != 1:
+            warm, cold = (summary_row(table, set_name, cache, reader, branch) for cache in ("warm", "cold"))
+            if warm is None or cold is None:
                 continue
             rows.append({"input": escape_name(set_name), "reader": LABELS[reader],
-                         "warm kHz": _estimate(whole_pass_khz(cached["warm"].iloc[0])),
-                         "cold kHz": _estimate(whole_pass_khz(cached["cold"].iloc[0])),
+                         "warm kHz": _estimate(whole_pass_khz(warm)), "cold kHz": _estimate(whole_pass_khz(cold)),
                          "cold / warm": _estimate(cold_over_warm(table, set_name, reader, branch), 2)})
     if not rows:
         rows.append({"input": "no cold-cache runs", "reader": "", "warm kHz": "", "cold kHz": "", "cold / warm": ""})

@@ -477,6 +477,8 @@ final class ReaderCommon {
                 Calibration calibration = calibrations.get(branch);
                 long loops = calibration.loops(rep);
                 double wall = 0, cpu = 0, open = 0, prepSeconds = 0;
+                boolean warm = prep.mode.equals("warm");
+                double residency = warm ? 1.0 : 0.0;  // the furthest any pass started from its state
                 double delay0 = runDelaySeconds(), started = wallSeconds();
                 Pass first = null;  // its rate samples, items and checksum stand for the sample's
                 for (long loop = 0; loop < loops; loop++) {
@@ -498,6 +500,7 @@ final class ReaderCommon {
                     cpu += pass.cpu;
                     open += pass.openSeconds;
                     prepSeconds += prep.wall;
+                    residency = warm ? Math.min(residency, prep.residency) : Math.max(residency, prep.residency);
                     if (first == null) {
                         first = pass;
                     }
@@ -510,7 +513,7 @@ final class ReaderCommon {
                         "run_delay_s", delay0 < 0 || delay1 < 0 ? -1.0 : delay1 - delay0,
                         "events", first.events, "items", first.items,
                         "checksum", String.format("%016x", first.checksum), "files", files.size(),
-                        "cache", prep.mode, "prep_s", prepSeconds / loops, "residency", prep.residency);
+                        "cache", prep.mode, "prep_s", prepSeconds / loops, "residency", residency);
                 for (double[] s : first.samples) {
                     json("record", "sample", "method", method, "branch", branch, "rep", rep - warmup,
                             "items", (long) s[0], "events", (long) s[1], "wall_s", s[2]);
