@@ -13,9 +13,11 @@ things make that visible instead of printing it as a result:
   (the kernel's pressure stall information, /proc/pressure/cpu "some") and
   the involuntary context switches of this process and its children. With
   `Settings.max_retakes` above 0 (none by default, see there), a pass whose
-  stall share exceeds `max_stall_share` is taken again (throughput.experiment). Why not each process's
-  own run delay (/proc/<pid>/schedstat): a kernel's process has exited, and
-  been reaped, by the time its pass is judged;
+  stall share exceeds `max_stall_share` is taken again (throughput.experiment). A
+  process's own run delay (/proc/<pid>/schedstat) cannot be read here: the
+  kernel's process has exited by the time its pass is judged; the readers of the
+  reader comparison take it themselves, per sample (`run_delay_s`,
+  bench::run_delay_seconds), and `_samples_sentence` reports it;
 * `interval_half_width` and `Settings` decide whether a run's figure is too
   uncertain to be printed as clean: its 95% interval across processes
   (throughput.intervals) wider than `max_half_width` either side (the generic
