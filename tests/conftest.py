@@ -125,6 +125,20 @@ def built_kernels(request) -> list[Path]:
     return [harness.kernels_dir() / k for k in names]
 
 
+def loops_follow_the_calibration_rule(rows: pd.DataFrame, warmup: int, min_sample_s: float) -> bool:
+    """Replays harness.Calibration (bench::Calibration's twin) on the samples as they ran: each
+    sample's loops must be what the samples before it decided. Whether a sample then reached the
+    minimum depends on how fast its passes ran on a noisy host, so that is not what a test checks."""
+    from throughput import harness
+
+    calibration = harness.Calibration(warmup, min_sample_s)
+    for index, (loops, wall_s) in enumerate(zip(rows["loops"], rows["wall_s"])):
+        if loops != calibration.loops(index):
+            return False
+        calibration.update(index, loops, wall_s, wall_s)
+    return True
+
+
 def aod_small_arrays(attributes: int) -> list[int]:
     """The attributes the generated AOD classes hold as Float_t[3] (kernels/common/aod_classes.cmake:
     a % 16 == 14); the flat AOD-like file holds each as three branches, C_aNNN_0.._2."""

@@ -224,6 +224,14 @@ class Options {
     if (used != text.size()) throw std::invalid_argument("--" + key + " must be a number, got '" + text + "'");
     return v;
   }
+  // A duration option such as --min-sample-s, in [0, max_s] seconds.
+  double seconds(const std::string &key, int max_s) const {
+    const double v = real(key);
+    if (!(v >= 0 && v <= max_s))
+      throw std::invalid_argument("--" + key + " must lie in [0, " + std::to_string(max_s) + "] seconds, got '" +
+                                  values_.at(key) + "'");
+    return v;
+  }
 
  private:
   std::map<std::string, std::string> values_;

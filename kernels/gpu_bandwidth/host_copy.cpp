@@ -5,8 +5,10 @@
 // Run under numactl it also measures local against remote memory where a host
 // has more than one NUMA node (the nearest stand-in for the seed's KNL MCDRAM).
 //
-// Each pass is timed with the steady clock (CPU time beside it); every value
-// of the copy is checked exactly after the last pass.
+// The warm-up passes are timed one by one; each repetition is then one sample of as many
+// copies as reach --min-sample-s (bench::Sampler), timed with the steady clock (CPU time
+// beside it), its row giving the copies (`loops`); every value is checked exactly after the
+// last copy.
 #include <omp.h>
 
 #include <algorithm>
@@ -31,8 +33,8 @@ struct Buffer {
 };
 
 template <class T>
-std::pair<long long, double> run(long long n, int threads, long long reps, long long warmup, bool corrupt,
-                                 const std::string &dtype) {
+std::pair<long long, double> run(long long n, int threads, long long reps, long long warmup, double min_sample_s,
+                                 bool corrupt, const std::string &dtype) {
   const std::size_t bytes = static_cast<std::size_t>(n) * sizeof(T);
   Buffer src_buffer(bytes), dst_buffer(bytes);
   T *src = static_cast<T *>(src_buffer.p), *dst = static_cast<T *>(dst_buffer.p);
@@ -42,8 +44,9 @@ std::pair<long long, double> run(long long n, int threads, long long reps, long 
     src[i] = static_cast<T>(i % 1000);
     dst[i] = static_cast<T>(-1);
   }
+  bench::Sampler sampler(warmup, min_sample_s);
   for (long long rep = 0; rep < warmup + reps; ++rep) {
-    const bench::Timing t = bench::time_it([&] {
+    const bench::Sampler::Sample s = sampler.take(rep, [&] {
 #pragma omp parallel
       {
         const long long nt = omp_get_num_threads(), id = omp_get_thread_num();
@@ -60,8 +63,9 @@ std::pair<long long, double> run(long long n, int threads, long long reps, long 
         .add("threads", threads)
         .add("rep", rep - warmup)
         .add("warmup", rep < warmup)
-        .add("wall_s", t.wall_s)
-        .add("cpu_s", t.cpu_s)
+        .add("loops", s.loops)
+        .add("wall_s", s.timing.wall_s)
+        .add("cpu_s", s.timing.cpu_s)
         .add("bytes_moved", static_cast<long long>(2 * bytes))
         .add("clock", "steady_clock")
         .print();
@@ -83,7 +87,7 @@ int main(int argc, char **argv) {
   return bench::guarded_main("host_copy", [&] {
     bench::Options opt(argc, argv,
                        {{"dtype", "float64"}, {"n", "10000000"}, {"threads", "1"}, {"reps", "5"}, {"warmup", "1"},
-                        {"corrupt-for-test", "0"}});
+                        {"min-sample-s", "0"}, {"corrupt-for-test", "0"}});
     if (opt.build_info()) {
       bench::print_build_info("host_copy");
       return 0;
@@ -94,10 +98,11 @@ int main(int argc, char **argv) {
     const long long n = opt.integer("n", 1);
     const int threads = static_cast<int>(opt.integer("threads", 1));
     const long long reps = opt.integer("reps", 1), warmup = opt.integer("warmup", 0);
+    const double min_sample_s = opt.seconds("min-sample-s", 60);
     const bool corrupt = opt.integer("corrupt-for-test", 0) != 0;
     bench::use_exactly_threads(threads);
-    const auto [wrong, checksum] = dtype == "float32" ? run<float>(n, threads, reps, warmup, corrupt, dtype)
-                                                      : run<double>(n, threads, reps, warmup, corrupt, dtype);
+    const auto [wrong, checksum] = dtype == "float32" ? run<float>(n, threads, reps, warmup, min_sample_s, corrupt, dtype)
+                                                      : run<double>(n, threads, reps, warmup, min_sample_s, corrupt, dtype);
     return bench::report_validation("host_copy", wrong, n, checksum);
   });
 }

@@ -64,9 +64,7 @@ int main(int argc, char **argv) {
     const long long reps = opt.integer("reps", 1);
     const long long warmup = opt.integer("warmup", 0);
     const double c = opt.real("constant");
-    const double min_sample_s = opt.real("min-sample-s");
-    if (!(min_sample_s >= 0 && min_sample_s <= 60))
-      throw std::invalid_argument("--min-sample-s must be between 0 and 60 seconds");
+    const double min_sample_s = opt.seconds("min-sample-s", 60);
     if (c != std::floor(c) || std::fabs(c) > 1000)
       throw std::invalid_argument("--constant must be a small integer so that checks are exact");
 

@@ -30,9 +30,7 @@ int main(int argc, char **argv) {
     const int threads = static_cast<int>(opt.integer("threads", 1));
     const long long reps = opt.integer("reps", 1);
     const long long warmup = opt.integer("warmup", 0);
-    const double min_sample_s = opt.real("min-sample-s");
-    if (!(min_sample_s >= 0 && min_sample_s <= 60))
-      throw std::invalid_argument("--min-sample-s must be between 0 and 60 seconds");
+    const double min_sample_s = opt.seconds("min-sample-s", 60);
 
     bench::use_exactly_threads(threads);
     Array a = allocate(n), b = allocate(n), c = allocate(n);

@@ -849,12 +849,8 @@ int main(int argc, char **argv) {
     }
     const long long reps = opt.integer("reps", 1), warmup = opt.integer("warmup", 0);
     const long long rotation = opt.integer("rotation", 0);
-    const double min_sample_s = opt.real("min-sample-s");
-    if (!(min_sample_s >= 0 && min_sample_s <= 60))
-      throw std::invalid_argument("--min-sample-s must lie in [0, 60] seconds, got '" + opt.str("min-sample-s") + "'");
-    const double max_sample_s = opt.real("max-sample-s");
-    if (!(max_sample_s >= 0 && max_sample_s <= 600))
-      throw std::invalid_argument("--max-sample-s must lie in [0, 600] seconds, got '" + opt.str("max-sample-s") + "'");
+    const double min_sample_s = opt.seconds("min-sample-s", 60);
+    const double max_sample_s = opt.seconds("max-sample-s", 600);
     const long long every = opt.integer("sample-every", 1);
     const std::string corrupt = opt.str("corrupt-for-test");
     if (!corrupt.empty() && !methods().count(corrupt))

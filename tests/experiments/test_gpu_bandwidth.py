@@ -16,11 +16,12 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from throughput import config, harness, kernel_sources
+from throughput import config, harness, kernel_sources, noise
 from throughput.experiments import gpu_bandwidth as gb
+from throughput.experiments.gpu_bandwidth import analysis as gb_analysis
 from throughput.experiments.gpu_bandwidth import runs as gb_runs  # numa_reason looks up provenance and shutil there
 
-from conftest import REPO
+from conftest import REPO, loops_follow_the_calibration_rule
 
 N = 10001
 REPS, WARMUP = 2, 1
@@ -28,6 +29,7 @@ TINY = {"gpu_array_mib": 1, "cpu_array_mib": 1, "events": 300, "gpu_events": 300
         "dtypes": ["float32", "float64"], "gpu_methods": ["cuda", "cupy", "numba_cuda"],
         "cpu_methods": ["numba", "awkward"], "max_threads": 2, "numa": True, "repetitions": REPS,
         "warmup": WARMUP}
+TINY_NOISE = noise.Settings(samples_per_process=2, min_sample_s=0.005)
 NO_GPU_STATUS = gb.GpuStatus(device=None, reasons={m: gb.NO_GPU for m in gb.GPU_METHODS})
 FAKE_DEVICE = {"name": "Fake H100", "compute_capability": "9.0", "nominal_gb_s": 3352.0, "l2_bytes": 50 * 2**20,
                "free_bytes": 80 * 10**9, "total_bytes": 80 * 10**9}
@@ -156,6 +158,18 @@ def test_host_copy_validates(dtype, threads):
     assert set(t["dtype"]) == {dtype} and set(t["threads"]) == {threads}
 
 
+def test_host_copy_samples_repeat_the_copy_to_their_minimum_length():
+    run = harness.run_kernel(gb.HOST_KERNEL, {"n": N, "reps": 3, "warmup": 1, "min-sample-s": 0.01})
+    t = run.timings
+    assert run.validation["ok"] is True and (t.loc[~t["warmup"], "loops"] > 1).all()
+    assert loops_follow_the_calibration_rule(t, 1, 0.01), t[["loops", "wall_s"]].to_dict("list")
+    # a row rates one copy: its time per copy (analysis.rated_time), its bytes those of one copy
+    assert set(t["bytes_moved"]) == {2 * N * 8}
+    assert (gb_analysis.rated_time(t) == t["wall_s"] / t["loops"]).all()
+    with pytest.raises(harness.KernelError, match="--min-sample-s must lie in"):
+        harness.run_kernel(gb.HOST_KERNEL, {"n": N, "min-sample-s": -1})
+
+
 def test_host_copy_fails_on_a_wrong_value_and_bad_dtype():
     with pytest.raises(harness.KernelError, match="validation failed"):
         harness.run_kernel(gb.HOST_KERNEL, {"n": N, "corrupt-for-test": 1})
@@ -252,6 +266,17 @@ def test_jagged_cpu_runs_validate(method, threads, dtype):
         assert (frame["wall_s"] > 0).all()
 
 
+@pytest.mark.parametrize("method", ["numba", "awkward"])
+def test_jagged_cpu_samples_repeat_the_pass_and_count_every_pass(method):
+    # an in-place add adds once per pass: the exact check holds only if every pass is counted
+    data = gb.make_jagged(400, 3, "float64")
+    for op in gb.CPU_METHOD_JAGGED[method]:
+        frame, validation = gb.jagged_cpu(method, op, data, 1, 3, 1, min_sample_s=0.005)
+        timed = frame[~frame["warmup"]]
+        assert (timed["loops"] > 1).all() and loops_follow_the_calibration_rule(frame, 1, 0.005), op
+        assert validation["checksum"] == gb.exact_checksum(op, data, int(frame["loops"].sum())), op
+
+
 def test_validate_output_fails_on_one_wrong_value():
     expected = np.arange(10.0)
     got = expected.copy()
@@ -324,7 +349,7 @@ def test_plan_covers_every_case_method_and_type():
 @pytest.fixture(scope="module")
 def measured_without_gpu(tmp_path_factory):
     raw = tmp_path_factory.mktemp("raw")
-    frame, skipped = gb.measure(dict(TINY), raw, NO_GPU_STATUS, progress=False)
+    frame, skipped = gb.measure(dict(TINY), raw, NO_GPU_STATUS, TINY_NOISE, progress=False)
     return frame, skipped, raw
 
 
@@ -344,15 +369,18 @@ def test_measure_without_gpu_fills_cpu_rows_and_skips_gpu_rows(measured_without_
     assert {g.name for g in groups} >= {"table2 float32 (CPU)", "jagged float64 (CPU)"}
     measured = frame[~frame["warmup"]]
     # (a group whose interval stayed wide got REPS more rounds, the earlier kept: noise.Settings)
-    rounds = measured.groupby("run")["round"].apply(sorted)
+    rounds = measured.groupby("run")["round"].apply(lambda r: sorted(set(r)))
     assert all(r == list(range(len(r))) and len(r) % REPS == 0 for r in rounds)
+    # each CPU run takes its samples in every round, each calibrated to the minimum length
+    samples = measured.groupby(["run", "round"]).size()
+    assert (samples == TINY_NOISE.samples_per_process).all() and (measured["loops"] >= 1).all()
     assert measured["others_cores"].notna().all() and "noisy" in measured
 
 
 def test_measure_reuses_stored_runs(measured_without_gpu):
     frame, _, raw = measured_without_gpu
     before = {p.name: p.stat().st_mtime_ns for p in raw.glob("*.parquet")}
-    again, _ = gb.measure(dict(TINY), raw, NO_GPU_STATUS, progress=False)
+    again, _ = gb.measure(dict(TINY), raw, NO_GPU_STATUS, TINY_NOISE, progress=False)
     assert {p.name: p.stat().st_mtime_ns for p in raw.glob("*.parquet")} == before
     assert len(again) == len(frame)
 
@@ -527,7 +555,7 @@ def test_jagged_ratios_pair_the_rounds_of_their_group():
     runs = [{"case": case, "ghz_by_round": {r: v * factor for r, v in flat.items()}}
             for case, factor in (("flat_inplace", 1.2), ("flat_immutable", 1.0), ("explode", 0.5), ("combine", 0.25))]
     table = pd.DataFrame([{"group": "jagged", "method": "numba", "threads": 1, "dtype": "float32", "passes": 3,
-                           "noisy": False, **run, "ghz_best": 1.0, "ghz_low": 0.5, "ghz_high": 2.0} for run in runs])
+                           "processes": 3, "noisy": False, **run, "ghz_best": 1.0, "ghz_low": 0.5, "ghz_high": 2.0} for run in runs])
     row = gb.jagged_table(table).iloc[0]
     assert row["explode_ratio"] == pytest.approx(0.5) and row["combine_ratio"] == pytest.approx(0.25)
     assert row["explode_ratio_high"] - row["explode_ratio_low"] == pytest.approx(0.0, abs=1e-12)

@@ -8,6 +8,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
+from conftest import loops_follow_the_calibration_rule
 from throughput import harness, intervals, noise
 from throughput.experiments import memory_bandwidth as mb
 
@@ -23,17 +24,6 @@ def _passes(mode: str) -> int:
 
 KERNELS_USED = [f"add_constant_{o}" for o in OPTS] + ["stream_O3"]  # checked by conftest's built_kernels
 
-
-def _loops_follow_the_calibration_rule(rows: pd.DataFrame, warmup: int, min_sample_s: float) -> bool:
-    """Replays harness.Calibration (bench::Calibration's twin) on the samples as they ran: each
-    sample's loops must be what the samples before it decided. Whether a sample then reached the
-    minimum depends on how fast its passes ran on a noisy host, so that is not what a test checks."""
-    calibration = harness.Calibration(warmup, min_sample_s)
-    for index, (loops, wall_s) in enumerate(zip(rows["loops"], rows["wall_s"])):
-        if loops != calibration.loops(index):
-            return False
-        calibration.update(index, loops, wall_s, wall_s)
-    return True
 
 
 # --- expected_checksum itself -----------------------------------------------------------------
@@ -77,7 +67,7 @@ def test_add_constant_samples_repeat_the_pass_to_their_minimum_length(mode):
     t = run.timings
     warm, timed = t[t["warmup"]], t[~t["warmup"]]
     assert list(warm["loops"]) == [1] and (timed["loops"] > 1).all()
-    assert _loops_follow_the_calibration_rule(t, 1, 0.02), t[["loops", "wall_s"]].to_dict("list")
+    assert loops_follow_the_calibration_rule(t, 1, 0.02), t[["loops", "wall_s"]].to_dict("list")
     assert (t["bytes_moved"] == 16 * N * t["loops"]).all()
     passes = int(t["loops"].sum()) if mode == "inplace" else 1
     assert run.validation["checksum"] == mb.expected_checksum(N, mode, passes)
@@ -96,7 +86,7 @@ def test_python_samples_repeat_the_call_to_their_minimum_length():
     # calibrated on the warm-up call as it lasted here (a 2 ms sleep lasts longer on a busy host)
     assert frame["loops"].tolist()[:2] == [1, math.ceil(1.1 * 0.02 / frame["wall_s"][0])]
     assert (frame["loops"][1:] > 1).all() and frame["loops"].is_monotonic_increasing
-    assert len(outputs) == frame["loops"].sum() and _loops_follow_the_calibration_rule(frame, 1, 0.02)
+    assert len(outputs) == frame["loops"].sum() and loops_follow_the_calibration_rule(frame, 1, 0.02)
     with pytest.raises(ValueError, match="min_sample_s"):
         harness.time_python(lambda: None, 1, 0, min_sample_s=-1)
 

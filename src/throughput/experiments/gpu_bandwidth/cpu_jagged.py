@@ -1,16 +1,16 @@
 """Explode and combine, and the flat add beside them, on the CPU: numba (one
-thread and many) and awkward, timed by the steady clock, validated exactly."""
+thread and many) and awkward, timed by the steady clock in samples calibrated to a
+minimum length (harness.time_python), validated exactly after the last pass."""
 from __future__ import annotations
 
 import functools
-import time
-from typing import Any, Callable
+from typing import Any
 
 import numba
 import numpy as np
 import pandas as pd
 
-from ... import flat_add
+from ... import flat_add, harness
 from .cases import CONSTANT, CPU_METHOD_JAGGED, CPU_METHODS
 from .data import Jagged, exact_checksum, from_counts, jagged_bytes_moved, reference, validate_output
 
@@ -71,23 +71,14 @@ def awkward_op(op: str, jagged_array, event_values: np.ndarray, constant) -> np.
     raise ValueError(f"awkward has no {op!r} here (only {', '.join(CPU_METHOD_JAGGED['awkward'])})")
 
 
-def _timed(function: Callable[[], Any]) -> dict[str, float]:
-    wall0, cpu0 = time.perf_counter(), time.process_time()
-    function()
-    cpu1, wall1 = time.process_time(), time.perf_counter()
-    return {"wall_s": wall1 - wall0, "cpu_s": cpu1 - cpu0}
-
-
-def _rows(times: list[dict[str, float]], warmup: int, **labels: Any) -> pd.DataFrame:
-    return pd.DataFrame([{**labels, "rep": i - warmup, "warmup": i < warmup, **t} for i, t in enumerate(times)])
-
-
-def jagged_cpu(method: str, op: str, data: Jagged, threads: int, repetitions: int,
-               warmup: int) -> tuple[pd.DataFrame, dict[str, Any]]:
-    """Time one jagged operation on the CPU; validate its output exactly."""
+def jagged_cpu(method: str, op: str, data: Jagged, threads: int, repetitions: int, warmup: int,
+               min_sample_s: float = 0.0) -> tuple[pd.DataFrame, dict[str, Any]]:
+    """Time one jagged operation on the CPU: `warmup` passes alone, then `repetitions` samples
+    of as many passes as reach `min_sample_s` (each row's `loops`; its wall and CPU time the
+    sample's); validate the output exactly, counting every pass (an in-place add adds once per
+    pass)."""
     dtype = data.values.dtype
     c = dtype.type(CONSTANT)
-    passes = warmup + repetitions
     if method == "numba":
         numba.set_num_threads(threads)
         tiny = from_counts(np.array([2, 0, 3]), dtype.name)  # compile outside the timed passes
@@ -95,41 +86,46 @@ def jagged_cpu(method: str, op: str, data: Jagged, threads: int, repetitions: in
             flat_add.add_in_place(tiny.values.copy(), c)
             a = data.values.copy()
             run = functools.partial(flat_add.add_in_place, a, c)
-            output = lambda: a  # noqa: E731
+            got = lambda: a  # noqa: E731
         elif op == "flat_immutable":
             flat_add.add_immutable(tiny.values, tiny.values.copy(), c)
             b = np.full(data.particles, -1, dtype)
             run = functools.partial(flat_add.add_immutable, data.values, b, c)
-            output = lambda: b  # noqa: E731
+            got = lambda: b  # noqa: E731
         elif op == "explode":
             explode_cpu(tiny.offsets, tiny.event_values, np.empty(tiny.particles, dtype))
             out = np.full(data.particles, -1, dtype)
             run = functools.partial(explode_cpu, data.offsets, data.event_values, out)
-            output = lambda: out  # noqa: E731
+            got = lambda: out  # noqa: E731
         elif op == "combine":
             combine_cpu(tiny.offsets, tiny.values, np.empty_like(tiny.pair_offsets), np.empty(tiny.pairs, dtype))
             out = np.full(data.pairs, -1, dtype)
             pair_offsets = np.empty_like(data.pair_offsets)
             run = functools.partial(combine_cpu, data.offsets, data.values, pair_offsets, out)
-            output = lambda: out  # noqa: E731
+            got = lambda: out  # noqa: E731
         else:
             raise ValueError(f"unknown jagged operation {op!r}")
-        times = [_timed(run) for _ in range(passes)]
-        got = output()
     elif method == "awkward":
         threads = 1
         array = _awkward_array(data)
-        results = []
-        times = [_timed(lambda: results.append(awkward_op(op, array, data.event_values, c))) for _ in range(passes)]
-        got = results[-1]
+        last = []  # only the last output kept: a sample may repeat the pass a hundred times
+
+        def run():
+            last[:] = [awkward_op(op, array, data.event_values, c)]
+
+        got = lambda: last[0]  # noqa: E731
     else:
         raise ValueError(f"unknown CPU method {method!r} (known: {', '.join(CPU_METHODS)})")
+    frame, calls = harness.time_python(run, repetitions, warmup, min_sample_s)
+    passes = len(calls)
     expected = reference(op, data, passes)
-    validation = validate_output(got, expected, f"{method} {op} {dtype.name}")
+    validation = validate_output(got(), expected, f"{method} {op} {dtype.name}")
+    validation["passes"] = passes
     if validation["checksum"] != exact_checksum(op, data, passes):
         raise AssertionError(f"{method} {op} {dtype.name}: checksum {validation['checksum']} != "
                              f"{exact_checksum(op, data, passes)}")
     n = data.pairs if op == "combine" else data.particles
-    frame = _rows(times, warmup, case=op, dtype=dtype.name, n=n, threads=threads,
-                  bytes_moved=jagged_bytes_moved(op, data), clock="steady_clock")
+    # n and bytes_moved are one pass's (as host_copy's rows give them): rated by the time per pass
+    frame = frame.assign(case=op, dtype=dtype.name, n=n, threads=threads, bytes_moved=jagged_bytes_moved(op, data),
+                         clock="steady_clock")
     return frame, validation

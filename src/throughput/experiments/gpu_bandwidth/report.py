@@ -28,7 +28,7 @@ def table2_rows(table: pd.DataFrame, skipped: pd.DataFrame, dtypes: list[str]) -
         for dtype in dtypes:
             got = _pick(table, group="table2", method=method, case=case.name, dtype=dtype)
             if got is not None:  # the best pass of each process, across the processes
-                row["ours"][dtype] = Estimate(got["ghz_best"], got["ghz_low"], got["ghz_high"], int(got["passes"]))
+                row["ours"][dtype] = Estimate(got["ghz_best"], got["ghz_low"], got["ghz_high"], int(got["processes"]))
                 if dtype == dtypes[0] and case.on_gpu:
                     row["fraction"] = got["fraction"]
         if not row["ours"]:

@@ -48,17 +48,18 @@ def node_cpus(node: int) -> int:
 
 
 def numa_command(node_cpu: int, node_memory: int, threads: int, n: int, dtype: str, repetitions: int,
-                 warmup: int) -> list[str]:
+                 warmup: int, min_sample_s: float = 0.0) -> list[str]:
     """host_copy on the CPUs of one node with its memory on another, through numactl."""
     return ["numactl", f"--cpunodebind={node_cpu}", f"--membind={node_memory}",
             str(harness.kernel_path(HOST_KERNEL)), "--dtype", dtype, "--n", str(n), "--threads", str(threads),
-            "--reps", str(repetitions), "--warmup", str(warmup)]
+            "--reps", str(repetitions), "--warmup", str(warmup), "--min-sample-s", str(min_sample_s)]
 
 
-def run_numa(memory_node: int, params: dict[str, Any], dtype: str) -> tuple[pd.DataFrame, dict[str, Any]]:
+def run_numa(memory_node: int, params: dict[str, Any], dtype: str, samples: int = 1,
+             min_sample_s: float = 0.0) -> tuple[pd.DataFrame, dict[str, Any]]:
     threads = min(node_cpus(0), max_threads(params))
     n = values_per_array(params["cpu_array_mib"], dtype)
-    argv = numa_command(0, memory_node, threads, n, dtype, params["repetitions"], params["warmup"])
+    argv = numa_command(0, memory_node, threads, n, dtype, samples, params["warmup"], min_sample_s)
     proc = subprocess.run(argv, capture_output=True, text=True, env=harness.pinned_env())
     if proc.returncode != 0:
         raise harness.KernelError(f"{' '.join(argv)} exited with {proc.returncode}: {proc.stderr.strip()}")
@@ -127,20 +128,23 @@ def _cuda_run(run: dict[str, Any], params: dict[str, Any]):
     return frame, result.validation, result.build_info
 
 
-def _measure(run: dict[str, Any], params: dict[str, Any], status: GpuStatus,
-             cache: dict[str, Any]) -> tuple[pd.DataFrame, dict[str, Any]]:
-    """One pass of `run` after its warm-up passes: the interleaving loop calls it once per round."""
+def _measure(run: dict[str, Any], params: dict[str, Any], status: GpuStatus, cache: dict[str, Any],
+             settings: noise.Settings) -> tuple[pd.DataFrame, dict[str, Any]]:
+    """One round of `run` after its warm-up passes: the interleaving loop calls it once per round.
+    The CPU cases take settings.samples_per_process samples, each repeating the pass until it
+    lasts settings.min_sample_s; a GPU case times one pass (its kernels do not calibrate)."""
     one = {**params, "repetitions": 1}  # the kernels' and methods' own repetitions: the loop's rounds are ours
     reps, warmup = 1, params["warmup"]
-    build_info = None
+    samples, min_sample_s = settings.samples_per_process, settings.min_sample_s
+    build_info, core = None, None
     group, method, case, dtype = run["group"], run["method"], run["case"], run["dtype"]
     if group == "numa":
-        frame, validation = run_numa(int(case[-1]), one, dtype)
+        frame, validation = run_numa(int(case[-1]), one, dtype, samples, min_sample_s)
         build_info = harness.build_info(HOST_KERNEL)
     elif method == "C++":
-        n = values_per_array(params["cpu_array_mib"], dtype)
-        result = harness.run_kernel(HOST_KERNEL, {"dtype": dtype, "n": n, "threads": 1, "reps": reps,
-                                                  "warmup": warmup})
+        n, core = values_per_array(params["cpu_array_mib"], dtype), harness.single_core()
+        result = harness.run_kernel(HOST_KERNEL, {"dtype": dtype, "n": n, "threads": 1, "reps": samples,
+                                                  "warmup": warmup, "min-sample-s": min_sample_s}, core=core)
         frame, validation, build_info = result.timings, result.validation, result.build_info
     elif method == "CUDA C++":
         frame, validation, build_info = _cuda_run(run, one)
@@ -153,11 +157,13 @@ def _measure(run: dict[str, Any], params: dict[str, Any], status: GpuStatus,
     else:
         data = _jagged_data(cache, params["events"], params["mean_particles"], dtype)
         key = next(k for k, v in CPU_METHODS.items() if v == method)
-        frame, validation = jagged_cpu(key, case, data, run["threads"], reps, warmup)
-    frame = frame.assign(group=group, method=method, threads=run["threads"], checksum=validation["checksum"])
+        frame, validation = jagged_cpu(key, case, data, run["threads"], samples, warmup, min_sample_s)
+    # passes_made: every pass of the process, warm-up included (an in-place add's checksum grows with them)
+    frame = frame.assign(group=group, method=method, threads=run["threads"], checksum=validation["checksum"],
+                         passes_made=validation.get("passes", warmup + reps))
     if "event_s" not in frame:
         frame["event_s"] = float("nan")
-    info = provenance.capture(params, cache_state="n/a (in-memory)", build_info=build_info)
+    info = provenance.capture(params, cache_state="n/a (in-memory)", build_info=build_info, pinned_core=core)
     info["gpu"] = status.device if run["gpu_method"] else None
     return frame, info
 
@@ -221,8 +227,9 @@ def measure(params: dict[str, Any], raw_dir: str | Path, status: GpuStatus,
     measured, skipped = groups(params, status)
     if not measured:
         return pd.DataFrame(), skipped
+    settings = noise_settings or noise.Settings()
     frame = experiment.measure_interleaved(
-        measured, raw_dir, key_of, lambda run, _round: _measure(run, params, status, cache), params["repetitions"],
-        noise_settings or noise.Settings(), desc="gpu bandwidth", progress=progress,
+        measured, raw_dir, key_of, lambda run, _round: _measure(run, params, status, cache, settings),
+        params["repetitions"], settings, desc="gpu bandwidth", progress=progress,
         quantity=rated_time, per_round="min")  # judged as the tables print: each process's best
     return with_rates(frame, (status.device or {}).get("nominal_gb_s")), skipped
