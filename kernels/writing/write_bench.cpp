@@ -19,8 +19,12 @@
 // fsync-ing it: the data is on the device); its peak resident memory is
 // measured beside. Untimed, the output is then read back and every column's
 // checksum and the entry count compared with those of the entries written;
-// a difference fails the run (exit 3). Each pass's record carries what was
-// read back from its output (checksum: the digest, column_checksums: every
+// a difference fails the run (exit 3). The warm-up passes are one per sample;
+// each repetition is then one sample of as many passes as reach --min-sample-s
+// of writing (bench::Calibration), its record giving the passes (`loops`), their
+// summed write time (wall_s, cpu_s) and read-back time (read_s), the largest peak
+// memory and the last pass's file size. Each record carries what was read back
+// from the sample's last output (checksum: the digest, column_checksums: every
 // column's sum, read_entries), so that the writers can be compared on what
 // they produced, and for simple_root how many events had their products
 // serialized by more than one thread (events_split; -1 for the other
@@ -33,6 +37,7 @@
 #include <lz4.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <sstream>
 #include <thread>
@@ -86,6 +91,7 @@ int main(int argc, char **argv) {
                         {"fsync", "1"},
                         {"reps", "3"},
                         {"warmup", "1"},
+                        {"min-sample-s", "0"},
                         {"max-file-bytes", "0"},
                         {"keep", "0"},
                         {"corrupt-for-test", "0"}});
@@ -117,6 +123,7 @@ int main(int argc, char **argv) {
     if (s.flush_bytes != 0 && s.flush_bytes < 100000)
       throw std::invalid_argument("--flush-mb must be 0 (each format's default) or >= 0.1");
     const long long reps = opt.integer("reps", 1), warmup = opt.integer("warmup", 0);
+    const double min_sample_s = opt.seconds("min-sample-s", 60);
     const Medium medium = Medium::from_options(opt);
     limit_file_size(opt.integer("max-file-bytes", 0));
     RootErrors::install();
@@ -176,42 +183,66 @@ int main(int argc, char **argv) {
     const bool keep = opt.integer("keep", 0) != 0;
     std::string kept;
     Checksums last_read;  // what the last pass read back from its output
+    long long passes = 0;
+    bench::Calibration calibration(warmup, min_sample_s);
     for (long long rep = 0; rep < warmup + reps; ++rep) {
-      Output out(medium, stem);
-      RootErrors::clear();
-      PeakRss rss;
-      rss.start();
-      const bench::Timing t = bench::time_it([&] {
-        try {
-          write(out);
-        } catch (const std::exception &e) {
-          throw std::runtime_error("writing " + out.where() + " failed: " + e.what() + describe_failure(out));
+      // One sample: as many passes as the calibration says reach --min-sample-s of writing,
+      // each to a fresh output, timed alone and read back (untimed) before the next.
+      const long long loops = calibration.loops(rep);
+      bench::Timing written{0, 0};
+      double read_s = 0;
+      PeakRss::Result memory{-1, -1, ""};
+      std::uint64_t file_bytes = 0;
+      for (long long pass = 0; pass < loops; ++pass, ++passes) {
+        Output out(medium, stem);
+        RootErrors::clear();
+        PeakRss rss;
+        rss.start();
+        const bench::Timing t = bench::time_it([&] {
+          try {
+            write(out);
+          } catch (const std::exception &e) {
+            throw std::runtime_error("writing " + out.where() + " failed: " + e.what() + describe_failure(out));
+          }
+        });
+        const PeakRss::Result this_pass = rss.stop();
+        if (!RootErrors::first().empty())
+          throw std::runtime_error("writing " + out.where() + " failed:" + describe_failure(out));
+        out.commit();
+        written.wall_s += t.wall_s;
+        written.cpu_s += t.cpu_s;
+        if (pass == 0) memory = this_pass;
+        memory.peak_bytes = std::max(memory.peak_bytes, this_pass.peak_bytes);
+        file_bytes = out.size();
+        Checksums got;
+        const bench::Timing read = bench::time_it([&] { got = read_back(out); });
+        read_s += read.wall_s;
+        RootErrors::throw_if_any("reading back " + out.where());
+        const int column = got.first_difference(expected.checksums);
+        if (got.entries() != n || column >= 0) {
+          bench::JsonLine()
+              .add("record", "validation")
+              .add("kernel", "write_bench")
+              .add("ok", false)
+              .add("entries_expected", static_cast<long long>(n))
+              .add("entries_read", static_cast<long long>(got.entries()))
+              .add("first_bad_column",
+                   column >= 0 ? source->schema().columns[static_cast<std::size_t>(column)].name : "")
+              .print();
+          std::fprintf(stderr, "write_bench: %s read back %llu entries of %llu%s%s\n", out.where().c_str(),
+                       static_cast<unsigned long long>(got.entries()), static_cast<unsigned long long>(n),
+                       column >= 0 ? ", checksum differs in column " : "",
+                       column >= 0 ? source->schema().columns[static_cast<std::size_t>(column)].name.c_str() : "");
+          return 3;
         }
-      });
-      const PeakRss::Result memory = rss.stop();
-      if (!RootErrors::first().empty())
-        throw std::runtime_error("writing " + out.where() + " failed:" + describe_failure(out));
-      out.commit();
-      const std::uint64_t file_bytes = out.size();
-      Checksums got;
-      const bench::Timing read = bench::time_it([&] { got = read_back(out); });
-      RootErrors::throw_if_any("reading back " + out.where());
-      const int column = got.first_difference(expected.checksums);
-      if (got.entries() != n || column >= 0) {
-        bench::JsonLine()
-            .add("record", "validation")
-            .add("kernel", "write_bench")
-            .add("ok", false)
-            .add("entries_expected", static_cast<long long>(n))
-            .add("entries_read", static_cast<long long>(got.entries()))
-            .add("first_bad_column", column >= 0 ? source->schema().columns[static_cast<std::size_t>(column)].name : "")
-            .print();
-        std::fprintf(stderr, "write_bench: %s read back %llu entries of %llu%s%s\n", out.where().c_str(),
-                     static_cast<unsigned long long>(got.entries()), static_cast<unsigned long long>(n),
-                     column >= 0 ? ", checksum differs in column " : "",
-                     column >= 0 ? source->schema().columns[static_cast<std::size_t>(column)].name.c_str() : "");
-        return 3;
+        last_read = got;
+        if (keep && rep + 1 == warmup + reps && pass + 1 == loops && !medium.in_memory()) {
+          // The last pass's output stays, under a name without the process id (for the tests and readers).
+          kept = medium.dir + "/write_bench_" + method + (simple_format ? ".tpsimple" : ".root");
+          if (std::rename(out.path().c_str(), kept.c_str()) != 0) throw std::runtime_error("cannot keep " + kept);
+        }
       }
+      calibration.update(rep, loops, written.wall_s, written.wall_s + read_s);
       bench::JsonLine()
           .add("record", "timing")
           .add("kernel", "write_bench")
@@ -229,24 +260,19 @@ int main(int argc, char **argv) {
           .add("events_split", events_split)
           .add("rep", rep - warmup)
           .add("warmup", rep < warmup)
-          .add("wall_s", t.wall_s)
-          .add("cpu_s", t.cpu_s)
+          .add("loops", loops)
+          .add("wall_s", written.wall_s)
+          .add("cpu_s", written.cpu_s)
           .add("file_bytes", static_cast<long long>(file_bytes))
           .add("peak_rss_bytes", memory.peak_bytes)
           .add("start_rss_bytes", memory.start_bytes)
           .add("rss_method", memory.method)
-          .add("read_s", read.wall_s)
-          .add("read_entries", static_cast<long long>(got.entries()))
-          .add("checksum", got.digest())
-          .add("column_checksums", got.column_hex())
+          .add("read_s", read_s)
+          .add("read_entries", static_cast<long long>(last_read.entries()))
+          .add("checksum", last_read.digest())
+          .add("column_checksums", last_read.column_hex())
           .print();
-      last_read = got;
       bench::JsonLine().add("record", "progress").add("done", rep + 1).add("total", warmup + reps).print();
-      if (keep && rep + 1 == warmup + reps && !medium.in_memory()) {
-        // The last pass's output stays, under a name without the process id (for the tests and readers).
-        kept = medium.dir + "/write_bench_" + method + (simple_format ? ".tpsimple" : ".root");
-        if (std::rename(out.path().c_str(), kept.c_str()) != 0) throw std::runtime_error("cannot keep " + kept);
-      }
     }
     bench::JsonLine()
         .add("record", "validation")
@@ -259,7 +285,7 @@ int main(int argc, char **argv) {
         .add("columns", static_cast<long long>(source->schema().columns.size()))
         .add("loaded_events", static_cast<long long>(loaded))
         .add("load_s", load.wall_s)
-        .add("passes_checked", warmup + reps)
+        .add("passes_checked", passes)
         .add("baseline_rss_bytes", baseline_rss)
         .add("lz4_version", LZ4_versionString())
         .add("kept", kept)

@@ -13,7 +13,7 @@ import pandas as pd
 import pytest
 import uproot
 
-from conftest import aod_small_arrays
+from conftest import aod_small_arrays, loops_follow_the_calibration_rule
 from throughput import config, datasets, harness, noise
 from throughput.experiments import writing as wr
 from throughput.experiments.reader_comparison import SEED_TABLE1
@@ -88,6 +88,21 @@ def test_random_workload_every_writer_reads_back_the_same_entries(medium, tmpfs_
         r"^[0-9a-f]", lambda m: "f" if m.group(0) != "f" else "e", regex=True)
     with pytest.raises(AssertionError, match=r"method=rntuple.*first differing column #0"):
         wr.check_agreement(frame)
+
+
+@pytest.mark.parametrize("medium", ["memory", "tmpfs"])
+def test_samples_repeat_the_write_to_their_minimum_length_and_read_back_every_pass(medium, tmpfs_dir):
+    result = run({"workload": "random", "method": "rntuple", "mb": 0.04, "random-branches": 2, "medium": medium,
+                  "dir": tmpfs_dir, "reps": 3, "min-sample-s": 0.02})
+    v, t = result.validation, result.timings
+    assert (t.loc[~t["warmup"], "loops"] > 1).all() and loops_follow_the_calibration_rule(t, 1, 0.02)
+    assert v["ok"] and v["passes_checked"] == t["loops"].sum()
+    assert set(t["checksum"]) == {v["source_checksum"]} and (t["read_entries"] == 2500).all()
+    assert not list(Path(tmpfs_dir).iterdir()), "outputs were left behind"
+    # a row rates one pass: its sample's write time over its passes
+    rated = wr.with_rates(t.assign(baseline_rss_bytes=0))
+    assert (rated["pass_s"] == t["wall_s"] / t["loops"]).all()
+    assert (rated["mb_s"] == t["raw_bytes"] / rated["pass_s"] / 1e6).all()
 
 
 def test_other_seed_other_checksum():
@@ -370,6 +385,9 @@ def test_written_tree_and_rntuple_hold_the_input_events(nanoaod, tmp_path):
 def test_corrupted_write_fails_validation():
     with pytest.raises(harness.KernelError, match="validation failed|entries"):
         run({"workload": "random", "method": "tbuffermerger", "mb": 0.01, "corrupt-for-test": 1})
+    with pytest.raises(harness.KernelError, match="validation failed|entries"):  # in a calibrated sample too
+        run({"workload": "random", "method": "tbuffermerger", "mb": 0.01, "corrupt-for-test": 1, "warmup": 0,
+             "min-sample-s": 0.01})
 
 
 @pytest.mark.parametrize("method", METHODS)
@@ -405,6 +423,7 @@ def test_unwritable_directory_is_named(tmp_path):
     ({"compression": "BROTLI"}, "unknown compression 'BROTLI'"),
     ({"method": "simple", "compression": "ZSTD"}, "compression 'ZSTD' is not available for the simple format"),
     ({"medium": "tape"}, "unknown --medium 'tape'"),
+    ({"min-sample-s": "-1"}, r"--min-sample-s must lie in \[0, 60\] seconds, got '-1'"),
     ({"method": "fwrite"}, "unknown --method 'fwrite'"),
     ({"medium": "tmpfs", "dir": "/"}, "not tmpfs"),
     ({"workload": "events", "inputs": "/nonexistent/x.root"}, "cannot open input file /nonexistent/x.root"),
@@ -462,7 +481,7 @@ def _read_back(part: str) -> dict:
 
 
 def _synthetic(params: dict) -> pd.DataFrame:
-    """Passes of a made-up run: wall time = base / threads**scaling, known file sizes."""
+    """Samples of a made-up run: time per pass = base / threads**scaling, known file sizes."""
     rows = []
     for run_ in wr.plan(params):
         base = {"tbuffermerger": 2.0, "rntuple": 1.0, "root_imt": 3.0, "simple": 1.0, "simple_root": 2.0}[run_["method"]]
@@ -472,7 +491,9 @@ def _synthetic(params: dict) -> pd.DataFrame:
         noisy = run_["method"] == "simple" and run_["threads"] == 4 and run_["medium"] == "tmpfs"
         for rep in (-1, 0, 1):
             wall = base / run_["threads"] ** scaling * (5 if rep < 0 else 1 + 0.01 * rep)
-            rows.append({**run_, "rep": rep, "warmup": rep < 0, "wall_s": wall, "cpu_s": wall, "entries": 1000,
+            loops = 1 if rep < 0 else 2  # a calibrated sample: wall_s and cpu_s are its two passes'
+            rows.append({**run_, "rep": rep, "warmup": rep < 0, "loops": loops, "wall_s": wall * loops,
+                         "cpu_s": wall * loops, "entries": 1000,
                          "raw_bytes": 10**6, "file_bytes": size * 1000, "peak_rss_bytes": 3 * 10**8,
                          "baseline_rss_bytes": 2 * 10**8, **_read_back(run_["part"]), "rss_method": "x",
                          "lz4_version": "1.9.4", "columns": 947, "run": wr.run_name(run_), "attempt": 0,
@@ -539,20 +560,20 @@ def test_a_method_is_called_faster_or_slower_only_where_its_paired_interval_excl
     events = (frame["part"] == "events") & (frame["medium"] == "tmpfs") & (frame["threads"] == 1) & ~frame["warmup"]
     # the simple format at one thread: 3 times faster in one round, 3 times slower in the other
     frame.loc[events & (frame["method"] == "simple") & (frame["rep"] == 1), "wall_s"] *= 9
-    values = wr.macros(wr.summary(frame), PARAMS, frame, {"disk": str(tmp_path)}, None, "GNU 12")
+    values = wr.macros(wr.summary(wr.with_rates(frame)), PARAMS, frame, {"disk": str(tmp_path)}, None, "GNU 12")
     assert values["WrtSimpleThanOne"] == "not separated from it by this run"
     # slower in both rounds, by different amounts
     frame = _synthetic(PARAMS)
     frame.loc[events & (frame["method"] == "simple") & (frame["rep"] == 0), "wall_s"] *= 10
     frame.loc[events & (frame["method"] == "simple") & (frame["rep"] == 1), "wall_s"] *= 12
-    values = wr.macros(wr.summary(frame), PARAMS, frame, {"disk": str(tmp_path)}, None, "GNU 12")
+    values = wr.macros(wr.summary(wr.with_rates(frame)), PARAMS, frame, {"disk": str(tmp_path)}, None, "GNU 12")
     assert values["WrtSimpleThanOne"] == "slower" and values["WrtSimpleThanN"] == "faster"
     # the efficiency target: an interval around 85% cannot tell
     target = frame["method"].eq("simple") & frame["part"].eq("events") & frame["medium"].eq("tmpfs") & ~frame["warmup"]
     frame = _synthetic(PARAMS)
     frame.loc[target & frame["threads"].eq(2) & frame["rep"].eq(0), "wall_s"] /= 0.8
     frame.loc[target & frame["threads"].eq(2) & frame["rep"].eq(1), "wall_s"] /= 0.9
-    goal = wr.efficiency_target(wr.summary(frame), PARAMS)
+    goal = wr.efficiency_target(wr.summary(wr.with_rates(frame)), PARAMS)
     assert goal["verdict"] == "inconclusive" and goal["estimate"].low < 0.85 < goal["estimate"].high
 
 
@@ -561,9 +582,9 @@ def test_seed003s_scaling_claim_is_judged_by_the_whole_intervals():
     lzma = ((frame["part"] == "random") & (frame["method"] == "tbuffermerger") & (frame["compression"] == "LZMA")
             & (frame["threads"] == 4))
     frame.loc[lzma, "wall_s"] /= 2  # LZMA: twice the others' speed-up, in both rounds
-    assert wr.seed003_claims(wr.summary(frame), PARAMS)["verdict"].iloc[0] == "holds"
+    assert wr.seed003_claims(wr.summary(wr.with_rates(frame)), PARAMS)["verdict"].iloc[0] == "holds"
     frame.loc[lzma & (frame["rep"] == 1), "wall_s"] *= 3  # but a third of it in the second round
-    assert wr.seed003_claims(wr.summary(frame), PARAMS)["verdict"].iloc[0] == \
+    assert wr.seed003_claims(wr.summary(wr.with_rates(frame)), PARAMS)["verdict"].iloc[0] == \
         "this run cannot tell (the intervals overlap)"
 
 

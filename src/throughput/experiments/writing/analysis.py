@@ -31,7 +31,8 @@ GROUP = ["part", "method", "medium", "compression"]
 
 
 def summary(frame: pd.DataFrame) -> pd.DataFrame:
-    """Median (min, max) per run, warm-up excluded, and its pass time in each round
+    """Median (min, max) of the time per pass (`wall_s`: a sample's write time over its passes)
+    per run, warm-up excluded, and that time in each round
     (`wall_by_round`: what paired ratios pair; the runs of one workload, medium and compression
     ran in the same rounds); speed-up against the same run at 1 thread, paired round by round,
     with its 95% interval (`speedup_low`, `speedup_high`; efficiency likewise)."""
@@ -39,15 +40,15 @@ def summary(frame: pd.DataFrame) -> pd.DataFrame:
     if "round" not in measured:  # results from before rounds were recorded: each pass its own
         measured = measured.assign(round=measured.groupby(GROUP + ["threads"], sort=False).cumcount())
     table = (measured.groupby(GROUP + ["threads"], sort=False)
-             .agg(wall_s=("wall_s", "median"), wall_min=("wall_s", "min"), wall_max=("wall_s", "max"),
-                  cpu_s=("cpu_s", "median"), mb_s=("mb_s", "median"), written_mb_s=("written_mb_s", "median"),
+             .agg(wall_s=("pass_s", "median"), wall_min=("pass_s", "min"), wall_max=("pass_s", "max"),
+                  cpu_s=("pass_cpu_s", "median"), mb_s=("mb_s", "median"), written_mb_s=("written_mb_s", "median"),
                   entries_s=("entries_s", "median"), file_bytes=("file_bytes", "median"),
                   peak_rss_mb=("peak_rss_bytes", lambda s: s.max() / 1e6),
                   rss_over_baseline_mb=("rss_over_baseline_mb", "max"),
                   entries=("entries", "first"), raw_bytes=("raw_bytes", "first"), passes=("wall_s", "count"),
                   cv=("cv", "max"), noisy=("noisy", "any"), others_cores=("others_cores", "max"))
              .reset_index())
-    table["wall_by_round"] = experiment.by_round(measured, GROUP + ["threads"], table)
+    table["wall_by_round"] = experiment.by_round(measured, GROUP + ["threads"], table, "pass_s")
     # each run's time per pass across its processes (rounds) with its interval: what the tables print
     times = [intervals.across_timed(rounds.values()) for rounds in table["wall_by_round"]]
     table["time"], table["time_low"], table["time_high"] = zip(*((t.value, t.low, t.high) for t in times))

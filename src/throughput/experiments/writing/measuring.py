@@ -205,10 +205,13 @@ def relevant(params: dict[str, Any], part: str) -> dict[str, Any]:
     return {k: v for k, v in params.items() if k not in other}
 
 
-def _measure_pass(run: dict[str, Any], params: dict[str, Any], dirs: dict[str, str],
-                  inputs: list[str], aod_inputs: list[str]) -> tuple[pd.DataFrame, dict[str, Any]]:
-    """One pass of `run` (after its warm-up passes) in a kernel process of its own."""
-    result = harness.run_kernel(KERNEL, {**kernel_args(run, params, dirs, inputs, aod_inputs), "reps": 1})
+def _measure_pass(run: dict[str, Any], params: dict[str, Any], dirs: dict[str, str], inputs: list[str],
+                  aod_inputs: list[str], settings: noise.Settings) -> tuple[pd.DataFrame, dict[str, Any]]:
+    """One round of `run` in a kernel process of its own: after its warm-up passes,
+    settings.samples_per_process samples, each writing as many times as reach
+    settings.min_sample_s of writing (its row's `loops`; wall_s and cpu_s their sum)."""
+    result = harness.run_kernel(KERNEL, {**kernel_args(run, params, dirs, inputs, aod_inputs),
+                                         "reps": settings.samples_per_process, "min-sample-s": settings.min_sample_s})
     frame = result.timings.rename(columns={"workload": "part"})
     v = result.validation
     # checksum, column_checksums, read_entries: per pass, read back from its output (the kernel's records)
@@ -244,9 +247,11 @@ def measure(params: dict[str, Any], raw_dir: str | os.PathLike, dirs: dict[str, 
         return {**relevant(params, run["part"]), **run, "binary_sha256": binary, "dir": dirs[run["medium"]],
                 "inputs": fingerprints[run["part"]]}
 
+    settings = noise_settings or noise.Settings()
     frame = experiment.measure_interleaved(
-        groups(params), raw_dir, key_of, lambda run, _round: _measure_pass(run, params, dirs, inputs, aod_inputs),
-        params["repetitions"], noise_settings or noise.Settings(), desc="writing", progress=progress)
+        groups(params), raw_dir, key_of,
+        lambda run, _round: _measure_pass(run, params, dirs, inputs, aod_inputs, settings),
+        params["repetitions"], settings, desc="writing", progress=progress)
     return with_rates(frame)
 
 
@@ -278,11 +283,15 @@ def product_sizes(params: dict[str, Any], aod_inputs: list[str]) -> pd.DataFrame
 
 
 def with_rates(frame: pd.DataFrame) -> pd.DataFrame:
-    """Add MB/s (uncompressed), written MB/s (file bytes), entries/s and memory above the baseline."""
+    """Add the write time and CPU time of one pass (`pass_s`, `pass_cpu_s`: a sample's over its
+    `loops`), MB/s (uncompressed), written MB/s (file bytes), entries/s and memory above the
+    baseline."""
     frame = frame.copy()
-    frame["mb_s"] = frame["raw_bytes"] / frame["wall_s"] / 1e6
-    frame["written_mb_s"] = frame["file_bytes"] / frame["wall_s"] / 1e6
-    frame["entries_s"] = frame["entries"] / frame["wall_s"]
+    loops = frame["loops"].fillna(1) if "loops" in frame else 1  # (rows from before samples were calibrated)
+    frame["pass_s"], frame["pass_cpu_s"] = frame["wall_s"] / loops, frame["cpu_s"] / loops
+    frame["mb_s"] = frame["raw_bytes"] / frame["pass_s"] / 1e6
+    frame["written_mb_s"] = frame["file_bytes"] / frame["pass_s"] / 1e6
+    frame["entries_s"] = frame["entries"] / frame["pass_s"]
     frame["rss_over_baseline_mb"] = (frame["peak_rss_bytes"] - frame["baseline_rss_bytes"]) / 1e6
     return frame
 

@@ -219,6 +219,7 @@ def macros(table: pd.DataFrame, params: dict[str, Any], frame: pd.DataFrame, dir
         "WrtEvents": _num(params["events"]), "WrtMaxThreads": str(top),
         "WrtMaxThreadsRequested": str(max_threads_requested or top),
         "WrtRepetitions": str(params["repetitions"]), "WrtWarmup": str(params["warmup"]),
+        "WrtSamples": str(noise_settings.samples_per_process), "WrtMinSampleS": f"{noise_settings.min_sample_s:g}",
         "WrtSlowMBs": _num(params["slow_mb_s"]), "WrtFlushMB": _num(params["flush_mb"]),
         "WrtDiskNote": paper.escape(disk_note(dirs, params)), "WrtCompiler": paper.escape(compiler),
         "WrtTargetMedium": medium, "WrtEffTarget": _num(EFFICIENCY_TARGET * 100, 2),
