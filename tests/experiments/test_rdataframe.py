@@ -511,6 +511,56 @@ def test_rate_model_runs_are_measured_interleaved_checked_and_reused(inputs, sec
         pd.testing.assert_frame_equal(frames[part], again[part], check_dtype=False)
 
 
+def test_rate_model_rates_are_computed_per_round_and_carry_their_interval():
+    # three rounds: every phase time scales by the round's factor, so each rate is the model's
+    # over the geometric mean of the factors, with an interval from their spread; then one
+    # round's raw warm read slows alone
+    size, factors = 10_000_000, (1.0, 1.2, 0.9)
+    raw = pd.DataFrame([{"cache": c, "wall_s": w * f, "warmup": False, "noisy": False, "bytes": size, "round": r}
+                        for r, f in enumerate(factors) for c, w in (("cold", 0.1), ("warm", 0.01))])
+    components = pd.DataFrame([{"process_s": 0.02 * f, "getentry_s": 0.2 * f, "wall_s": 0.25 * f, "warmup": False,
+                                "round": r} for r, f in enumerate(factors)])
+    rate = pd.DataFrame([{"cache": c, "ttree_cache": "on", "processes": n, "wall_s": 0.3 / n * f, "warmup": False,
+                          "round": r, "cpu_s": 0.1, "read_calls": 1}
+                         for r, f in enumerate(factors) for c in ("cold", "warm") for n in (1, 2)])
+    frames = {"bytes": size, "raw": raw, "components": components, "rate": rate, "events": 1000, "cores": 2}
+    rs = rdf.rate_summary(frames)
+    est = rs["estimates"]
+    geometric = math.prod(factors) ** (1 / 3)
+    assert est["r_io"]["warm"].value == pytest.approx(10 / 0.01 / geometric)
+    assert est["r_dec"].value == pytest.approx(10 / (0.25 - 0.02 - 0.01) / geometric)
+    assert rs["r_proc"] == est["r_proc"].value == pytest.approx(10 / 0.02 / geometric)
+    assert est["r_proc"].low < est["r_proc"].value < est["r_proc"].high
+    one = rs["table"].set_index(["cache", "processes"]).loc[("warm", 1)]
+    assert one["rate"] == pytest.approx(10 / 0.3 / geometric) and one["rate_low"] < one["rate"] < one["rate_high"]
+    table = rdf.rate_components_table(rs, rs["table"]).set_index("rate")
+    assert r"$\pm$" in table.loc[paper.escape("R_IO, warm cache (raw bytes)"), "this run [MB/s]"]
+    assert r"$\pm$" in rdf.rate_fit_table(rs).set_index("cache").loc["warm", "R(1) [MB/s]"]
+    slow = raw["cache"].eq("warm") & raw["round"].eq(2)
+    rs = rdf.rate_summary({**frames, "raw": raw.assign(wall_s=raw["wall_s"].where(~slow, raw["wall_s"] * 3))})
+    warm = rs["estimates"]["r_io"]["warm"]
+    slowed = rs["estimates"]["r_io"]["cold"]  # the cold reads did not slow: the same as before
+    assert warm.relative_half_width > est["r_io"]["warm"].relative_half_width
+    assert slowed.relative_half_width == pytest.approx(est["r_io"]["cold"].relative_half_width)
+
+
+def test_dask_figures_carry_the_spread_of_their_cluster_and_unpaired_ratios():
+    # Dask clusters of 1 and 2 workers, three timed loops each; the compiled scan in three rounds
+    dask_rows = [{"name": f"dask_w{w}", "threads": w, "npartitions": 2 * w, "wall_s": t, "cpu_s": t * w,
+                  "warmup": False, "events": 1000, "files": 2}
+                 for w, times in ((1, (2.0, 2.1, 1.9)), (2, (1.0, 1.1, 0.9))) for t in times]
+    dask = rdf.summary(pd.DataFrame(dask_rows), ["name", "threads", "npartitions"])
+    assert dask["wall_passes"].tolist() == [[2.0, 2.1, 1.9], [1.0, 1.1, 0.9]]
+    scan = pd.DataFrame([{"part": "scan", "threads": t, "wall_s": w, "wall_by_round": {0: w, 1: w * 1.1, 2: w * 0.9}}
+                         for t, w in ((0, 1.5), (1, 1.6), (2, 0.8))])
+    table = rdf.dask_table(dask, scan).set_index("workers")
+    assert r"$\pm$" in table.loc["2", "speed-up"] and table.loc["2", "speed-up"].startswith(r"\num{2}")
+    assert r"$\pm$" in table.loc["1", "wall [s]"] and r"$\pm$" in table.loc["2", "C++ IMT wall [s]"]
+    # a cluster with one timed loop has no interval: its cells say the value alone
+    single = rdf.summary(pd.DataFrame(dask_rows[:1] + dask_rows[3:4]), ["name", "threads", "npartitions"])
+    assert r"$\pm$" not in rdf.dask_table(single, scan).set_index("workers").loc["2", "speed-up"]
+
+
 def test_rate_model_rates_carry_the_spread_of_their_passes():
     """A measured R(Np) whose interval across rounds is wider than the noise limit is marked in both
     rate tables."""

@@ -6,7 +6,7 @@ from __future__ import annotations
 import math
 import os
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any, Iterable, Sequence
 
 import numpy as np
 import pandas as pd
@@ -138,6 +138,8 @@ def summary(frame: pd.DataFrame, by: list[str]) -> pd.DataFrame:
     out["khz"] = out["events"] / out["wall_s"] / 1e3
     if "round" in measured:  # what paired ratios pair: each round's median pass (interleaved runs share rounds)
         out["wall_by_round"] = experiment.by_round(measured, by, out)
+    else:  # runs measured one after another in one process or cluster (Dask): their timed passes
+        out["wall_passes"] = [rows["wall_s"].tolist() for _, rows in measured.groupby(by, sort=False)]
     return out
 
 
@@ -148,6 +150,19 @@ def time_estimate(row: pd.Series) -> Estimate:
     if isinstance(rounds, dict) and rounds:
         return intervals.across_timed(rounds.values())
     return Estimate(row["wall_s"], math.nan, math.nan, 0)
+
+
+def passes_estimate(row: pd.Series) -> Estimate:
+    """A run measured in one process or cluster (Dask): its time across its timed passes with
+    their interval, which holds how the passes of that cluster differed, not how clusters would."""
+    return intervals.across_timed(row["wall_passes"])
+
+
+def unpaired_speedup(reference: Sequence[float], times: Sequence[float]) -> Estimate:
+    """How many times faster `times` are than `reference`, from runs that did not share rounds
+    (Dask clusters one after another, or against the compiled rounds): Welch's interval on the
+    logarithms (intervals.unpaired_ratio)."""
+    return intervals.unpaired_ratio(list(reference), list(times))
 
 
 def speedup(reference: pd.Series, row: pd.Series) -> Estimate:

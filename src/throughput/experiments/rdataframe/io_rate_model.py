@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ... import experiment, harness, noise, provenance
+from ... import experiment, harness, intervals, noise, provenance
 from ...config import usable_cores
 from ...results import input_identity, sha256
 from .analysis import _lstsq_nonnegative
@@ -313,10 +313,28 @@ def cold_reads_verdict(r_io: dict[str, float]) -> dict[str, Any] | None:
                      "system's served them")}
 
 
+def _per_round(frame: pd.DataFrame, column: str) -> pd.Series:
+    """Each round's median `column`: one value per process round (rows from before rounds were
+    recorded: each pass its own round)."""
+    if "round" not in frame:
+        frame = frame.assign(round=range(len(frame)))
+    return frame.groupby("round")[column].median()
+
+
+def _across_rounds(per_round: pd.Series) -> intervals.Estimate:
+    """A rate across its rounds with its 95% interval (a round in which a difference of times
+    came out non-positive gives no rate, and is left out: intervals.across_timed)."""
+    return intervals.across_timed(per_round.dropna().to_numpy())
+
+
 def rate_summary(frames: dict[str, Any], settings: noise.Settings | None = None) -> dict[str, Any]:
     """The model's rates (MB/s of file bytes) from the separate measurements, and its fits; each
     measured R(Np) with the spread of its passes (`cv`), its interval's half-width across rounds
-    and whether that is too wide to print as clean (`settings`: the noise limit)."""
+    and whether that is too wide to print as clean (`settings`: the noise limit).
+
+    Every rate is computed within each round (the raw reads and one reader's phases ran in the
+    same rounds as R(Np)), then taken across the rounds with its 95% interval (`estimates`:
+    throughput.intervals.Estimate; `r_io`, `r_dec`, `r_proc`, `r1_predicted` their values)."""
     settings = settings or noise.Settings()
     size = frames["bytes"] / 1e6
     check_raw_bytes(frames["raw"], frames["bytes"])  # the bytes R_IO divides by were the bytes read
@@ -328,13 +346,22 @@ def rate_summary(frames: dict[str, Any], settings: noise.Settings | None = None)
     t_reader = float(comp["wall_s"].median())
     # T_dec = T_unzip + T_reco (the seed's definition): everything in the warm reader that is
     # neither processing nor bringing the bytes from the page cache (per-event GetEntry, and
-    # opening the files and their trees).
+    # opening the files and their trees); per round, as every rate here
+    raw_by_round = {cache: _per_round(group, "wall_s") for cache, group in raw.groupby("cache")}
+    proc_by_round = _per_round(comp, "process_s")
+    dec_by_round = _per_round(comp, "wall_s") - proc_by_round - raw_by_round["warm"]
+    r_io = {cache: size / times for cache, times in raw_by_round.items()}
+    r_dec, r_proc = size / dec_by_round, size / proc_by_round
+    r1_predicted = {cache: 1 / (1 / rate + 1 / r_dec + 1 / r_proc) for cache, rate in r_io.items() if cache != "direct"}
+    estimates = {"r_io": {cache: _across_rounds(rate) for cache, rate in r_io.items()},
+                 "r_dec": _across_rounds(r_dec), "r_proc": _across_rounds(r_proc),
+                 "r1_predicted": {cache: _across_rounds(rate) for cache, rate in r1_predicted.items()}}
     t_dec = t_reader - t_proc - float(t_raw["warm"])
     out = {"size_mb": size, "events": frames["events"], "t_raw": t_raw.to_dict(), "t_proc": t_proc,
            "t_getentry": t_getentry, "t_setup": t_reader - t_getentry - t_proc, "t_dec": t_dec, "t_reader": t_reader,
-           "r_io": {c: size / t for c, t in t_raw.items()}, "r_dec": size / t_dec, "r_proc": size / t_proc}
-    out["r1_predicted"] = {c: 1 / (1 / r + 1 / out["r_dec"] + 1 / out["r_proc"]) for c, r in out["r_io"].items()
-                           if c != "direct"}
+           "estimates": estimates, "r_io": {c: e.value for c, e in estimates["r_io"].items()},
+           "r_dec": estimates["r_dec"].value, "r_proc": estimates["r_proc"].value,
+           "r1_predicted": {c: e.value for c, e in estimates["r1_predicted"].items()}}
     out["cold_reads"] = cold_reads_verdict(out["r_io"])
     out["r_io_noisy"] = frames["raw"].groupby("cache")["noisy"].any().to_dict()
     out["cores"] = frames["cores"]
@@ -351,6 +378,9 @@ def rate_summary(frames: dict[str, Any], settings: noise.Settings | None = None)
     per_round = measured.groupby([*keys, "round"], sort=False)["wall_s"].median()
     widths = per_round.groupby(level=keys, sort=False).agg(noise.interval_half_width).rename("half_width")
     table = table.merge(widths.reset_index(), on=keys, how="left")
+    # each R(Np) across its rounds with its interval (each round's median process one value)
+    rates = [_across_rounds(size / per_round.xs(key, level=keys)) for key in table[keys].itertuples(index=False)]
+    table["rate"], table["rate_low"], table["rate_high"] = zip(*((r.value, r.low, r.high) for r in rates))
     table["noisy"] = table["half_width"].map(settings.is_noisy)
     table["oversubscribed"] = table["processes"] > frames["cores"]
     fits = []
@@ -358,7 +388,8 @@ def rate_summary(frames: dict[str, Any], settings: noise.Settings | None = None)
         fit = fit_rate_model(group["processes"].to_numpy(), group["rate_mb_s"].to_numpy())
         one = table[(table["cache"] == cache) & (table["ttree_cache"] == ttc) & (table["processes"] == 1)]
         fits.append({"cache": cache, "ttree_cache": ttc, **fit,
-                     "r_np1": float(one["rate"].iloc[0]) if len(one) else math.nan,
+                     **{f"r_np1{end}": float(one[f"rate{end}"].iloc[0]) if len(one) else math.nan
+                        for end in ("", "_low", "_high")},
                      "r_np1_noisy": bool(one["noisy"].iloc[0]) if len(one) else False})
     out["table"], out["fits"] = table, pd.DataFrame(fits)
     return out

@@ -9,8 +9,9 @@ import numpy as np
 import pandas as pd
 
 from ... import seeds
+from ...intervals import UNKNOWN, Estimate
 from ...config import usable_cores
-from .analysis import agreement_summary, speedup, summary, time_estimate
+from .analysis import agreement_summary, passes_estimate, speedup, summary, time_estimate, unpaired_speedup
 from .io_rate_model import rate_model
 
 
@@ -160,16 +161,33 @@ def pdf_table(table: pd.DataFrame, max_threads: int) -> pd.DataFrame:
     } for m in ours.index])
 
 
+def _dask_versus_compiled(row: Any, scan: pd.DataFrame) -> Estimate:
+    """A Dask run's wall time over the compiled IMT run's with as many threads (unpaired: the
+    Dask cluster ran after the compiled rounds), or UNKNOWN where no such compiled run exists."""
+    if row.threads not in scan.index or not isinstance(scan.loc[row.threads].get("wall_by_round"), dict):
+        return UNKNOWN
+    return unpaired_speedup(row.wall_passes, scan.loc[row.threads, "wall_by_round"].values())
+
+
 def dask_table(dask: pd.DataFrame, table: pd.DataFrame) -> pd.DataFrame:
-    """Distributed RDataFrame by workers, beside the compiled IMT run with as many threads."""
+    """Distributed RDataFrame by workers, beside the compiled IMT run with as many threads: each
+    Dask figure across the timed event loops of its cluster with its interval, the speed-up over
+    one worker and the ratio to the compiled run unpaired (Welch's interval)."""
     scan = table[table["part"] == "scan"].set_index("threads")
-    first = dask.sort_values("threads")["wall_s"].iloc[0]
-    return pd.DataFrame([{
-        "workers": str(row.threads), "partitions": str(int(row.npartitions)),
-        "wall [s]": _num(row.wall_s), "rate [kHz]": _num(row.khz), "CPU eff.": _num(row.cpu_eff, 2),
-        "speed-up": _num(first / row.wall_s, 2),
-        "C++ IMT wall [s]": _num(scan.loc[row.threads, "wall_s"]) if row.threads in scan.index else "--",
-    } for row in dask.sort_values("threads").itertuples()])
+    ordered = dask.sort_values("threads")
+    first = ordered.iloc[0]
+    rows = []
+    for row in ordered.itertuples():
+        wall = passes_estimate(pd.Series(row._asdict()))
+        rows.append({
+            "workers": str(row.threads), "partitions": str(int(row.npartitions)),
+            "wall [s]": _estimate(wall), "rate [kHz]": _estimate(wall.inverted(row.events / 1e3)),
+            "CPU eff.": _num(row.cpu_eff, 2),
+            "speed-up": (_estimate(unpaired_speedup(first["wall_passes"], row.wall_passes), 2)
+                         if row.threads != first["threads"] else _num(1)),  # one worker: the reference
+            "C++ IMT wall [s]": _estimate(time_estimate(scan.loc[row.threads])) if row.threads in scan.index else "--",
+        })
+    return pd.DataFrame(rows)
 
 
 def agreement_table(agreement: pd.DataFrame) -> pd.DataFrame:
@@ -185,28 +203,39 @@ def agreement_table(agreement: pd.DataFrame) -> pd.DataFrame:
 
 
 def rate_components_table(rs: dict[str, Any], measured: pd.DataFrame) -> pd.DataFrame:
-    """R_IO, R_dec, R_proc, and R1 predicted from them beside R1 measured (one reader)."""
-    def np1(cache: str) -> tuple[float, bool]:
-        row = measured[(measured["cache"] == cache) & (measured["ttree_cache"] == "on") & (measured["processes"] == 1)]
-        return (float(row["rate"].iloc[0]), bool(row["noisy"].iloc[0])) if len(row) else (math.nan, False)
-
-    raw_noisy = rs["r_io_noisy"]
-    rows = [("R_IO, cold cache (raw bytes)", rs["r_io"].get("cold", math.nan), "--", raw_noisy.get("cold", False)),
-            ("R_IO, the device's own (O_DIRECT)", rs["r_io"].get("direct", math.nan), "--",
-             raw_noisy.get("direct", False)),
-            ("R_IO, warm cache (raw bytes)", rs["r_io"]["warm"], "--", raw_noisy.get("warm", False)),
-            ("R_dec (decompress + deserialise, warm)", rs["r_dec"], f"{SEED_RDEC_MB_S[0]}--{SEED_RDEC_MB_S[1]}",
-             False),
-            ("R_proc (processing, decompressed data)", rs["r_proc"], "--", False)]
-    for cache in ("cold", "warm"):
-        if cache in rs["r1_predicted"]:
-            rows.append((f"R1 predicted, {cache}", rs["r1_predicted"][cache], "--", False))
-            rows.append((f"R1 measured, {cache}, one reader", np1(cache)[0], "--", np1(cache)[1]))
+    """R_IO, R_dec, R_proc, and R1 predicted from them beside R1 measured (one reader), each
+    across the rounds with its 95% interval."""
     from ... import paper
 
+    def np1(cache: str) -> tuple[Estimate, bool]:
+        row = measured[(measured["cache"] == cache) & (measured["ttree_cache"] == "on") & (measured["processes"] == 1)]
+        if not len(row):
+            return UNKNOWN, False
+        row = row.iloc[0]
+        return Estimate(row["rate"], row["rate_low"], row["rate_high"], 0), bool(row["noisy"])
+
+    est, raw_noisy = rs["estimates"], rs["r_io_noisy"]
+    rows = [("R_IO, cold cache (raw bytes)", est["r_io"].get("cold", UNKNOWN), "--", raw_noisy.get("cold", False)),
+            ("R_IO, the device's own (O_DIRECT)", est["r_io"].get("direct", UNKNOWN), "--",
+             raw_noisy.get("direct", False)),
+            ("R_IO, warm cache (raw bytes)", est["r_io"]["warm"], "--", raw_noisy.get("warm", False)),
+            ("R_dec (decompress + deserialise, warm)", est["r_dec"], f"{SEED_RDEC_MB_S[0]}--{SEED_RDEC_MB_S[1]}",
+             False),
+            ("R_proc (processing, decompressed data)", est["r_proc"], "--", False)]
+    for cache in ("cold", "warm"):
+        if cache in est["r1_predicted"]:
+            rows.append((f"R1 predicted, {cache}", est["r1_predicted"][cache], "--", False))
+            rows.append((f"R1 measured, {cache}, one reader", *np1(cache)[:1], "--", np1(cache)[1]))
     return pd.DataFrame({"rate": [paper.escape(r[0]) for r in rows],
-                         "this run [MB/s]": [paper.flagged(_num(r[1]), r[3]) for r in rows],
+                         "this run [MB/s]": [paper.flagged(_estimate(r[1]), r[3]) for r in rows],
                          "seed [MB/s]": [r[2] for r in rows]})
+
+
+def _estimate(value: Estimate, digits: int = 3) -> str:
+    """An Estimate as the tables print it (paper.estimate), or "--" where it is unknown."""
+    from ... import paper
+
+    return paper.estimate(value, digits) if math.isfinite(value.value) else "--"
 
 
 def _with_sigma(value: float, sigma: float) -> str:
@@ -230,8 +259,10 @@ def rate_fit_table(rs: dict[str, Any]) -> pd.DataFrame:
         group = table[(table["cache"] == fit.cache) & (table["ttree_cache"] == fit.ttree_cache)]
         top = group.sort_values("processes").iloc[-1]
         rows.append({"cache": fit.cache, "TTreeCache": fit.ttree_cache,
-                     "R(1) [MB/s]": paper.flagged(_num(fit.r_np1), fit.r_np1_noisy),
-                     "R(Np max) [MB/s]": paper.flagged(_num(top["rate"]), top["noisy"]),
+                     "R(1) [MB/s]": paper.flagged(_estimate(Estimate(fit.r_np1, fit.r_np1_low, fit.r_np1_high, 0)),
+                                                  fit.r_np1_noisy),
+                     "R(Np max) [MB/s]": paper.flagged(
+                         _estimate(Estimate(top["rate"], top["rate_low"], top["rate_high"], 0)), top["noisy"]),
                      "Np max": str(int(top["processes"])) + (" (> cores)" if top["oversubscribed"] else ""),
                      "fit R1 [MB/s]": _with_sigma(fit.r1, fit.r1_sigma), "fit R_IO [MB/s]": _fitted_r_io(fit),
                      "Np counts": str(fit.points), "dof": str(fit.dof)})
@@ -291,7 +322,8 @@ def paper_macros(params: dict[str, Any], table: pd.DataFrame, agreement: pd.Data
         "RdfTopKHz": _num(scan.loc[top, "khz"]),
         "RdfTopSpeedup": paper.estimate(speedup(scan.loc[0], scan.loc[top])),
         "RdfTopEff": _num(scan.loc[top, "cpu_eff"], 2),
-        "RdfImtOneOverhead": _num(scan.loc[1, "wall_s"] / sequential, 3) if 1 in scan.index else "--",
+        # the IMT run with one thread over the sequential one, paired round by round
+        "RdfImtOneOverhead": paper.estimate(speedup(scan.loc[1], scan.loc[0]), 3) if 1 in scan.index else "--",
         "RdfSerialFraction": _num(amdahl["serial_fraction"], 2),
         "RdfAmdahlDof": str(amdahl["dof"]),
         "RdfAmdahlPoints": str(amdahl["points"]),
@@ -329,9 +361,8 @@ def paper_macros(params: dict[str, Any], table: pd.DataFrame, agreement: pd.Data
         macros["RdfDaskWorkers"] = str(int(d["threads"].iloc[-1]))
         largest = int(d["threads"].iloc[-1])
         macros["RdfDaskWorkersText"] = f"{largest} worker" + ("s" if largest > 1 else "")
-        macros["RdfDaskSpeedup"] = _num(d["wall_s"].iloc[0] / d["wall_s"].iloc[-1], 2)
-        macros["RdfDaskOverCpp"] = _num(d["wall_s"].iloc[-1] / scan.loc[int(d["threads"].iloc[-1]), "wall_s"], 3) \
-            if int(d["threads"].iloc[-1]) in scan.index else "--"
+        macros["RdfDaskSpeedup"] = _estimate(unpaired_speedup(d["wall_passes"].iloc[0], d["wall_passes"].iloc[-1]), 2)
+        macros["RdfDaskOverCpp"] = _estimate(_dask_versus_compiled(next(d.iloc[[-1]].itertuples()), scan), 3)
         macros["RdfDaskMode"] = ("on the configured scheduler" if params["dask"]["scheduler"] else
                                  "on a local cluster of single-threaded worker processes")
     else:
@@ -346,18 +377,18 @@ def paper_macros(params: dict[str, Any], table: pd.DataFrame, agreement: pd.Data
             "RdfRateMB": _num(rs["size_mb"]),
             "RdfRateMaxNp": str(int(rs["table"]["processes"].max())),
             "RdfRateDof": str(int(fits["dof"].max())) if len(fits) else "--",
-            "RdfRIOCold": _num(rs["r_io"].get("cold", math.nan)),
-            "RdfRIOWarm": _num(rs["r_io"]["warm"]),
-            "RdfRIODirect": _num(rs["r_io"].get("direct", math.nan)),
+            "RdfRIOCold": _estimate(rs["estimates"]["r_io"].get("cold", UNKNOWN)),
+            "RdfRIOWarm": _estimate(rs["estimates"]["r_io"]["warm"]),
+            "RdfRIODirect": _estimate(rs["estimates"]["r_io"].get("direct", UNKNOWN)),
             "RdfColdReads": (paper.escape(rs["cold_reads"]["text"]) if rs["cold_reads"] else
                              "cannot be judged here: " + ("the cold reads were not measured"
                                                          if "cold" not in rs["r_io"] else
                                                          "the device's own rate was not measured")),
             "RdfRateCounts": ", ".join(str(n) for n in sorted(rs["table"]["processes"].unique())),
             "RdfRateOversubscribed": _oversubscribed(rs),
-            "RdfRDec": _num(rs["r_dec"]), "RdfRProc": _num(rs["r_proc"]),
-            "RdfROnePredCold": _num(rs["r1_predicted"].get("cold", math.nan)),
-            "RdfROnePredWarm": _num(rs["r1_predicted"]["warm"]),
+            "RdfRDec": _estimate(rs["estimates"]["r_dec"]), "RdfRProc": _estimate(rs["estimates"]["r_proc"]),
+            "RdfROnePredCold": _estimate(rs["estimates"]["r1_predicted"].get("cold", UNKNOWN)),
+            "RdfROnePredWarm": _estimate(rs["estimates"]["r1_predicted"]["warm"]),
             "RdfTSetupShare": _num(rs["t_setup"] / rs["t_dec"], 2),
             "RdfLimiter": min([(rs["r_dec"], "decompression and deserialisation"), (rs["r_proc"], "processing"),
                                (rs["r_io"].get("cold", rs["r_io"]["warm"]), "the device (raw read)")])[1],
