@@ -464,7 +464,8 @@ def scaling_figure(table: pd.DataFrame, dask: pd.DataFrame | None, amdahl: dict[
 
 
 def rate_figure(rs: dict[str, Any], extrapolate_to: int = 24):
-    """R(Np) measured (median, min-max), the fitted model (solid where measured, dotted beyond), the
+    """R(Np) measured (across the rounds with its 95% interval; the passes' min-max where one
+    round gives no interval), the fitted model (solid where measured, dotted beyond), the
     model predicted from R_IO, R_dec and R_proc measured separately (dashed), per cache state."""
     import matplotlib.pyplot as plt
 
@@ -477,8 +478,11 @@ def rate_figure(rs: dict[str, Any], extrapolate_to: int = 24):
         grid_out = np.linspace(top, max(extrapolate_to, top), 50)
         for colour, (ttc, group) in zip(("C0", "C1"), table[table["cache"] == cache].groupby("ttree_cache")):
             group = group.sort_values("processes")
-            ax.errorbar(group["processes"], group["rate"], yerr=[group["rate"] - group["rate_min"],
-                                                                  group["rate_max"] - group["rate"]],
+            # the interval across rounds; with one round none is known, so the passes' min-max
+            low = group["rate_low"].where(group["rate_low"].notna(), group["rate_min"])
+            high = group["rate_high"].where(group["rate_high"].notna(), group["rate_max"])
+            ax.errorbar(group["processes"], group["rate"],
+                        yerr=[(group["rate"] - low).clip(lower=0), (high - group["rate"]).clip(lower=0)],
                         marker="o", linestyle="none", color=colour, label=f"measured, TTreeCache {ttc}")
             fit = fits[(fits["cache"] == cache) & (fits["ttree_cache"] == ttc)].iloc[0]
             ax.plot(grid_in, rate_model(grid_in, fit.r1, fit.r_io), color=colour,
