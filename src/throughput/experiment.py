@@ -55,8 +55,9 @@ Quantity = Callable[[pd.DataFrame], pd.Series]
 
 def time_per_pass(frame: pd.DataFrame) -> pd.Series:
     """Each sample's wall time over the passes it repeated (`loops`, where a kernel calibrates
-    its samples to a minimum length: kernels/common/bench.hpp's Sampler)."""
-    return frame["wall_s"] / frame["loops"] if "loops" in frame else frame["wall_s"]
+    its samples to a minimum length: kernels/common/bench.hpp's Sampler; a row without loops,
+    from a method or an older run that does not calibrate, is one pass)."""
+    return frame["wall_s"] / frame["loops"].fillna(1) if "loops" in frame else frame["wall_s"]
 
 
 def _spread(frame: pd.DataFrame, series: Sequence[str], quantity: Quantity, per_round: str) -> pd.DataFrame:

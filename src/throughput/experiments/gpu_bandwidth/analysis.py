@@ -17,7 +17,7 @@ def rated_time(frame: pd.DataFrame) -> pd.Series:
     """The time a pass is rated by: device work by its CUDA-event time, CPU work by the steady
     clock over the passes its sample repeated (`loops`, where the CPU cases calibrate their
     samples; also what the measuring loop judges a run's noise by)."""
-    wall = frame["wall_s"] / frame["loops"].fillna(1) if "loops" in frame else frame["wall_s"]
+    wall = experiment.time_per_pass(frame)
     if "event_s" not in frame:
         return wall
     return frame["event_s"].where(frame["event_s"].notna(), wall)

@@ -152,17 +152,10 @@ def time_estimate(row: pd.Series) -> Estimate:
     return Estimate(row["wall_s"], math.nan, math.nan, 0)
 
 
-def passes_estimate(row: pd.Series) -> Estimate:
+def passes_estimate(passes: Sequence[float]) -> Estimate:
     """A run measured in one process or cluster (Dask): its time across its timed passes with
     their interval, which holds how the passes of that cluster differed, not how clusters would."""
-    return intervals.across_timed(row["wall_passes"])
-
-
-def unpaired_speedup(reference: Sequence[float], times: Sequence[float]) -> Estimate:
-    """How many times faster `times` are than `reference`, from runs that did not share rounds
-    (Dask clusters one after another, or against the compiled rounds): Welch's interval on the
-    logarithms (intervals.unpaired_ratio)."""
-    return intervals.unpaired_ratio(list(reference), list(times))
+    return intervals.across_timed(passes)
 
 
 def speedup(reference: pd.Series, row: pd.Series) -> Estimate:

@@ -8,10 +8,10 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ... import seeds
+from ... import intervals, seeds
 from ...intervals import UNKNOWN, Estimate
 from ...config import usable_cores
-from .analysis import agreement_summary, passes_estimate, speedup, summary, time_estimate, unpaired_speedup
+from .analysis import agreement_summary, passes_estimate, speedup, summary, time_estimate
 from .io_rate_model import rate_model
 
 
@@ -161,12 +161,13 @@ def pdf_table(table: pd.DataFrame, max_threads: int) -> pd.DataFrame:
     } for m in ours.index])
 
 
-def _dask_versus_compiled(row: Any, scan: pd.DataFrame) -> Estimate:
-    """A Dask run's wall time over the compiled IMT run's with as many threads (unpaired: the
-    Dask cluster ran after the compiled rounds), or UNKNOWN where no such compiled run exists."""
-    if row.threads not in scan.index or not isinstance(scan.loc[row.threads].get("wall_by_round"), dict):
+def _dask_versus_compiled(passes: list[float], threads: int, scan: pd.DataFrame) -> Estimate:
+    """A Dask run's wall time (its cluster's timed `passes`) over the compiled IMT run's with as
+    many threads, unpaired (the Dask cluster ran after the compiled rounds: Welch's interval), or
+    UNKNOWN where no such compiled run exists."""
+    if threads not in scan.index or not isinstance(scan.loc[threads].get("wall_by_round"), dict):
         return UNKNOWN
-    return unpaired_speedup(row.wall_passes, scan.loc[row.threads, "wall_by_round"].values())
+    return intervals.unpaired_ratio(passes, list(scan.loc[threads, "wall_by_round"].values()))
 
 
 def dask_table(dask: pd.DataFrame, table: pd.DataFrame) -> pd.DataFrame:
@@ -178,12 +179,12 @@ def dask_table(dask: pd.DataFrame, table: pd.DataFrame) -> pd.DataFrame:
     first = ordered.iloc[0]
     rows = []
     for row in ordered.itertuples():
-        wall = passes_estimate(pd.Series(row._asdict()))
+        wall = passes_estimate(row.wall_passes)
         rows.append({
             "workers": str(row.threads), "partitions": str(int(row.npartitions)),
             "wall [s]": _estimate(wall), "rate [kHz]": _estimate(wall.inverted(row.events / 1e3)),
             "CPU eff.": _num(row.cpu_eff, 2),
-            "speed-up": (_estimate(unpaired_speedup(first["wall_passes"], row.wall_passes), 2)
+            "speed-up": (_estimate(intervals.unpaired_ratio(first["wall_passes"], row.wall_passes), 2)
                          if row.threads != first["threads"] else _num(1)),  # one worker: the reference
             "C++ IMT wall [s]": _estimate(time_estimate(scan.loc[row.threads])) if row.threads in scan.index else "--",
         })
@@ -225,7 +226,8 @@ def rate_components_table(rs: dict[str, Any], measured: pd.DataFrame) -> pd.Data
     for cache in ("cold", "warm"):
         if cache in est["r1_predicted"]:
             rows.append((f"R1 predicted, {cache}", est["r1_predicted"][cache], "--", False))
-            rows.append((f"R1 measured, {cache}, one reader", *np1(cache)[:1], "--", np1(cache)[1]))
+            measured_rate, noisy = np1(cache)
+            rows.append((f"R1 measured, {cache}, one reader", measured_rate, "--", noisy))
     return pd.DataFrame({"rate": [paper.escape(r[0]) for r in rows],
                          "this run [MB/s]": [paper.flagged(_estimate(r[1]), r[3]) for r in rows],
                          "seed [MB/s]": [r[2] for r in rows]})
@@ -361,8 +363,9 @@ def paper_macros(params: dict[str, Any], table: pd.DataFrame, agreement: pd.Data
         macros["RdfDaskWorkers"] = str(int(d["threads"].iloc[-1]))
         largest = int(d["threads"].iloc[-1])
         macros["RdfDaskWorkersText"] = f"{largest} worker" + ("s" if largest > 1 else "")
-        macros["RdfDaskSpeedup"] = _estimate(unpaired_speedup(d["wall_passes"].iloc[0], d["wall_passes"].iloc[-1]), 2)
-        macros["RdfDaskOverCpp"] = _estimate(_dask_versus_compiled(next(d.iloc[[-1]].itertuples()), scan), 3)
+        one, most = d["wall_passes"].iloc[0], d["wall_passes"].iloc[-1]
+        macros["RdfDaskSpeedup"] = _estimate(intervals.unpaired_ratio(one, most), 2)
+        macros["RdfDaskOverCpp"] = _estimate(_dask_versus_compiled(most, largest, scan), 3)
         macros["RdfDaskMode"] = ("on the configured scheduler" if params["dask"]["scheduler"] else
                                  "on a local cluster of single-threaded worker processes")
     else:

@@ -287,8 +287,8 @@ def with_rates(frame: pd.DataFrame) -> pd.DataFrame:
     `loops`), MB/s (uncompressed), written MB/s (file bytes), entries/s and memory above the
     baseline."""
     frame = frame.copy()
-    loops = frame["loops"].fillna(1) if "loops" in frame else 1  # (rows from before samples were calibrated)
-    frame["pass_s"], frame["pass_cpu_s"] = frame["wall_s"] / loops, frame["cpu_s"] / loops
+    frame["pass_s"] = experiment.time_per_pass(frame)
+    frame["pass_cpu_s"] = frame["cpu_s"] * frame["pass_s"] / frame["wall_s"]  # over the same passes
     frame["mb_s"] = frame["raw_bytes"] / frame["pass_s"] / 1e6
     frame["written_mb_s"] = frame["file_bytes"] / frame["pass_s"] / 1e6
     frame["entries_s"] = frame["entries"] / frame["pass_s"]
