@@ -14,7 +14,7 @@ import pytest
 import uproot
 from conftest import Daemons, command_env, flip_basket_bytes
 
-from throughput import config, datasets, harness, paper, results
+from throughput import config, datasets, harness, intervals, paper, results
 from throughput.experiments import rdataframe as rdf
 
 EVENTS = 200
@@ -549,6 +549,34 @@ def test_rate_model_rates_are_computed_per_round_and_carry_their_interval():
     slowed = rs["estimates"]["r_io"]["cold"]  # the cold reads did not slow: the same as before
     assert warm.relative_half_width > est["r_io"]["warm"].relative_half_width
     assert slowed.relative_half_width == pytest.approx(est["r_io"]["cold"].relative_half_width)
+
+
+def _rates_by_round(r_dec, r_proc, r_io_cold, r1_cold=None):
+    """A rate summary's per-round rates, each a list over the same rounds."""
+    series = lambda values: pd.Series(values, index=range(len(values)))  # noqa: E731
+    r1 = r1_cold or [1 / (1 / a + 1 / b + 1 / c) for a, b, c in zip(r_dec, r_proc, r_io_cold)]
+    return {"by_round": {"r_dec": series(r_dec), "r_proc": series(r_proc),
+                         "r_io": {"cold": series(r_io_cold), "warm": series([x * 10 for x in r_io_cold])},
+                         "r1_predicted": {"cold": series(r1), "warm": series(r1)}},
+            "r_io": {"cold": 1.0, "warm": 1.0}, "r1_predicted": {"cold": 1.0, "warm": 1.0}}
+
+
+def test_the_slowest_limit_is_named_only_where_its_paired_intervals_say_so():
+    # decompression is a tenth of the others in every round: named
+    clear = _rates_by_round([20, 22, 19], [250, 260, 240], [700, 800, 750])
+    assert rdf.slowest_limit(clear) == "decompression and deserialisation"
+    # decompression and processing swap places from round to round: neither is named alone, and
+    # the raw read, shown above both, is not a candidate
+    tied = _rates_by_round([20, 26, 19], [24, 20, 23], [700, 800, 750])
+    assert rdf.slowest_limit(tied) == "not separated between decompression and deserialisation and processing"
+
+
+def test_the_saturation_point_is_judged_against_the_processes_by_its_interval():
+    rs = _rates_by_round([20, 22, 19], [250, 260, 240], [700, 800, 750], r1_cold=[10, 11, 9.5])
+    estimate, cache = rdf.saturation(rs)
+    assert cache == "cold" and estimate.low < 75 < estimate.high  # 700/10, 800/11, 750/9.5 paired
+    assert intervals.at_least(estimate, 12).value == "met"
+    assert intervals.at_least(estimate, 75).value == "inconclusive"
 
 
 def test_dask_figures_carry_the_spread_of_their_cluster_and_unpaired_ratios():

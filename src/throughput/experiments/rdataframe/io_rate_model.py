@@ -313,6 +313,38 @@ def cold_reads_verdict(r_io: dict[str, float]) -> dict[str, Any] | None:
                      "system's served them")}
 
 
+# The three rates that limit one reader, as the paper names them.
+LIMITS = {"r_dec": "decompression and deserialisation", "r_proc": "processing", "r_io": "the device (raw read)"}
+
+
+def slowest_limit(summary: dict[str, Any]) -> str:
+    """Which of the three rates limits one reader, decided by their paired per-round ratios (all
+    three are computed within each round): one is named only where each other rate is higher by
+    an interval that excludes 1; otherwise the rates that no other was shown to be below are
+    named as not separated. The raw read is the cold one where measured."""
+    r_io = summary["by_round"]["r_io"]
+    rates = {"r_dec": summary["by_round"]["r_dec"], "r_proc": summary["by_round"]["r_proc"],
+             "r_io": r_io.get("cold", r_io["warm"])}
+
+    def lower(a: str, b: str) -> bool:
+        ratio = intervals.paired_by_round(rates[a].to_dict(), rates[b].to_dict())
+        return intervals.comparison(ratio) == "lower"
+
+    candidates = [k for k in rates if not any(lower(other, k) for other in rates if other != k)]
+    if len(candidates) == 1:
+        return LIMITS[candidates[0]]
+    return f"not separated between {' and '.join(LIMITS[k] for k in candidates)}"
+
+
+def saturation(summary: dict[str, Any]) -> tuple[intervals.Estimate, str]:
+    """Where Eq. (1) saturates, N_p = R_IO / R_1, from the separately measured rates (cold cache
+    where measured), paired round by round, and the cache it is for."""
+    cache = "cold" if "cold" in summary["r_io"] and "cold" in summary["r1_predicted"] else "warm"
+    by_round = summary["by_round"]
+    return (intervals.paired_by_round(by_round["r_io"][cache].to_dict(), by_round["r1_predicted"][cache].to_dict()),
+            cache)
+
+
 def _per_round(frame: pd.DataFrame, column: str) -> pd.Series:
     """Each round's median `column`: one value per process round (rows from before rounds were
     recorded: each pass its own round)."""
@@ -361,7 +393,9 @@ def rate_summary(frames: dict[str, Any], settings: noise.Settings | None = None)
            "t_getentry": t_getentry, "t_setup": t_reader - t_getentry - t_proc, "t_dec": t_dec, "t_reader": t_reader,
            "estimates": estimates, "r_io": {c: e.value for c, e in estimates["r_io"].items()},
            "r_dec": estimates["r_dec"].value, "r_proc": estimates["r_proc"].value,
-           "r1_predicted": {c: e.value for c, e in estimates["r1_predicted"].items()}}
+           "r1_predicted": {c: e.value for c, e in estimates["r1_predicted"].items()},
+           # each rate per round (what slowest_limit and saturation pair)
+           "by_round": {"r_io": r_io, "r_dec": r_dec, "r_proc": r_proc, "r1_predicted": r1_predicted}}
     out["cold_reads"] = cold_reads_verdict(out["r_io"])
     out["r_io_noisy"] = frames["raw"].groupby("cache")["noisy"].any().to_dict()
     out["cores"] = frames["cores"]

@@ -12,6 +12,7 @@ from ... import intervals, seeds
 from ...intervals import UNKNOWN, Estimate
 from ...config import usable_cores
 from .analysis import agreement_summary, passes_estimate, speedup, summary, time_estimate
+from . import io_rate_model
 from .io_rate_model import rate_model
 
 
@@ -393,16 +394,15 @@ def paper_macros(params: dict[str, Any], table: pd.DataFrame, agreement: pd.Data
             "RdfROnePredCold": _estimate(rs["estimates"]["r1_predicted"].get("cold", UNKNOWN)),
             "RdfROnePredWarm": _estimate(rs["estimates"]["r1_predicted"]["warm"]),
             "RdfTSetupShare": _num(rs["t_setup"] / rs["t_dec"], 2),
-            "RdfLimiter": min([(rs["r_dec"], "decompression and deserialisation"), (rs["r_proc"], "processing"),
-                               (rs["r_io"].get("cold", rs["r_io"]["warm"]), "the device (raw read)")])[1],
+            "RdfLimiter": io_rate_model.slowest_limit(rs),
         })
-        # Where Eq. (1) saturates, N_p = R_IO / R_1, from the separately measured rates (cold
-        # cache where measured), against the most reader processes this run started.
-        cache = "cold" if "cold" in rs["r_io"] and "cold" in rs["r1_predicted"] else "warm"
-        saturation = rs["r_io"][cache] / rs["r1_predicted"][cache]
-        max_np = int(rs["table"]["processes"].max())
-        macros.update({"RdfSaturationNp": _num(saturation, 2), "RdfSaturationCache": cache,
-                       "RdfSaturationVerdict": "more than" if saturation > max_np else "no more than"})
+        # Where Eq. (1) saturates, against the most reader processes this run started, by its interval
+        saturation, cache = io_rate_model.saturation(rs)
+        verdict = intervals.at_least(saturation, int(rs["table"]["processes"].max()))
+        macros.update({"RdfSaturationNp": _estimate(saturation, 2), "RdfSaturationCache": cache,
+                       "RdfSaturationVerdict": {intervals.Verdict.MET: "more than",
+                                                intervals.Verdict.MISSED: "fewer than"}.get(
+                                                    verdict, "not separated from")})
     else:
         macros.update({k: "--" for k in ("RdfRateFiles", "RdfRateCompression", "RdfRateMB", "RdfRateMaxNp",
                                           "RdfRateDof", "RdfRIOCold", "RdfRIOWarm", "RdfRDec", "RdfRProc",
