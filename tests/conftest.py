@@ -164,6 +164,22 @@ def flip_basket_bytes(source: str | Path, target: str | Path, branch: str, tree:
 
 
 @pytest.fixture
+def contended_core():
+    """A core that a busy process shares with the kernel pinned to it: the kernel then waits on
+    the run queue for about half of every sample, a disturbance by its cause."""
+    from throughput import harness
+
+    core = harness.single_core() or 0
+    hog = subprocess.Popen([sys.executable, "-c", "while True: pass"], preexec_fn=harness.pin_to(core))
+    try:
+        time.sleep(0.2)  # the hog is running before the kernel starts
+        yield core
+    finally:
+        hog.kill()
+        hog.wait()
+
+
+@pytest.fixture
 def small_tmpfs(tmp_path):
     """A 1 MB tmpfs: a really full disk (needs the right to mount, as CI's root has)."""
     mount = tmp_path / "small"

@@ -18,6 +18,7 @@
 #include <stdexcept>
 #include <string>
 
+#include <dirent.h>
 #include <sys/mman.h>
 
 #ifndef TP_COMPILER
@@ -103,32 +104,6 @@ class Calibration {
   long long loops_ = 1;
 };
 
-// The samples of one timed operation, each a Calibration's loops of calls in one timed region.
-// A kernel that checks its values exactly needs calls(): an in-place pass changes them.
-class Sampler {
- public:
-  Sampler(long long warmup, double min_sample_s) : calibration_(warmup, min_sample_s) {}
-  struct Sample {
-    long long loops;
-    Timing timing;
-  };
-  template <class F>
-  Sample take(long long rep, F &&f) {
-    const long long these = calibration_.loops(rep);
-    const Timing t = time_it([&] {
-      for (long long i = 0; i < these; ++i) f();
-    });
-    calls_ += these;
-    calibration_.update(rep, these, t.wall_s, t.wall_s);
-    return {these, t};
-  }
-  long long calls() const { return calls_; }
-
- private:
-  Calibration calibration_;
-  long long calls_ = 0;
-};
-
 // Seconds the calling thread has waited on a run queue for a CPU since it started (the second
 // field of /proc/thread-self/schedstat, in ns), -1 where the kernel does not say: what delayed
 // a sample, by its cause, where a single-threaded kernel takes it before and after.
@@ -140,6 +115,86 @@ inline double run_delay_seconds() {
   std::fclose(f);
   return got == 2 ? 1e-9 * static_cast<double>(waiting) : -1;
 }
+
+// The same summed over every thread of this process (/proc/self/task/*/schedstat), -1 where
+// the kernel does not say: what delayed a sample of a multi-threaded kernel (its OpenMP team).
+// A thread that ended between two readings takes its delay with it; the kernels' teams persist.
+inline double process_run_delay_seconds() {
+  DIR *tasks = opendir("/proc/self/task");
+  if (!tasks) return -1;
+  double total = 0;
+  bool any = false;
+  while (const dirent *task = readdir(tasks)) {
+    if (task->d_name[0] == '.') continue;
+    const std::string path = std::string("/proc/self/task/") + task->d_name + "/schedstat";
+    std::FILE *f = std::fopen(path.c_str(), "r");
+    if (!f) continue;  // the thread ended meanwhile
+    unsigned long long on_cpu = 0, waiting = 0;
+    if (std::fscanf(f, "%llu %llu", &on_cpu, &waiting) == 2) {
+      total += 1e-9 * static_cast<double>(waiting);
+      any = true;
+    }
+    std::fclose(f);
+  }
+  closedir(tasks);
+  return any ? total : -1;
+}
+
+// Which samples are taken again, by their cause rather than by their spread: a sample during
+// which this process's threads waited on a run queue for a CPU longer than `max_share` of their
+// time in it (run delay over wall time times threads) was disturbed by something else on the
+// machine, and is taken again, at most `max_retakes` times (its last take kept, and counted).
+// Warm-up samples are never taken again. The Python side: throughput.harness.Retakes.
+struct Retakes {
+  double max_share = 0;  // 0: no sample is taken again
+  long long max_retakes = 0;
+  bool disturbed(double run_delay_s, double wall_s, int threads) const {
+    return max_share > 0 && run_delay_s >= 0 && run_delay_s > max_share * wall_s * std::max(threads, 1);
+  }
+};
+
+// The samples of one timed operation, each a Calibration's loops of calls in one timed region,
+// each taken again while Retakes says it was disturbed (its run delay and retakes in Sample).
+// A kernel that checks its values exactly needs calls(): an in-place pass changes them, and so
+// does every take of a sample, kept or not.
+class Sampler {
+ public:
+  Sampler(long long warmup, double min_sample_s, Retakes retakes = {}, int threads = 1)
+      : calibration_(warmup, min_sample_s), warmup_(warmup), retakes_(retakes), threads_(threads) {}
+  struct Sample {
+    long long loops;
+    Timing timing;
+    double run_delay_s;  // -1: unknown
+    long long retakes;
+  };
+  template <class F>
+  Sample take(long long rep, F &&f) {
+    const long long these = calibration_.loops(rep);
+    Sample s{these, {}, -1, 0};
+    for (;; ++s.retakes) {
+      const double delay0 = process_run_delay_seconds();
+      s.timing = time_it([&] {
+        for (long long i = 0; i < these; ++i) f();
+      });
+      const double delay1 = process_run_delay_seconds();
+      calls_ += these;
+      s.run_delay_s = delay0 < 0 || delay1 < 0 ? -1 : delay1 - delay0;
+      if (rep < warmup_ || s.retakes >= retakes_.max_retakes ||
+          !retakes_.disturbed(s.run_delay_s, s.timing.wall_s, threads_))
+        break;
+    }
+    calibration_.update(rep, these, s.timing.wall_s, s.timing.wall_s);
+    return s;
+  }
+  long long calls() const { return calls_; }
+
+ private:
+  Calibration calibration_;
+  long long warmup_;
+  Retakes retakes_;
+  int threads_;
+  long long calls_ = 0;
+};
 
 // Cache-line aligned, uninitialised doubles: the caller's first touch decides
 // which NUMA node (and which thread's cache) each page lands on. An array of
@@ -237,6 +292,20 @@ class Options {
   std::map<std::string, std::string> values_;
   bool build_info_ = false;
 };
+
+// The kernel options that set Retakes, added to a kernel's defaults (both 0: none taken again).
+inline std::map<std::string, std::string> with_retake_options(std::map<std::string, std::string> defaults) {
+  defaults.emplace("max-run-delay-share", "0");
+  defaults.emplace("max-sample-retakes", "0");
+  return defaults;
+}
+inline Retakes retakes_from(const Options &opt) {
+  const double share = opt.real("max-run-delay-share");
+  if (!(share >= 0 && share < 1))
+    throw std::invalid_argument("--max-run-delay-share must lie in [0, 1), got '" + opt.str("max-run-delay-share") +
+                                "'");
+  return {share, opt.integer("max-sample-retakes", 0)};
+}
 
 // One JSON object per line. Only the types the kernels need.
 class JsonLine {

@@ -34,7 +34,7 @@ struct Buffer {
 
 template <class T>
 std::pair<long long, double> run(long long n, int threads, long long reps, long long warmup, double min_sample_s,
-                                 bool corrupt, const std::string &dtype) {
+                                 const bench::Retakes &retakes, bool corrupt, const std::string &dtype) {
   const std::size_t bytes = static_cast<std::size_t>(n) * sizeof(T);
   Buffer src_buffer(bytes), dst_buffer(bytes);
   T *src = static_cast<T *>(src_buffer.p), *dst = static_cast<T *>(dst_buffer.p);
@@ -44,7 +44,7 @@ std::pair<long long, double> run(long long n, int threads, long long reps, long 
     src[i] = static_cast<T>(i % 1000);
     dst[i] = static_cast<T>(-1);
   }
-  bench::Sampler sampler(warmup, min_sample_s);
+  bench::Sampler sampler(warmup, min_sample_s, retakes, threads);
   for (long long rep = 0; rep < warmup + reps; ++rep) {
     const bench::Sampler::Sample s = sampler.take(rep, [&] {
 #pragma omp parallel
@@ -66,6 +66,8 @@ std::pair<long long, double> run(long long n, int threads, long long reps, long 
         .add("loops", s.loops)
         .add("wall_s", s.timing.wall_s)
         .add("cpu_s", s.timing.cpu_s)
+        .add("run_delay_s", s.run_delay_s)
+        .add("sample_retakes", s.retakes)
         .add("bytes_moved", static_cast<long long>(2 * bytes))
         .add("clock", "steady_clock")
         .print();
@@ -86,8 +88,9 @@ std::pair<long long, double> run(long long n, int threads, long long reps, long 
 int main(int argc, char **argv) {
   return bench::guarded_main("host_copy", [&] {
     bench::Options opt(argc, argv,
-                       {{"dtype", "float64"}, {"n", "10000000"}, {"threads", "1"}, {"reps", "5"}, {"warmup", "1"},
-                        {"min-sample-s", "0"}, {"corrupt-for-test", "0"}});
+                       bench::with_retake_options({{"dtype", "float64"}, {"n", "10000000"}, {"threads", "1"},
+                                                   {"reps", "5"}, {"warmup", "1"}, {"min-sample-s", "0"},
+                                                   {"corrupt-for-test", "0"}}));
     if (opt.build_info()) {
       bench::print_build_info("host_copy");
       return 0;
@@ -99,10 +102,11 @@ int main(int argc, char **argv) {
     const int threads = static_cast<int>(opt.integer("threads", 1));
     const long long reps = opt.integer("reps", 1), warmup = opt.integer("warmup", 0);
     const double min_sample_s = opt.seconds("min-sample-s", 60);
+    const bench::Retakes retakes = bench::retakes_from(opt);
     const bool corrupt = opt.integer("corrupt-for-test", 0) != 0;
     bench::use_exactly_threads(threads);
-    const auto [wrong, checksum] = dtype == "float32" ? run<float>(n, threads, reps, warmup, min_sample_s, corrupt, dtype)
-                                                      : run<double>(n, threads, reps, warmup, min_sample_s, corrupt, dtype);
+    const auto [wrong, checksum] = dtype == "float32" ? run<float>(n, threads, reps, warmup, min_sample_s, retakes, corrupt, dtype)
+                                                      : run<double>(n, threads, reps, warmup, min_sample_s, retakes, corrupt, dtype);
     return bench::report_validation("host_copy", wrong, n, checksum);
   });
 }

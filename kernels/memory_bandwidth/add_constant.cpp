@@ -43,14 +43,14 @@ void add_immutable(const double *a, double *b, long long n, double c) {
 int main(int argc, char **argv) {
   return bench::guarded_main("add_constant", [&] {
     bench::Options opt(argc, argv,
-                       {{"mode", "inplace"},
+                       bench::with_retake_options({{"mode", "inplace"},
                         {"n", "10000000"},
                         {"threads", "1"},
                         {"reps", "5"},
                         {"warmup", "1"},
                         {"min-sample-s", "0"},
                         {"constant", "1"},
-                        {"corrupt-for-test", "0"}});
+                        {"corrupt-for-test", "0"}}));
     if (opt.build_info()) {
       bench::print_build_info("add_constant");
       return 0;
@@ -65,6 +65,7 @@ int main(int argc, char **argv) {
     const long long warmup = opt.integer("warmup", 0);
     const double c = opt.real("constant");
     const double min_sample_s = opt.seconds("min-sample-s", 60);
+    const bench::Retakes retakes = bench::retakes_from(opt);
     if (c != std::floor(c) || std::fabs(c) > 1000)
       throw std::invalid_argument("--constant must be a small integer so that checks are exact");
 
@@ -82,7 +83,7 @@ int main(int argc, char **argv) {
     // STREAM convention: bytes the loop itself reads and writes (no write-allocate traffic).
     const long long bytes_moved = 2 * n * static_cast<long long>(sizeof(double));
     const long long huge = bench::huge_page_bytes();
-    bench::Sampler sampler(warmup, min_sample_s);
+    bench::Sampler sampler(warmup, min_sample_s, retakes, threads);
     for (long long rep = 0; rep < warmup + reps; ++rep) {
       const bench::Sampler::Sample s = sampler.take(rep, [&] {
         if (in_place)
@@ -90,7 +91,7 @@ int main(int argc, char **argv) {
         else
           add_immutable(a.get(), b.get(), n, c);
       });
-      bench::print_bandwidth_timing("add_constant", mode, n, threads, rep, warmup, s.loops, s.timing, bytes_moved, huge);
+      bench::print_bandwidth_timing("add_constant", mode, n, threads, rep, warmup, s, bytes_moved, huge);
     }
 
     if (opt.integer("corrupt-for-test", 0)) (in_place ? a : b)[n / 2] += 0.5;

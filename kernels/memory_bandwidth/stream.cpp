@@ -21,7 +21,8 @@ using bench::allocate;
 
 int main(int argc, char **argv) {
   return bench::guarded_main("stream", [&] {
-    bench::Options opt(argc, argv, {{"n", "10000000"}, {"threads", "1"}, {"reps", "5"}, {"warmup", "1"}, {"min-sample-s", "0"}});
+    bench::Options opt(argc, argv, bench::with_retake_options({{"n", "10000000"}, {"threads", "1"}, {"reps", "5"},
+                                                            {"warmup", "1"}, {"min-sample-s", "0"}}));
     if (opt.build_info()) {
       bench::print_build_info("stream");
       return 0;
@@ -31,6 +32,7 @@ int main(int argc, char **argv) {
     const long long reps = opt.integer("reps", 1);
     const long long warmup = opt.integer("warmup", 0);
     const double min_sample_s = opt.seconds("min-sample-s", 60);
+    const bench::Retakes retakes = bench::retakes_from(opt);
 
     bench::use_exactly_threads(threads);
     Array a = allocate(n), b = allocate(n), c = allocate(n);
@@ -48,10 +50,10 @@ int main(int argc, char **argv) {
     // often as its minimum length needs (bench::Sampler, one per operation). All four are
     // idempotent on their inputs, so repeating one leaves the values STREAM's check replays.
     const long long huge = bench::huge_page_bytes();
-    bench::Sampler copy(warmup, min_sample_s), scale(warmup, min_sample_s), add(warmup, min_sample_s),
-        triad(warmup, min_sample_s);
+    bench::Sampler copy(warmup, min_sample_s, retakes, threads), scale(warmup, min_sample_s, retakes, threads),
+        add(warmup, min_sample_s, retakes, threads), triad(warmup, min_sample_s, retakes, threads);
     auto report = [&](const char *op, long long rep, const bench::Sampler::Sample &s, long long words) {
-      bench::print_bandwidth_timing("stream", op, n, threads, rep, warmup, s.loops, s.timing, words * word * n, huge);
+      bench::print_bandwidth_timing("stream", op, n, threads, rep, warmup, s, words * word * n, huge);
     };
 
     for (long long rep = 0; rep < warmup + reps; ++rep) {

@@ -55,7 +55,9 @@
 // (opening and cache preparation included; 0: no limit), where opening dwarfs reading. Its record gives the means per pass (wall_s, cpu_s, open_s, prep_s),
 // the passes it repeated (loops), its reading time (sample_s) and the time the
 // thread waited for a CPU during it (run_delay_s, /proc/thread-self/schedstat);
-// the rate samples are those of its first pass.
+// the rate samples are those of its first pass. A measured sample whose thread waited
+// longer than --max-run-delay-share of it is taken again, at most --max-sample-retakes
+// times (bench::Retakes; `sample_retakes` in its record).
 //
 // Every pass of every method must give the same items and checksum for the
 // same branch; otherwise the validation record says so and the exit code is 3.
@@ -812,7 +814,7 @@ struct Reference {
 int main(int argc, char **argv) {
   return bench::guarded_main("read_branch", [&] {
     bench::Options opt(argc, argv,
-                       {{"files", ""},
+                       bench::with_retake_options({{"files", ""},
                         {"rntuple-files", ""},
                         {"tree", "Events"},
                         {"branches", ""},
@@ -824,7 +826,7 @@ int main(int argc, char **argv) {
                         {"max-sample-s", "0"},
                         {"cache", "warm"},
                         {"sample-every", "100000"},
-                        {"corrupt-for-test", ""}});
+                        {"corrupt-for-test", ""}}));
     if (opt.build_info()) {
       bench::print_build_info("read_branch");
       return 0;
@@ -851,6 +853,7 @@ int main(int argc, char **argv) {
     const long long rotation = opt.integer("rotation", 0);
     const double min_sample_s = opt.seconds("min-sample-s", 60);
     const double max_sample_s = opt.seconds("max-sample-s", 600);
+    const bench::Retakes retake_rule = bench::retakes_from(opt);
     const long long every = opt.integer("sample-every", 1);
     const std::string corrupt = opt.str("corrupt-for-test");
     if (!corrupt.empty() && !methods().count(corrupt))
@@ -933,24 +936,32 @@ int main(int argc, char **argv) {
           auto &calibration =
               calibrations.try_emplace({name, branch}, warmup, min_sample_s, max_sample_s).first->second;
           const long long loops = calibration.loops(rep);
-          double wall = 0, cpu = 0, open = 0, prep_s = 0, checksum_s = -1;
-          double residency = prep.mode() == "warm" ? 1.0 : 0.0;  // the furthest any pass started from its state
-          const double delay0 = bench::run_delay_seconds(), started = bench::wall_seconds();
+          double wall, cpu, open, prep_s, checksum_s, residency, delay, spent;
           std::unique_ptr<Pass> first;  // its rate samples, items and checksum stand for the sample's
-          for (long long loop = 0; loop < loops; ++loop) {
-            auto pass = std::make_unique<Pass>(every, prep);
-            read_once(name, branch, inputs, *pass);
-            wall += pass->wall();
-            cpu += pass->cpu();
-            open += pass->open_s();
-            prep_s += prep.wall();
-            residency = prep.mode() == "warm" ? std::min(residency, prep.residency())
-                                              : std::max(residency, prep.residency());
-            if (pass->checksum_s() >= 0) checksum_s = std::max(checksum_s, 0.0) + pass->checksum_s();
-            if (!first) first = std::move(pass);
+          long long retakes = 0;
+          for (;; ++retakes) {  // the sample, taken again while its thread waited too long for a CPU
+            wall = cpu = open = prep_s = 0, checksum_s = -1;
+            residency = prep.mode() == "warm" ? 1.0 : 0.0;  // the furthest any pass started from its state
+            first.reset();
+            const double delay0 = bench::run_delay_seconds(), started = bench::wall_seconds();
+            for (long long loop = 0; loop < loops; ++loop) {
+              auto pass = std::make_unique<Pass>(every, prep);
+              read_once(name, branch, inputs, *pass);
+              wall += pass->wall();
+              cpu += pass->cpu();
+              open += pass->open_s();
+              prep_s += prep.wall();
+              residency = prep.mode() == "warm" ? std::min(residency, prep.residency())
+                                                : std::max(residency, prep.residency());
+              if (pass->checksum_s() >= 0) checksum_s = std::max(checksum_s, 0.0) + pass->checksum_s();
+              if (!first) first = std::move(pass);
+            }
+            const double delay1 = bench::run_delay_seconds();
+            spent = bench::wall_seconds() - started;
+            delay = delay0 < 0 || delay1 < 0 ? -1.0 : delay1 - delay0;
+            if (rep < warmup || retakes >= retake_rule.max_retakes || !retake_rule.disturbed(delay, spent, 1)) break;
           }
-          const double delay1 = bench::run_delay_seconds();
-          calibration.update(rep, loops, wall - open, bench::wall_seconds() - started);
+          calibration.update(rep, loops, wall - open, spent);
           const double per_pass = 1.0 / static_cast<double>(loops);
           const Bytes &b = bytes.at({name, branch});
           bench::JsonLine()
@@ -966,7 +977,8 @@ int main(int argc, char **argv) {
               .add("open_s", open * per_pass)
               .add("loops", loops)
               .add("sample_s", wall - open)
-              .add("run_delay_s", delay0 < 0 || delay1 < 0 ? -1.0 : delay1 - delay0)
+              .add("run_delay_s", delay)
+              .add("sample_retakes", retakes)
               .add("files_opened", first->files_opened())
               .add("events", first->events())
               .add("items", first->items())

@@ -171,6 +171,9 @@ def measure_interleaved(groups: Sequence[Group], raw_dir: str | Path, key_of: Ca
                           "noise": {"max_half_width": settings.max_half_width,
                                     "attempts": int(rows["attempt"].max()) + 1,
                                     "retakes": int(rows.drop_duplicates(["round"])["retakes"].sum()),
+                                    # samples taken again by their own run delay (harness.Retakes)
+                                    "sample_retakes": int(rows["sample_retakes"].fillna(0).sum())
+                                    if "sample_retakes" in rows else 0,
                                     "earlier_attempts_widest": earlier, "noisy": bool(rows["noisy"].any()),
                                     # the run's widest interval (None: one round, none known)
                                     "half_width": None if rows["half_width"].isna().all()

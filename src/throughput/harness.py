@@ -168,15 +168,42 @@ class Calibration:
             self._loops = max(self._loops, wanted)
 
 
+@dataclass(frozen=True)
+class Retakes:
+    """Which samples are taken again, by their cause rather than by their spread, as
+    kernels/common/bench.hpp's bench::Retakes decides it: a measured sample during which this
+    process's threads waited on a run queue for a CPU longer than `max_share` of their time in
+    it (run delay over wall time times threads) was disturbed by something else on the machine,
+    and is taken again, at most `max_retakes` times (its last take kept, and counted)."""
+
+    max_share: float = 0.0  # 0: no sample is taken again
+    max_retakes: int = 0
+
+    def __post_init__(self) -> None:
+        if not 0 <= self.max_share < 1 or self.max_retakes < 0:
+            raise ValueError(f"need 0 <= max_share < 1 and max_retakes >= 0, got {self.max_share} and "
+                             f"{self.max_retakes}")
+
+    def disturbed(self, run_delay_s: float, wall_s: float, threads: int = 1) -> bool:
+        """Whether a sample waited too long for a CPU (an unknown delay, NaN, never does)."""
+        return self.max_share > 0 and run_delay_s > self.max_share * wall_s * max(threads, 1)
+
+    def kernel_args(self) -> dict[str, Any]:
+        """The options that give a kernel this rule (bench::retakes_from)."""
+        return {"max-run-delay-share": self.max_share, "max-sample-retakes": self.max_retakes}
+
+
 def time_python(
-    function: Callable[[], Any], repetitions: int, warmup: int, min_sample_s: float = 0.0, **labels: Any
+    function: Callable[[], Any], repetitions: int, warmup: int, min_sample_s: float = 0.0,
+    retakes: Retakes = Retakes(), threads: int = 1, **labels: Any
 ) -> tuple[pd.DataFrame, list[Any]]:
     """Time `function()` warmup times alone, then `repetitions` samples, as run_kernel's records:
     each sample repeats the call as often as `Calibration` says reach `min_sample_s`
-    (`loops` in its row), as the kernels' bench::Sampler does.
+    (`loops` in its row), and is taken again while `retakes` says its process's `threads`
+    waited too long for a CPU (`run_delay_s`, `sample_retakes`), as the kernels' bench::Sampler does.
 
     Returns the timing rows (with `labels` as extra columns) and what each call
-    returned, so the caller can validate it (its length is the calls made).
+    returned, so the caller can validate it (its length is the calls made, every take's).
     """
     if repetitions < 1 or warmup < 0 or min_sample_s < 0:
         raise ValueError(f"need repetitions >= 1, warmup >= 0 and min_sample_s >= 0, got {repetitions}, {warmup} "
@@ -184,25 +211,55 @@ def time_python(
     rows, outputs, calibration = [], [], Calibration(warmup, min_sample_s)
     for index in range(warmup + repetitions):
         these = calibration.loops(index)
-        wall0, cpu0 = time.perf_counter(), time.process_time()
-        for _ in range(these):
-            outputs.append(function())
-        cpu1, wall1 = time.process_time(), time.perf_counter()
+        for retake in range(retakes.max_retakes + 1):
+            delay0 = process_run_delay_seconds()
+            wall0, cpu0 = time.perf_counter(), time.process_time()
+            for _ in range(these):
+                outputs.append(function())
+            cpu1, wall1 = time.process_time(), time.perf_counter()
+            delay = process_run_delay_seconds() - delay0
+            if index < warmup or not retakes.disturbed(delay, wall1 - wall0, threads):
+                break
         rows.append({**labels, "rep": index - warmup, "warmup": index < warmup, "loops": these,
-                     "wall_s": wall1 - wall0, "cpu_s": cpu1 - cpu0})
+                     "wall_s": wall1 - wall0, "cpu_s": cpu1 - cpu0, "run_delay_s": delay, "sample_retakes": retake})
         calibration.update(index, these, wall1 - wall0, wall1 - wall0)
     return pd.DataFrame(rows), outputs
 
 
-def run_delay_seconds() -> float:
-    """Seconds the calling thread has waited on a run queue for a CPU since it started (the
-    second field of /proc/thread-self/schedstat, in ns), NaN where the kernel does not say: as
-    bench::run_delay_seconds, what delayed a sample by its cause."""
+def passes_made(timings: pd.DataFrame) -> int:
+    """Every pass a process's samples made, warm-up and retaken takes included (each take of a
+    sample repeats its `loops`): what an in-place kernel's values count."""
+    retaken = timings["sample_retakes"].fillna(0) if "sample_retakes" in timings else 0
+    return int((timings["loops"] * (1 + retaken)).sum())
+
+
+def _schedstat_delay(path: str) -> float:
+    """The run delay in one schedstat file (its second field, in ns), in seconds; NaN unknown."""
     try:
-        with open("/proc/thread-self/schedstat") as schedstat:
+        with open(path) as schedstat:
             return int(schedstat.read().split()[1]) / 1e9
     except (OSError, IndexError, ValueError):
         return math.nan
+
+
+def run_delay_seconds() -> float:
+    """Seconds the calling thread has waited on a run queue for a CPU since it started
+    (/proc/thread-self/schedstat), NaN where the kernel does not say: as
+    bench::run_delay_seconds, what delayed a sample by its cause."""
+    return _schedstat_delay("/proc/thread-self/schedstat")
+
+
+def process_run_delay_seconds() -> float:
+    """The same summed over every thread of this process (/proc/self/task/*/schedstat: numba's
+    and the BLAS's threads too), NaN where the kernel does not say: as
+    bench::process_run_delay_seconds."""
+    try:
+        tasks = os.listdir("/proc/self/task")
+    except OSError:
+        return math.nan
+    delays = [_schedstat_delay(f"/proc/self/task/{task}/schedstat") for task in tasks]
+    known = [delay for delay in delays if not math.isnan(delay)]  # a thread may end meanwhile
+    return sum(known) if known else math.nan
 
 
 def summarize(timings: pd.DataFrame, by: list[str], value: str = "wall_s") -> pd.DataFrame:

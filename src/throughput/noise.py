@@ -15,9 +15,11 @@ things make that visible instead of printing it as a result:
   `Settings.max_retakes` above 0 (none by default, see there), a pass whose
   stall share exceeds `max_stall_share` is taken again (throughput.experiment). A
   process's own run delay (/proc/<pid>/schedstat) cannot be read here: the
-  kernel's process has exited by the time its pass is judged; the readers of the
-  reader comparison take it themselves, per sample (`run_delay_s`,
-  bench::run_delay_seconds), and `_samples_sentence` reports it;
+  kernel's process has exited by the time its pass is judged; the kernels and
+  Python methods that sample (bench::Sampler, harness.time_python, the readers)
+  take it themselves, per sample (`run_delay_s`), take a sample again while it
+  exceeds `max_run_delay_share` of the sample (`sample_retakes`, at most
+  `max_sample_retakes`: harness.Retakes), and `_samples_sentence` reports both;
 * `interval_half_width` and `Settings` decide whether a run's figure is too
   uncertain to be printed as clean: its 95% interval across processes
   (throughput.intervals) wider than `max_half_width` either side (the generic
@@ -42,7 +44,7 @@ import numpy as np
 import pandas as pd
 import psutil
 
-from . import intervals
+from . import harness, intervals
 
 CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
 # Columns of the "cpu" line of /proc/stat, in order (proc(5)); guest time is
@@ -198,6 +200,12 @@ class Settings:
     # waiting for each other too (measured with nothing else running: a median 1.8% of each
     # memory-bandwidth pass, 6% of each writing pass, so a 2% rule retook every writing pass).
     max_retakes: int = 0
+    # Per sample, where the kernel or Python method samples (bench::Sampler, harness.time_python,
+    # the readers): a sample during which its process waited for a CPU longer than this share of
+    # its wall time (its own run delay, /proc/self/task/*/schedstat, so not this study's other
+    # processes' waiting) is taken again, at most max_sample_retakes times (harness.Retakes).
+    max_run_delay_share: float = 0.02
+    max_sample_retakes: int = 3
 
     @classmethod
     def from_config(cls, section: dict[str, Any] | None) -> "Settings":
@@ -209,7 +217,14 @@ class Settings:
                    max_sample_s=float(section.get("max_sample_s", cls.max_sample_s)),
                    order_seed=int(section.get("order_seed", cls.order_seed)),
                    max_stall_share=float(section.get("max_stall_share", cls.max_stall_share)),
-                   max_retakes=int(section.get("max_retakes", cls.max_retakes)))
+                   max_retakes=int(section.get("max_retakes", cls.max_retakes)),
+                   max_run_delay_share=float(section.get("max_run_delay_share", cls.max_run_delay_share)),
+                   max_sample_retakes=int(section.get("max_sample_retakes", cls.max_sample_retakes)))
+
+    @property
+    def sample_retakes(self) -> harness.Retakes:
+        """The per-sample retake rule that kernels and Python methods are given."""
+        return harness.Retakes(self.max_run_delay_share, self.max_sample_retakes)
 
     @classmethod
     def for_experiment(cls, section: dict[str, Any], noise_section: dict[str, Any] | None) -> "Settings":
@@ -297,8 +312,8 @@ def describe(frame: pd.DataFrame, settings: Settings, labels: Mapping[str, str] 
 def _samples_sentence(measured: pd.DataFrame, settings: Settings) -> str:
     """How long the timed samples were (" " first), where the experiment calibrates them (rows
     with `loops`: kernels/common/bench.hpp's Calibration); a sample below the minimum is said,
-    with its cause, and so is how long the measuring thread waited for a CPU during its samples
-    (`run_delay_s`, where the kernel took it).
+    with its cause, and so is how long the measuring process waited for a CPU during its samples
+    and how many were taken again for it (`_run_delay_sentence`).
 
     A sample's length is `sample_s` where the rows give one per pass (a reader's: its reading
     time, opening left out, over all its passes), else its `wall_s`."""
@@ -327,13 +342,32 @@ def _samples_sentence(measured: pd.DataFrame, settings: Settings) -> str:
                           f"that calibrated it")
         sentence += (f"; {int(short.sum())} of the {len(timed)} samples fell short of it (the shortest "
                      f"{length[short].min():.3g} s): {' and '.join(causes)}")
-    if "run_delay_s" in timed and timed["run_delay_s"].notna().any():
-        spent = (timed["wall_s"] + prep) * timed["loops"]  # the delay spans it all
-        share = (timed["run_delay_s"] / spent).dropna()
-        worst = f", in {timed.loc[share.idxmax(), 'run']}" if "run" in timed else ""
-        sentence += (f". The measuring thread waited for a CPU during a median {share.median():.2%} of a sample "
-                     f"(at most {share.max():.1%}{worst}; /proc/thread-self/schedstat)")
-    return sentence + "."
+    return sentence + "." + _run_delay_sentence(timed, settings, per_pass, prep)
+
+
+def _run_delay_sentence(timed: pd.DataFrame, settings: Settings, per_pass: bool, prep: Any) -> str:
+    """How long the measuring processes waited for a CPU during their samples (`run_delay_s`,
+    where the kernel or method took it; over the sample's wall time times its threads), and how
+    many samples were taken again for it (`sample_retakes`: harness.Retakes), " " first."""
+    if "run_delay_s" not in timed:
+        return ""
+    delay = timed["run_delay_s"].where(timed["run_delay_s"] >= 0)  # -1: no scheduler statistics
+    if delay.isna().all():
+        return ""
+    # a reader's row gives its means per pass (the delay spans them all, preparation included)
+    spent = (timed["wall_s"] + prep) * timed["loops"] if per_pass else timed["wall_s"]
+    threads = timed["threads"].fillna(1).clip(lower=1) if "threads" in timed else 1
+    share = (delay / (spent * threads)).dropna()
+    worst = f", in {timed.loc[share.idxmax(), 'run']}" if "run" in timed else ""
+    sentence = (f" The measuring process waited for a CPU during a median {share.median():.2%} of a sample "
+                f"(at most {share.max():.1%}{worst}; /proc/self/task/*/schedstat)")
+    if "sample_retakes" not in timed or not settings.max_run_delay_share:
+        return sentence + "; no sample was taken again for it."
+    retaken = timed["sample_retakes"].fillna(0)
+    still = int((share > settings.max_run_delay_share).sum())
+    return (sentence + f"; {int((retaken > 0).sum())} of the {len(timed)} samples were taken again because it "
+            f"waited during more than {settings.max_run_delay_share:.0%} of them ({int(retaken.sum())} takes in "
+            f"all, at most {settings.max_sample_retakes} each), and {still} stayed above it.")
 
 
 # The macros paper_macros writes, after the experiment's prefix.

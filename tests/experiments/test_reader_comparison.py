@@ -203,6 +203,22 @@ def test_a_readers_sample_repeats_its_pass_until_its_reading_time_reaches_the_mi
     assert [r["loops"] for r in timing] == [1, 1] and timing[1]["sample_s"] < minimum
 
 
+@pytest.mark.parametrize("reader", ["columnar", "uproot"])
+def test_a_reader_sample_that_waited_for_a_cpu_is_taken_again(files, reader, contended_core):
+    """With a busy process on its core, a reader's sample waits about half its time: it is
+    taken again as often as allowed (unless it happened to run alone), and every take agrees."""
+    argv = _argv(reader, files["nanoaod"], ["Jet_pt"], reps=2, warmup=1, **{
+        "min-sample-s": 0.2, "max-run-delay-share": 0.02, "max-sample-retakes": 1})
+    records = rc.run_json_process(argv, reader, core=contended_core)
+    timed = [r for r in records["timing"] if not r["warmup"]]
+    delayed = [r["run_delay_s"] > 0.02 * r["loops"] * (r["wall_s"] + r["prep_s"]) for r in timed]
+    assert all(r["sample_retakes"] == 1 for r, late in zip(timed, delayed) if late), timed
+    assert any(r["sample_retakes"] == 1 for r in timed), timed
+    assert _results(records)["Jet_pt"] == _expected(files["nanoaod"]["root"], "Jet_pt")
+    with pytest.raises(harness.KernelError, match="max-run-delay-share"):
+        rc.run_json_process(_argv(reader, files["nanoaod"], ["Jet_pt"], **{"max-run-delay-share": 1}), reader)
+
+
 def test_the_method_section_gives_short_samples_their_cause_and_the_run_delay():
     """A sample is short because reaching the minimum would have cost more than max_sample_s
     (an opening that dwarfs the reading) or because its pass ran faster than the warm-up that

@@ -81,6 +81,35 @@ def test_stream_samples_repeat_each_operation_and_still_validate():
     assert all(loops.is_monotonic_increasing for _, loops in timed.groupby("mode")["loops"])
 
 
+def test_a_sample_that_waited_for_a_cpu_is_taken_again_and_every_take_is_checked(contended_core):
+    args = {"n": N, "reps": 3, "warmup": 1, "mode": "inplace", "min-sample-s": 0.2}  # many time slices
+    rule = harness.Retakes(max_share=0.02, max_retakes=2)
+    run = harness.run_kernel("add_constant_O3", {**args, **rule.kernel_args()}, core=contended_core)
+    t = run.timings
+    timed = t[~t["warmup"]]
+    columns = timed[["loops", "wall_s", "run_delay_s", "sample_retakes"]].to_dict("list")
+    # a kept take waited at most 2% of it, unless the retakes were spent; with the hog beside it a
+    # sample waits about half its time (one whose warm-up was delayed, calibrated too short, may not)
+    delayed = timed["run_delay_s"] > rule.max_share * timed["wall_s"]
+    assert (~delayed | (timed["sample_retakes"] == 2)).all() and timed["sample_retakes"].le(2).all(), columns
+    assert (delayed & (timed["sample_retakes"] == 2)).any(), columns
+    assert list(t[t["warmup"]]["sample_retakes"]) == [0]
+    # the in-place check counts the passes of every take, kept or not
+    assert run.validation["checksum"] == mb.expected_checksum(N, "inplace", harness.passes_made(t))
+    assert harness.passes_made(t) > int(t["loops"].sum())
+    # without the rule, the same disturbance is kept and recorded
+    run = harness.run_kernel("add_constant_O3", args, core=contended_core)
+    assert (run.timings["sample_retakes"] == 0).all() and (run.timings["run_delay_s"] > 0).any()
+
+
+@pytest.mark.parametrize("kernel", ["add_constant_O3", "stream_O3"])
+@pytest.mark.parametrize("option, value", [("max-run-delay-share", "1"), ("max-run-delay-share", "-0.1"),
+                                           ("max-sample-retakes", "-1")])
+def test_a_bad_retake_option_is_named(kernel, option, value):
+    with pytest.raises(harness.KernelError, match=f"--{option}"):
+        harness.run_kernel(kernel, {"n": N, "reps": 1, option: value})
+
+
 def test_python_samples_repeat_the_call_to_their_minimum_length():
     frame, outputs = harness.time_python(lambda: time.sleep(0.002), repetitions=3, warmup=1, min_sample_s=0.02)
     # calibrated on the warm-up call as it lasted here (a 2 ms sleep lasts longer on a busy host)

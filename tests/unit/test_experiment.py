@@ -12,7 +12,7 @@ import pytest
 
 from scipy.special import stdtrit
 
-from throughput import experiment, intervals, noise, provenance, results
+from throughput import experiment, harness, intervals, noise, provenance, results
 
 
 class FakeMethods:
@@ -143,7 +143,7 @@ def test_every_pass_records_the_load_and_every_run_its_spread(tmp_path):
     assert frame["half_width"].eq(half_width).all() and 0.04 < half_width < 0.1 and not frame["noisy"].any()
     assert frame["cv"].round(6).eq(0.02).all()
     _, stored_provenance, key = results.read_raw(tmp_path / "A.parquet")
-    assert stored_provenance["noise"] == {"max_half_width": 0.1, "attempts": 1, "retakes": 0,
+    assert stored_provenance["noise"] == {"max_half_width": 0.1, "attempts": 1, "retakes": 0, "sample_retakes": 0,
                                           "earlier_attempts_widest": [], "noisy": False, "half_width": half_width}
     assert set(stored_provenance["load"]) == {"load_avg_1min", "others_cores", "steal_fraction", "cpu_stall_share"}
     assert key["interleaved_with"] == ["A", "B", "C"] and key["machine"] == provenance.fingerprint()
@@ -228,6 +228,9 @@ def test_changed_noise_settings_or_repetitions_measure_again(tmp_path):
     assert len(methods.calls) == 9
     _measure(tmp_path, methods, noise.Settings(max_half_width=0.05), repetitions=2)
     assert len(methods.calls) == 15
+    methods = FakeMethods({name: [1.0] * 2 for name in "ABC"})
+    _measure(tmp_path, methods, noise.Settings(max_half_width=0.05, max_sample_retakes=1), repetitions=2)
+    assert len(methods.calls) == 6  # another retake rule measures again
 
 
 def test_run_names_must_be_unique(tmp_path):
@@ -315,3 +318,25 @@ def test_the_noise_sentence_names_the_noisiest_runs_only():
     sentence = noise.describe(frame, noise.Settings(max_remeasures=0))
     assert "12 of 12 runs" in sentence and "flagged: r11 (±22%), r10 (±21%)" in sentence
     assert f"and {12 - noise.NAMED_NOISY} more" in sentence and "r0 " not in sentence
+
+
+def test_the_samples_sentence_counts_retaken_samples_and_those_still_delayed():
+    """Each sample's run delay is judged over its wall time times its threads; the sentence
+    counts the samples taken again, their takes, and those still above the share."""
+    settings = noise.Settings(min_sample_s=0.1, max_run_delay_share=0.02, max_sample_retakes=3)
+    rows = pd.DataFrame({"warmup": False, "loops": 10, "run": ["a", "b", "c", "d"], "threads": [1, 1, 2, 2],
+                         "wall_s": 0.2, "run_delay_s": [0.001, 0.01, 0.006, -1.0],
+                         "sample_retakes": [0, 3, 1, 0]})
+    sentence = noise._samples_sentence(rows, settings)
+    # shares 0.5%, 5% (still above after 3 retakes), 1.5% of two threads' time; d unknown
+    assert "waited for a CPU during a median 1.50% of a sample (at most 5.0%, in b;" in sentence
+    assert ("2 of the 4 samples were taken again because it waited during more than 2% of them (4 takes in all, "
+            "at most 3 each), and 1 stayed above it.") in sentence
+    without = noise._samples_sentence(rows.drop(columns="sample_retakes"), settings)
+    assert without.endswith("no sample was taken again for it.")
+
+
+def test_the_retake_rule_comes_from_the_noise_section():
+    assert noise.Settings.from_config({}).sample_retakes == harness.Retakes(0.02, 3)
+    settings = noise.Settings.from_config({"max_run_delay_share": 0.05, "max_sample_retakes": 1})
+    assert settings.sample_retakes == harness.Retakes(0.05, 1)

@@ -1,6 +1,7 @@
 """harness: running compiled kernels and Python functions, and summarising timings."""
 from __future__ import annotations
 
+import math
 import os
 import stat
 from pathlib import Path
@@ -242,6 +243,42 @@ def test_time_python_rejects_bad_counts(repetitions, warmup):
     with pytest.raises(ValueError, match="repetitions"):
         harness.time_python(lambda: called.append(1), repetitions=repetitions, warmup=warmup)
     assert not called
+
+
+def test_retakes_rule_judges_the_delay_by_the_samples_threads():
+    rule = harness.Retakes(max_share=0.02, max_retakes=3)
+    assert rule.disturbed(0.03, 1.0) and not rule.disturbed(0.01, 1.0)
+    assert not rule.disturbed(0.03, 1.0, threads=2) and rule.disturbed(0.05, 1.0, threads=2)
+    assert not rule.disturbed(math.nan, 1.0)  # unknown: never called disturbed
+    assert not harness.Retakes().disturbed(10.0, 1.0)  # no rule, no retake
+    assert rule.kernel_args() == {"max-run-delay-share": 0.02, "max-sample-retakes": 3}
+    for share, retakes in ((1.0, 1), (-0.01, 1), (0.02, -1)):
+        with pytest.raises(ValueError, match="max_share"):
+            harness.Retakes(share, retakes)
+
+
+def test_time_python_retakes_a_disturbed_sample_never_a_warmup(monkeypatch):
+    # a process that waits a whole second for a CPU around every take: every measured sample
+    # is disturbed, and is taken again as often as the rule allows; every call is returned
+    delays = iter(range(10**6))
+    monkeypatch.setattr(harness, "process_run_delay_seconds", lambda: float(next(delays)))
+    frame, outputs = harness.time_python(lambda: "x", repetitions=2, warmup=1,
+                                         retakes=harness.Retakes(max_share=0.02, max_retakes=2))
+    assert list(frame["sample_retakes"]) == [0, 2, 2] and list(frame["run_delay_s"]) == [1.0, 1.0, 1.0]
+    assert len(outputs) == harness.passes_made(frame) == 1 + 3 + 3
+
+
+def test_time_python_keeps_an_undisturbed_sample_and_an_unknown_delay(monkeypatch):
+    frame, _ = harness.time_python(lambda: None, 2, 0, retakes=harness.Retakes(0.02, 3))
+    assert frame["sample_retakes"].le(3).all() and frame["run_delay_s"].ge(0).all()
+    monkeypatch.setattr(harness, "process_run_delay_seconds", lambda: math.nan)
+    frame, outputs = harness.time_python(lambda: None, 2, 0, retakes=harness.Retakes(0.02, 3))
+    assert list(frame["sample_retakes"]) == [0, 0] and len(outputs) == 2
+
+
+def test_process_run_delay_sums_this_process_threads():
+    own = harness.run_delay_seconds()
+    assert harness.process_run_delay_seconds() >= own >= 0
 
 
 # --- summarize --------------------------------------------------------------------------------

@@ -72,10 +72,11 @@ def awkward_op(op: str, jagged_array, event_values: np.ndarray, constant) -> np.
 
 
 def jagged_cpu(method: str, op: str, data: Jagged, threads: int, repetitions: int, warmup: int,
-               min_sample_s: float = 0.0) -> tuple[pd.DataFrame, dict[str, Any]]:
+               min_sample_s: float = 0.0,
+               retakes: harness.Retakes = harness.Retakes()) -> tuple[pd.DataFrame, dict[str, Any]]:
     """Time one jagged operation on the CPU: `warmup` passes alone, then `repetitions` samples
     of as many passes as reach `min_sample_s` (each row's `loops`; its wall and CPU time the
-    sample's); validate the output exactly, counting every pass (an in-place add adds once per
+    sample's), each taken again while `retakes` says it was disturbed; validate the output exactly, counting every pass (an in-place add adds once per
     pass)."""
     dtype = data.values.dtype
     c = dtype.type(CONSTANT)
@@ -116,7 +117,7 @@ def jagged_cpu(method: str, op: str, data: Jagged, threads: int, repetitions: in
         got = lambda: last[0]  # noqa: E731
     else:
         raise ValueError(f"unknown CPU method {method!r} (known: {', '.join(CPU_METHODS)})")
-    frame, calls = harness.time_python(run, repetitions, warmup, min_sample_s)
+    frame, calls = harness.time_python(run, repetitions, warmup, min_sample_s, retakes, threads)
     passes = len(calls)
     expected = reference(op, data, passes)
     validation = validate_output(got(), expected, f"{method} {op} {dtype.name}")

@@ -48,18 +48,21 @@ def node_cpus(node: int) -> int:
 
 
 def numa_command(node_cpu: int, node_memory: int, threads: int, n: int, dtype: str, repetitions: int,
-                 warmup: int, min_sample_s: float = 0.0) -> list[str]:
+                 warmup: int, min_sample_s: float = 0.0, retakes: harness.Retakes = harness.Retakes()) -> list[str]:
     """host_copy on the CPUs of one node with its memory on another, through numactl."""
+    options = {"dtype": dtype, "n": n, "threads": threads, "reps": repetitions, "warmup": warmup,
+               "min-sample-s": min_sample_s, **retakes.kernel_args()}
     return ["numactl", f"--cpunodebind={node_cpu}", f"--membind={node_memory}",
-            str(harness.kernel_path(HOST_KERNEL)), "--dtype", dtype, "--n", str(n), "--threads", str(threads),
-            "--reps", str(repetitions), "--warmup", str(warmup), "--min-sample-s", str(min_sample_s)]
+            str(harness.kernel_path(HOST_KERNEL)), *(part for key, value in options.items()
+                                                     for part in (f"--{key}", str(value)))]
 
 
 def run_numa(memory_node: int, params: dict[str, Any], dtype: str, samples: int = 1,
-             min_sample_s: float = 0.0) -> tuple[pd.DataFrame, dict[str, Any]]:
+             min_sample_s: float = 0.0,
+             retakes: harness.Retakes = harness.Retakes()) -> tuple[pd.DataFrame, dict[str, Any]]:
     threads = min(node_cpus(0), max_threads(params))
     n = values_per_array(params["cpu_array_mib"], dtype)
-    argv = numa_command(0, memory_node, threads, n, dtype, samples, params["warmup"], min_sample_s)
+    argv = numa_command(0, memory_node, threads, n, dtype, samples, params["warmup"], min_sample_s, retakes)
     proc = subprocess.run(argv, capture_output=True, text=True, env=harness.pinned_env())
     if proc.returncode != 0:
         raise harness.KernelError(f"{' '.join(argv)} exited with {proc.returncode}: {proc.stderr.strip()}")
@@ -132,19 +135,21 @@ def _measure(run: dict[str, Any], params: dict[str, Any], status: GpuStatus, cac
              settings: noise.Settings) -> tuple[pd.DataFrame, dict[str, Any]]:
     """One round of `run` after its warm-up passes: the interleaving loop calls it once per round.
     The CPU cases take settings.samples_per_process samples, each repeating the pass until it
-    lasts settings.min_sample_s; a GPU case times one pass (its kernels do not calibrate)."""
+    lasts settings.min_sample_s, taken again while its process waited too long for a CPU
+    (settings.sample_retakes); a GPU case times one pass (its kernels do not calibrate)."""
     one = {**params, "repetitions": 1}  # the kernels' and methods' own repetitions: the loop's rounds are ours
     reps, warmup = 1, params["warmup"]
-    samples, min_sample_s = settings.samples_per_process, settings.min_sample_s
+    samples, min_sample_s, retakes = settings.samples_per_process, settings.min_sample_s, settings.sample_retakes
     build_info, core = None, None
     group, method, case, dtype = run["group"], run["method"], run["case"], run["dtype"]
     if group == "numa":
-        frame, validation = run_numa(int(case[-1]), one, dtype, samples, min_sample_s)
+        frame, validation = run_numa(int(case[-1]), one, dtype, samples, min_sample_s, retakes)
         build_info = harness.build_info(HOST_KERNEL)
     elif method == "C++":
         n, core = values_per_array(params["cpu_array_mib"], dtype), harness.single_core()
         result = harness.run_kernel(HOST_KERNEL, {"dtype": dtype, "n": n, "threads": 1, "reps": samples,
-                                                  "warmup": warmup, "min-sample-s": min_sample_s}, core=core)
+                                                  "warmup": warmup, "min-sample-s": min_sample_s,
+                                                  **retakes.kernel_args()}, core=core)
         frame, validation, build_info = result.timings, result.validation, result.build_info
     elif method == "CUDA C++":
         frame, validation, build_info = _cuda_run(run, one)
@@ -157,7 +162,7 @@ def _measure(run: dict[str, Any], params: dict[str, Any], status: GpuStatus, cac
     else:
         data = _jagged_data(cache, params["events"], params["mean_particles"], dtype)
         key = next(k for k, v in CPU_METHODS.items() if v == method)
-        frame, validation = jagged_cpu(key, case, data, run["threads"], samples, warmup, min_sample_s)
+        frame, validation = jagged_cpu(key, case, data, run["threads"], samples, warmup, min_sample_s, retakes)
     # passes_made: every pass of the process, warm-up included (an in-place add's checksum grows with them)
     frame = frame.assign(group=group, method=method, threads=run["threads"], checksum=validation["checksum"],
                          passes_made=validation.get("passes", warmup + reps))

@@ -49,35 +49,37 @@ def _measure_pass(run: dict[str, Any], params: dict[str, Any],
                   settings: noise.Settings) -> tuple[pd.DataFrame, dict[str, Any]]:
     """One process of `run` on freshly made arrays: its warm-up passes, then
     `settings.samples_per_process` samples of at least `settings.min_sample_s` each (the
-    kernel repeats the pass inside one sample: `loops`). The interleaving loop
+    kernel repeats the pass inside one sample: `loops`), each taken again while its process
+    waited too long for a CPU (settings.sample_retakes: `sample_retakes`). The interleaving loop
     (throughput.experiment) calls this once per round. A single-threaded kernel is pinned to one
     core (harness.single_core); the Python methods run in the notebook's process, unpinned."""
     n, warmup, threads = params["n_values"], params["warmup"], run["threads"]
     core = harness.single_core() if run["kernel"] and threads == 1 else None
-    samples, min_sample_s = settings.samples_per_process, settings.min_sample_s
+    samples, min_sample_s, retakes = settings.samples_per_process, settings.min_sample_s, settings.sample_retakes
     if run["kernel"]:
-        args = {"n": n, "threads": threads, "reps": samples, "warmup": warmup, "min-sample-s": min_sample_s}
+        args = {"n": n, "threads": threads, "reps": samples, "warmup": warmup, "min-sample-s": min_sample_s,
+                **retakes.kernel_args()}
         if run["method"] == "C++":
             args.update(mode=run["mode"], constant=int(CONSTANT))
         result = harness.run_kernel(run["kernel"], args, core=core)
         frame = result.timings
         checksum = result.validation["checksum"]
         if run["method"] == "C++":
-            expected = expected_checksum(n, run["mode"], int(frame["loops"].sum()))
+            expected = expected_checksum(n, run["mode"], harness.passes_made(frame))
             if checksum != expected:
                 raise AssertionError(f"{run['kernel']} {run['mode']}: checksum {checksum} != {expected}")
         frame["checksum"] = checksum
         build_info = result.build_info
     else:
         if run["method"] == "numpy":
-            frame, checksum = _numpy_method(run["mode"], n, samples, warmup, min_sample_s)
+            frame, checksum = _numpy_method(run["mode"], n, samples, warmup, min_sample_s, retakes)
         else:
-            frame, checksum = _numba_method(run["mode"], n, threads, samples, warmup, min_sample_s)
+            frame, checksum = _numba_method(run["mode"], n, threads, samples, warmup, min_sample_s, retakes)
         frame = frame.assign(kernel=run["method"], opt="n/a", mode=run["mode"], n=n, threads=threads,
                              bytes_moved=2 * 8 * n * frame["loops"], checksum=checksum)
         build_info = None
     frame["method"] = run["method"]
-    frame["passes_made"] = int(frame["loops"].sum())  # what this process's checksum counts
+    frame["passes_made"] = harness.passes_made(frame)  # what this process's checksum counts
     return frame, provenance.capture(params, cache_state="n/a (in-memory)", build_info=build_info,
                                      pinned_core=core)
 

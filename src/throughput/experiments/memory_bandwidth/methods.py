@@ -78,24 +78,26 @@ def _check_outputs(a: np.ndarray, out: np.ndarray, n: int, mode: str, passes: in
     return _check(out, n, mode, passes, method)
 
 
-def _numpy_method(mode: str, n: int, repetitions: int, warmup: int,
-                  min_sample_s: float = 0.0) -> tuple[pd.DataFrame, float]:
+def _numpy_method(mode: str, n: int, repetitions: int, warmup: int, min_sample_s: float = 0.0,
+                  retakes: harness.Retakes = harness.Retakes()) -> tuple[pd.DataFrame, float]:
     a = _initial(n)
     if mode == "inplace":
         huge = huge_page_bytes()
-        frame, calls = harness.time_python(lambda: np.add(a, CONSTANT, out=a), repetitions, warmup, min_sample_s)
+        frame, calls = harness.time_python(lambda: np.add(a, CONSTANT, out=a), repetitions, warmup, min_sample_s,
+                                           retakes)
         out = a
     else:
         b = np.full(n, -1.0)
         huge = huge_page_bytes()
-        frame, calls = harness.time_python(lambda: np.add(a, CONSTANT, out=b), repetitions, warmup, min_sample_s)
+        frame, calls = harness.time_python(lambda: np.add(a, CONSTANT, out=b), repetitions, warmup, min_sample_s,
+                                           retakes)
         out = b
     frame["huge_page_bytes"] = huge  # after the first touch of both arrays, as the kernels read it
     return frame, _check_outputs(a, out, n, mode, len(calls), "numpy")
 
 
-def _numba_method(mode: str, n: int, threads: int, repetitions: int, warmup: int,
-                  min_sample_s: float = 0.0) -> tuple[pd.DataFrame, float]:
+def _numba_method(mode: str, n: int, threads: int, repetitions: int, warmup: int, min_sample_s: float = 0.0,
+                  retakes: harness.Retakes = harness.Retakes()) -> tuple[pd.DataFrame, float]:
     numba.set_num_threads(threads)
     a = _initial(n)
     # Compile outside the timed passes (the warm-up pass would absorb it too,
@@ -104,14 +106,14 @@ def _numba_method(mode: str, n: int, threads: int, repetitions: int, warmup: int
         flat_add.add_in_place(np.zeros(2), 0.0)
         huge = huge_page_bytes()
         frame, calls = harness.time_python(lambda: flat_add.add_in_place(a, CONSTANT), repetitions, warmup,
-                                           min_sample_s)
+                                           min_sample_s, retakes, threads)
         out = a
     else:
         flat_add.add_immutable(np.zeros(2), np.zeros(2), 0.0)
         b = np.full(n, -1.0)
         huge = huge_page_bytes()
         frame, calls = harness.time_python(lambda: flat_add.add_immutable(a, b, CONSTANT), repetitions, warmup,
-                                           min_sample_s)
+                                           min_sample_s, retakes, threads)
         out = b
     frame["huge_page_bytes"] = huge
     return frame, _check_outputs(a, out, n, mode, len(calls), "numba")

@@ -93,7 +93,9 @@ def _measure_pass(run: dict[str, Any], spec: dict[str, Any], params: dict[str, A
                   repetition: int, settings: noise.Settings) -> tuple[pd.DataFrame, dict]:
     """One process of `run`: its warm-up passes, then one measured sample, which repeats the
     pass until its reading time reaches the noise section's min_sample_s, planned to cost at
-    most its max_sample_s (rootreadspeed, ROOT's own tool, times one pass). The interleaving
+    most its max_sample_s, and is taken again while the reading thread waited too long for a
+    CPU (settings.sample_retakes; the Java readers and rootreadspeed, ROOT's own tool, which
+    times one pass, do not retake). The interleaving
     loop calls it once per round; the C++ process runs its methods in the round's own random
     order, noise.round_order, as the processes of the round are. A reader that cannot read
     gives rows saying why."""
@@ -105,14 +107,15 @@ def _measure_pass(run: dict[str, Any], spec: dict[str, Any], params: dict[str, A
     # the single-threaded readers (C++ and Python) are pinned to one core; the JVM's JIT and
     # garbage collector run beside its reading thread, and rootreadspeed is ROOT's to run
     core = harness.single_core() if run["group"] == "cpp" or run["group"] in PYTHON_READERS else None
+    retaking = {**common, **settings.sample_retakes.kernel_args()}
     try:
         if run["group"] == "cpp":
             ordered = {**run, "methods": noise.round_order(run["methods"], repetition, settings.order_seed)}
-            frame = _cpp_frame(ordered, spec, common, label, core)
+            frame = _cpp_frame(ordered, spec, retaking, label, core)
             build_info = harness.build_info("read_branch")
         elif run["group"] in PYTHON_READERS:
             files = spec["numpy"] if run["group"] == "numpy" else spec["root"]
-            args = {**common, "files": ",".join(files), "reader": run["group"],
+            args = {**retaking, "files": ",".join(files), "reader": run["group"],
                     "page-cache-tool": str(harness.kernel_path("page_cache"))}
             argv = [sys.executable, "-m", "throughput.experiments.reader_comparison", "read"]
             argv += [x for k, v in args.items() for x in (f"--{k}", str(v))]

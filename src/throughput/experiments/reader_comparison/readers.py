@@ -238,6 +238,8 @@ def read_main(argv: list[str]) -> int:
     parser.add_argument("--warmup", type=int, default=1)
     parser.add_argument("--min-sample-s", type=float, default=0.0)
     parser.add_argument("--max-sample-s", type=float, default=0.0)
+    parser.add_argument("--max-run-delay-share", type=float, default=0.0)
+    parser.add_argument("--max-sample-retakes", type=int, default=0)
     parser.add_argument("--cache", default="warm")
     parser.add_argument("--sample-every", type=int, default=100000)
     parser.add_argument("--page-cache-tool", default=None)
@@ -246,6 +248,10 @@ def read_main(argv: list[str]) -> int:
     if args.reps < 1 or args.warmup < 0 or args.sample_every < 1 or args.min_sample_s < 0 or args.max_sample_s < 0:
         raise ReaderError("--reps must be >= 1, --warmup >= 0, --sample-every >= 1 and --min-sample-s and "
                           "--max-sample-s >= 0")
+    try:
+        retakes = harness.Retakes(args.max_run_delay_share, args.max_sample_retakes)
+    except ValueError as error:
+        raise ReaderError(f"--max-run-delay-share and --max-sample-retakes: {error}") from error
     files, branches = args.files.split(","), args.branches.split(",")
     if "" in files or "" in branches:
         raise ReaderError(f"--files and --branches must not have empty elements: {args.files!r}, {args.branches!r}")
@@ -277,17 +283,21 @@ def read_main(argv: list[str]) -> int:
     for rep in range(args.warmup + args.reps):
         for branch in branches:
             loops = calibrations[branch].loops(rep)
-            delay0, started = harness.run_delay_seconds(), time.perf_counter()
-            passes = [read_once(rep, branch) for _ in range(loops)]
-            delay = harness.run_delay_seconds() - delay0
+            for retake in range(retakes.max_retakes + 1):  # taken again while it waited too long for a CPU
+                delay0, started = harness.run_delay_seconds(), time.perf_counter()
+                passes = [read_once(rep, branch) for _ in range(loops)]
+                delay, spent = harness.run_delay_seconds() - delay0, time.perf_counter() - started
+                if rep < args.warmup or not retakes.disturbed(delay, spent):
+                    break
             wall, cpu = sum(p.wall for p in passes), sum(p.cpu for p in passes)
             opening = sum(p.open_s for p in passes)
-            calibrations[branch].update(rep, loops, wall - opening, time.perf_counter() - started)
+            calibrations[branch].update(rep, loops, wall - opening, spent)
             first = passes[0]  # its rate samples, items and checksum stand for the sample's
             _json(record="timing", kernel=f"{args.reader}_reader", method=args.reader, branch=branch,
                   rep=rep - args.warmup, warmup=rep < args.warmup, order=0, wall_s=wall / loops, cpu_s=cpu / loops,
                   open_s=opening / loops, loops=loops, sample_s=wall - opening,
-                  run_delay_s=-1.0 if math.isnan(delay) else delay, events=first.events, items=first.items,
+                  run_delay_s=-1.0 if math.isnan(delay) else delay, sample_retakes=retake, events=first.events,
+                  items=first.items,
                   checksum=hex_checksum(first.checksum), files=len(files), cache=args.cache,
                   prep_s=sum(p.prep_s for p in passes) / loops,
                   # the furthest any pass of the sample started from its cache state
