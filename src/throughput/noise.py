@@ -351,23 +351,46 @@ def _run_delay_sentence(timed: pd.DataFrame, settings: Settings, per_pass: bool,
     many samples were taken again for it (`sample_retakes`: harness.Retakes), " " first."""
     if "run_delay_s" not in timed:
         return ""
-    delay = timed["run_delay_s"].where(timed["run_delay_s"] >= 0)  # -1: no scheduler statistics
-    if delay.isna().all():
+    known = timed["run_delay_s"] >= 0  # -1 or NaN: no scheduler statistics, or a method that takes none
+    if not known.any():
         return ""
+    timed, delay = timed[known], timed.loc[known, "run_delay_s"]
+    prep = prep[known] if isinstance(prep, pd.Series) else prep
     # a reader's row gives its means per pass (the delay spans them all, preparation included)
     spent = (timed["wall_s"] + prep) * timed["loops"] if per_pass else timed["wall_s"]
     threads = timed["threads"].fillna(1).clip(lower=1) if "threads" in timed else 1
-    share = (delay / (spent * threads)).dropna()
+    share = delay / (spent * threads)
     worst = f", in {timed.loc[share.idxmax(), 'run']}" if "run" in timed else ""
     sentence = (f" The measuring process waited for a CPU during a median {share.median():.2%} of a sample "
                 f"(at most {share.max():.1%}{worst}; /proc/self/task/*/schedstat)")
     if "sample_retakes" not in timed or not settings.max_run_delay_share:
         return sentence + "; no sample was taken again for it."
-    retaken = timed["sample_retakes"].fillna(0)
-    still = int((share > settings.max_run_delay_share).sum())
-    return (sentence + f"; {int((retaken > 0).sum())} of the {len(timed)} samples were taken again because it "
-            f"waited during more than {settings.max_run_delay_share:.0%} of them ({int(retaken.sum())} takes in "
-            f"all, at most {settings.max_sample_retakes} each), and {still} stayed above it.")
+    retaking = timed["sample_retakes"].notna()  # the Java readers take their run delay, and none again
+    retaken, above = timed["sample_retakes"].fillna(0), share > settings.max_run_delay_share
+    sentence += (f"; {int((retaken > 0).sum())} of the {int(retaking.sum())} samples of the methods that retake "
+                 f"were taken again because it waited during more than {settings.max_run_delay_share:.0%} of them "
+                 f"({int(retaken.sum())} takes in all, at most {settings.max_sample_retakes} each), and "
+                 f"{int(above[retaking].sum())} stayed above it")
+    others = above & ~retaking
+    sentence += (f"; {int(others.sum())} of the {int((~retaking).sum())} samples of methods that take none again "
+                 f"were above it." if (~retaking).any() else ".")
+    timed, retaken, above = timed[retaking], retaken[retaking], above[retaking]
+    cores = _usable_cores()
+    every = timed["threads"] >= cores if "threads" in timed else pd.Series(False, index=timed.index)
+    if every.any():
+        # what could not be isolated: a run with a thread on every core shares each of them with
+        # whatever else the machine runs (the notebook, the kernel's own threads)
+        sentence += (f" Runs with a thread on each of the {cores} cores cannot be isolated from the rest of the "
+                     f"machine: {int((retaken[every] > 0).sum())} of their {int(every.sum())} samples were taken "
+                     f"again and {int(above[every].sum())} stayed above the share, against "
+                     f"{int((retaken[~every] > 0).sum())} and {int(above[~every].sum())} of the "
+                     f"{int((~every).sum())} samples of runs that left a core free.")
+    return sentence
+
+
+def _usable_cores() -> int:
+    """The cores this process may run on (the measuring machine's, where its results are reused)."""
+    return len(os.sched_getaffinity(0))
 
 
 # The macros paper_macros writes, after the experiment's prefix.

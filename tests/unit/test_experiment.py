@@ -320,18 +320,28 @@ def test_the_noise_sentence_names_the_noisiest_runs_only():
     assert f"and {12 - noise.NAMED_NOISY} more" in sentence and "r0 " not in sentence
 
 
-def test_the_samples_sentence_counts_retaken_samples_and_those_still_delayed():
+def test_the_samples_sentence_counts_retaken_samples_and_those_still_delayed(monkeypatch):
     """Each sample's run delay is judged over its wall time times its threads; the sentence
-    counts the samples taken again, their takes, and those still above the share."""
+    counts the samples taken again, their takes, and those still above the share, apart from
+    the samples of a method that takes none again, and says what runs on every core could not
+    isolate."""
     settings = noise.Settings(min_sample_s=0.1, max_run_delay_share=0.02, max_sample_retakes=3)
-    rows = pd.DataFrame({"warmup": False, "loops": 10, "run": ["a", "b", "c", "d"], "threads": [1, 1, 2, 2],
-                         "wall_s": 0.2, "run_delay_s": [0.001, 0.01, 0.006, -1.0],
-                         "sample_retakes": [0, 3, 1, 0]})
+    rows = pd.DataFrame({"warmup": False, "loops": 10, "run": ["a", "b", "c", "d", "java"],
+                         "threads": [1, 1, 2, 2, 1], "wall_s": 0.2, "run_delay_s": [0.001, 0.01, 0.006, -1.0, 0.01],
+                         "sample_retakes": [0, 3, 1, 0, None]})
+    monkeypatch.setattr(noise, "_usable_cores", lambda: 4)
     sentence = noise._samples_sentence(rows, settings)
-    # shares 0.5%, 5% (still above after 3 retakes), 1.5% of two threads' time; d unknown
-    assert "waited for a CPU during a median 1.50% of a sample (at most 5.0%, in b;" in sentence
-    assert ("2 of the 4 samples were taken again because it waited during more than 2% of them (4 takes in all, "
-            "at most 3 each), and 1 stayed above it.") in sentence
+    # shares 0.5%, 5% (still above after 3 retakes), 1.5% of two threads' time, d unknown, java 5%
+    assert "waited for a CPU during a median 3.25% of a sample (at most 5.0%, in b;" in sentence
+    assert ("2 of the 3 samples of the methods that retake were taken again because it waited during more than "
+            "2% of them (4 takes in all, at most 3 each), and 1 stayed above it; 1 of the 1 samples of methods "
+            "that take none again were above it.") in sentence
+    assert "cannot be isolated" not in sentence  # no run had a thread on every core
+    monkeypatch.setattr(noise, "_usable_cores", lambda: 2)
+    sentence = noise._samples_sentence(rows, settings)
+    assert ("Runs with a thread on each of the 2 cores cannot be isolated from the rest of the machine: 1 of "
+            "their 1 samples were taken again and 0 stayed above the share, against 1 and 1 of the 2 samples of "
+            "runs that left a core free.") in sentence
     without = noise._samples_sentence(rows.drop(columns="sample_retakes"), settings)
     assert without.endswith("no sample was taken again for it.")
 
