@@ -104,17 +104,21 @@ class Calibration {
   long long loops_ = 1;
 };
 
-// Seconds the calling thread has waited on a run queue for a CPU since it started (the second
-// field of /proc/thread-self/schedstat, in ns), -1 where the kernel does not say: what delayed
-// a sample, by its cause, where a single-threaded kernel takes it before and after.
-inline double run_delay_seconds() {
-  std::FILE *f = std::fopen("/proc/thread-self/schedstat", "r");
+// The run delay in one schedstat file (its second field, in ns), in seconds; -1 where the file
+// cannot be read (a kernel without scheduler statistics, or a thread that has ended).
+inline double schedstat_delay_seconds(const std::string &path) {
+  std::FILE *f = std::fopen(path.c_str(), "r");
   if (!f) return -1;
   unsigned long long on_cpu = 0, waiting = 0;
   const int got = std::fscanf(f, "%llu %llu", &on_cpu, &waiting);
   std::fclose(f);
   return got == 2 ? 1e-9 * static_cast<double>(waiting) : -1;
 }
+
+// Seconds the calling thread has waited on a run queue for a CPU since it started
+// (/proc/thread-self/schedstat), -1 where the kernel does not say: what delayed a sample, by
+// its cause, where a single-threaded kernel takes it before and after.
+inline double run_delay_seconds() { return schedstat_delay_seconds("/proc/thread-self/schedstat"); }
 
 // The same summed over every thread of this process (/proc/self/task/*/schedstat), -1 where
 // the kernel does not say: what delayed a sample of a multi-threaded kernel (its OpenMP team).
@@ -126,15 +130,10 @@ inline double process_run_delay_seconds() {
   bool any = false;
   while (const dirent *task = readdir(tasks)) {
     if (task->d_name[0] == '.') continue;
-    const std::string path = std::string("/proc/self/task/") + task->d_name + "/schedstat";
-    std::FILE *f = std::fopen(path.c_str(), "r");
-    if (!f) continue;  // the thread ended meanwhile
-    unsigned long long on_cpu = 0, waiting = 0;
-    if (std::fscanf(f, "%llu %llu", &on_cpu, &waiting) == 2) {
-      total += 1e-9 * static_cast<double>(waiting);
-      any = true;
-    }
-    std::fclose(f);
+    const double delay = schedstat_delay_seconds(std::string("/proc/self/task/") + task->d_name + "/schedstat");
+    if (delay < 0) continue;  // the thread ended meanwhile
+    total += delay;
+    any = true;
   }
   closedir(tasks);
   return any ? total : -1;
