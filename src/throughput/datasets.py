@@ -3,7 +3,10 @@
 Files are made by the `make_nanoaod_like` kernel (kernels/datasets/), which
 resamples the events of a real CMS NanoAOD file: the same 947 branches with
 the same types, the real multiplicities and value distributions, with floats
-smeared slightly so that compression ratios stay realistic. File k of a set
+smeared slightly (so resampled events are not copies) and put back where the
+real file's values lie (its discrete values, else its branch's precision:
+NanoAOD stores many floats with fewer mantissa bits), so that they compress
+as the real file's do (`float_compression_against_real` measures it). File k of a set
 uses seed + k, so every file of a set differs and every set is reproducible.
 RNTuple copies are made with ROOT's RNTupleImporter (`tree_to_rntuple`).
 
@@ -17,6 +20,8 @@ import shutil
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+import pandas as pd
 from tqdm.auto import tqdm
 
 from . import REPO, harness, machine_fit, paths, references
@@ -25,9 +30,10 @@ COMPRESSIONS = ("none", "ZLIB", "LZ4", "ZSTD", "LZMA")
 # The branches the readers measure (one attribute per particle collection),
 # whose reference values each generated file carries.
 VALUE_BRANCHES = tuple(f"{c}_pt" for c in ("Photon", "Electron", "Muon", "Tau", "Jet", "FatJet"))
-# Bytes per event of a generated file, measured here on 20000 events at
-# level 4 (jitter 0.01); used only to check free disk before generating.
-BYTES_PER_EVENT_ESTIMATE = {"none": 4550, "ZLIB": 1880, "LZ4": 2370, "ZSTD": 1900, "LZMA": 1590}
+# Bytes per event of a generated file, measured here on 10000 events at the default levels
+# and jitter (none: on 20000 events, before floats kept the real file's precision, which does not
+# change an uncompressed file); used only to check free disk before generating.
+BYTES_PER_EVENT_ESTIMATE = {"none": 4550, "ZLIB": 1370, "LZ4": 1770, "ZSTD": 1220, "LZMA": 920}
 
 
 # The real CMS NanoAOD file whose events are resampled, by its scikit-hep-testdata name.
@@ -128,8 +134,10 @@ def check_disk(files: int, events_per_file: int, compression: str, directory: st
 
 
 def make_nanoaod_like(output: str | os.PathLike, events: int, compression: str, section: dict[str, Any],
-                      index: int = 0, progress: bool = True) -> dict[str, Any]:
-    """Write `events` resampled events to `output`; return the kernel's validation record."""
+                      index: int = 0, progress: bool = True, resample: bool = True) -> dict[str, Any]:
+    """Write `events` resampled events to `output`; return the kernel's validation record.
+    `resample` False takes the source's events in their order (cycled): the same events as
+    the real file's, so a test compares only what the generator does to their values."""
     if compression not in COMPRESSIONS:
         raise ValueError(f"unknown compression {compression!r} (one of {', '.join(COMPRESSIONS)})")
     Path(output).parent.mkdir(parents=True, exist_ok=True)
@@ -137,7 +145,7 @@ def make_nanoaod_like(output: str | os.PathLike, events: int, compression: str, 
         run = harness.run_kernel("make_nanoaod_like", {
             "source": source_path(section), "output": output, "events": events,
             "compression": compression, "level": level(section, compression),
-            "seed": section["seed"] + index, "jitter": section["jitter"],
+            "seed": section["seed"] + index, "jitter": section["jitter"], "resample": int(resample),
         }, on_progress=lambda record: bar.update(record["done"] - bar.n))
     # the values the readers must find in it, kept outside the file (throughput.references)
     references.record(output, "Events", VALUE_BRANCHES)
@@ -151,6 +159,72 @@ def to_rntuple(tree_file: str | os.PathLike, output: str | os.PathLike, compress
         "source": tree_file, "output": output, "compression": compression,
         "level": level(section, compression),
     }).validation
+
+
+# Branches with fewer values than this compress by chance, not by their data: not compared.
+MIN_COMPARED_VALUES = 200
+
+
+def _float_words(values) -> np.ndarray:
+    """Float values (an awkward array, flattened) as a basket holds them: big-endian 32-bit words."""
+    import awkward as ak  # here: Snakemake and the config import this module, and need neither
+
+    return np.asarray(ak.flatten(values, axis=None), dtype=">f4")
+
+
+def zero_low_mantissa_bits(words: np.ndarray) -> int:
+    """The fewest trailing zero bits of the 23-bit mantissa over float `words` (what the
+    make_nanoaod_like kernel keeps per branch; 23 where every mantissa is zero)."""
+    # the bits of each value, whatever the array's byte order (a view would reinterpret bytes)
+    mantissas = np.asarray(words, dtype=np.float32).view(np.uint32).astype(np.int64) & 0x7FFFFF
+    mantissas = mantissas[mantissas != 0]
+    if not len(mantissas):
+        return 23
+    return int(np.log2(mantissas & -mantissas).astype(int).min())
+
+
+def float_compression_against_real(generated: str | os.PathLike, source: str | os.PathLike,
+                                   tree: str = "Events", chunks: int = 10) -> pd.DataFrame:
+    """Per float branch: its precision (zero low mantissa bits) and compression factor in the
+    real file `source` and in a `generated` NanoAOD-like file, and their ratio. The factor is a
+    branch's words over their deflated size at level 1, as ROOT's ZLIB level 1 (the real file's)
+    compresses baskets of them: the real file keeps its baskets inside the tree, so its branches
+    record no sizes of their own, and a factor measured the same way on both sides compares
+    their data, not their basket layout. The generated file is taken in chunks of as many events
+    as the real file has (at most `chunks` of them, all bytes over all compressed bytes), so a
+    resampled file's factor is not one draw's. Branches with fewer than MIN_COMPARED_VALUES
+    values on either side are listed with `compared` False."""
+    import zlib
+
+    import uproot  # as awkward in _float_words
+
+    def deflated(words):
+        return len(zlib.compress(words.tobytes(), 1))
+
+    with uproot.open(source) as real_file, uproot.open(generated) as made_file:
+        real, made = real_file[tree], made_file[tree]
+        step = real.num_entries
+        stops = list(range(step, min(made.num_entries, chunks * step) + 1, step)) or [made.num_entries]
+        rows = []
+        for branch in real.branches:
+            if branch.typename.replace("[]", "") != "float" or branch.name not in made:
+                continue
+            source_words = _float_words(real[branch.name].array(library="ak"))
+            values = made[branch.name].array(entry_stop=stops[-1], library="ak")
+            pieces = [_float_words(values[start:stop]) for start, stop in zip([0, *stops[:-1]], stops)]
+            made_words = np.concatenate(pieces)
+            made_bytes = sum(piece.nbytes for piece in pieces)
+            made_deflated = sum(deflated(piece) for piece in pieces if len(piece))
+            rows.append({"branch": branch.name, "values_real": len(source_words),
+                         "values_generated": int(np.median([len(piece) for piece in pieces])),
+                         "zero_bits_real": zero_low_mantissa_bits(source_words),
+                         "zero_bits_generated": zero_low_mantissa_bits(made_words),
+                         "factor_real": source_words.nbytes / deflated(source_words) if len(source_words) else np.nan,
+                         "factor_generated": made_bytes / made_deflated if made_deflated else np.nan})
+    frame = pd.DataFrame(rows)
+    frame["ratio"] = frame["factor_generated"] / frame["factor_real"]
+    frame["compared"] = (frame["values_real"] >= MIN_COMPARED_VALUES) & (frame["values_generated"] >= MIN_COMPARED_VALUES)
+    return frame
 
 
 def main(argv: list[str] | None = None) -> None:

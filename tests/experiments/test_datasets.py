@@ -45,6 +45,35 @@ def test_multiplicities_are_resampled_from_the_real_events(generated):
     assert 0.8 < ratio < 1.2
 
 
+def test_floats_keep_the_real_files_precision_and_compress_as_it_does(tmp_path):
+    """Each float branch keeps its real counterpart's zero low mantissa bits (NanoAOD's reduced
+    precision) and compresses within 10% of it, on the real file's events in their order (so
+    only what the generator does to the values differs; the factor measured the same way on
+    both sides: datasets.float_compression_against_real)."""
+    real_events = uproot.open(SOURCE)["Events"].num_entries
+    path = tmp_path / "same_events.root"
+    record = datasets.make_nanoaod_like(path, real_events, "ZLIB", SECTION, progress=False, resample=False)
+    branches = datasets.float_compression_against_real(path, SOURCE)
+    assert record["float_branches"] == len(branches) > 100
+    reduced = branches["zero_bits_real"] > 0
+    assert record["reduced_precision_branches"] == int(reduced.sum()) and 0 < reduced.sum() < len(branches)
+    lost = branches[branches["zero_bits_generated"] < branches["zero_bits_real"]]
+    assert lost.empty, f"precision lost in {lost['branch'].tolist()}"
+    compared = branches[branches["compared"]]
+    off = compared[(compared["ratio"] - 1).abs() > 0.10]
+    assert len(compared) > 100 and off.empty, (
+        f"{len(off)} of {len(compared)} float branches compress unlike the real file's:\n{off.to_string()}")
+
+
+def test_the_precision_of_float_words_is_their_fewest_zero_low_bits():
+    words = np.array([1.0, 1.5, 1.25, 0.0, -3.0], dtype=">f4")  # mantissas 0, 2^22, 2^21, 0, 2^22
+    assert datasets.zero_low_mantissa_bits(words) == 21
+    assert datasets.zero_low_mantissa_bits(np.array([1.0, 0.0], dtype=">f4")) == 23
+    assert datasets.zero_low_mantissa_bits(np.array([1 + 2 ** -23], dtype=">f4")) == 0
+    # the same values in the other byte order: the same precision
+    assert datasets.zero_low_mantissa_bits(words.astype("<f4")) == 21
+
+
 def test_same_seed_same_file_other_index_other_events(tmp_path):
     a, b, c = (tmp_path / f"{n}.root" for n in "abc")
     datasets.make_nanoaod_like(a, 50, "LZ4", SECTION, index=0, progress=False)
