@@ -2,6 +2,7 @@
 model's readers add up, fits recover known parameters, and bad inputs stop before any event loop."""
 from __future__ import annotations
 
+import collections
 import math
 import os
 import subprocess
@@ -364,14 +365,26 @@ def test_rate_model_fit_uncertainties_follow_the_scatter():
     assert linear["r_io"] == float("inf") and math.isnan(linear["r_io_sigma"]) and linear["r_io_lower"] > 200.0
 
 
-def test_cold_reads_are_judged_against_the_devices_own_rate():
-    assert rdf.cold_reads_verdict({"warm": 3000.0}) is None
+def _per_round(*values):
+    return pd.Series(values, index=range(len(values)), dtype=float)
+
+
+def test_cold_reads_are_judged_against_the_devices_own_rate_round_by_round():
+    assert rdf.cold_reads_verdict({"warm": _per_round(3000.0, 3100.0)}) is None
     # read-ahead may let a cold buffered read beat one O_DIRECT stream: still nearer the device
-    device = rdf.cold_reads_verdict({"cold": 1700.0, "direct": 1000.0, "warm": 13000.0})
-    assert device["reached_device"] and device["text"].startswith("reached the device: the cold rate is 1.7 times")
-    cached = rdf.cold_reads_verdict({"cold": 9000.0, "direct": 1000.0, "warm": 13000.0})
-    assert not cached["reached_device"] and "a cache below this system's served them" in cached["text"]
-    assert cached["cold_over_direct"] == pytest.approx(9.0) and cached["cold_over_warm"] == pytest.approx(9 / 13)
+    device = rdf.cold_reads_verdict({"cold": _per_round(1700, 1650, 1750), "direct": _per_round(1000, 980, 1010),
+                                     "warm": _per_round(13000, 12500, 13500)})
+    assert device["state"] == "reached" and device["text"].startswith("reached the device: the cold rate is 1.7")
+    assert device["cold_over_direct"].low < 1.7 < device["cold_over_direct"].high
+    cached = rdf.cold_reads_verdict({"cold": _per_round(9000, 9100, 8900), "direct": _per_round(1000, 1000, 1000),
+                                     "warm": _per_round(13000, 13000, 13000)})
+    assert cached["state"] == "cache" and "a cache below this system's served them" in cached["text"]
+    assert cached["cold_over_direct"].value == pytest.approx(9.0, rel=0.01)
+    assert cached["cold_over_warm"].value == pytest.approx(9 / 13, rel=0.01)
+    # halfway (by ratio) in some rounds, nearer each end in others: not decided by the mean
+    halfway = rdf.cold_reads_verdict({"cold": _per_round(3000, 1500, 6000), "direct": _per_round(1000, 1000, 1000),
+                                      "warm": _per_round(9000, 9000, 9000)})
+    assert halfway["state"] == "not separated" and halfway["text"].startswith("cannot be told")
 
 
 def test_amdahl_and_usl_fits_recover_known_parameters():
@@ -531,6 +544,15 @@ def test_rate_model_rates_are_computed_per_round_and_carry_their_interval():
     assert est["r_dec"].value == pytest.approx(10 / (0.25 - 0.02 - 0.01) / geometric)
     assert rs["r_proc"] == est["r_proc"].value == pytest.approx(10 / 0.02 / geometric)
     assert est["r_proc"].low < est["r_proc"].value < est["r_proc"].high
+    # opening the trees as a share of T_dec, the same in every round: an interval of no width
+    assert rs["setup_share"].value == pytest.approx((0.25 - 0.2 - 0.02) / (0.25 - 0.02 - 0.01))
+    assert rs["setup_share"].low == pytest.approx(rs["setup_share"].high)
+    # Eq. (1) puts one reader (33 MB/s) below the raw read (100, 1000), R_dec (45) and R_proc (500)
+    assert rdf.model_check(rs, "cold")["state"] == rdf.model_check(rs, "warm")["state"] == "holds"
+    faster = rate.assign(wall_s=rate["wall_s"] / 2)  # 67 MB/s: above R_dec, which Eq. (1) forbids
+    failed = rdf.model_check(rdf.rate_summary({**frames, "rate": faster}), "cold")
+    assert failed["state"] == "fails" and failed["above"] == ["r_dec"]
+    assert "R_\\mathrm{dec}" in rdf.model_check_text(rdf.rate_summary({**frames, "rate": faster}))
     one = rs["table"].set_index(["cache", "processes"]).loc[("warm", 1)]
     assert one["rate"] == pytest.approx(10 / 0.3 / geometric) and one["rate_low"] < one["rate"] < one["rate_high"]
     table = rdf.rate_components_table(rs, rs["table"]).set_index("rate")
@@ -618,3 +640,30 @@ def test_rate_model_rates_carry_the_spread_of_their_passes():
     components_table = rdf.rate_components_table(rs, rs["table"]).set_index("rate")
     assert components_table.loc["R1 measured, warm, one reader", "this run [MB/s]"].endswith(paper.NOISY_MARK)
     assert not components_table.loc["R1 measured, cold, one reader", "this run [MB/s]"].endswith(paper.NOISY_MARK)
+
+
+def test_the_rate_fit_stays_within_the_cores_and_names_a_ceiling_below_the_raw_read():
+    """Eq. (1) is fitted on the process counts up to the cores only, and its asymptote is called a
+    ceiling (not R_IO) where its interval lies below the raw read's."""
+    size = 10_000_000
+    raw = pd.DataFrame([{"cache": c, "wall_s": w * f, "warmup": False, "noisy": False, "bytes": size, "round": r}
+                        for r, f in enumerate((1.0, 1.05, 0.95)) for c, w in (("cold", 0.1), ("warm", 0.01))])
+    components = pd.DataFrame([{"process_s": 0.02, "getentry_s": 0.2, "wall_s": 0.25, "warmup": False, "round": r}
+                               for r in range(3)])
+    # 2 cores: R(1) 33, R(2) 56 MB/s; 3 and 4 processes share the cores and would pull the fit down
+    walls = {1: 0.30, 2: 0.18, 3: 0.6, 4: 0.9}
+    rate = pd.DataFrame([{"cache": "cold", "ttree_cache": "on", "processes": n, "wall_s": w * (1 + 0.01 * r),
+                          "warmup": False, "round": r, "cpu_s": w, "read_calls": 1}
+                         for r in range(3) for n, w in walls.items()])
+    rs = rdf.rate_summary({"bytes": size, "raw": raw, "components": components, "rate": rate, "events": 1000,
+                           "cores": 2})
+    fit = rs["fits"].iloc[0]
+    assert fit["points"] == 2 and fit["dof"] == 0
+    assert fit["r_io"] == pytest.approx(1 / (2 * (1 / (10 / 0.18)) - 1 / (10 / 0.3)), rel=0.05)
+    table = rdf.rate_fit_table(rs).set_index("cache")
+    assert table.loc["cold", "Np fitted"] == "2" and "fit asymptote [MB/s]" in table.columns
+    Fit = collections.namedtuple("Fit", "r_io r_io_sigma")
+    raw_read = intervals.Estimate(100.0, 90.0, 110.0, 3)
+    assert rdf.asymptote_against_raw_read(Fit(50.0, 2.0), raw_read) == "below the raw read"
+    assert rdf.asymptote_against_raw_read(Fit(105.0, 10.0), raw_read) == "not below the raw read"
+    assert rdf.asymptote_against_raw_read(Fit(math.inf, math.nan), raw_read) == "unbounded"

@@ -295,22 +295,33 @@ def fit_rate_model(processes: np.ndarray, rates: np.ndarray) -> dict[str, Any]:
             "points": distinct, "dof": distinct - 2, "io_determined": distinct >= 2 and inv_rio > 0}
 
 
-def cold_reads_verdict(r_io: dict[str, float]) -> dict[str, Any] | None:
+def cold_reads_verdict(r_io: dict[str, pd.Series]) -> dict[str, Any] | None:
     """Whether the cold raw reads reached the device: is the cold rate nearer (by ratio) the
-    device's own (O_DIRECT) rate or the warm (page-cache) rate? A buffered cold read may beat one
-    O_DIRECT stream somewhat (read-ahead keeps requests in flight), so no fixed margin is used;
-    a cold read served by a cache below this system's (a hypervisor's) comes out near the warm
-    rate. None where the cold or the O_DIRECT read was not measured."""
+    device's own (O_DIRECT) rate or the warm (page-cache) rate? Decided round by round (the three
+    raw reads ran in the same rounds): each round's distance from the device's rate over its
+    distance from the warm rate, a paired ratio whose interval must lie below 1 (reached) or
+    above 1 (a cache below this system's, a hypervisor's, served them); otherwise the run does
+    not separate the two. A buffered cold read may beat one O_DIRECT stream somewhat (read-ahead
+    keeps requests in flight), so distances are ratios either way and no fixed margin is used.
+    None where the cold or the O_DIRECT read was not measured."""
     if "cold" not in r_io or "direct" not in r_io:
         return None
     cold, direct, warm = r_io["cold"], r_io["direct"], r_io["warm"]
-    reached = abs(math.log(cold / direct)) <= abs(math.log(warm / cold))
-    ratios = (f"the cold rate is {cold / direct:.3g} times the device's own (O_DIRECT) rate and "
-              f"{cold / warm:.3g} times the warm rate")
-    return {"reached_device": reached, "cold_over_direct": cold / direct, "cold_over_warm": cold / warm,
-            "text": (f"reached the device: {ratios}, nearer the device" if reached else
-                     f"did not reach the device: {ratios}, nearer the page cache's, so a cache below this "
-                     "system's served them")}
+    from_device = np.exp(np.abs(np.log(cold / direct)))
+    from_cache = np.exp(np.abs(np.log(warm / cold)))
+    nearer = intervals.comparison(intervals.paired_by_round(from_cache.to_dict(), from_device.to_dict()))
+    over_direct = intervals.paired_by_round(cold.to_dict(), direct.to_dict())
+    over_warm = intervals.paired_by_round(cold.to_dict(), warm.to_dict())
+    ratios = (f"the cold rate is {over_direct.value:.3g} times the device's own (O_DIRECT) rate "
+              f"({over_direct.interval_text()}) and {over_warm.value:.3g} times the warm rate "
+              f"({over_warm.interval_text()})")
+    state = {"higher": "reached", "lower": "cache"}.get(nearer, "not separated")
+    text = {"reached": f"reached the device: {ratios}, nearer the device",
+            "cache": f"did not reach the device: {ratios}, nearer the page cache's, so a cache below this "
+                     "system's served them",
+            "not separated": f"cannot be told from the device's reads or the page cache's: {ratios}, and this "
+                             "run does not separate its distances from the two"}[state]
+    return {"state": state, "cold_over_direct": over_direct, "cold_over_warm": over_warm, "text": text}
 
 
 # The three rates that limit one reader, as the paper names them.
@@ -343,6 +354,38 @@ def saturation(summary: dict[str, Any]) -> tuple[intervals.Estimate, str]:
     by_round = summary["by_round"]
     return (intervals.paired_by_round(by_round["r_io"][cache].to_dict(), by_round["r1_predicted"][cache].to_dict()),
             cache)
+
+
+def model_check(summary: dict[str, Any], cache: str) -> dict[str, Any] | None:
+    """Eq. (1) makes one reader's rate R_1 lower than each rate it is built from (1/R_1 is their
+    inverses' sum): is the measured R_1 (one reader, TTreeCache on) below the raw read of the same
+    cache, R_dec and R_proc, each by its paired per-round ratio? "holds" where it is below all
+    three, "fails" where it is above one of them (`above`: which; that rate, as measured apart,
+    is not what limits the reader), else "not separated" (`unseparated`: from which). None where
+    one reader with `cache` was not measured."""
+    by_round = summary["by_round"]
+    if cache not in by_round.get("r1_measured", {}) or cache not in by_round["r_io"]:
+        return None
+    measured = by_round["r1_measured"][cache].to_dict()
+    rates = {"r_io": by_round["r_io"][cache], "r_dec": by_round["r_dec"], "r_proc": by_round["r_proc"]}
+    ratios = {k: intervals.paired_by_round(measured, rate.to_dict()) for k, rate in rates.items()}
+    above = [k for k, ratio in ratios.items() if intervals.comparison(ratio) == "higher"]
+    unseparated = [k for k, ratio in ratios.items() if intervals.comparison(ratio) == "not separated"]
+    state = "fails" if above else "not separated" if unseparated else "holds"
+    return {"state": state, "above": above, "unseparated": unseparated, "ratios": ratios}
+
+
+def asymptote_against_raw_read(fit: Any, raw: intervals.Estimate) -> str:
+    """Whether the fitted asymptote can be the device's rate R_IO: "below the raw read" where its
+    interval (1.96 standard deviations) lies under the raw read's of the same cache (then it is a
+    ceiling of the cores or of decompression, not R_IO), "unbounded" where the rate did not bend,
+    else "not below the raw read"."""
+    if not math.isfinite(fit.r_io):
+        return "unbounded"
+    spread = 1.96 * fit.r_io_sigma if math.isfinite(fit.r_io_sigma) else math.nan
+    asymptote = intervals.Estimate(fit.r_io, fit.r_io - spread, fit.r_io + spread, 0)
+    return ("below the raw read" if intervals.unpaired_comparison(asymptote, raw) == "lower"
+            else "not below the raw read")
 
 
 def _per_round(frame: pd.DataFrame, column: str) -> pd.Series:
@@ -382,6 +425,7 @@ def rate_summary(frames: dict[str, Any], settings: noise.Settings | None = None)
     raw_by_round = {cache: _per_round(group, "wall_s") for cache, group in raw.groupby("cache")}
     proc_by_round = _per_round(comp, "process_s")
     dec_by_round = _per_round(comp, "wall_s") - proc_by_round - raw_by_round["warm"]
+    setup_by_round = _per_round(comp.assign(setup_s=comp["wall_s"] - comp["getentry_s"] - comp["process_s"]), "setup_s")
     r_io = {cache: size / times for cache, times in raw_by_round.items()}
     r_dec, r_proc = size / dec_by_round, size / proc_by_round
     r1_predicted = {cache: 1 / (1 / rate + 1 / r_dec + 1 / r_proc) for cache, rate in r_io.items() if cache != "direct"}
@@ -391,12 +435,14 @@ def rate_summary(frames: dict[str, Any], settings: noise.Settings | None = None)
     t_dec = t_reader - t_proc - float(t_raw["warm"])
     out = {"size_mb": size, "events": frames["events"], "t_raw": t_raw.to_dict(), "t_proc": t_proc,
            "t_getentry": t_getentry, "t_setup": t_reader - t_getentry - t_proc, "t_dec": t_dec, "t_reader": t_reader,
+           # opening the files and trees as a share of T_dec, paired round by round
+           "setup_share": intervals.paired_by_round(setup_by_round.to_dict(), dec_by_round.to_dict()),
            "estimates": estimates, "r_io": {c: e.value for c, e in estimates["r_io"].items()},
            "r_dec": estimates["r_dec"].value, "r_proc": estimates["r_proc"].value,
            "r1_predicted": {c: e.value for c, e in estimates["r1_predicted"].items()},
            # each rate per round (what slowest_limit and saturation pair)
            "by_round": {"r_io": r_io, "r_dec": r_dec, "r_proc": r_proc, "r1_predicted": r1_predicted}}
-    out["cold_reads"] = cold_reads_verdict(out["r_io"])
+    out["cold_reads"] = cold_reads_verdict(r_io)
     out["r_io_noisy"] = frames["raw"].groupby("cache")["noisy"].any().to_dict()
     out["cores"] = frames["cores"]
     measured = frames["rate"][~frames["rate"]["warmup"].astype(bool)].copy()
@@ -417,8 +463,15 @@ def rate_summary(frames: dict[str, Any], settings: noise.Settings | None = None)
     table["rate"], table["rate_low"], table["rate_high"] = zip(*((r.value, r.low, r.high) for r in rates))
     table["noisy"] = table["half_width"].map(settings.is_noisy)
     table["oversubscribed"] = table["processes"] > frames["cores"]
+    # one reader's measured rate per round (TTreeCache on, as the components' reader), what
+    # model_check pairs with the rates Eq. (1) is built from
+    one_reader = table[(table["ttree_cache"] == "on") & (table["processes"] == 1)]["cache"]
+    out["by_round"]["r1_measured"] = {cache: size / per_round.xs((cache, "on", 1), level=keys) for cache in one_reader}
     fits = []
     for (cache, ttc), group in measured.groupby(["cache", "ttree_cache"], sort=False):
+        # fitted only where every process has a core of its own: beyond the cores a bend is the
+        # cores', and its asymptote would be a CPU ceiling, not R_IO
+        group = group[group["processes"] <= frames["cores"]]
         fit = fit_rate_model(group["processes"].to_numpy(), group["rate_mb_s"].to_numpy())
         one = table[(table["cache"] == cache) & (table["ttree_cache"] == ttc) & (table["processes"] == 1)]
         fits.append({"cache": cache, "ttree_cache": ttc, **fit,

@@ -11,6 +11,7 @@ import pandas as pd
 from ... import intervals, seeds
 from ...intervals import UNKNOWN, Estimate
 from ...config import usable_cores
+from ...datasets import MIN_COMPARED_VALUES
 from .analysis import agreement_summary, passes_estimate, speedup, summary, time_estimate
 from . import io_rate_model
 from .io_rate_model import rate_model
@@ -267,9 +268,34 @@ def rate_fit_table(rs: dict[str, Any]) -> pd.DataFrame:
                      "R(Np max) [MB/s]": paper.flagged(
                          _estimate(Estimate(top["rate"], top["rate_low"], top["rate_high"], 0)), top["noisy"]),
                      "Np max": str(int(top["processes"])) + (" (> cores)" if top["oversubscribed"] else ""),
-                     "fit R1 [MB/s]": _with_sigma(fit.r1, fit.r1_sigma), "fit R_IO [MB/s]": _fitted_r_io(fit),
-                     "Np counts": str(fit.points), "dof": str(fit.dof)})
+                     "fit R1 [MB/s]": _with_sigma(fit.r1, fit.r1_sigma), "fit asymptote [MB/s]": _fitted_r_io(fit),
+                     "asymptote": io_rate_model.asymptote_against_raw_read(
+                         fit, rs["estimates"]["r_io"].get(fit.cache, UNKNOWN)),
+                     "Np fitted": str(fit.points), "dof": str(fit.dof)})
     return pd.DataFrame(rows)
+
+
+# How the model check names each rate (io_rate_model.model_check).
+_CHECKED = {"r_io": "the raw read of the same cache", "r_dec": "$R_\\mathrm{dec}$", "r_proc": "$R_\\mathrm{proc}$"}
+
+
+def model_check_text(rs: dict[str, Any]) -> str:
+    """Per cache state, whether one reader's measured rate lies below every rate Eq. (1) builds
+    it from (io_rate_model.model_check), in words."""
+    parts = []
+    for cache in ("cold", "warm"):
+        check = io_rate_model.model_check(rs, cache)
+        if check is None:
+            continue
+        if check["state"] == "holds":
+            parts.append(f"with a {cache} cache it holds (below each, by paired intervals)")
+        elif check["state"] == "fails":
+            parts.append(f"with a {cache} cache it fails: $R_1$ is above {' and '.join(_CHECKED[k] for k in check['above'])}, "
+                         "so that rate, measured apart, is not what limits the reader")
+        else:
+            parts.append(f"with a {cache} cache it is not shown: $R_1$ is not separated from "
+                         f"{' and '.join(_CHECKED[k] for k in check['unseparated'])}")
+    return "; ".join(parts) if parts else "one reader was not measured, so it is not checked"
 
 
 def _oversubscribed(rs: dict[str, Any]) -> str:
@@ -330,9 +356,15 @@ def paper_macros(params: dict[str, Any], table: pd.DataFrame, agreement: pd.Data
         "RdfSerialFraction": _num(amdahl["serial_fraction"], 2),
         "RdfAmdahlDof": str(amdahl["dof"]),
         "RdfAmdahlPoints": str(amdahl["points"]),
-        # Amdahl's law taken at its word at the seed's two machines' thread counts
-        "RdfSpeedupSeedSmall": _num(float(sequential / amdahl["predict"](seed_threads[0])), 2),
-        "RdfSpeedupSeedLarge": _num(float(sequential / amdahl["predict"](seed_threads[-1])), 2),
+        # Amdahl's law taken at its word at the seed's two machines' thread counts, only where the
+        # fit has a degree of freedom left (a fit through every point says nothing of its form)
+        "RdfAmdahlExtrapolation": (
+            f"taken at its word it would give a speed-up of {_num(float(sequential / amdahl['predict'](seed_threads[0])), 2)} "
+            f"at {seed_threads[0]} threads and {_num(float(sequential / amdahl['predict'](seed_threads[-1])), 2)} at "
+            f"{seed_threads[-1]}. That is a statement of the model, not a measurement."
+            if amdahl["dof"] >= 1 else
+            "a fit through every point it rests on, which does not test the law's form, so no speed-up is "
+            "extrapolated from it to the seed's thread counts."),
         "RdfUslNote": (f"The Universal Scalability Law, fitted too, gives contention "
                        f"$\\sigma = {usl['sigma']:.3g}$ and coherency $\\kappa = {usl['kappa']:.3g}$ "
                        f"({usl['dof']} degrees of freedom)." if usl else
@@ -343,9 +375,7 @@ def paper_macros(params: dict[str, Any], table: pd.DataFrame, agreement: pd.Data
         "RdfMaxRelDiff": _num(agree["max_rel_diff"], 2) if agree["max_rel_diff"] > 0 else "0",
         "RdfRtol": _num(params["rtol"], 2),
         "RdfAgreementText": (
-            f"Here all {agree['comparisons']} comparisons are bit-identical: with these sizes every partial sum of "
-            "the single-precision weights is exactly representable in double precision, so the order of the "
-            "additions does not matter"
+            f"Here all {agree['comparisons']} comparisons are bit-identical"
             if agree["identical"] == agree["comparisons"] else
             f"Here {agree['identical']} of {agree['comparisons']} comparisons are bit-identical; in the others sums "
             f"of weights differ by at most {agree['max_rel_diff']:.2g} (relative), within the tolerance"),
@@ -393,8 +423,10 @@ def paper_macros(params: dict[str, Any], table: pd.DataFrame, agreement: pd.Data
             "RdfRDec": _estimate(rs["estimates"]["r_dec"]), "RdfRProc": _estimate(rs["estimates"]["r_proc"]),
             "RdfROnePredCold": _estimate(rs["estimates"]["r1_predicted"].get("cold", UNKNOWN)),
             "RdfROnePredWarm": _estimate(rs["estimates"]["r1_predicted"]["warm"]),
-            "RdfTSetupShare": _num(rs["t_setup"] / rs["t_dec"], 2),
+            "RdfTSetupShare": _estimate(rs["setup_share"], 2),
             "RdfLimiter": io_rate_model.slowest_limit(rs),
+            "RdfRateFitCores": str(int(rs["cores"])),
+            "RdfModelCheck": model_check_text(rs),
         })
         # Where Eq. (1) saturates, against the most reader processes this run started, by its interval
         saturation, cache = io_rate_model.saturation(rs)
@@ -408,9 +440,29 @@ def paper_macros(params: dict[str, Any], table: pd.DataFrame, agreement: pd.Data
                                           "RdfRateDof", "RdfRIOCold", "RdfRIOWarm", "RdfRDec", "RdfRProc",
                                           "RdfRIODirect", "RdfColdReads", "RdfRateCounts", "RdfRateOversubscribed",
                                           "RdfROnePredCold", "RdfROnePredWarm", "RdfTSetupShare", "RdfLimiter",
-                                          "RdfSaturationNp", "RdfSaturationCache", "RdfSaturationVerdict")})
+                                          "RdfSaturationNp", "RdfSaturationCache", "RdfSaturationVerdict",
+                                          "RdfRateFitCores", "RdfModelCheck")})
     macros["RdfNotMeasured"] = paper.escape("; ".join(f"{k}: {v}" for k, v in not_measured.items())) or "nothing"
     return macros
+
+
+def precision_macros(branches: pd.DataFrame, jitter: float) -> dict[str, str]:
+    """How the inputs' floats compare with the real file's (throughput.datasets.
+    float_compression_against_real): the smear, the branches stored with reduced precision, and
+    the compared branches' compression factors against the real file's (largest and median
+    relative difference)."""
+    from ... import paper
+
+    compared = branches[branches["compared"]]
+    off = (compared["ratio"] - 1).abs()
+    return {"RdfJitterPercent": _num(100 * jitter, 2),
+            "RdfFloatBranches": str(len(branches)),
+            "RdfReducedPrecisionBranches": str(int((branches["zero_bits_real"] > 0).sum())),
+            "RdfPrecisionKept": str(int((branches["zero_bits_generated"] >= branches["zero_bits_real"]).sum())),
+            "RdfFactorCompared": str(len(compared)),
+            "RdfFactorMinValues": str(MIN_COMPARED_VALUES),
+            "RdfFactorWorstPercent": _num(100 * off.max(), 2) if len(compared) else "--",
+            "RdfFactorMedianPercent": _num(100 * off.median(), 2) if len(compared) else "--"}
 
 
 # ----------------------------------------------------------------------------------------------
@@ -468,7 +520,7 @@ def scaling_figure(table: pd.DataFrame, dask: pd.DataFrame | None, amdahl: dict[
 
 def rate_figure(rs: dict[str, Any], extrapolate_to: int = 24):
     """R(Np) measured (across the rounds with its 95% interval; the passes' min-max where one
-    round gives no interval), the fitted model (solid where measured, dotted beyond), the
+    round gives no interval), the fitted model (solid where fitted, up to the cores; dotted beyond), the
     model predicted from R_IO, R_dec and R_proc measured separately (dashed), per cache state."""
     import matplotlib.pyplot as plt
 
@@ -476,7 +528,8 @@ def rate_figure(rs: dict[str, Any], extrapolate_to: int = 24):
     states = list(dict.fromkeys(table["cache"]))
     fig, axes = plt.subplots(1, len(states), figsize=(8 * len(states), 7), squeeze=False)
     for ax, cache in zip(axes[0], states):
-        top = int(table[table["cache"] == cache]["processes"].max())
+        # the fit's own range: the process counts up to the cores (io_rate_model.rate_summary)
+        top = int(min(table[table["cache"] == cache]["processes"].max(), rs["cores"]))
         grid_in = np.linspace(1, top, 50)
         grid_out = np.linspace(top, max(extrapolate_to, top), 50)
         for colour, (ttc, group) in zip(("C0", "C1"), table[table["cache"] == cache].groupby("ttree_cache")):
@@ -489,7 +542,7 @@ def rate_figure(rs: dict[str, Any], extrapolate_to: int = 24):
                         marker="o", linestyle="none", color=colour, label=f"measured, TTreeCache {ttc}")
             fit = fits[(fits["cache"] == cache) & (fits["ttree_cache"] == ttc)].iloc[0]
             ax.plot(grid_in, rate_model(grid_in, fit.r1, fit.r_io), color=colour,
-                    label=f"fit, TTreeCache {ttc}: R1 {fit.r1:.3g}, R_IO {fit.r_io:.3g} MB/s ({fit.dof} dof)")
+                    label=f"fit, TTreeCache {ttc}: R1 {fit.r1:.3g}, asymptote {fit.r_io:.3g} MB/s ({fit.dof} dof)")
             ax.plot(grid_out, rate_model(grid_out, fit.r1, fit.r_io), color=colour, linestyle=":")
         if cache in rs["r1_predicted"]:
             grid = np.linspace(1, max(extrapolate_to, top), 100)
