@@ -114,17 +114,17 @@ inline double min_warm_fraction() {
 
 // Reads the whole file (into the page cache) until at least min_warm_fraction()
 // of its pages are resident, re-reading a few times when the kernel evicted
-// some at once; returns the best residency seen. A file already that resident
-// is only checked (mincore), not read again: a reader's calibrated sample warms
-// its files before every pass, and reading them again would cost each pass more
-// than the reading it times. Only a file that cannot be brought in that far is
-// an error.
+// some at once; returns the best residency seen. A file with every page
+// already resident is only checked (mincore), not read again: a reader's
+// calibrated sample warms its files before every pass, and reading them again
+// would cost each pass more than the reading it times. Only a file that cannot
+// be brought in that far is an error.
 inline Residency warm(const std::string &path, int attempts = 5) {
   detail::Fd fd(path);
   const long long size = detail::file_size(fd.get(), path);
   const double needed = min_warm_fraction();
   const Residency already = detail::residency(fd.get(), path);
-  if (already.fraction() >= needed) return already;
+  if (already.resident == already.pages) return already;
   std::vector<char> buffer(1 << 20);
   Residency best;
   for (int attempt = 0; attempt < attempts; ++attempt) {
