@@ -415,10 +415,6 @@ def rate_summary(frames: dict[str, Any], settings: noise.Settings | None = None)
     check_raw_bytes(frames["raw"], frames["bytes"])  # the bytes R_IO divides by were the bytes read
     raw = frames["raw"][~frames["raw"]["warmup"].astype(bool)]
     comp = frames["components"][~frames["components"]["warmup"].astype(bool)]
-    t_raw = raw.groupby("cache")["wall_s"].median()
-    t_proc = float(comp["process_s"].median())
-    t_getentry = float(comp["getentry_s"].median())
-    t_reader = float(comp["wall_s"].median())
     # T_dec = T_unzip + T_reco (the seed's definition): everything in the warm reader that is
     # neither processing nor bringing the bytes from the page cache (per-event GetEntry, and
     # opening the files and their trees); per round, as every rate here
@@ -432,9 +428,7 @@ def rate_summary(frames: dict[str, Any], settings: noise.Settings | None = None)
     estimates = {"r_io": {cache: _across_rounds(rate) for cache, rate in r_io.items()},
                  "r_dec": _across_rounds(r_dec), "r_proc": _across_rounds(r_proc),
                  "r1_predicted": {cache: _across_rounds(rate) for cache, rate in r1_predicted.items()}}
-    t_dec = t_reader - t_proc - float(t_raw["warm"])
-    out = {"size_mb": size, "events": frames["events"], "t_raw": t_raw.to_dict(), "t_proc": t_proc,
-           "t_getentry": t_getentry, "t_setup": t_reader - t_getentry - t_proc, "t_dec": t_dec, "t_reader": t_reader,
+    out = {"size_mb": size, "events": frames["events"],
            # opening the files and trees as a share of T_dec, paired round by round
            "setup_share": intervals.paired_by_round(setup_by_round.to_dict(), dec_by_round.to_dict()),
            "estimates": estimates, "r_io": {c: e.value for c, e in estimates["r_io"].items()},
