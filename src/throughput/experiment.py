@@ -23,6 +23,7 @@ most the group it was in.
 from __future__ import annotations
 
 import dataclasses
+import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Sequence
@@ -181,3 +182,19 @@ def measure_interleaved(groups: Sequence[Group], raw_dir: str | Path, key_of: Ca
                 results.write_raw(rows, raw_dir / f"{run['name']}.parquet", record, keys[run["name"]])
                 frames.append(rows)
     return pd.concat(frames, ignore_index=True)
+
+
+def measure_once(path: str | os.PathLike, params: dict[str, Any],
+                 measure: Callable[[], tuple[pd.DataFrame, dict[str, Any]]]) -> pd.DataFrame:
+    """Return the rows stored at `path` if they were measured with `params` on
+    this machine (results.reuse_key), else call `measure()` (which returns rows and
+    provenance) and store them, with the load the machine saw meanwhile."""
+    key = results.reuse_key(params)
+    frame = results.stored_rows(path, key)
+    if frame is not None:
+        return frame
+    with noise.LoadMonitor() as monitor:
+        frame, provenance = measure()
+    provenance = {**provenance, "load": vars(monitor.load) | monitor.load.as_columns()}
+    results.write_raw(frame, path, provenance, key)
+    return frame

@@ -54,7 +54,7 @@ def compute(path: str | os.PathLike, tree: str, branches: Iterable[str]) -> dict
     import numpy as np
     import uproot
 
-    from .experiments.reader_comparison import checksum, hex_checksum
+    from .checksums import checksum, hex_checksum
 
     values = {}
     with uproot.open(path) as handle:

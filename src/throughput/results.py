@@ -15,7 +15,7 @@ import json
 import os
 import time
 from pathlib import Path
-from typing import Any, Callable, Iterable, Iterator
+from typing import Any, Iterable, Iterator
 
 import pandas as pd
 import pyarrow as pa
@@ -151,21 +151,3 @@ def read_metadata(path: str | os.PathLike) -> tuple[dict[str, Any], dict[str, An
 def read_provenance(path: str | os.PathLike) -> dict[str, Any]:
     """The provenance of one raw result file, without reading its rows."""
     return read_metadata(path)[0]
-
-
-def measure_once(path: str | os.PathLike, params: dict[str, Any],
-                 measure: Callable[[], tuple[pd.DataFrame, dict[str, Any]]]) -> pd.DataFrame:
-    """Return the rows stored at `path` if they were measured with `params` on
-    this machine (reuse_key), else call `measure()` (which returns rows and
-    provenance) and store them, with the load the machine saw meanwhile."""
-    from .noise import LoadMonitor
-
-    key = reuse_key(params)
-    frame = stored_rows(path, key)
-    if frame is not None:
-        return frame
-    with LoadMonitor() as monitor:
-        frame, provenance = measure()
-    provenance = {**provenance, "load": vars(monitor.load) | monitor.load.as_columns()}
-    write_raw(frame, path, provenance, key)
-    return frame

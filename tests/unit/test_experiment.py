@@ -274,7 +274,7 @@ def test_load_monitor_leaves_out_this_process_and_stolen_time(monkeypatch):
 def test_the_method_section_sentence_comes_from_every_stored_run(tmp_path):
     _measure(tmp_path / "mbw", FakeMethods({"A": [1.0, 2.0, 1.0] * 3, "B": [1.0] * 9}),
              noise.Settings(max_remeasures=2), groups=[_group("A", "B")])
-    results.measure_once(tmp_path / "writing" / "w.parquet", {"x": 1},
+    experiment.measure_once(tmp_path / "writing" / "w.parquet", {"x": 1},
                          lambda: (pd.DataFrame({"wall_s": [1.0]}), {}))
     old = tmp_path / "old.parquet"  # stored before runs recorded their load
     results.write_raw(pd.DataFrame({"wall_s": [1.0]}), old, {}, {})

@@ -1,4 +1,4 @@
-"""results: raw Parquet files with provenance, atomic writes, measure-once reuse."""
+"""results: raw Parquet files with provenance, atomic writes; measure-once reuse (experiment.measure_once)."""
 from __future__ import annotations
 
 import hashlib
@@ -12,7 +12,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from throughput import provenance, results
+from throughput import experiment, provenance, results
 
 PROVENANCE = {"date_utc": "2024-01-01T00:00:00+00:00", "cpu_model": "test cpu", "packages": {"numpy": "1.0"},
               "git_dirty": None, "logical_cores": 4}
@@ -134,10 +134,10 @@ class Counter:
 def test_measure_once_measures_then_reuses(tmp_path):
     path = tmp_path / "m.parquet"
     measure = Counter(_frame())
-    first = results.measure_once(path, PARAMS, measure)
+    first = experiment.measure_once(path, PARAMS, measure)
     assert measure.calls == 1
     assert path.is_file()
-    second = results.measure_once(path, dict(PARAMS), measure)
+    second = experiment.measure_once(path, dict(PARAMS), measure)
     assert measure.calls == 1  # reused, not measured again
     pd.testing.assert_frame_equal(first, second, check_dtype=False)
     _, provenance, params = results.read_raw(path)
@@ -154,7 +154,7 @@ def test_measure_once_records_the_load_the_machine_saw(tmp_path):
             pass
         return _frame(), {}
 
-    results.measure_once(path, PARAMS, busy)
+    experiment.measure_once(path, PARAMS, busy)
     load = results.read_raw(path)[1]["load"]
     assert load["wall_s"] >= 0.2 and load["cores"] >= 1
     assert load["others_cpu_s"] >= 0 and load["steal_s"] >= 0 and load["load_avg_1min"] >= 0
@@ -167,9 +167,9 @@ def test_measure_once_does_not_reuse_a_run_of_another_machine(tmp_path, monkeypa
     measure = Counter(_frame())
     real = provenance.fingerprint()
     monkeypatch.setattr(provenance, "fingerprint", lambda: {**real, "hostname": "another-host"})
-    results.measure_once(path, PARAMS, measure)  # as if copied in from another machine
+    experiment.measure_once(path, PARAMS, measure)  # as if copied in from another machine
     monkeypatch.setattr(provenance, "fingerprint", lambda: real)
-    results.measure_once(path, PARAMS, measure)
+    experiment.measure_once(path, PARAMS, measure)
     assert measure.calls == 2
     assert results.read_raw(path)[2]["machine"]["hostname"] == real["hostname"]
 
@@ -179,31 +179,31 @@ def test_measure_once_does_not_reuse_a_run_made_with_other_package_versions(tmp_
     measure = Counter(_frame())
     real = provenance.package_versions()
     monkeypatch.setattr(provenance, "package_versions", lambda: {**real, "numpy": "0.0"})
-    results.measure_once(path, PARAMS, measure)
+    experiment.measure_once(path, PARAMS, measure)
     monkeypatch.setattr(provenance, "package_versions", lambda: real)
-    results.measure_once(path, PARAMS, measure)
+    experiment.measure_once(path, PARAMS, measure)
     assert measure.calls == 2
 
 
 def test_measure_once_key_order_does_not_matter(tmp_path):
     path = tmp_path / "m.parquet"
     measure = Counter(_frame())
-    results.measure_once(path, {"a": 1, "b": [1, 2]}, measure)
-    results.measure_once(path, {"b": [1, 2], "a": 1}, measure)
+    experiment.measure_once(path, {"a": 1, "b": [1, 2]}, measure)
+    experiment.measure_once(path, {"b": [1, 2], "a": 1}, measure)
     assert measure.calls == 1
 
 
 def test_measure_once_remeasures_when_params_differ(tmp_path):
     path = tmp_path / "m.parquet"
     measure = Counter(_frame())
-    results.measure_once(path, PARAMS, measure)
-    frame = results.measure_once(path, {**PARAMS, "n_values": 2000}, measure)
+    experiment.measure_once(path, PARAMS, measure)
+    frame = experiment.measure_once(path, {**PARAMS, "n_values": 2000}, measure)
     assert measure.calls == 2
     assert set(frame["call"]) == {2}
     _, provenance, params = results.read_raw(path)
     assert params["n_values"] == 2000 and provenance["call"] == 2
     # and the new parameters are now reused
-    results.measure_once(path, {**PARAMS, "n_values": 2000}, measure)
+    experiment.measure_once(path, {**PARAMS, "n_values": 2000}, measure)
     assert measure.calls == 2
 
 
@@ -211,7 +211,7 @@ def test_measure_once_remeasures_corrupt_file(tmp_path):
     path = tmp_path / "m.parquet"
     path.write_bytes(b"\x00garbage, not parquet\xff" * 10)
     measure = Counter(_frame())
-    frame = results.measure_once(path, PARAMS, measure)
+    frame = experiment.measure_once(path, PARAMS, measure)
     assert measure.calls == 1
     assert len(frame) == 3
     _, _, params = results.read_raw(path)
@@ -221,10 +221,10 @@ def test_measure_once_remeasures_corrupt_file(tmp_path):
 def test_measure_once_remeasures_truncated_file(tmp_path):
     path = tmp_path / "m.parquet"
     measure = Counter(_frame())
-    results.measure_once(path, PARAMS, measure)
+    experiment.measure_once(path, PARAMS, measure)
     data = path.read_bytes()
     path.write_bytes(data[: len(data) // 2])
-    results.measure_once(path, PARAMS, measure)
+    experiment.measure_once(path, PARAMS, measure)
     assert measure.calls == 2
     assert results.read_raw(path)[2] == results.reuse_key(PARAMS)
 
@@ -233,26 +233,26 @@ def test_measure_once_remeasures_file_without_provenance(tmp_path):
     path = tmp_path / "m.parquet"
     pq.write_table(pa.Table.from_pandas(_frame(), preserve_index=False), path)
     measure = Counter(_frame())
-    results.measure_once(path, PARAMS, measure)
+    experiment.measure_once(path, PARAMS, measure)
     assert measure.calls == 1
 
 
 def test_measure_once_failing_measure_leaves_old_file(tmp_path):
     path = tmp_path / "m.parquet"
     measure = Counter(_frame())
-    results.measure_once(path, PARAMS, measure)
+    experiment.measure_once(path, PARAMS, measure)
 
     def broken():
         raise RuntimeError("kernel failed")
 
     with pytest.raises(RuntimeError):
-        results.measure_once(path, {**PARAMS, "warmup": 3}, broken)
+        experiment.measure_once(path, {**PARAMS, "warmup": 3}, broken)
     assert results.read_raw(path)[2] == results.reuse_key(PARAMS)
 
 
 def test_params_stored_as_canonical_json(tmp_path):
     path = tmp_path / "m.parquet"
-    results.measure_once(path, {"t": (1, 2), "p": Path("/q")}, Counter(_frame()))
+    experiment.measure_once(path, {"t": (1, 2), "p": Path("/q")}, Counter(_frame()))
     metadata = pq.read_schema(path).metadata
     stored = json.loads(metadata[results.PARAMS_KEY])
     assert {k: stored[k] for k in ("t", "p")} == {"t": [1, 2], "p": "/q"}
@@ -278,16 +278,16 @@ def test_current_runs_are_the_latest_executions_and_a_new_one_starts_afresh(tmp_
     measure = Counter(_frame())
     assert results.current_raw_files(tmp_path) == []
     for name in ("a", "b"):  # one execution: measured at one scale
-        results.measure_once(tmp_path / f"{name}.parquet", {**PARAMS, "run": name}, measure)
+        experiment.measure_once(tmp_path / f"{name}.parquet", {**PARAMS, "run": name}, measure)
     assert [p.name for p in results.current_raw_files(tmp_path)] == ["a.parquet", "b.parquet"]
     # The next execution (another configuration) measures b anew and reuses c: a is kept on
     # disk, to be reused if that configuration comes back, but it is no longer current.
     monkeypatch.setattr(results, "EXECUTION", "the next one")
     results.write_raw(_frame(), tmp_path / "c.parquet", PROVENANCE, results.reuse_key(PARAMS))
-    results.measure_once(tmp_path / "b.parquet", {**PARAMS, "run": "b", "n_values": 2000}, measure)
+    experiment.measure_once(tmp_path / "b.parquet", {**PARAMS, "run": "b", "n_values": 2000}, measure)
     monkeypatch.setattr(results, "EXECUTION", "the one after")
-    results.measure_once(tmp_path / "b.parquet", {**PARAMS, "run": "b", "n_values": 2000}, measure)  # reused
-    results.measure_once(tmp_path / "c.parquet", PARAMS, measure)  # reused
+    experiment.measure_once(tmp_path / "b.parquet", {**PARAMS, "run": "b", "n_values": 2000}, measure)  # reused
+    experiment.measure_once(tmp_path / "c.parquet", PARAMS, measure)  # reused
     assert measure.calls == 3 and (tmp_path / "a.parquet").is_file()
     assert [p.name for p in results.current_raw_files(tmp_path)] == ["b.parquet", "c.parquet"]
     # a run stored under another key is not reused, and not made current by being looked at

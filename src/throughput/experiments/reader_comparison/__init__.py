@@ -56,6 +56,7 @@ The names the notebook, the workflow, the tests, throughput.config and
 throughput.references use are imported here, so that
 ``from throughput.experiments import reader_comparison as rc; rc.<name>`` works.
 """
+from ...checksums import GOLDEN, _mix_sum_numpy, checksum, hex_checksum
 from .analysis import (cannot_read, check_agreement, check_references, collection_shapes, fill_bytes, rate_estimate,
                        ratios, summary, targets, timeline)
 from .command_line import main
@@ -64,9 +65,8 @@ from .inputs import (check_config, collection_attributes, compression_name, file
 from .measuring import groups, measure, plan, run_name
 from .processes import (ReaderFailed, build_java_reader, build_root4j_reader, classify_failure, java_available,
                         page_cache, parse_rootreadspeed, run_json_process)
-from .readers import _mix_sum_numpy, checksum, hex_checksum
 from .report import (cold_frame, compression_frame, escape_name, failure_summary, failures_frame, machine_frame, macros,
                      object_frames, object_split_frame, open_frame, plot_table1, plot_time_split, plot_timeline, ratio_frame,
                      real_frame, residency_macros, table1_frame)
-from .vocabulary import (COLLECTIONS, CPP_METHODS, GOLDEN, LABELS, NUMPY_TARGET, OBJECT_METHODS, PYTHON_READERS,
+from .vocabulary import (COLLECTIONS, CPP_METHODS, LABELS, NUMPY_TARGET, OBJECT_METHODS, PYTHON_READERS,
                          SEED_JAVA_SLOWDOWN, SEED_TABLE1, branch_name)

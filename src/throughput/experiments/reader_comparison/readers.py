@@ -17,56 +17,11 @@ from typing import Any
 import numpy as np
 
 from ... import harness
-from .vocabulary import GOLDEN, PYTHON_READERS
+from ...checksums import NUMERIC_KINDS, checksum, hex_checksum  # noqa: F401 (the readers' names)
+from .vocabulary import PYTHON_READERS
 
 class ReaderError(RuntimeError):
     """A Python reader could not read a file or branch (the message names both)."""
-
-
-# --- the checksum (pass.hpp's definition) ---------------------------------------------------------
-
-def _mix_sum_numpy(bits: np.ndarray) -> int:
-    total = 0
-    for start in range(0, bits.size, 1 << 20):
-        h = (bits[start:start + (1 << 20)].astype(np.uint64) + np.uint64(1)) * np.uint64(GOLDEN)
-        h ^= h >> np.uint64(32)
-        total = (total + int(h.sum(dtype=np.uint64))) % 2**64
-    return total
-
-
-try:  # fused into one loop with numba, as the C++ readers do it per value
-    import numba
-
-    @numba.njit(cache=True, nogil=True)
-    def _mix_sum_numba(bits):
-        total = np.uint64(0)
-        one, golden, shift = np.uint64(1), np.uint64(GOLDEN), np.uint64(32)
-        for b in bits:
-            h = (np.uint64(b) + one) * golden
-            total += h ^ (h >> shift)
-        return total
-except ImportError:  # pragma: no cover - numba is in the pinned environment
-    _mix_sum_numba = None
-
-
-# The value types the readers compare (read_branch's leaf types: Float_t, Double_t,
-# Char_t ... ULong64_t, Bool_t), as numpy kinds: bool, signed and unsigned integers, floats.
-NUMERIC_KINDS = "biuf"
-
-
-def checksum(values: np.ndarray) -> int:
-    """The readers' checksum of `values` (an int in [0, 2^64)): each value's bit pattern in
-    its own type, zero-extended to 64 bits (pass.hpp), so float32 and float64 of the same
-    number differ."""
-    values = np.ascontiguousarray(values)
-    if values.dtype.kind not in NUMERIC_KINDS or values.dtype.itemsize not in (1, 2, 4, 8):
-        raise TypeError(f"the readers compare numeric values (bool, integers, floats), got {values.dtype}")
-    bits = values.reshape(-1).view(f"=u{values.dtype.itemsize}")
-    return int(_mix_sum_numba(bits)) if _mix_sum_numba is not None else _mix_sum_numpy(bits)
-
-
-def hex_checksum(value: int) -> str:
-    return f"{value % 2**64:016x}"
 
 
 # --- the Python readers (run as their own process, like the C++ and Java ones) ---------------------

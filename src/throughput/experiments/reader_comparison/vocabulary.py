@@ -70,7 +70,6 @@ LAYOUTS = {
 # on a split member (bulk: where ROOT refuses it; rntuple: the RNTuple copy, whose importer keeps
 # the classes).
 OBJECT_METHODS = ("columnar", "members", "cmssw", "baskets", "bulk", "ttreereader", "draw", "rdataframe", "rntuple")
-GOLDEN = 0x9E3779B97F4A7C15
 # File bytes per AOD-like event (flat layout, small arrays included; measured on 2000 events:
 # make_aod_like at each compression's default level), for the disk check before running.
 AOD_BYTES_PER_EVENT_ESTIMATE = {"none": 21300, "ZLIB": 13200, "LZ4": 16600, "ZSTD": 13500, "LZMA": 11300}
