@@ -1,6 +1,7 @@
 # The two commands of the study:
 #   make paper   set up everything, run the whole workflow, build paper/build/paper.pdf
 #   make test    set up everything, run the test suite
+#   make check   the quick lane of a developer's loop: unit and kernel tests (about a minute once set up)
 # Set-up is done once and reused: the venv is rebuilt only when
 # envs/requirements.txt changes, TeX is installed only when missing, and the
 # kernels are rebuilt incrementally.
@@ -21,11 +22,12 @@ export JUPYTER_RUNTIME_DIR ?= $(XDG_CACHE_HOME)/jupyter-runtime
 export NUMBA_CACHE_DIR ?= $(XDG_CACHE_HOME)/numba
 export PATH := $(CURDIR)/$(VENV)/bin:$(PATH)
 
-.PHONY: help paper check-config test lab archive env system-build system-tex system-slurm kernels binder lock clean
+.PHONY: help paper check-config test check lab archive env system-build system-tex system-slurm kernels binder lock clean
 
 help:
 	@echo "make paper   build paper/build/paper.pdf (sets everything up first); CONFIG=config/medium.yaml for another scale"
 	@echo "make test    run the test suite (sets everything up first)"
+	@echo "make check   the quick lane: unit and kernel tests, the package's import layers included"
 	@echo "make lab     open JupyterLab on notebooks/ in the project's environment"
 	@echo "make archive NAME=<label>  pack this machine's raw results into archive/<label>"
 	@echo "make binder  regenerate binder/ from envs/;  make lock  re-pin envs/requirements.txt"
@@ -41,6 +43,10 @@ check-config: env
 
 test: env system-tex system-slurm kernels
 	pytest
+
+# Neither the workflow, the experiments' measurements nor TeX: what a code change breaks first.
+check: env kernels
+	pytest tests/unit tests/kernels
 
 lab: env kernels
 	jupyter lab notebooks/
