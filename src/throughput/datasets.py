@@ -124,15 +124,6 @@ def disk_problem(need: float, what: str, directory: str | os.PathLike = ".") -> 
     return f"{what} need about {need / 1e9:.1f} GB on disk, {free / 1e9:.1f} GB free in {Path(directory).resolve()}"
 
 
-def check_disk(files: int, events_per_file: int, compression: str, directory: str | os.PathLike,
-               key: str, problems: list[str]) -> None:
-    """Add a problem naming `key` when `files` generated files would not fit on disk."""
-    problem = disk_problem(files * events_per_file * BYTES_PER_EVENT_ESTIMATE[compression],
-                           f"config key '{key}': {files} files of {events_per_file} events ({compression})", directory)
-    if problem:
-        problems.append(problem)
-
-
 def make_nanoaod_like(output: str | os.PathLike, events: int, compression: str, section: dict[str, Any],
                       index: int = 0, progress: bool = True, resample: bool = True) -> dict[str, Any]:
     """Write `events` resampled events to `output`; return the kernel's validation record.

@@ -261,9 +261,3 @@ def process_run_delay_seconds() -> float:
     known = [delay for delay in delays if not math.isnan(delay)]  # a thread may end meanwhile
     return sum(known) if known else math.nan
 
-
-def summarize(timings: pd.DataFrame, by: list[str], value: str = "wall_s") -> pd.DataFrame:
-    """Min, median and max of `value` over the measured (non-warm-up) passes."""
-    measured = timings[~timings["warmup"]]
-    return (measured.groupby(by, sort=False)[value]
-            .agg(["min", "median", "max", "count"]).reset_index())

@@ -279,26 +279,3 @@ def test_time_python_keeps_an_undisturbed_sample_and_an_unknown_delay(monkeypatc
 def test_process_run_delay_sums_this_process_threads():
     own = harness.run_delay_seconds()
     assert harness.process_run_delay_seconds() >= own >= 0
-
-
-# --- summarize --------------------------------------------------------------------------------
-
-def test_summarize_excludes_warmup():
-    timings = pd.DataFrame({
-        "mode": ["a", "a", "a", "a", "b", "b"],
-        "warmup": [True, False, False, False, True, False],
-        "wall_s": [100.0, 1.0, 2.0, 6.0, 50.0, 3.0],
-    })
-    table = harness.summarize(timings, by=["mode"])
-    assert list(table["mode"]) == ["a", "b"]
-    a = table.set_index("mode").loc["a"]
-    assert (a["min"], a["median"], a["max"], a["count"]) == (1.0, 2.0, 6.0, 3)
-    b = table.set_index("mode").loc["b"]
-    assert (b["min"], b["max"], b["count"]) == (3.0, 3.0, 1)
-
-
-def test_summarize_other_value_column(run_o3):
-    table = harness.summarize(run_o3.timings, by=["mode", "threads"], value="cpu_s")
-    assert len(table) == 1
-    assert table["count"].iloc[0] == TINY["reps"]
-    assert list(table.columns) == ["mode", "threads", "min", "median", "max", "count"]

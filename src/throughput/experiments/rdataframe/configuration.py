@@ -10,8 +10,6 @@ from ... import datasets, machine_fit
 from ...config import thread_counts, usable_cores
 from .dask_scheduler import scheduler_problem
 
-PDF_METHODS = ("defines", "histo3d", "histond", "vary")
-
 # The I/O rate model may oversubscribe the cores: a reader waiting on I/O leaves its core to
 # another, and the model's saturation (R_IO) shows only once readers compete for the device.
 # Its process counts go up to this many per usable core.

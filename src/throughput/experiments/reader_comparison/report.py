@@ -385,13 +385,13 @@ def _verdict_own_work(goal: dict[str, Any], explain: bool = True) -> str:
     spend): removing its own work can close at most that much. `explain=False`: the
     shares alone, for a second layout after an explained first."""
     own = goal["checksum_share"] + goal["sampling_share"]
-    if own != own:
+    if math.isnan(own):
         return "could not be split (the baskets limit was not measured)"
     gap = 1 - goal["numpy_ns_per_item"] / goal["columnar_ns_per_item"]
     if not explain:
-        return f"{100 * own:.2g}% against {100 * gap:.2g}%" if gap == gap and gap > 0 else f"{100 * own:.2g}%"
+        return f"{100 * own:.2g}% against {100 * gap:.2g}%" if gap > 0 else f"{100 * own:.2g}%"
     text = f"its own work, the checksum and the rate samples, is {100 * own:.2g}% of its time"
-    if gap != gap or gap <= 0:
+    if math.isnan(gap) or gap <= 0:
         return text
     if own < gap:
         return (text + f", less than the {100 * gap:.2g}% of its time by which it trails the Numpy baseline "
@@ -404,7 +404,7 @@ def _verdict_numpy(goal: dict[str, Any], load: float, explain: bool = True) -> s
     the baskets limit measured beside it: the columnar reader's time is the baskets' (read,
     decompressed, checksummed with no per-entry call) plus its per-entry calls, so the gap to
     Numpy splits (as a product of ratios) into the baskets' own and the per-entry calls'."""
-    if goal["numpy_ratio"] != goal["numpy_ratio"]:
+    if math.isnan(goal["numpy_ratio"]):
         return "could not be compared: the columnar reader or the Numpy baseline was not run"
     if goal["numpy_verdict"] is Verdict.MET:
         return f"reaches it ({goal['numpy'].interval_text()})"
@@ -412,7 +412,7 @@ def _verdict_numpy(goal: dict[str, Any], load: float, explain: bool = True) -> s
         return (f"cannot be said to reach or miss it: the paired ratio's {goal['numpy'].interval_text()} holds the "
                 f"target")
     baskets = goal["baskets_numpy_ratio"]
-    if baskets != baskets:
+    if math.isnan(baskets):
         return "does not reach it (the baskets limit was not measured, so the gap is not split)"
     if not explain:
         return (f"does not reach it (the baskets alone, with no per-entry call, reach {baskets:.2f} of the "

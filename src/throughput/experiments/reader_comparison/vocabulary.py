@@ -79,7 +79,6 @@ NANOAOD_BYTES_PER_EVENT_ESTIMATE = {"none": 4550, "ZLIB": 1880, "LZ4": 2370, "ZS
 # and the data it read; root4j's slowdown against C++; the FemtoCode reader against Numpy.
 SEED_TABLE1 = seeds.READER_TABLE1
 SEED_JAVA_SLOWDOWN = seeds.READER_JAVA_SLOWDOWN
-SEED_NUMPY_SHORTFALL = seeds.READER_NUMPY_SHORTFALL
 NUMPY_TARGET = 0.95           # our target: columnar >= 95% of the Numpy baseline's rate per value
 
 
