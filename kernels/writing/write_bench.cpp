@@ -23,7 +23,11 @@
 // each repetition is then one sample of as many passes as reach --min-sample-s
 // of writing (bench::Calibration), its record giving the passes (`loops`), their
 // summed write time (wall_s, cpu_s) and read-back time (read_s), the largest peak
-// memory and the last pass's file size. Each record carries what was read back
+// memory and the last pass's file size, and for the TTree writers the bytes of its
+// baskets read back from that file (basket_bytes, TTree::GetZipBytes; -1 for the others).
+// A sample whose writers waited on a run queue for a CPU longer than
+// --max-run-delay-share of it is written again, at most --max-sample-retakes times
+// (bench::Retakes; its record's run_delay_s and sample_retakes). Each record carries what was read back
 // from the sample's last output (checksum: the digest, column_checksums: every
 // column's sum, read_entries), so that the writers can be compared on what
 // they produced, and for simple_root how many events had their products
@@ -72,7 +76,7 @@ std::string describe_failure(const Output &out) {
 int main(int argc, char **argv) {
   return bench::guarded_main("write_bench", [&] {
     bench::Options opt(argc, argv,
-                       {{"workload", "random"},
+                       bench::with_retake_options({{"workload", "random"},
                         {"method", "tbuffermerger"},
                         {"threads", "1"},
                         {"mb", "16"},
@@ -94,7 +98,7 @@ int main(int argc, char **argv) {
                         {"min-sample-s", "0"},
                         {"max-file-bytes", "0"},
                         {"keep", "0"},
-                        {"corrupt-for-test", "0"}});
+                        {"corrupt-for-test", "0"}}));
     if (opt.build_info()) {
       bench::print_build_info("write_bench");
       return 0;
@@ -124,6 +128,7 @@ int main(int argc, char **argv) {
       throw std::invalid_argument("--flush-mb must be 0 (each format's default) or >= 0.1");
     const long long reps = opt.integer("reps", 1), warmup = opt.integer("warmup", 0);
     const double min_sample_s = opt.seconds("min-sample-s", 60);
+    const bench::Retakes retakes = bench::retakes_from(opt);
     const Medium medium = Medium::from_options(opt);
     limit_file_size(opt.integer("max-file-bytes", 0));
     RootErrors::install();
@@ -190,57 +195,77 @@ int main(int argc, char **argv) {
       // each to a fresh output, timed alone and read back (untimed) before the next.
       const long long loops = calibration.loops(rep);
       bench::Timing written{0, 0};
-      double read_s = 0;
+      double read_s = 0, run_delay_s = 0;
       PeakRss::Result memory{-1, -1, ""};
       std::uint64_t file_bytes = 0;
-      for (long long pass = 0; pass < loops; ++pass, ++passes) {
-        Output out(medium, stem);
-        RootErrors::clear();
-        PeakRss rss;
-        rss.start();
-        const bench::Timing t = bench::time_it([&] {
-          try {
-            write(out);
-          } catch (const std::exception &e) {
-            throw std::runtime_error("writing " + out.where() + " failed: " + e.what() + describe_failure(out));
+      long long basket_bytes = -1, sample_retakes = 0;
+      // A sample during which the writers waited too long for a CPU is written again
+      // (bench::Retakes): every pass rewrites its output, so a retake measures the same thing.
+      for (;; ++sample_retakes) {
+        written = {0, 0};
+        read_s = 0;
+        run_delay_s = 0;
+        for (long long pass = 0; pass < loops; ++pass, ++passes) {
+          Output out(medium, stem);
+          RootErrors::clear();
+          PeakRss rss;
+          rss.start();
+          // Threads a writer starts and ends within the pass take their delay with them
+          // (bench::process_run_delay_seconds): for those the delay is a lower bound.
+          const double delay0 = bench::process_run_delay_seconds();
+          const bench::Timing t = bench::time_it([&] {
+            try {
+              write(out);
+            } catch (const std::exception &e) {
+              throw std::runtime_error("writing " + out.where() + " failed: " + e.what() + describe_failure(out));
+            }
+          });
+          const double delay1 = bench::process_run_delay_seconds();
+          run_delay_s = run_delay_s < 0 || delay0 < 0 || delay1 < 0 ? -1 : run_delay_s + delay1 - delay0;
+          const PeakRss::Result this_pass = rss.stop();
+          if (!RootErrors::first().empty())
+            throw std::runtime_error("writing " + out.where() + " failed:" + describe_failure(out));
+          out.commit();
+          written.wall_s += t.wall_s;
+          written.cpu_s += t.cpu_s;
+          if (pass == 0) memory = this_pass;
+          memory.peak_bytes = std::max(memory.peak_bytes, this_pass.peak_bytes);
+          file_bytes = out.size();
+          Checksums got;
+          const bench::Timing read = bench::time_it([&] {
+            got = read_back(out);
+            // ROOT's metadata is the file less its baskets, as the written file counts them
+            if (method == "root_imt" || method == "tbuffermerger") basket_bytes = tree_basket_bytes(out, s);
+          });
+          read_s += read.wall_s;
+          RootErrors::throw_if_any("reading back " + out.where());
+          const int column = got.first_difference(expected.checksums);
+          if (got.entries() != n || column >= 0) {
+            bench::JsonLine()
+                .add("record", "validation")
+                .add("kernel", "write_bench")
+                .add("ok", false)
+                .add("entries_expected", static_cast<long long>(n))
+                .add("entries_read", static_cast<long long>(got.entries()))
+                .add("first_bad_column",
+                     column >= 0 ? source->schema().columns[static_cast<std::size_t>(column)].name : "")
+                .print();
+            std::fprintf(stderr, "write_bench: %s read back %llu entries of %llu%s%s\n", out.where().c_str(),
+                         static_cast<unsigned long long>(got.entries()), static_cast<unsigned long long>(n),
+                         column >= 0 ? ", checksum differs in column " : "",
+                         column >= 0 ? source->schema().columns[static_cast<std::size_t>(column)].name.c_str() : "");
+            return 3;
           }
-        });
-        const PeakRss::Result this_pass = rss.stop();
-        if (!RootErrors::first().empty())
-          throw std::runtime_error("writing " + out.where() + " failed:" + describe_failure(out));
-        out.commit();
-        written.wall_s += t.wall_s;
-        written.cpu_s += t.cpu_s;
-        if (pass == 0) memory = this_pass;
-        memory.peak_bytes = std::max(memory.peak_bytes, this_pass.peak_bytes);
-        file_bytes = out.size();
-        Checksums got;
-        const bench::Timing read = bench::time_it([&] { got = read_back(out); });
-        read_s += read.wall_s;
-        RootErrors::throw_if_any("reading back " + out.where());
-        const int column = got.first_difference(expected.checksums);
-        if (got.entries() != n || column >= 0) {
-          bench::JsonLine()
-              .add("record", "validation")
-              .add("kernel", "write_bench")
-              .add("ok", false)
-              .add("entries_expected", static_cast<long long>(n))
-              .add("entries_read", static_cast<long long>(got.entries()))
-              .add("first_bad_column",
-                   column >= 0 ? source->schema().columns[static_cast<std::size_t>(column)].name : "")
-              .print();
-          std::fprintf(stderr, "write_bench: %s read back %llu entries of %llu%s%s\n", out.where().c_str(),
-                       static_cast<unsigned long long>(got.entries()), static_cast<unsigned long long>(n),
-                       column >= 0 ? ", checksum differs in column " : "",
-                       column >= 0 ? source->schema().columns[static_cast<std::size_t>(column)].name.c_str() : "");
-          return 3;
+          last_read = got;
+          if (keep && rep + 1 == warmup + reps && pass + 1 == loops && !medium.in_memory()) {
+            // The last pass's output stays, under a name without the process id (for the tests and readers).
+            kept = medium.dir + "/write_bench_" + method + (simple_format ? ".tpsimple" : ".root");
+            if (std::rename(out.path().c_str(), kept.c_str()) != 0) throw std::runtime_error("cannot keep " + kept);
+          }
         }
-        last_read = got;
-        if (keep && rep + 1 == warmup + reps && pass + 1 == loops && !medium.in_memory()) {
-          // The last pass's output stays, under a name without the process id (for the tests and readers).
-          kept = medium.dir + "/write_bench_" + method + (simple_format ? ".tpsimple" : ".root");
-          if (std::rename(out.path().c_str(), kept.c_str()) != 0) throw std::runtime_error("cannot keep " + kept);
-        }
+        if (rep < warmup || sample_retakes >= retakes.max_retakes ||
+            !retakes.disturbed(run_delay_s, written.wall_s, s.threads))
+          break;
       }
       calibration.update(rep, loops, written.wall_s, written.wall_s + read_s);
       bench::JsonLine()
@@ -264,6 +289,9 @@ int main(int argc, char **argv) {
           .add("wall_s", written.wall_s)
           .add("cpu_s", written.cpu_s)
           .add("file_bytes", static_cast<long long>(file_bytes))
+          .add("basket_bytes", basket_bytes)
+          .add("run_delay_s", run_delay_s)
+          .add("sample_retakes", sample_retakes)
           .add("peak_rss_bytes", memory.peak_bytes)
           .add("start_rss_bytes", memory.start_bytes)
           .add("rss_method", memory.method)

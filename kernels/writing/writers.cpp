@@ -217,6 +217,11 @@ Checksums read_tree(Output &out, const Schema &schema, const WriteSettings &s, i
   });
 }
 
+long long tree_basket_bytes(Output &out, const WriteSettings &s) {
+  auto file = open_root_input(out);
+  return static_cast<long long>(get_tree(*file, out, s)->GetZipBytes());
+}
+
 Checksums read_rntuple(Output &out, const Schema &schema, const WriteSettings &s, int threads) {
   const std::uint64_t n = get_ntuple(*open_root_input(out), out, s)->GetNEntries();
   return read_in_parallel(n, threads, schema, [&](std::uint64_t begin, std::uint64_t end) {

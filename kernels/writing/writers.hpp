@@ -50,6 +50,9 @@ simple::WriteStats write_simple(Output &out, const EntrySource &source, std::uin
 // Read with `threads` threads, each over its own range of entries.
 Checksums read_tree(Output &out, const Schema &schema, const WriteSettings &s, int threads);
 Checksums read_rntuple(Output &out, const Schema &schema, const WriteSettings &s, int threads);
+// The compressed bytes of the output tree's baskets, every branch and sub-branch
+// (TTree::GetZipBytes), read from the finished file.
+long long tree_basket_bytes(Output &out, const WriteSettings &s);
 // Checks every event against `source` too (simple_format.hpp).
 Checksums read_simple(Output &out, const EntrySource &source);
 
