@@ -17,6 +17,7 @@
 #include <sstream>
 #include <stdexcept>
 #include <string>
+#include <utility>
 
 #include <dirent.h>
 #include <sys/mman.h>
@@ -139,6 +140,19 @@ inline double process_run_delay_seconds() {
   return any ? total : -1;
 }
 
+// Wall and CPU time of one call of f, and how long this process's threads waited on a run queue
+// for a CPU meanwhile (-1: unknown): a sample's time beside what the machine did to it.
+struct DelayedTiming {
+  double wall_s, cpu_s, run_delay_s;
+};
+template <class F>
+DelayedTiming time_delayed(F &&f) {
+  const double delay0 = process_run_delay_seconds();
+  const Timing t = time_it(f);
+  const double delay1 = process_run_delay_seconds();
+  return {t.wall_s, t.cpu_s, delay0 < 0 || delay1 < 0 ? -1 : delay1 - delay0};
+}
+
 // Which samples are taken again, by their cause rather than by their spread: a sample during
 // which this process's threads waited on a run queue for a CPU longer than `max_share` of their
 // time in it (run delay over wall time times threads) was disturbed by something else on the
@@ -151,6 +165,20 @@ struct Retakes {
     return max_share > 0 && run_delay_s >= 0 && run_delay_s > max_share * wall_s * std::max(threads, 1);
   }
 };
+
+// One sample, taken again while `rule` says it was disturbed, for kernels whose samples need
+// their state set up afresh before each take (a page cache evicted, an output refilled): `take`
+// does that untimed, then returns its timed region's wall_s and run_delay_s (a DelayedTiming or a
+// type with both). With `may_retake` false (a warm-up) it is taken once. Returns the last take
+// and how many takes before it were dropped.
+template <class F>
+auto take_retaking(const Retakes &rule, bool may_retake, int threads, F &&take) {
+  for (long long retakes = 0;; ++retakes) {
+    auto sample = take();
+    if (!may_retake || retakes >= rule.max_retakes || !rule.disturbed(sample.run_delay_s, sample.wall_s, threads))
+      return std::make_pair(sample, retakes);
+  }
+}
 
 // The samples of one timed operation, each a Calibration's loops of calls in one timed region,
 // each taken again while Retakes says it was disturbed (its run delay and retakes in Sample).
@@ -169,21 +197,15 @@ class Sampler {
   template <class F>
   Sample take(long long rep, F &&f) {
     const long long these = calibration_.loops(rep);
-    Sample s{these, {}, -1, 0};
-    for (;; ++s.retakes) {
-      const double delay0 = process_run_delay_seconds();
-      s.timing = time_it([&] {
+    const auto taken = take_retaking(retakes_, rep >= warmup_, threads_, [&] {
+      calls_ += these;
+      return time_delayed([&] {
         for (long long i = 0; i < these; ++i) f();
       });
-      const double delay1 = process_run_delay_seconds();
-      calls_ += these;
-      s.run_delay_s = delay0 < 0 || delay1 < 0 ? -1 : delay1 - delay0;
-      if (rep < warmup_ || s.retakes >= retakes_.max_retakes ||
-          !retakes_.disturbed(s.run_delay_s, s.timing.wall_s, threads_))
-        break;
-    }
-    calibration_.update(rep, these, s.timing.wall_s, s.timing.wall_s);
-    return s;
+    });
+    const DelayedTiming &t = taken.first;
+    calibration_.update(rep, these, t.wall_s, t.wall_s);
+    return {these, {t.wall_s, t.cpu_s}, t.run_delay_s, taken.second};
   }
   long long calls() const { return calls_; }
 

@@ -16,6 +16,11 @@
 // steady clock only. Every run checks every value it produced against the
 // exact expected one (the values are small integers, exact in both types).
 //
+// Each pass records how long this process waited for a CPU during it (run_delay_s); with
+// --max-run-delay-share above 0, a pass that waited longer than that share of its wall time
+// is taken again, its inputs and outputs set up afresh first, at most --max-sample-retakes
+// times (sample_retakes). The in-place add on device memory checks every take it made.
+//
 // Where there is no usable GPU (no device, no NVIDIA driver, or a driver older
 // than this runtime) the program says why on stderr and exits with code 4,
 // which the Python side reports as "not measured", never as a number.
@@ -314,6 +319,8 @@ unsigned grid(long long n) { return static_cast<unsigned>(blocks_for(std::max(1L
 
 struct PassTime {
   double wall_s, cpu_s, event_s;  // event_s < 0: not timed by events (CPU work)
+  double run_delay_s;             // -1: unknown
+  long long retakes;
 };
 
 class Timer {
@@ -330,23 +337,23 @@ class Timer {
   template <class F>
   PassTime device(F &&op) {
     CUDA_CHECK(cudaDeviceSynchronize());
-    const double w0 = bench::wall_seconds(), c0 = bench::cpu_seconds();
-    CUDA_CHECK(cudaEventRecord(start_));
-    op();
-    CUDA_CHECK(cudaEventRecord(stop_));
-    CUDA_CHECK(cudaEventSynchronize(stop_));
-    const double c1 = bench::cpu_seconds(), w1 = bench::wall_seconds();
+    const bench::DelayedTiming t = bench::time_delayed([&] {
+      CUDA_CHECK(cudaEventRecord(start_));
+      op();
+      CUDA_CHECK(cudaEventRecord(stop_));
+      CUDA_CHECK(cudaEventSynchronize(stop_));
+    });
     CUDA_CHECK(cudaGetLastError());
     float ms = 0;
     CUDA_CHECK(cudaEventElapsedTime(&ms, start_, stop_));
-    return {w1 - w0, c1 - c0, ms * 1e-3};
+    return {t.wall_s, t.cpu_s, ms * 1e-3, t.run_delay_s, 0};
   }
   // CPU work (reading or writing managed memory): the steady clock.
   template <class F>
   PassTime host(F &&op) {
     CUDA_CHECK(cudaDeviceSynchronize());
-    const bench::Timing t = bench::time_it(op);
-    return {t.wall_s, t.cpu_s, -1.0};
+    const bench::DelayedTiming t = bench::time_delayed(op);
+    return {t.wall_s, t.cpu_s, -1.0, t.run_delay_s, 0};
   }
 
  private:
@@ -383,6 +390,7 @@ struct Run {
   long long n, reps, warmup, events, mean;
   double c;
   bool corrupt;
+  bench::Retakes retakes;
 };
 
 struct Outcome {
@@ -398,6 +406,18 @@ Outcome run_case(const Run &run, Timer &timer) {
   Outcome out;
   out.values = n;
   std::vector<PassTime> times;
+  // Pass r: `setup` (untimed) puts inputs and outputs where the pass expects them, `timed` times
+  // it; taken again while the run delay rule says so (never a warm-up pass).
+  long long takes = 0;
+  auto pass = [&](long long r, auto &&setup, auto &&timed) {
+    auto taken = bench::take_retaking(run.retakes, r >= run.warmup, 1, [&] {
+      setup();
+      ++takes;
+      return timed();
+    });
+    taken.first.retakes = taken.second;
+    times.push_back(taken.first);
+  };
   auto host_initial = [&](T *dst) {
     for (long long i = 0; i < n; ++i) dst[i] = initial<T>(i);
   };
@@ -413,10 +433,9 @@ Outcome run_case(const Run &run, Timer &timer) {
     T *src = k == "h2d_pageable" ? pageable.p() : pinned.p;
     host_initial(src);
     DeviceArray<T> d(n);
-    for (long long r = 0; r < passes; ++r) {
-      fill_value<<<grid(n), kBlock>>>(d.p, n, static_cast<T>(-1));
-      times.push_back(timer.device([&] { CUDA_CHECK(cudaMemcpyAsync(d.p, src, bytes, cudaMemcpyHostToDevice)); }));
-    }
+    for (long long r = 0; r < passes; ++r)
+      pass(r, [&] { fill_value<<<grid(n), kBlock>>>(d.p, n, static_cast<T>(-1)); },
+           [&] { return timer.device([&] { CUDA_CHECK(cudaMemcpyAsync(d.p, src, bytes, cudaMemcpyHostToDevice)); }); });
     std::vector<T> back = to_host(d.p, n);
     maybe_corrupt(back.data());
     std::tie(out.wrong, out.checksum) = compare(back.data(), n, is_initial);
@@ -427,10 +446,9 @@ Outcome run_case(const Run &run, Timer &timer) {
     T *dst = k == "d2h_pageable" ? pageable.p() : pinned.p;
     DeviceArray<T> d(n);
     fill_initial<<<grid(n), kBlock>>>(d.p, n);
-    for (long long r = 0; r < passes; ++r) {
-      std::fill(dst, dst + n, static_cast<T>(-1));
-      times.push_back(timer.device([&] { CUDA_CHECK(cudaMemcpyAsync(dst, d.p, bytes, cudaMemcpyDeviceToHost)); }));
-    }
+    for (long long r = 0; r < passes; ++r)
+      pass(r, [&] { std::fill(dst, dst + n, static_cast<T>(-1)); },
+           [&] { return timer.device([&] { CUDA_CHECK(cudaMemcpyAsync(dst, d.p, bytes, cudaMemcpyDeviceToHost)); }); });
     maybe_corrupt(dst);
     std::tie(out.wrong, out.checksum) = compare(dst, n, is_initial);
     out.bytes_moved = bytes;
@@ -439,10 +457,9 @@ Outcome run_case(const Run &run, Timer &timer) {
     PageableArray<T> src(n);
     host_initial(src.p());
     SharedArray<T> m(n, k == "mapped_cpu_write");
-    for (long long r = 0; r < passes; ++r) {
-      fill_value<<<grid(n), kBlock>>>(m.device, n, static_cast<T>(-1));
-      times.push_back(timer.host([&] { std::memcpy(m.host, src.p(), bytes); }));
-    }
+    for (long long r = 0; r < passes; ++r)
+      pass(r, [&] { fill_value<<<grid(n), kBlock>>>(m.device, n, static_cast<T>(-1)); },
+           [&] { return timer.host([&] { std::memcpy(m.host, src.p(), bytes); }); });
     CUDA_CHECK(cudaDeviceSynchronize());
     maybe_corrupt(m.host);
     std::tie(out.wrong, out.checksum) = compare(m.host, n, is_initial);
@@ -451,21 +468,23 @@ Outcome run_case(const Run &run, Timer &timer) {
     // The CPU reads every value of shared memory that the GPU wrote last.
     PageableArray<T> dst(n);
     SharedArray<T> m(n, k == "mapped_cpu_read");
-    for (long long r = 0; r < passes; ++r) {
-      fill_initial<<<grid(n), kBlock>>>(m.device, n);
-      std::fill(dst.p(), dst.p() + n, static_cast<T>(-1));
-      times.push_back(timer.host([&] { std::memcpy(dst.p(), m.host, bytes); }));
-    }
+    for (long long r = 0; r < passes; ++r)
+      pass(
+          r,
+          [&] {
+            fill_initial<<<grid(n), kBlock>>>(m.device, n);
+            std::fill(dst.p(), dst.p() + n, static_cast<T>(-1));
+          },
+          [&] { return timer.host([&] { std::memcpy(dst.p(), m.host, bytes); }); });
     maybe_corrupt(dst.p());
     std::tie(out.wrong, out.checksum) = compare(dst.p(), n, is_initial);
     out.bytes_moved = 2 * bytes;
   } else if (k == "d2d_copy") {
     DeviceArray<T> a(n), b(n);
     fill_initial<<<grid(n), kBlock>>>(a.p, n);
-    for (long long r = 0; r < passes; ++r) {
-      fill_value<<<grid(n), kBlock>>>(b.p, n, static_cast<T>(-1));
-      times.push_back(timer.device([&] { CUDA_CHECK(cudaMemcpyAsync(b.p, a.p, bytes, cudaMemcpyDeviceToDevice)); }));
-    }
+    for (long long r = 0; r < passes; ++r)
+      pass(r, [&] { fill_value<<<grid(n), kBlock>>>(b.p, n, static_cast<T>(-1)); },
+           [&] { return timer.device([&] { CUDA_CHECK(cudaMemcpyAsync(b.p, a.p, bytes, cudaMemcpyDeviceToDevice)); }); });
     std::vector<T> back = to_host(b.p, n);
     maybe_corrupt(back.data());
     std::tie(out.wrong, out.checksum) = compare(back.data(), n, is_initial);
@@ -476,17 +495,20 @@ Outcome run_case(const Run &run, Timer &timer) {
     SharedArray<T> m(shared ? n : 0, k == "inplace_mapped");
     T *a = shared ? m.device : d.p;
     if (!shared) fill_initial<<<grid(n), kBlock>>>(a, n);
-    for (long long r = 0; r < passes; ++r) {
-      // Shared memory: the CPU writes the input first, so the kernel finds it in host memory.
-      if (shared) {
-        CUDA_CHECK(cudaDeviceSynchronize());
-        host_initial(m.host);
-      }
-      times.push_back(timer.device([&] { add_in_place<<<grid(n), kBlock>>>(a, n, c); }));
-    }
+    for (long long r = 0; r < passes; ++r)
+      pass(
+          r,
+          [&] {
+            // Shared memory: the CPU writes the input first, so the kernel finds it in host memory.
+            if (shared) {
+              CUDA_CHECK(cudaDeviceSynchronize());
+              host_initial(m.host);
+            }
+          },
+          [&] { return timer.device([&] { add_in_place<<<grid(n), kBlock>>>(a, n, c); }); });
     std::vector<T> back = to_host(a, n);
     maybe_corrupt(back.data());
-    const double added = shared ? 1.0 : static_cast<double>(passes);
+    const double added = shared ? 1.0 : static_cast<double>(takes);  // device memory: every take added
     std::tie(out.wrong, out.checksum) =
         compare(back.data(), n, [&](long long i) { return static_cast<T>(initial<T>(i) + added * run.c); });
     out.bytes_moved = 2 * bytes;
@@ -496,16 +518,19 @@ Outcome run_case(const Run &run, Timer &timer) {
     SharedArray<T> ma(shared ? n : 0, mapped), mb(shared ? n : 0, mapped);
     T *a = shared ? ma.device : da.p, *b = shared ? mb.device : db.p;
     if (!shared) fill_initial<<<grid(n), kBlock>>>(a, n);
-    for (long long r = 0; r < passes; ++r) {
-      if (shared) {
-        CUDA_CHECK(cudaDeviceSynchronize());
-        host_initial(ma.host);
-        std::fill(mb.host, mb.host + n, static_cast<T>(-1));
-      } else {
-        fill_value<<<grid(n), kBlock>>>(b, n, static_cast<T>(-1));
-      }
-      times.push_back(timer.device([&] { add_immutable<<<grid(n), kBlock>>>(a, b, n, c); }));
-    }
+    for (long long r = 0; r < passes; ++r)
+      pass(
+          r,
+          [&] {
+            if (shared) {
+              CUDA_CHECK(cudaDeviceSynchronize());
+              host_initial(ma.host);
+              std::fill(mb.host, mb.host + n, static_cast<T>(-1));
+            } else {
+              fill_value<<<grid(n), kBlock>>>(b, n, static_cast<T>(-1));
+            }
+          },
+          [&] { return timer.device([&] { add_immutable<<<grid(n), kBlock>>>(a, b, n, c); }); });
     std::vector<T> back = to_host(b, n);
     maybe_corrupt(back.data());
     std::tie(out.wrong, out.checksum) =
@@ -529,12 +554,13 @@ Outcome run_case(const Run &run, Timer &timer) {
       for (long long e = 0; e < events; ++e) ev[e] = initial<T>(e);
       DeviceArray<T> d_ev(events), d_out(particles);
       CUDA_CHECK(cudaMemcpy(d_ev.p, ev.data(), events * sizeof(T), cudaMemcpyHostToDevice));
-      for (long long r = 0; r < passes; ++r) {
-        fill_value<<<grid(particles), kBlock>>>(d_out.p, particles, static_cast<T>(-1));
-        times.push_back(timer.device([&] {
-          if (particles > 0) explode<<<grid(particles), kBlock>>>(d_off.p, d_ev.p, events, d_out.p, particles);
-        }));
-      }
+      for (long long r = 0; r < passes; ++r)
+        pass(r, [&] { fill_value<<<grid(particles), kBlock>>>(d_out.p, particles, static_cast<T>(-1)); },
+             [&] {
+               return timer.device([&] {
+                 if (particles > 0) explode<<<grid(particles), kBlock>>>(d_off.p, d_ev.p, events, d_out.p, particles);
+               });
+             });
       std::vector<T> back = to_host(d_out.p, particles);
       std::vector<T> expected(static_cast<std::size_t>(std::max(1LL, particles)));
       for (long long e = 0; e < events; ++e)
@@ -551,15 +577,16 @@ Outcome run_case(const Run &run, Timer &timer) {
       DeviceArray<T> d_values(particles), d_out(pairs);
       CUDA_CHECK(cudaMemcpy(d_values.p, values.data(), particles * sizeof(T), cudaMemcpyHostToDevice));
       ScanSpace space(events + 1);
-      for (long long r = 0; r < passes; ++r) {
-        fill_value<<<grid(pairs), kBlock>>>(d_out.p, pairs, static_cast<T>(-1));
-        times.push_back(timer.device([&] {
-          pair_counts<<<grid(events + 1), kBlock>>>(d_off.p, events, d_pair_counts.p);
-          inclusive_scan(d_pair_counts.p, d_pair_off.p, events + 1, space);
-          if (pairs > 0)
-            combine<<<grid(pairs), kBlock>>>(d_off.p, d_pair_off.p, d_values.p, events, d_out.p, pairs);
-        }));
-      }
+      for (long long r = 0; r < passes; ++r)
+        pass(r, [&] { fill_value<<<grid(pairs), kBlock>>>(d_out.p, pairs, static_cast<T>(-1)); },
+             [&] {
+               return timer.device([&] {
+                 pair_counts<<<grid(events + 1), kBlock>>>(d_off.p, events, d_pair_counts.p);
+                 inclusive_scan(d_pair_counts.p, d_pair_off.p, events + 1, space);
+                 if (pairs > 0)
+                   combine<<<grid(pairs), kBlock>>>(d_off.p, d_pair_off.p, d_values.p, events, d_out.p, pairs);
+               });
+             });
       std::vector<long long> got_pair_off = to_host(d_pair_off.p, events + 1);
       for (long long e = 0; e <= events; ++e) out.wrong += got_pair_off[e] != pair_off[e];
       std::vector<T> back = to_host(d_out.p, pairs);
@@ -590,6 +617,8 @@ Outcome run_case(const Run &run, Timer &timer) {
         .add("warmup", r < run.warmup)
         .add("wall_s", times[r].wall_s)
         .add("cpu_s", times[r].cpu_s)
+        .add("run_delay_s", times[r].run_delay_s)
+        .add("sample_retakes", times[r].retakes)
         .add("bytes_moved", out.bytes_moved)
         .add("clock", times[r].event_s >= 0 ? "cuda_event" : "steady_clock");
     if (times[r].event_s >= 0) line.add("event_s", times[r].event_s);
@@ -603,8 +632,7 @@ Outcome run_case(const Run &run, Timer &timer) {
 int main(int argc, char **argv) {
   const char *kernel = "gpu_bandwidth_cuda";
   try {
-    bench::Options opt(argc, argv,
-                       {{"case", "device"},
+    bench::Options opt(argc, argv, bench::with_retake_options({{"case", "device"},
                         {"dtype", "float32"},
                         {"n", "1048576"},
                         {"reps", "5"},
@@ -612,7 +640,7 @@ int main(int argc, char **argv) {
                         {"constant", "1"},
                         {"events", "100000"},
                         {"mean-particles", "4"},
-                        {"corrupt-for-test", "0"}});
+                        {"corrupt-for-test", "0"}}));
     if (opt.build_info()) {
       bench::print_build_info(kernel);
       return 0;
@@ -634,6 +662,7 @@ int main(int argc, char **argv) {
     run.mean = opt.integer("mean-particles", 0);
     run.c = opt.real("constant");
     run.corrupt = opt.integer("corrupt-for-test", 0) != 0;
+    run.retakes = bench::retakes_from(opt);
     if (run.c != std::floor(run.c) || std::fabs(run.c) > 1000)
       throw std::invalid_argument("--constant must be a small integer so that checks are exact");
 

@@ -20,6 +20,12 @@
 //                       processing rate R_proc is measured on data already
 //                       decompressed in memory.
 //
+// Each timed pass records how long this process waited for a CPU during it (run_delay_s). A
+// reader alone (no --barrier) takes a pass that waited longer than --max-run-delay-share of its
+// wall time again, its cache state set afresh first, at most --max-sample-retakes times
+// (sample_retakes). A reader started with others (--barrier 1) does not: its pass is one part
+// of theirs, from the first start to the last end, and cannot be taken again alone.
+//
 // Processing ("making some distribution"): the sum of every float value of
 // the event, histogrammed, and the sum of every collection counter. The
 // counter sum is an exact integer: the processes' sums must add up to the
@@ -139,8 +145,7 @@ Totals read_ranges_once(const std::vector<Range> &ranges, const std::string &tre
 
 int main(int argc, char **argv) {
   return bench::guarded_main("rdf_rate_reader", [&] {
-    bench::Options opt(argc, argv,
-                       {{"ranges", ""},
+    bench::Options opt(argc, argv, bench::with_retake_options({{"ranges", ""},
                         {"tree", "Events"},
                         {"cache-size", "33554432"},
                         {"cache", "none"},
@@ -148,7 +153,7 @@ int main(int argc, char **argv) {
                         {"phase-timing", "0"},
                         {"primer", ""},
                         {"reps", "1"},
-                        {"warmup", "0"}});
+                        {"warmup", "0"}}));
     if (opt.build_info()) {
       bench::print_build_info("rdf_rate_reader");
       return 0;
@@ -160,6 +165,11 @@ int main(int argc, char **argv) {
     const long long cache_size = opt.integer("cache-size", 0);
     const bool barrier = opt.integer("barrier", 0) != 0, phases = opt.integer("phase-timing", 0) != 0;
     const long long reps = opt.integer("reps", 1), warmup = opt.integer("warmup", 0);
+    const bench::Retakes retakes = bench::retakes_from(opt);
+    if (barrier && retakes.max_share > 0)
+      throw std::invalid_argument(
+          "--max-run-delay-share: a reader started with others (--barrier 1) times its pass with theirs and "
+          "cannot take it again alone");
     long long expected = 0;
     std::vector<std::string> paths;
     for (const auto &r : ranges) {
@@ -187,18 +197,25 @@ int main(int argc, char **argv) {
     long long first_counters = -1;
     bool ok = true;
     for (long long rep = 0; rep < warmup + reps; ++rep) {
-      // untimed, checked; warm: the smallest resident fraction, cold: the largest (recorded)
-      const double residency = cache != "none" ? bench::page_cache::prepare(paths, cache) : -1.0;
-      h.Reset();
-      const long long bytes0 = TFile::GetFileBytesRead();
-      const int calls0 = TFile::GetFileReadCalls();
+      double residency = -1, start = 0, end = 0;
+      long long bytes0 = 0;
+      int calls0 = 0;
       Totals totals;
-      const double start = bench::wall_seconds();
-      const bench::Timing t = bench::time_it([&] { totals = read_ranges_once(ranges, tree, cache_size, phases, h); });
-      const double end = bench::wall_seconds();
-      if (first_counters < 0) first_counters = totals.counter_sum;
-      ok = ok && totals.entries == expected && totals.counter_sum == first_counters &&
-           static_cast<long long>(h.GetEntries()) == expected;
+      const auto [t, sample_retakes] = bench::take_retaking(retakes, rep >= warmup, 1, [&] {
+        // untimed, checked; warm: the smallest resident fraction, cold: the largest (recorded)
+        residency = cache != "none" ? bench::page_cache::prepare(paths, cache) : -1.0;
+        h.Reset();
+        bytes0 = TFile::GetFileBytesRead();
+        calls0 = TFile::GetFileReadCalls();
+        start = bench::wall_seconds();
+        const bench::DelayedTiming timing =
+            bench::time_delayed([&] { totals = read_ranges_once(ranges, tree, cache_size, phases, h); });
+        end = bench::wall_seconds();
+        if (first_counters < 0) first_counters = totals.counter_sum;
+        ok = ok && totals.entries == expected && totals.counter_sum == first_counters &&
+             static_cast<long long>(h.GetEntries()) == expected;
+        return timing;
+      });
       bench::JsonLine()
           .add("record", "timing")
           .add("kernel", "rdf_rate_reader")
@@ -206,6 +223,8 @@ int main(int argc, char **argv) {
           .add("warmup", rep < warmup)
           .add("wall_s", t.wall_s)
           .add("cpu_s", t.cpu_s)
+          .add("run_delay_s", t.run_delay_s)
+          .add("sample_retakes", sample_retakes)
           .add("t_start", start)
           .add("t_end", end)
           .add("entries", totals.entries)
