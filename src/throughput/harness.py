@@ -209,21 +209,40 @@ def time_python(
         raise ValueError(f"need repetitions >= 1, warmup >= 0 and min_sample_s >= 0, got {repetitions}, {warmup} "
                          f"and {min_sample_s}")
     rows, outputs, calibration = [], [], Calibration(warmup, min_sample_s)
+
+    def calls(these: int) -> None:
+        for _ in range(these):
+            outputs.append(function())
+
     for index in range(warmup + repetitions):
         these = calibration.loops(index)
-        for retake in range(retakes.max_retakes + 1):
-            delay0 = process_run_delay_seconds()
-            wall0, cpu0 = time.perf_counter(), time.process_time()
-            for _ in range(these):
-                outputs.append(function())
-            cpu1, wall1 = time.process_time(), time.perf_counter()
-            delay = process_run_delay_seconds() - delay0
-            if index < warmup or not retakes.disturbed(delay, wall1 - wall0, threads):
-                break
-        rows.append({**labels, "rep": index - warmup, "warmup": index < warmup, "loops": these,
-                     "wall_s": wall1 - wall0, "cpu_s": cpu1 - cpu0, "run_delay_s": delay, "sample_retakes": retake})
-        calibration.update(index, these, wall1 - wall0, wall1 - wall0)
+        sample = take_sample(lambda: timed(lambda: calls(these)), retakes, index >= warmup, threads)
+        rows.append({**labels, "rep": index - warmup, "warmup": index < warmup, "loops": these, **sample})
+        calibration.update(index, these, sample["wall_s"], sample["wall_s"])
     return pd.DataFrame(rows), outputs
+
+
+def timed(function: Callable[[], Any]) -> dict[str, float]:
+    """One call's steady-clock and CPU time, and how long this process's threads waited for a
+    CPU meanwhile (`run_delay_s`, NaN: unknown), as bench::time_delayed."""
+    delay0 = process_run_delay_seconds()
+    wall0, cpu0 = time.perf_counter(), time.process_time()
+    function()
+    cpu1, wall1 = time.process_time(), time.perf_counter()
+    return {"wall_s": wall1 - wall0, "cpu_s": cpu1 - cpu0, "run_delay_s": process_run_delay_seconds() - delay0}
+
+
+def take_sample(take: Callable[[], dict[str, Any]], retakes: Retakes, may_retake: bool = True,
+                threads: int = 1) -> dict[str, Any]:
+    """One sample, taken again while `retakes` says it was disturbed, as bench::take_retaking:
+    `take` sets up afresh (untimed) what its timed region needs and returns that region's row
+    (with `wall_s` and `run_delay_s`, e.g. `timed`'s); `may_retake` false (a warm-up) takes it
+    once. Returns the last take's row with `sample_retakes`, the takes dropped before it."""
+    for retake in range(retakes.max_retakes + 1):
+        row = take()
+        if not may_retake or not retakes.disturbed(row["run_delay_s"], row["wall_s"], threads):
+            break
+    return {**row, "sample_retakes": retake}
 
 
 def passes_made(timings: pd.DataFrame) -> int:

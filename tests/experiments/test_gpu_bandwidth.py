@@ -97,6 +97,18 @@ def test_cuda_program_rejects_bad_options_before_looking_for_a_gpu(args, culprit
 
 
 @pytest.mark.skipif(gb.driver_present(), reason="an NVIDIA driver is present")
+def test_cuda_program_takes_the_retake_rule_and_still_gives_no_number_without_a_gpu():
+    """The run delay rule is an option like any other (a bad one is refused before the GPU is
+    looked for); without a GPU the program still exits 4 with no record."""
+    path = harness.kernels_dir() / gb.CUDA_KERNEL
+    rule = [part for k, v in harness.Retakes(0.02, 3).kernel_args().items() for part in (f"--{k}", str(v))]
+    proc = subprocess.run([str(path), "--case", "inplace_global", *rule], capture_output=True, text=True)
+    assert proc.returncode == gb.EXIT_NO_DEVICE and proc.stdout == ""
+    with pytest.raises(harness.KernelError, match="--max-run-delay-share"):
+        harness.run_kernel(gb.CUDA_KERNEL, {"case": "inplace_global", "max-run-delay-share": 1})
+
+
+@pytest.mark.skipif(gb.driver_present(), reason="an NVIDIA driver is present")
 def test_detect_gpu_reports_no_gpu_for_every_method():
     device, reason = gb.query_cuda_device()
     assert device is None and reason == gb.NO_GPU
@@ -301,6 +313,28 @@ def test_table2_python_logic(case, dtype):
     assert len(frame) == passes and int(frame["warmup"].sum()) == WARMUP
     size = np.dtype(dtype).itemsize
     assert set(frame["bytes_moved"]) == {N * size if case.startswith(("h2d", "d2h")) else 2 * N * size}
+
+
+@pytest.mark.parametrize("case", ["inplace_global", "inplace_managed", "d2h_pinned", "managed_cpu_read"])
+def test_table2_python_records_each_pass_run_delay_and_retakes_a_disturbed_one(case, monkeypatch):
+    """Every pass records its run delay and retakes; a pass that waited too long for a CPU is
+    taken again, its setup done afresh, at most as often as the rule allows (a warm-up never);
+    the in-place add on device memory counts every take, the shared one adds once per take."""
+    frame, validation = gb.table2_python(case, "float64", N, REPS, WARMUP, gb.NumpyBackend(),
+                                         harness.Retakes(0.02, 3))
+    assert frame["run_delay_s"].ge(0).all() and frame["sample_retakes"].between(0, 3).all()
+    # no rule (max share 0): nothing is taken again, the run delay still recorded
+    frame, _ = gb.table2_python(case, "float64", N, REPS, WARMUP, gb.NumpyBackend(), harness.Retakes(0, 3))
+    assert frame["sample_retakes"].eq(0).all() and frame["run_delay_s"].ge(0).all()
+    # a process that waits a second for a CPU around every take: each measured pass retaken twice
+    delays = iter(range(10**6))
+    monkeypatch.setattr(harness, "process_run_delay_seconds", lambda: float(next(delays)))
+    frame, validation = gb.table2_python(case, "float64", N, REPS, WARMUP, gb.NumpyBackend(),
+                                         harness.Retakes(0.02, 2))
+    assert list(frame["sample_retakes"]) == [0] * WARMUP + [2] * REPS
+    added = WARMUP + 3 * REPS if case == "inplace_global" else (1 if case == "inplace_managed" else 0)
+    assert validation["checksum"] == float(gb.initial(N, "float64").sum() + N * added)
+    assert gb_runs.adds_kept(case, frame) == (added if "inplace" in case else len(frame) + 2 * REPS)
 
 
 class DroppingBackend(gb.NumpyBackend):

@@ -105,6 +105,23 @@ def test_jagged_gpu_path_validates_every_operation(dtype):
         frame, validation = gb.jagged_gpu_python(op, data, 2, 1, gb.NumpyBackend())
         assert validation["ok"] and validation["checksum"] == gb.exact_checksum(op, data, 3), op
         assert len(frame) == 3 and int(frame["warmup"].sum()) == 1
+        assert frame["run_delay_s"].ge(0).all() and frame["sample_retakes"].eq(0).all(), op
+
+
+@simulator_only
+def test_jagged_gpu_path_retakes_a_disturbed_pass_and_counts_every_add(monkeypatch):
+    """A process that waits a second for a CPU around every take: each measured pass is taken
+    again as often as the rule allows, never a warm-up; the in-place add counts every take."""
+    from throughput import harness
+
+    data = gb.make_jagged(60, 3, "float64")
+    delays = iter(range(10**6))
+    monkeypatch.setattr(harness, "process_run_delay_seconds", lambda: float(next(delays)))
+    for op in ("flat_inplace", "explode"):
+        frame, validation = gb.jagged_gpu_python(op, data, 2, 1, gb.NumpyBackend(), retakes=harness.Retakes(0.02, 2))
+        assert list(frame["sample_retakes"]) == [0, 2, 2], op
+        takes = 1 + 3 + 3 if op == "flat_inplace" else 1
+        assert validation["ok"] and validation["checksum"] == gb.exact_checksum(op, data, takes), op
 
 
 @simulator_only

@@ -4,22 +4,14 @@ and Table 2's GPU cases with the backend's own operations."""
 from __future__ import annotations
 
 import ctypes
-import time
 from typing import Any, Callable
 
 import numpy as np
 import pandas as pd
 
+from ... import harness
 from .cases import CONSTANT, GPU_CASES
 from .data import initial, validate_output
-
-
-def _timed(function: Callable[[], Any]) -> dict[str, float]:
-    """One call's steady-clock and CPU time."""
-    wall0, cpu0 = time.perf_counter(), time.process_time()
-    function()
-    cpu1, wall1 = time.process_time(), time.perf_counter()
-    return {"wall_s": wall1 - wall0, "cpu_s": cpu1 - cpu0}
 
 
 class NumpyBackend:
@@ -62,10 +54,10 @@ class NumpyBackend:
         pass
 
     def time_device(self, op: Callable[[], Any]) -> dict[str, float]:
-        return {**_timed(op), "event_s": float("nan"), "clock": "steady_clock"}
+        return {**harness.timed(op), "event_s": float("nan"), "clock": "steady_clock"}
 
     def time_host(self, op: Callable[[], Any]) -> dict[str, float]:
-        return {**_timed(op), "event_s": float("nan"), "clock": "steady_clock"}
+        return {**harness.timed(op), "event_s": float("nan"), "clock": "steady_clock"}
 
 
 class CupyBackend(NumpyBackend):
@@ -133,18 +125,20 @@ class CupyBackend(NumpyBackend):
 
     def time_device(self, op):
         self.synchronize()
-        wall0, cpu0 = time.perf_counter(), time.process_time()
-        self._start.record()
-        op()
-        self._stop.record()
-        self._stop.synchronize()
-        cpu1, wall1 = time.process_time(), time.perf_counter()
+
+        def region():
+            self._start.record()
+            op()
+            self._stop.record()
+            self._stop.synchronize()
+
+        row = harness.timed(region)
         event_s = self.cp.cuda.get_elapsed_time(self._start, self._stop) * 1e-3
-        return {"wall_s": wall1 - wall0, "cpu_s": cpu1 - cpu0, "event_s": event_s, "clock": "cuda_event"}
+        return {**row, "event_s": event_s, "clock": "cuda_event"}
 
     def time_host(self, op):
         self.synchronize()
-        return {**_timed(op), "event_s": float("nan"), "clock": "steady_clock"}
+        return super().time_host(op)
 
 
 # Memory both the CPU and the GPU address: managed, or the seed's "unified" (pinned, mapped).
@@ -156,82 +150,109 @@ def _memory(case: str) -> str:
     return "mapped" if "mapped" in case else "managed"
 
 
-def table2_python(case: str, dtype: str, n: int, repetitions: int, warmup: int,
-                  backend: NumpyBackend) -> tuple[pd.DataFrame, dict[str, Any]]:
-    """One Table 2 case with array-library operations (CuPy's on a GPU); validated exactly."""
+def passes_taking(warmup: int, retakes: harness.Retakes, times: list[dict[str, Any]]):
+    """`pass_(index, setup, timed)` for a GPU path's passes: `setup` (untimed) puts inputs and
+    outputs where the pass expects them, then `timed` (a backend's time_device or time_host of
+    the operation) times it; its row goes to `times`, the pass taken again while `retakes` says
+    its run delay disturbed it (never a warm-up), as the CUDA program's passes are."""
+    def pass_(index: int, setup: Callable[[], Any], timed: Callable[[], dict[str, Any]]) -> None:
+        def take():
+            setup()
+            return timed()
+
+        times.append(harness.take_sample(take, retakes, index >= warmup))
+
+    return pass_
+
+
+def takes_made(times: list[dict[str, Any]]) -> int:
+    """Every take of the passes, warm-up and dropped ones included (what an in-place add adds)."""
+    return sum(1 + t["sample_retakes"] for t in times)
+
+
+def no_setup() -> None:
+    """No setup: the pass finds its input as the previous one left it."""
+
+
+def table2_python(case: str, dtype: str, n: int, repetitions: int, warmup: int, backend: NumpyBackend,
+                  retakes: harness.Retakes = harness.Retakes()) -> tuple[pd.DataFrame, dict[str, Any]]:
+    """One Table 2 case with array-library operations (CuPy's on a GPU), each pass taken again
+    while `retakes` says it was disturbed; validated exactly."""
     xp, T = backend.xp, np.dtype(dtype)
     c = T.type(CONSTANT)
     passes = warmup + repetitions
     init = initial(n, dtype)
     size = n * T.itemsize
-    times = []
+    times: list[dict[str, Any]] = []
+    pass_ = passes_taking(warmup, retakes, times)
     if case in ("h2d_pageable", "h2d_pinned"):
         source = init
         if case == "h2d_pinned":
             source = backend.pinned_empty(n, T)
             source[...] = init
         d = backend.device_empty(n, T)
-        for _ in range(passes):
-            d.fill(-1)
-            times.append(backend.time_device(lambda: backend.to_device(d, source)))
+        for i in range(passes):
+            pass_(i, lambda: d.fill(-1), lambda: backend.time_device(lambda: backend.to_device(d, source)))
         got, expected, moved = backend.asnumpy(d), init, size
     elif case in ("d2h_pageable", "d2h_pinned"):
         d = backend.device_array(init)
         target = np.empty(n, T) if case == "d2h_pageable" else backend.pinned_empty(n, T)
-        for _ in range(passes):
-            target.fill(-1)
-            times.append(backend.time_device(lambda: backend.to_host(target, d)))
+        for i in range(passes):
+            pass_(i, lambda: target.fill(-1), lambda: backend.time_device(lambda: backend.to_host(target, d)))
         got, expected, moved = np.array(target), init, size
     elif case in ("managed_cpu_write", "mapped_cpu_write"):
         managed, view = backend.shared_empty(n, T, _memory(case))
-        for _ in range(passes):
-            managed.fill(-1)  # the GPU touches it last
-            times.append(backend.time_host(lambda: np.copyto(view, init)))
+        for i in range(passes):  # the GPU touches it last
+            pass_(i, lambda: managed.fill(-1), lambda: backend.time_host(lambda: np.copyto(view, init)))
         backend.synchronize()
         got, expected, moved = np.array(view), init, 2 * size
     elif case in ("managed_cpu_read", "mapped_cpu_read"):
         managed, view = backend.shared_empty(n, T, _memory(case))
         d_init = backend.device_array(init)
         target = np.empty(n, T)
-        for _ in range(passes):
-            xp.copyto(managed, d_init)  # the GPU writes it last
+        def gpu_writes_last():
+            xp.copyto(managed, d_init)
             target.fill(-1)
-            times.append(backend.time_host(lambda: np.copyto(target, view)))
+
+        for i in range(passes):
+            pass_(i, gpu_writes_last, lambda: backend.time_host(lambda: np.copyto(target, view)))
         got, expected, moved = target, init, 2 * size
     elif case == "d2d_copy":
         a, b = backend.device_array(init), backend.device_empty(n, T)
-        for _ in range(passes):
-            b.fill(-1)
-            times.append(backend.time_device(lambda: xp.copyto(b, a)))
+        for i in range(passes):
+            pass_(i, lambda: b.fill(-1), lambda: backend.time_device(lambda: xp.copyto(b, a)))
         got, expected, moved = backend.asnumpy(b), init, 2 * size
     elif case == "inplace_global":
         a = backend.device_array(init)
-        for _ in range(passes):
-            times.append(backend.time_device(lambda: xp.add(a, c, out=a)))
-        got, expected, moved = backend.asnumpy(a), init + T.type(passes * CONSTANT), 2 * size
+        for i in range(passes):
+            pass_(i, no_setup, lambda: backend.time_device(lambda: xp.add(a, c, out=a)))
+        got, expected, moved = backend.asnumpy(a), init + T.type(takes_made(times) * CONSTANT), 2 * size
     elif case == "immutable_global":
         a, b = backend.device_array(init), backend.device_empty(n, T)
-        for _ in range(passes):
-            b.fill(-1)
-            times.append(backend.time_device(lambda: xp.add(a, c, out=b)))
+        for i in range(passes):
+            pass_(i, lambda: b.fill(-1), lambda: backend.time_device(lambda: xp.add(a, c, out=b)))
         if not np.array_equal(backend.asnumpy(a), init):
             raise AssertionError(f"{backend.name} {case} {dtype}: the immutable input was changed")
         got, expected, moved = backend.asnumpy(b), init + c, 2 * size
     elif case in ("inplace_managed", "inplace_mapped"):
         managed, view = backend.shared_empty(n, T, _memory(case))
-        for _ in range(passes):
+        def cpu_writes_input():  # the kernel finds it in host memory
             backend.synchronize()
-            np.copyto(view, init)  # the CPU writes the input: the kernel finds it in host memory
-            times.append(backend.time_device(lambda: xp.add(managed, c, out=managed)))
+            np.copyto(view, init)
+
+        for i in range(passes):
+            pass_(i, cpu_writes_input, lambda: backend.time_device(lambda: xp.add(managed, c, out=managed)))
         got, expected, moved = backend.asnumpy(managed), init + c, 2 * size
     elif case in ("immutable_managed", "immutable_mapped"):
         a, a_view = backend.shared_empty(n, T, _memory(case))
         b, b_view = backend.shared_empty(n, T, _memory(case))
-        for _ in range(passes):
+        def cpu_writes_input_and_output():
             backend.synchronize()
             np.copyto(a_view, init)
             b_view.fill(-1)
-            times.append(backend.time_device(lambda: xp.add(a, c, out=b)))
+
+        for i in range(passes):
+            pass_(i, cpu_writes_input_and_output, lambda: backend.time_device(lambda: xp.add(a, c, out=b)))
         got, expected, moved = backend.asnumpy(b), init + c, 2 * size
     else:
         raise ValueError(f"unknown Table 2 case {case!r} (known: {', '.join(GPU_CASES)})")

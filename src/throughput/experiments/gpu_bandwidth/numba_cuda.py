@@ -10,8 +10,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ... import harness
 from .cases import CONSTANT, JAGGED_OPS
-from .cupy_backend import NumpyBackend
+from .cupy_backend import NumpyBackend, no_setup, passes_taking, takes_made
 from .data import Jagged, from_counts, jagged_bytes_moved, reference, validate_output
 
 
@@ -106,9 +107,11 @@ def combine_gpu(kernels, backend, offsets, pair_counts, pair_offsets, values, ou
 
 
 def jagged_gpu_python(op: str, data: Jagged, repetitions: int, warmup: int, backend: NumpyBackend,
-                      kernels: SimpleNamespace | None = None) -> tuple[pd.DataFrame, dict[str, Any]]:
+                      kernels: SimpleNamespace | None = None,
+                      retakes: harness.Retakes = harness.Retakes()) -> tuple[pd.DataFrame, dict[str, Any]]:
     """One jagged operation with the numba.cuda kernels (on CuPy arrays on a GPU; on
-    numpy arrays in numba's CUDA simulator); validated exactly."""
+    numpy arrays in numba's CUDA simulator), each pass taken again while `retakes` says it was
+    disturbed; validated exactly (the in-place add counting every take)."""
     kernels = kernels or cuda_kernels()
     dtype = data.values.dtype
     c = dtype.type(CONSTANT)
@@ -126,38 +129,38 @@ def jagged_gpu_python(op: str, data: Jagged, repetitions: int, warmup: int, back
                 backend.device_empty(tiny.events + 1, np.int64), t_values, t_out)
     backend.synchronize()
 
-    times = []
+    times: list[dict[str, Any]] = []
+    pass_ = passes_taking(warmup, retakes, times)
     if op == "flat_inplace":
         a = backend.device_array(data.values)
-        for _ in range(passes):
-            times.append(backend.time_device(lambda: launch(kernels.add_inplace, data.particles, arg(a), c)))
+        for i in range(passes):
+            pass_(i, no_setup, lambda: backend.time_device(
+                lambda: launch(kernels.add_inplace, data.particles, arg(a), c)))
         out = a
     elif op == "flat_immutable":
         a, out = backend.device_array(data.values), backend.device_empty(data.particles, dtype)
-        for _ in range(passes):
-            out.fill(-1)
-            times.append(backend.time_device(
+        for i in range(passes):
+            pass_(i, lambda: out.fill(-1), lambda: backend.time_device(
                 lambda: launch(kernels.add_immutable, data.particles, arg(a), arg(out), c)))
     elif op == "explode":
         event_values, out = backend.device_array(data.event_values), backend.device_empty(data.particles, dtype)
-        for _ in range(passes):
-            out.fill(-1)
-            times.append(backend.time_device(
+        for i in range(passes):
+            pass_(i, lambda: out.fill(-1), lambda: backend.time_device(
                 lambda: launch(kernels.explode, data.particles, arg(offsets), arg(event_values), arg(out))))
     elif op == "combine":
         values, out = backend.device_array(data.values), backend.device_empty(data.pairs, dtype)
         counts = backend.device_empty(data.events + 1, np.int64)
         pair_offsets = backend.device_empty(data.events + 1, np.int64)
-        for _ in range(passes):
-            out.fill(-1)
-            times.append(backend.time_device(
+        for i in range(passes):
+            pass_(i, lambda: out.fill(-1), lambda: backend.time_device(
                 lambda: combine_gpu(kernels, backend, offsets, counts, pair_offsets, values, out)))
         if not np.array_equal(backend.asnumpy(pair_offsets), data.pair_offsets):
             raise AssertionError(f"numba.cuda combine {dtype.name}: wrong pair offsets")
     else:
         raise ValueError(f"unknown jagged operation {op!r} (known: {', '.join(JAGGED_OPS)})")
     backend.synchronize()
-    validation = validate_output(backend.asnumpy(out), reference(op, data, passes), f"numba.cuda {op} {dtype.name}")
+    validation = validate_output(backend.asnumpy(out), reference(op, data, takes_made(times)),
+                                 f"numba.cuda {op} {dtype.name}")
     n = data.pairs if op == "combine" else data.particles
     frame = pd.DataFrame([{"case": op, "dtype": dtype.name, "n": n, "rep": i - warmup, "warmup": i < warmup,
                            "bytes_moved": jagged_bytes_moved(op, data), **t} for i, t in enumerate(times)])

@@ -115,8 +115,9 @@ def run_name(run: dict[str, Any]) -> str:
     return f"{run['group']}_{method}_{run['case']}_{run['dtype']}_t{run['threads']}"
 
 
-def _cuda_run(run: dict[str, Any], params: dict[str, Any]):
-    args = {"case": run["case"], "dtype": run["dtype"], "reps": params["repetitions"], "warmup": params["warmup"]}
+def _cuda_run(run: dict[str, Any], params: dict[str, Any], retakes: harness.Retakes = harness.Retakes()):
+    args = {"case": run["case"], "dtype": run["dtype"], "reps": params["repetitions"], "warmup": params["warmup"],
+            **retakes.kernel_args()}
     if run["group"] == "table2":
         args["n"] = values_per_array(params["gpu_array_mib"], run["dtype"])
     elif run["case"] in ("flat_inplace", "flat_immutable"):
@@ -135,8 +136,9 @@ def _measure(run: dict[str, Any], params: dict[str, Any], status: GpuStatus, cac
              settings: noise.Settings) -> tuple[pd.DataFrame, dict[str, Any]]:
     """One round of `run` after its warm-up passes: the interleaving loop calls it once per round.
     The CPU cases take settings.samples_per_process samples, each repeating the pass until it
-    lasts settings.min_sample_s, taken again while its process waited too long for a CPU
-    (settings.sample_retakes); a GPU case times one pass (its kernels do not calibrate)."""
+    lasts settings.min_sample_s; a GPU case times one pass (its kernels do not calibrate). Every
+    sample, CPU or GPU, is taken again while its process waited too long for a CPU
+    (settings.sample_retakes: `run_delay_s`, `sample_retakes`)."""
     one = {**params, "repetitions": 1}  # the kernels' and methods' own repetitions: the loop's rounds are ours
     reps, warmup = 1, params["warmup"]
     samples, min_sample_s, retakes = settings.samples_per_process, settings.min_sample_s, settings.sample_retakes
@@ -152,25 +154,34 @@ def _measure(run: dict[str, Any], params: dict[str, Any], status: GpuStatus, cac
                                                   **retakes.kernel_args()}, core=core)
         frame, validation, build_info = result.timings, result.validation, result.build_info
     elif method == "CUDA C++":
-        frame, validation, build_info = _cuda_run(run, one)
+        frame, validation, build_info = _cuda_run(run, one, retakes)
     elif group == "table2":  # CuPy
         n = values_per_array(params["gpu_array_mib"], dtype)
-        frame, validation = table2_python(case, dtype, n, reps, warmup, _backend(cache))
+        frame, validation = table2_python(case, dtype, n, reps, warmup, _backend(cache), retakes)
     elif method == "numba.cuda":
         data = _jagged_data(cache, params["gpu_events"], params["mean_particles"], dtype)
-        frame, validation = jagged_gpu_python(case, data, reps, warmup, _backend(cache))
+        frame, validation = jagged_gpu_python(case, data, reps, warmup, _backend(cache), retakes=retakes)
     else:
         data = _jagged_data(cache, params["events"], params["mean_particles"], dtype)
         key = next(k for k, v in CPU_METHODS.items() if v == method)
         frame, validation = jagged_cpu(key, case, data, run["threads"], samples, warmup, min_sample_s, retakes)
-    # passes_made: every pass of the process, warm-up included (an in-place add's checksum grows with them)
+    # passes_made: the adds an in-place case's checksum grew by (the CPU methods count their passes)
     frame = frame.assign(group=group, method=method, threads=run["threads"], checksum=validation["checksum"],
-                         passes_made=validation.get("passes", warmup + reps))
+                         passes_made=validation.get("passes", adds_kept(case, frame)))
     if "event_s" not in frame:
         frame["event_s"] = float("nan")
     info = provenance.capture(params, cache_state="n/a (in-memory)", build_info=build_info, pinned_core=core)
     info["gpu"] = status.device if run["gpu_method"] else None
     return frame, info
+
+
+def adds_kept(case: str, frame: pd.DataFrame) -> int:
+    """The adds a GPU case's values keep (what analysis.agreed_checksum takes off an in-place
+    add's): on shared memory the CPU rewrites the input before every take, so one; on device
+    memory every take's, warm-up and dropped ones included."""
+    if case in ("inplace_managed", "inplace_mapped"):
+        return 1
+    return len(frame) + int(frame["sample_retakes"].fillna(0).sum()) if "sample_retakes" in frame else len(frame)
 
 
 def _backend(cache: dict[str, Any]) -> CupyBackend:
