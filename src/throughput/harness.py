@@ -58,9 +58,17 @@ def single_core() -> int | None:
     return allowed[-1] if len(allowed) > 1 else None
 
 
-def pin_to(core: int | None) -> Callable[[], None] | None:
-    """A Popen preexec_fn that pins the child to `core` (None: no pinning)."""
-    return None if core is None else (lambda: os.sched_setaffinity(0, {core}))
+def pin_to(core: int | None, then: Callable[[], None] | None = None) -> Callable[[], None] | None:
+    """A Popen preexec_fn that pins the child to `core` (None: no pinning), then calls `then`
+    (e.g. io_throttle.ReadThrottle.join) where given."""
+    if core is None:
+        return then
+
+    def preexec() -> None:
+        os.sched_setaffinity(0, {core})
+        if then is not None:
+            then()
+    return preexec
 
 
 @dataclass
@@ -86,9 +94,10 @@ def json_lines(text: str, source: str) -> list[dict[str, Any]]:
 
 def run_kernel(name: str, args: dict[str, Any], timeout_s: float | None = None,
                on_progress: Callable[[dict[str, Any]], None] | None = None,
-               core: int | None = None) -> KernelRun:
+               core: int | None = None, preexec: Callable[[], None] | None = None) -> KernelRun:
     """Run kernel `name` with `--key value` options, pinned to `core` where given (a
-    single-threaded run: single_core()); return its records.
+    single-threaded run: single_core()), calling `preexec` in the child before it starts (e.g.
+    io_throttle.ReadThrottle.join); return its records.
 
     Records of type "progress" are passed to `on_progress` as they arrive (for
     progress bars). Raises KernelError naming the kernel and its arguments when
@@ -104,7 +113,7 @@ def run_kernel(name: str, args: dict[str, Any], timeout_s: float | None = None,
     lines = []
     with tempfile.TemporaryFile(mode="w+") as stderr, subprocess.Popen(
             argv, stdout=subprocess.PIPE, stderr=stderr, text=True, env=pinned_env(),
-            preexec_fn=pin_to(core)) as proc:
+            preexec_fn=pin_to(core, preexec)) as proc:
         try:
             for line in proc.stdout:
                 lines.append(line)
