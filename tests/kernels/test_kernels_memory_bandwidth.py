@@ -354,3 +354,26 @@ def test_opt_verdict_ranks_levels_only_where_their_paired_interval_excludes_one(
     noise = {"O1": [1.0, 1.1, 0.9, 1.05, 0.95], "O2": [0.95, 1.1, 1.0, 0.9, 1.1], "O3": [1.1, 0.9, 1.05, 1.0, 0.96]}
     unranked = mb.opt_verdict(_single_thread({(mode, opt): noise[opt] for mode in mb.MODES for opt in noise}))
     assert unranked.count("include 1, so this run does not rank them") == 2, unranked
+
+
+def test_the_paper_tables_and_numbers_come_from_the_package(tmp_path):
+    """What the notebook writes for the paper is built in the package (report): every table has a
+    row per cell it shows, the -O table this run's seconds with their interval, and every macro
+    the section quotes, the verdicts among their worded states."""
+    settings = noise.Settings(samples_per_process=2, min_sample_s=0.005, max_remeasures=0)
+    params = {**PARAMS, "opt_levels": ["O0", "O1", "O2", "O3"], "python_methods": ["numpy", "numba"],
+              "max_threads": 1}
+    frame = mb.measure(params, tmp_path, settings, progress=False)
+    table = mb.summary(frame)
+    opt = mb.opt_table_frame(table)
+    assert list(opt.columns) == ["", "-O0", "-O1", "-O2", "-O3"] and len(opt) == 4
+    assert all(r"$\pm$" in cell or "[" in cell for cell in opt.iloc[1, 1:])  # this run's, with its interval
+    ratios = mb.ratio_table_frame(table)
+    assert len(ratios) == len(mb.ratio_table(table)) and ratios["ratio"].str.len().gt(0).all()
+    machines = mb.machine_table_frame({"this machine": table})
+    assert machines["machine"].tolist() == ["this machine"]
+    labels = {mb.run_name(run): mb.run_label(run) for run in mb.plan(params)}
+    macros = mb.paper_macros(params, table, frame, None, settings, labels, [])
+    assert macros["MbwN"] == rf"\num{{{N}}}" and macros["MbwMaxThreads"] == 1  # a count: every digit
+    assert macros["MbwSingleVerdict"] in mb.SINGLE_VERDICT_WORDS.values()
+    assert macros["MbwCompiler"]

@@ -18,7 +18,8 @@ Modules, one role each:
 - measuring: check_config (called by throughput.config), the plan, the groups
   (one per thread count) measured interleaved, or reused when stored;
 - analysis: rates, agreement, the summary, the -O and ratio tables, targets,
-  and the machine table (this machine beside the archived ones).
+  and the machine table (this machine beside the archived ones);
+- report: those tables as the paper prints them, and every macro it quotes.
 
 The names the notebook, throughput.repeatability and the tests use are
 imported here: ``from throughput.experiments import memory_bandwidth as mb``.
@@ -27,6 +28,7 @@ from .analysis import (SINGLE_VERDICT_WORDS, cache_note, check_agreement, estima
                        opt_table, opt_verdict, paired_ratio, plateau_verdict, ratio_table, stream_at, summary, targets,
                        with_rates)
 from .measuring import check_config, groups, measure, plan, run_label, run_name
+from .report import machine_table_frame, opt_table_frame, paper_macros, ratio_table_frame
 from .methods import _check, _check_outputs, _initial, _numba_method, _numpy_method, expected_checksum
 from .vocabulary import (BUS_BYTES_PER_VALUE, CONSTANT, MODES, PLATEAU_BAND, SEED_N, SEED_PLATEAU_GHZ, SEED_SECONDS,
                          SINGLE_TARGET, STREAM_OPS)

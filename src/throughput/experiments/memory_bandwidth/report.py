@@ -1,0 +1,101 @@
+"""The paper's tables and numbers of the memory-bandwidth experiment, built from the analysis's
+frames: the -O table (this run's seconds beside the seed's), the ratio table (each rate against
+STREAM scale, paired round by round), the machine table (this machine beside the archived ones),
+and every macro the paper section quotes. The notebook only writes them (throughput.outputs)."""
+from __future__ import annotations
+
+from typing import Any
+
+import pandas as pd
+
+from ... import harness, machine_fit, noise, paper
+from ...machines import archived_sentence
+from .analysis import (SINGLE_VERDICT_WORDS, cache_note, huge_page_note, machine_table, opt_table, opt_verdict,
+                       plateau_verdict, ratio_table, targets)
+from .vocabulary import MODES, SINGLE_TARGET
+
+
+def opt_table_frame(table: pd.DataFrame) -> pd.DataFrame:
+    """Seconds for the seed's 10^10 values at one thread per -O level: the seed's, then this run's
+    with its interval (flagged where noisy), for each mode."""
+    opt = opt_table(table)
+    return pd.DataFrame({
+        "": [f"{m}, {w}" for m in MODES for w in ("seed", "this run")],
+        **{f"-{o}": [paper.flagged(paper.with_interval(cell["ours_s"], cell["ours_low"], cell["ours_high"])
+                                   if w == "ours_s" else paper.number(cell[w]), w == "ours_s" and cell["noisy"])
+                     for m in MODES for w in ("seed_s", "ours_s")
+                     for cell in [opt[(opt["mode"] == m) & (opt["opt"] == o)].iloc[0]]]
+           for o in sorted(opt["opt"].unique())},
+    })
+
+
+def ratio_table_frame(table: pd.DataFrame) -> pd.DataFrame:
+    """Every method's rate and its ratio to STREAM scale at the same thread count (paired with it
+    round by round), with the bus ratio the bytes per value predict."""
+    ratios = ratio_table(table)
+    return pd.DataFrame({
+        "method": ratios["method"] + [" -" + o if o != "n/a" else "" for o in ratios["opt"]],
+        "mode": ratios["mode"], "threads": ratios["threads"],
+        "GHz": [paper.with_interval(*v) for v in zip(ratios["ghz"], ratios["ghz_low"], ratios["ghz_high"])],
+        "GB/s": [paper.with_interval(*v) for v in zip(ratios["gb_s"], ratios["gb_s_low"], ratios["gb_s_high"])],
+        "STREAM scale GB/s": [paper.number(v) for v in ratios["stream_scale_gb_s"]],
+        "ratio": [paper.flagged(paper.with_interval(v, low, high, 2), noisy)
+                  for v, low, high, noisy in zip(ratios["ratio"], ratios["ratio_low"], ratios["ratio_high"],
+                                                 ratios["noisy"])],
+        "bus ratio": [paper.number(v, 2) for v in ratios["bus_ratio"]],
+    })
+
+
+# The machine table's columns: title, analysis column, significant digits.
+MACHINE_COLUMNS = [("1 thread GHz", "single_ghz", 3), ("GB/s", "single_gb_s", 3),
+                   ("STREAM GB/s", "stream_single_gb_s", 3), ("ratio", "single_ratio", 2),
+                   ("all GHz", "plateau_ghz", 3), ("all GB/s", "plateau_gb_s", 3),
+                   ("all STREAM GB/s", "stream_all_gb_s", 3), ("all ratio", "plateau_ratio", 2)]
+
+
+def machine_table_frame(machine_tables: dict[str, pd.DataFrame]) -> pd.DataFrame:
+    """This machine beside every archived one; each row's ratios are within its own machine."""
+    by_machine = machine_table(machine_tables)
+    return pd.DataFrame({
+        "machine": [paper.escape(m) for m in by_machine["machine"]],
+        "threads": by_machine["threads"],
+        **{title: [paper.flagged(paper.estimate(v, digits), noisy) if column.endswith("ratio")
+                   else paper.number(v, digits) for v, noisy in zip(by_machine[column], by_machine["noisy"])]
+           for title, column, digits in MACHINE_COLUMNS},
+    })
+
+
+def _single_thread_ghz(table: pd.DataFrame, mode: str) -> float:
+    rows = table.query("method == 'C++' and opt == 'O3' and threads == 1 and mode == @mode")
+    return rows["ghz"].iloc[0]
+
+
+def paper_macros(params: dict[str, Any], table: pd.DataFrame, frame: pd.DataFrame, fits: Any,
+                 settings: noise.Settings, run_labels: dict[str, str], archived: list[Any]) -> dict[str, Any]:
+    """Every number and verdict the paper section quotes, as macro name -> LaTeX; the verdicts are
+    met, missed or inconclusive by their intervals (analysis.targets, opt_verdict)."""
+    goal = targets(table, params["max_threads"])
+    return {
+        "MbwN": paper.number(params["n_values"], 15),  # a count: every digit
+        "MbwNRequested": paper.number(machine_fit.requested(fits, "memory_bandwidth.n_values", params["n_values"]), 15),
+        "MbwMaxThreads": params["max_threads"],
+        "MbwCacheNote": paper.escape(cache_note(params["n_values"])),
+        "MbwHugePages": paper.escape(huge_page_note(frame)),
+        "MbwSamples": settings.samples_per_process, "MbwMinSample": paper.number(settings.min_sample_s),
+        "MbwRepetitions": params["repetitions"], "MbwWarmup": params["warmup"],
+        "MbwInplaceOThreeGHz": paper.number(_single_thread_ghz(table, "inplace")),
+        "MbwImmutableOThreeGHz": paper.number(_single_thread_ghz(table, "immutable")),
+        "MbwOptVerdict": paper.escape(opt_verdict(table)),  # whether the run separates -O1..-O3
+        "MbwPlateauGHz": paper.number(goal["plateau_ghz"]),
+        "MbwSingleGBs": paper.number(goal["single_gb_s"]), "MbwStreamSingleGBs": paper.number(goal["stream_single_gb_s"]),
+        "MbwPlateauGBs": paper.number(goal["plateau_gb_s"]), "MbwStreamAllGBs": paper.number(goal["stream_all_gb_s"]),
+        "MbwSingleRatio": paper.estimate(goal["single"], 3), "MbwPlateauRatio": paper.estimate(goal["plateau"], 3),
+        # met, missed or inconclusive by the ratio's 95% interval, never by its value alone
+        "MbwSingleVerdict": SINGLE_VERDICT_WORDS[goal["single_verdict"]],
+        "MbwSingleTarget": paper.number(100 * SINGLE_TARGET),  # the target the verdict is against
+        "MbwPlateauVerdict": paper.escape(plateau_verdict(goal)),
+        **noise.paper_macros("Mbw", frame, settings, run_labels),
+        "MbwMachinesSentence": paper.escape(archived_sentence(archived, "memory_bandwidth")),
+        # the compiler that built the kernels, as the kernel itself reports it
+        "MbwCompiler": paper.escape(harness.build_info("add_constant_O3")["compiler"]),
+    }
