@@ -312,18 +312,19 @@ def describe(frame: pd.DataFrame, settings: Settings, labels: Mapping[str, str] 
 def _samples_sentence(measured: pd.DataFrame, settings: Settings) -> str:
     """How long the timed samples were (" " first), where the experiment calibrates them (rows
     with `loops`: kernels/common/bench.hpp's Calibration); a sample below the minimum is said,
-    with its cause, and so is how long the measuring process waited for a CPU during its samples
-    and how many were taken again for it (`_run_delay_sentence`).
+    with its cause; and, for every sample that took it, calibrated or not (an RDataFrame event
+    loop, a GPU pass), how long the measuring process waited for a CPU during it and how many
+    were taken again for it (`_run_delay_sentence`).
 
     A sample's length is `sample_s` where the rows give one per pass (a reader's: its reading
     time, opening left out, over all its passes), else its `wall_s`."""
-    if "loops" not in measured or not settings.min_sample_s:
-        return ""
-    timed = measured[measured["record"] == "timing"] if "record" in measured else measured
-    timed = timed[timed["loops"].notna()]  # a tool that times itself (rootreadspeed) is not calibrated
-    if timed.empty:
-        return ""
+    every = measured[measured["record"] == "timing"] if "record" in measured else measured
+    calibrated = "loops" in every and settings.min_sample_s
+    # a tool that times itself (rootreadspeed) is not calibrated
+    timed = every[every["loops"].notna()] if calibrated else every.iloc[:0]
     per_pass = "sample_s" in timed and timed["sample_s"].notna().any()
+    if timed.empty:
+        return _run_delay_sentence(every, settings, per_pass)
     length = timed["sample_s"] if per_pass else timed["wall_s"]
     printed = "its printed time (the reading, opening left out)" if per_pass else "it"
     sentence = (f" Each timed sample repeated its pass until {printed} lasted at least {settings.min_sample_s:g} s "
@@ -342,22 +343,26 @@ def _samples_sentence(measured: pd.DataFrame, settings: Settings) -> str:
                           f"that calibrated it")
         sentence += (f"; {int(short.sum())} of the {len(timed)} samples fell short of it (the shortest "
                      f"{length[short].min():.3g} s): {' and '.join(causes)}")
-    return sentence + "." + _run_delay_sentence(timed, settings, per_pass, prep)
+    return sentence + "." + _run_delay_sentence(every, settings, per_pass)
 
 
-def _run_delay_sentence(timed: pd.DataFrame, settings: Settings, per_pass: bool, prep: Any) -> str:
+def _run_delay_sentence(timed: pd.DataFrame, settings: Settings, per_pass: bool) -> str:
     """How long the measuring processes waited for a CPU during their samples (`run_delay_s`,
     where the kernel or method took it; over the sample's wall time times its threads), and how
-    many samples were taken again for it (`sample_retakes`: harness.Retakes), " " first."""
+    many samples were taken again for it (`sample_retakes`: harness.Retakes; a row without one
+    is of a method that takes none again), " " first."""
     if "run_delay_s" not in timed:
         return ""
     known = timed["run_delay_s"] >= 0  # -1 or NaN: no scheduler statistics, or a method that takes none
     if not known.any():
         return ""
     timed, delay = timed[known], timed.loc[known, "run_delay_s"]
-    prep = prep[known] if isinstance(prep, pd.Series) else prep
-    # a reader's row gives its means per pass (the delay spans them all, preparation included)
-    spent = (timed["wall_s"] + prep) * timed["loops"] if per_pass else timed["wall_s"]
+    spent = timed["wall_s"]
+    if per_pass:
+        # a reader's calibrated row gives its means per pass (the delay spans them all, its cache
+        # preparation included)
+        prep = timed["prep_s"].fillna(0) if "prep_s" in timed else 0.0
+        spent = ((timed["wall_s"] + prep) * timed["loops"]).where(timed["loops"].notna(), spent)
     threads = timed["threads"].fillna(1).clip(lower=1) if "threads" in timed else 1
     share = delay / (spent * threads)
     worst = f", in {timed.loc[share.idxmax(), 'run']}" if "run" in timed else ""

@@ -49,13 +49,13 @@ def inputs(tmp_path_factory, settings, section):
     return root, chosen, info
 
 
-def _bench(files, tmp_path, name, **args):
+def _bench(files, tmp_path, name, core=None, **args):
     listing = tmp_path / f"{name}.txt"
     listing.write_text("\n".join(files) + "\n")
     output = tmp_path / f"{name}.root"
     defaults = {"file-list": listing, "reps": 2, "warmup": 0, "pdf-count": 102, "collection": "Jet",
                 "output": output}
-    run = harness.run_kernel("rdf_bench", {**defaults, **args})
+    run = harness.run_kernel("rdf_bench", {**defaults, **args}, core=core)
     return run, rdf.load_histograms(output)
 
 
@@ -337,6 +337,102 @@ def test_a_failing_reader_is_reported(tmp_path):
         rdf.run_processes([[(0, 10, str(tmp_path / "absent.root"))]], 0)
 
 
+# --- what delayed each timed pass, and which pass is taken again ---------------------------------
+
+TINY_SHARE = harness.Retakes(1e-9, 2)  # any wait for a CPU at all counts as a disturbance
+
+
+def _kept_unless_spent(timings: pd.DataFrame, rule: harness.Retakes, threads: int = 1) -> bool:
+    """Every kept take waited at most the rule's share of its threads' time, unless its retakes
+    were spent; none more than the rule allows; a warm-up never taken again."""
+    timed, warm = timings[~timings["warmup"]], timings[timings["warmup"]]
+    delayed = timed["run_delay_s"] > rule.max_share * timed["wall_s"] * threads
+    return bool((~delayed | timed["sample_retakes"].eq(rule.max_retakes)).all()
+                and timed["sample_retakes"].between(0, rule.max_retakes).all() and warm["sample_retakes"].eq(0).all())
+
+
+def test_a_sequential_event_loop_that_waited_for_a_cpu_runs_again(inputs, tmp_path, contended_core):
+    """With a busy process on its core, the loop waits: run again as often as the rule allows,
+    every loop still seeing every entry and filling the same histograms. Max share 0: none again."""
+    _, chosen, _ = inputs
+    run, _ = _bench(chosen["main"], tmp_path, "delayed", workload="analysis", threads=0, reps=2, warmup=1,
+                    core=contended_core, **TINY_SHARE.kernel_args())
+    assert run.timings["run_delay_s"].ge(0).all() and _kept_unless_spent(run.timings, TINY_SHARE)
+    assert run.timings[~run.timings["warmup"]]["sample_retakes"].eq(2).any(), run.timings.to_dict("list")
+    assert run.validation["entries_match"] and run.validation["reps_agree"]
+    off = harness.Retakes(0, 3)
+    run, _ = _bench(chosen["main"], tmp_path, "kept", workload="analysis", threads=0, reps=2, warmup=1,
+                    core=contended_core, **off.kernel_args())
+    assert run.timings["sample_retakes"].eq(0).all() and run.timings["run_delay_s"].gt(0).any()
+
+
+def test_a_threaded_event_loop_judges_the_whole_pool_delay_over_its_threads(inputs, tmp_path):
+    _, chosen, _ = inputs
+    run, _ = _bench(chosen["main"], tmp_path, "pool", workload="analysis", threads=2, reps=2, warmup=1,
+                    **TINY_SHARE.kernel_args())
+    assert run.timings["run_delay_s"].ge(0).all() and _kept_unless_spent(run.timings, TINY_SHARE, threads=2)
+    with pytest.raises(harness.KernelError, match="--max-run-delay-share"):
+        _bench(chosen["main"], tmp_path, "bad", workload="analysis", **{"max-run-delay-share": 1})
+
+
+def test_a_raw_read_is_taken_again_from_its_cache_state_set_afresh(inputs, tmp_path, contended_core):
+    """A disturbed raw pass is read again after its cache state is set again (cold: evicted and
+    checked), so every take reads what the first read, from where it read it."""
+    _, chosen, _ = inputs
+    listing = tmp_path / "files.txt"
+    listing.write_text("\n".join(chosen["rate"]) + "\n")
+    for cache in ("cold", "warm"):
+        run = harness.run_kernel("rdf_raw_read", {"file-list": listing, "cache": cache, "reps": 2, "warmup": 1,
+                                                  **TINY_SHARE.kernel_args()}, core=contended_core)
+        assert run.timings["run_delay_s"].ge(0).all() and _kept_unless_spent(run.timings, TINY_SHARE), cache
+        assert run.timings["resident_before"].eq(0 if cache == "cold" else 1).all(), cache
+
+
+def test_a_reader_alone_retakes_its_pass_and_readers_together_only_record_theirs(inputs, tmp_path):
+    _, chosen, info = inputs
+    entries = {f: info["entries"][f] for f in chosen["rate"]}
+    ranges = tmp_path / "ranges.txt"
+    ranges.write_text("".join(f"{a} {b} {f}\n" for a, b, f in rdf.split_ranges(entries, chosen["rate"], 1)[0]))
+    run = harness.run_kernel("rdf_rate_reader", {"ranges": ranges, "cache": "warm", "phase-timing": 1, "reps": 2,
+                                                 "warmup": 1, **TINY_SHARE.kernel_args()})
+    assert run.timings["run_delay_s"].ge(0).all() and _kept_unless_spent(run.timings, TINY_SHARE)
+    # a reader started with others is timed with them: it cannot take its pass again alone
+    with pytest.raises(harness.KernelError, match="--max-run-delay-share: a reader started with others"):
+        harness.run_kernel("rdf_rate_reader", {"ranges": ranges, "barrier": 1, **TINY_SHARE.kernel_args()})
+    together = rdf.run_processes(rdf.split_ranges(entries, chosen["rate"], 2), 0)
+    assert together["threads"] == 2 and together["run_delay_s"] >= 0 and "sample_retakes" not in together
+
+
+def test_the_method_sentences_give_the_run_delay_of_uncalibrated_passes_and_who_takes_none_again():
+    """rdf_bench's event loops and the rate model's passes are not calibrated (no `loops`): their
+    run delay is still said; the rate model's concurrent readers are said to take none again."""
+    from throughput import noise
+
+    settings = noise.Settings(min_sample_s=0.1, max_run_delay_share=0.02, max_sample_retakes=3)
+    loops = pd.DataFrame({"warmup": False, "run": ["scan_t0", "scan_t2"], "threads": [0, 2], "wall_s": 1.0,
+                          "run_delay_s": [0.001, 0.08], "sample_retakes": [0, 3]})
+    sentence = noise._samples_sentence(loops, settings)
+    assert "Each timed sample repeated" not in sentence  # not calibrated, and not said to be
+    assert "a median 2.05% of a sample (at most 4.0%, in scan_t2;" in sentence
+    assert "1 of the 2 samples of the methods that retake were taken again" in sentence
+    frames = {"raw": pd.DataFrame({"warmup": False, "run": ["raw_cold", "raw_warm"], "wall_s": 0.1,
+                                   "run_delay_s": [0.0, 0.01], "sample_retakes": [0, 3]}),
+              "components": pd.DataFrame({"warmup": [True, False], "run": "components", "wall_s": 0.2,
+                                          "run_delay_s": [0.05, 0.0], "sample_retakes": 0}),
+              "rate": pd.DataFrame({"warmup": False, "run": "rate_warm_on_np2", "wall_s": 0.1, "threads": 2,
+                                    "run_delay_s": [0.001, 0.02]})}
+    sentence = rdf.io_rate_model.samples_sentence(frames, settings)
+    # shares 0% and 10% (raw), 0% (one reader; its warm-up left out), 0.5% and 10% of two readers' time
+    assert "a median 0.50% of a sample (at most 10.0%, in raw_warm;" in sentence
+    assert ("1 of the 3 samples of the methods that retake were taken again because it waited during more than "
+            "2% of them (3 takes in all, at most 3 each), and 1 stayed above it; 1 of the 2 samples of methods "
+            "that take none again were above it.") in sentence
+    assert "no one of them is taken again alone" in sentence
+    # results stored before the passes took their run delay: nothing to say, and nothing said
+    assert rdf.io_rate_model.samples_sentence({k: f.drop(columns="run_delay_s") for k, f in frames.items()},
+                                              settings) == ""
+
+
 # --- fits and comparisons -----------------------------------------------------------------------
 
 def test_rate_model_fit_recovers_known_rates():
@@ -469,6 +565,8 @@ def test_compiled_runs_are_measured_interleaved_checked_and_reused(inputs, secti
     rounds = measured.groupby("run")["round"].apply(sorted)
     assert all(r == list(range(len(r))) and len(r) % 2 == 0 for r in rounds)
     assert measured["others_cores"].notna().all() and "noisy" in measured
+    # each event loop's run delay, and its retakes under the default rule (noise.Settings: at most 3)
+    assert measured["run_delay_s"].ge(0).all() and measured["sample_retakes"].between(0, 3).all()
     assert sorted(p.stem for p in (tmp_path / "histograms").glob("*.root")) == sorted(r["name"] for r in plan)
     # every run's histograms agree with its sequential reference, bin by bin
     agreement = rdf.check_agreement(frame, tmp_path, params["rtol"])
@@ -512,6 +610,12 @@ def test_rate_model_runs_are_measured_interleaved_checked_and_reused(inputs, sec
     assert (frames["rate"]["counter_sum"] == frames["components"]["counter_sum"].iloc[0]).all()
     cold = measured[measured["cache"] == "cold"]
     assert (cold["resident_pages"] == 0).all()
+    # every pass's run delay; the raw reads and the one reader retake under the default rule, the
+    # readers of R(Np), timed together, only record theirs (summed over them), and the text says so
+    assert all(frames[part]["run_delay_s"].ge(0).all() for part in ("raw", "components", "rate"))
+    assert all(frames[part]["sample_retakes"].between(0, 3).all() for part in ("raw", "components"))
+    assert "sample_retakes" not in frames["rate"] and (frames["rate"]["threads"] == frames["rate"]["processes"]).all()
+    assert "no one of them is taken again alone" in rdf.rate_summary(frames)["samples"]
     table = rdf.rate_summary(frames)["table"]
     assert len(table) == len(names) and (table["rate"] > 0).all()
     # what the passes read is compared after the group ran: a pass whose readers missed entries fails

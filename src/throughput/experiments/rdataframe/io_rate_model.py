@@ -94,8 +94,13 @@ def run_processes(segments: list[list[tuple[int, int, str]]], cache_bytes: int, 
                     proc.kill()
                     proc.wait()
                 stderr.close()
+    delays = [r["run_delay_s"] for r in records]
     return {"wall_s": max(r["t_end"] for r in records) - min(r["t_start"] for r in records),
             "cpu_s": sum(r["cpu_s"] for r in records), "entries": sum(r["entries"] for r in records),
+            # the readers' waits for a CPU, summed and judged over all of them (`threads`): their pass
+            # is timed together, from the first start to the last end, so none can be taken again
+            # alone (no `sample_retakes`: the method section says so)
+            "run_delay_s": sum(delays) if min(delays) >= 0 else -1.0, "threads": len(records),
             "bytes_read": sum(r["bytes_read"] for r in records), "read_calls": sum(r["read_calls"] for r in records),
             "counter_sum": sum(r["counter_sum"] for r in records),
             "slowest_s": max(r["wall_s"] for r in records), "fastest_s": min(r["wall_s"] for r in records)}
@@ -129,21 +134,23 @@ def direct_read_problem(files: list[str]) -> str | None:
     return None
 
 
-def _measure_raw(cache, params, files, work):
-    """One process of rdf_raw_read: its warm-up passes, then one timed pass."""
+def _measure_raw(cache, params, files, work, retakes=harness.Retakes()):
+    """One process of rdf_raw_read: its warm-up passes, then one timed pass (taken again, its
+    cache state set afresh, while `retakes` says it waited too long for a CPU)."""
     result = harness.run_kernel("rdf_raw_read", {"file-list": _list_file(files, work), "cache": cache,
-                                                 "reps": 1, "warmup": params["warmup"]})
+                                                 "reps": 1, "warmup": params["warmup"], **retakes.kernel_args()})
     frame = result.timings.assign(part="raw", name=f"raw_{cache}", checksum=result.validation["checksum"])
     check_raw_bytes(frame, sum(Path(f).stat().st_size for f in files))
     return frame, provenance.capture(params, cache_state=cache, build_info=result.build_info)
 
 
-def _measure_components(round_, params, files, entries, work, primer):
-    """One warm reader of every entry, its phases timed (R_dec, R_proc); warm-up in the first round only."""
+def _measure_components(round_, params, files, entries, work, primer, retakes=harness.Retakes()):
+    """One warm reader of every entry, its phases timed (R_dec, R_proc); warm-up in the first round
+    only. Alone, its pass is taken again while `retakes` says it waited too long for a CPU."""
     ranges = _ranges_file(split_ranges(entries, files, 1)[0], work / "components-ranges.txt")
     result = harness.run_kernel("rdf_rate_reader", {
         "ranges": ranges, "cache": "warm", "phase-timing": 1, "cache-size": params["rate_model"]["ttree_cache_bytes"],
-        "reps": 1, "warmup": params["warmup"] if round_ == 0 else 0, "primer": primer})
+        "reps": 1, "warmup": params["warmup"] if round_ == 0 else 0, "primer": primer, **retakes.kernel_args()})
     frame = result.timings.assign(part="components", name="components")
     return frame, provenance.capture(params, cache_state="warm", build_info=result.build_info)
 
@@ -233,11 +240,13 @@ def measure_rate_model(params: dict[str, Any], inputs: dict[str, Any], info: dic
         else:
             caches.append("direct")
 
+    retakes = (noise_settings or noise.Settings()).sample_retakes  # R(Np)'s readers take none again
+
     def measure_pass(run, round_):
         if run["part"] == "raw":
-            return _measure_raw(run["cache"], params, files, work)
+            return _measure_raw(run["cache"], params, files, work, retakes)
         if run["part"] == "components":
-            return _measure_components(round_, params, files, entries, work, primer)
+            return _measure_components(round_, params, files, entries, work, primer, retakes)
         return _measure_rate(run, round_, params, files, entries, work, primer)
 
     group = experiment.Group("I/O rate model", model_runs(states, caches, rate))
@@ -402,6 +411,20 @@ def _across_rounds(per_round: pd.Series) -> intervals.Estimate:
     return intervals.across_timed(per_round.dropna().to_numpy())
 
 
+def samples_sentence(frames: dict[str, Any], settings: noise.Settings) -> str:
+    """What delayed the model's timed passes (their run delay, throughput.noise), and which were
+    taken again for it: the raw reads and the phases' one reader alone, each from its cache state
+    set afresh; never the R(Np) readers, whose pass is timed together (run_processes)."""
+    timed = pd.concat([frames[part] for part in ("raw", "components", "rate")], ignore_index=True)
+    timed = timed[~timed["warmup"].astype(bool)] if "warmup" in timed else timed
+    sentence = noise._samples_sentence(timed, settings).strip()
+    if not sentence or "sample_retakes" not in timed or timed["sample_retakes"].notna().all():
+        return sentence
+    return (sentence + " The reader processes of each R(Np) pass are timed together, from the first start "
+            "to the last end, so no one of them is taken again alone: their run delay is recorded, summed "
+            "over the readers, and none is retaken.")
+
+
 def rate_summary(frames: dict[str, Any], settings: noise.Settings | None = None) -> dict[str, Any]:
     """The model's rates (MB/s of file bytes) from the separate measurements, and its fits; each
     measured R(Np) with the spread of its passes (`cv`), its interval's half-width across rounds
@@ -437,6 +460,7 @@ def rate_summary(frames: dict[str, Any], settings: noise.Settings | None = None)
            # each rate per round (what slowest_limit and saturation pair)
            "by_round": {"r_io": r_io, "r_dec": r_dec, "r_proc": r_proc, "r1_predicted": r1_predicted}}
     out["cold_reads"] = cold_reads_verdict(r_io)
+    out["samples"] = samples_sentence(frames, settings)
     out["r_io_noisy"] = frames["raw"].groupby("cache")["noisy"].any().to_dict()
     out["cores"] = frames["cores"]
     measured = frames["rate"][~frames["rate"]["warmup"].astype(bool)].copy()

@@ -97,12 +97,13 @@ def _common_key(params: dict[str, Any], pdf_count: int) -> dict[str, Any]:
 
 
 def kernel_args(run: dict[str, Any], params: dict[str, Any], pdf_count: int, file_list: Path,
-                output: Path | None) -> dict[str, Any]:
-    """rdf_bench's arguments for one pass of `run` (its warm-up passes, then one timed pass)."""
+                output: Path | None, retakes: harness.Retakes = harness.Retakes()) -> dict[str, Any]:
+    """rdf_bench's arguments for one pass of `run` (its warm-up passes, then one timed pass,
+    taken again while `retakes` says its threads waited too long for a CPU)."""
     args = {"file-list": file_list, "workload": run["workload"], "threads": run["threads"],
             "reps": 1, "warmup": params["warmup"], "collection": params["collection"],
             "pdf-branch": params["pdf_weights_branch"], "pdf-count": pdf_count,
-            "pdf-nominal": int(params["pdf_nominal"]), "rtol": params["rtol"]}
+            "pdf-nominal": int(params["pdf_nominal"]), "rtol": params["rtol"], **retakes.kernel_args()}
     if run["workload"] == "pdf":
         args["method"] = run["method"]
     if run["workload"] == "nhist":
@@ -112,12 +113,12 @@ def kernel_args(run: dict[str, Any], params: dict[str, Any], pdf_count: int, fil
     return args
 
 
-def _measure_pass(run, params, files, pdf_count, work_dir, hist_path):
+def _measure_pass(run, params, files, pdf_count, work_dir, hist_path, retakes):
     """One rdf_bench process of `run` on warm files: the interleaving loop calls it once per round."""
     cache = cache_columns("warm", [set_cache(files, "warm", work_dir)])
     hist_path.parent.mkdir(parents=True, exist_ok=True)
     result = harness.run_kernel("rdf_bench", kernel_args(run, params, pdf_count, _list_file(files, work_dir),
-                                                         hist_path))
+                                                         hist_path, retakes))
     frame = result.timings
     v = result.validation
     for key in ("file_bytes", "read_zip_bytes", "read_tot_bytes", "selected", "reps_identical", "reps_max_rel_diff",
@@ -159,11 +160,12 @@ def measure_cpp(params: dict[str, Any], inputs: dict[str, Any], pdf_count: int, 
         return {**_common_key(params, pdf_count), **run, "inputs": input_identity(_run_files(run, inputs)),
                 "binary_sha256": binary}
 
+    settings = noise_settings or noise.Settings()
     frame = experiment.measure_interleaved(
         cpp_groups(params, runs), raw, key_of,
         lambda run, _round: _measure_pass(run, params, _run_files(run, inputs), pdf_count, work,
-                                          hists / f"{run['name']}.root"),
-        params["repetitions"], noise_settings or noise.Settings(), desc="RDataFrame runs", progress=progress)
+                                          hists / f"{run['name']}.root", settings.sample_retakes),
+        params["repetitions"], settings, desc="RDataFrame runs", progress=progress)
     frame["name"] = frame["run"]
     # What the plan asked for (the key holds it, so a reused frame is this run's): the
     # agreement check compares what was produced with it.

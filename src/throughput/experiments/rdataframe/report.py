@@ -443,6 +443,8 @@ def paper_macros(params: dict[str, Any], table: pd.DataFrame, agreement: pd.Data
                                           "RdfSaturationNp", "RdfSaturationCache", "RdfSaturationVerdict",
                                           "RdfRateFitCores", "RdfModelCheck")})
     macros["RdfNotMeasured"] = paper.escape("; ".join(f"{k}: {v}" for k, v in not_measured.items())) or "nothing"
+    # what delayed the model's passes, and which were taken again for it (io_rate_model.samples_sentence)
+    macros["RdfRateSamples"] = paper.escape(rs["samples"]) if rs is not None else ""
     return macros
 
 
