@@ -439,6 +439,13 @@ def test_paper_tables_without_gpu_say_not_measured(measured_without_gpu):
     assert "not measured on this host" in gb.jagged_sentence(wide)
     goal = gb.targets(table, NO_GPU_STATUS, TINY["dtypes"])
     assert not goal["checked"] and gb.target_sentence(goal) == "It is not checked in this build: no GPU on this host."
+    # every macro the section quotes is built in the package, and says no GPU figure was made
+    macros = gb.paper_macros({**TINY, "repetitions": 2, "warmup": 1}, table, skipped, wide, NO_GPU_STATUS, frame,
+                             TINY_NOISE, [], {})
+    assert macros["GpubGpuStatus"] == "not measured: no GPU on this host"
+    assert macros["GpubTargetSentence"] == "It is not checked in this build: no GPU on this host."
+    jagged = gb.make_jagged(TINY["events"], TINY["mean_particles"], "float64")
+    assert macros["GpubParticles"] == rf"\num{{{jagged.particles}}}" and macros["GpubTargetPercent"] == round(100 * gb.TARGET_FRACTION)
 
 
 def _gpu_frame(copy_fraction: float, inplace_fraction: float, spread: float = 0.0) -> pd.DataFrame:

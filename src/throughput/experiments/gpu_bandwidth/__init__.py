@@ -76,6 +76,6 @@ from .device import (EXIT_NO_DEVICE, GpuStatus, _numba_cuda_reason, detect_gpu, 
                      query_cuda_device)
 from .numba_cuda import combine_gpu, cuda_kernels, jagged_gpu_python, launch
 from .report import (archived_detail_tex, archived_jagged_tex, archived_sentences, gpu_detail_tex, jagged_sentence,
-                     jagged_tex, machines_tex, numa_sentence, table2_rows, table2_tex, target_sentence)
+                     jagged_tex, machines_tex, numa_sentence, paper_macros, table2_rows, table2_tex, target_sentence)
 from .runs import RUN_KEYS, groups, measure, node_cpus, numa_command, numa_reason, plan, run_name
 

@@ -1,6 +1,7 @@
 """For the paper: Table 2 beside the seed's six GPUs, the GPU detail and jagged
-tables in LaTeX, and the sentences its macros carry (the target, NUMA, the
-seed's claim on explode and combine). The notebook draws the figures."""
+tables in LaTeX, the sentences its macros carry (the target, NUMA, the
+seed's claim on explode and combine) and every macro (paper_macros). The notebook
+draws the figures and writes these."""
 from __future__ import annotations
 
 from typing import Any
@@ -11,8 +12,11 @@ import pandas as pd
 from ... import intervals
 from ...intervals import Estimate
 from .analysis import _pick, jagged_estimate, jagged_table, summary, targets
-from .cases import CASE_BY_NAME, CASES, GPU_METHODS, JAGGED_OPS, NOT_MEASURED, SEED_GPU_SHORT, SEED_TABLE2
-from .device import GpuStatus
+from .cases import (CASE_BY_NAME, CASES, CUDA_KERNEL, GPU_METHODS, JAGGED_OPS, NOT_MEASURED, SEED_ARRAY_MIB,
+                    SEED_GPU_SHORT, SEED_TABLE2, TARGET_FRACTION)
+from .configuration import max_threads
+from .data import make_jagged
+from .device import GpuStatus, l2_note
 
 
 def table2_rows(table: pd.DataFrame, skipped: pd.DataFrame, dtypes: list[str]) -> list[dict[str, Any]]:
@@ -270,3 +274,40 @@ def archived_sentences(archived: dict[str, tuple[pd.DataFrame, GpuStatus]], dtyp
         parts.append(f"On {label} ({status.device['name']}): {target[0].lower()}{target[1:]} "
                      f"{jagged_sentence(jagged_table(table))}")
     return " ".join(parts)
+
+
+def paper_macros(params: dict[str, Any], table: pd.DataFrame, skipped: pd.DataFrame, wide: pd.DataFrame,
+                 status: GpuStatus, frame: pd.DataFrame, settings: Any, archived: list[Any],
+                 archived_gpu: dict[str, tuple[pd.DataFrame, GpuStatus]]) -> dict[str, Any]:
+    """Every number and sentence the paper section quotes, as macro name -> LaTeX: the sizes, the
+    device (or why it was not measured), the 85% target's verdict by its interval, NUMA,
+    explode/combine, and the archived machines'."""
+    from ... import harness, noise, paper
+    from ...machines import archived_sentence
+
+    goal = targets(table, status, params["dtypes"])
+    jagged = make_jagged(params["events"], params["mean_particles"], "float64")  # its particle and pair counts
+    cuda_built = (harness.kernels_dir() / CUDA_KERNEL).is_file()
+    return {
+        "GpubArrayMiB": params["gpu_array_mib"], "GpubSeedArrayMiB": SEED_ARRAY_MIB,
+        "GpubCpuArrayMiB": params["cpu_array_mib"],
+        "GpubEvents": rf"\num{{{params['events']}}}", "GpubGpuEvents": rf"\num{{{params['gpu_events']}}}",
+        "GpubMeanParticles": params["mean_particles"],
+        "GpubParticles": rf"\num{{{jagged.particles}}}", "GpubPairs": rf"\num{{{jagged.pairs}}}",
+        "GpubRepetitions": params["repetitions"], "GpubWarmup": params["warmup"],
+        "GpubSamples": settings.samples_per_process, "GpubMinSampleS": f"{settings.min_sample_s:g}",
+        "GpubMaxThreads": max_threads(params),
+        "GpubDevice": paper.escape(status.summary()),
+        "GpubGpuStatus": paper.escape("measured on " + status.summary() if status.available
+                                      else f"{NOT_MEASURED}: {status.summary()}"),
+        "GpubLTwoNote": paper.escape(l2_note(params, status)),
+        "GpubCudaCompiler": paper.escape(harness.build_info(CUDA_KERNEL)["compiler"] if cuda_built
+                                         else "not built here (no nvcc)"),
+        "GpubTargetPercent": round(100 * TARGET_FRACTION),
+        "GpubTargetSentence": paper.escape(target_sentence(goal)),
+        "GpubNumaSentence": paper.escape(numa_sentence(table, skipped)),
+        "GpubJaggedSentence": paper.escape(jagged_sentence(wide)),
+        "GpubMachinesSentence": paper.escape(archived_sentence(archived, "gpu_bandwidth")),
+        "GpubArchivedVerdicts": paper.escape(archived_sentences(archived_gpu, params["dtypes"])),
+        **noise.paper_macros("Gpub", frame, settings),
+    }
