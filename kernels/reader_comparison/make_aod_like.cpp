@@ -1,5 +1,7 @@
-// A synthetic "AOD-like" file with seed 000's particle types, multiplicities
-// and attribute counts (its Table 1):
+// A "MiniAOD-like" file: seed 000's Table 1 was measured on MiniAOD PAT objects (its
+// analyzer, femtoCode-metrics cmssw/Demo/CraptasticAnalyzer, reads slimmedPhotons,
+// slimmedElectrons, slimmedMuons, slimmedTaus, slimmedJets, slimmedJetsAK8), with its
+// particle types, multiplicities and attribute counts:
 //   photon 2.9 per event / 205 attributes, electron 2.5 / 231, muon 2.7 / 192,
 //   tau 6.3 / 88, jet 16.7 / 95, AK8 jet ("FatJet") 1.8 / 95
 // (the table is kernels/common/aod_classes.cmake's, from which the classes are generated).
@@ -8,24 +10,25 @@
 //                     branch per attribute: a counter nC (UInt_t), C_pt[nC]/F
 //                     and the other attributes C_a001...; a small array is
 //                     one branch per element, C_a014_0, C_a014_1, C_a014_2,
-//                     as NanoAOD flattens them (its Muon_pfRelIso03_all and
-//                     Muon_pfRelIso04_all are two isolation cones; ROOT 6.40's
-//                     RNTupleImporter also crashes on a C_a014[nC][3] leaf);
-//   --layout objects  each collection as CMS AOD stores its products: a
+//                     as NanoAOD flattens them (ROOT 6.40's RNTupleImporter
+//                     also crashes on a C_a014[nC][3] leaf);
+//   --layout objects  each collection as CMSSW stores its products: a
 //                     std::vector<aod::C> of the generated classes, written
 //                     through their ROOT dictionary and split one sub-branch
 //                     per member (C.pt, C.a001, ...; the count is branch C).
-// The multiplicity of each event is Poisson-distributed around the
-// seed's mean; the pT follows a falling power law above a threshold and is
-// sorted, and the other attributes cycle through value kinds with realistic
-// compressibility: angles, energies, fractions stored with 12 bits of
-// precision (as NanoAOD does), small integer flags, booleans, isolations with
-// many exact zeros (every other one a small array: the sums in three cone
-// sizes, growing with the cone), and object indices.
+// The values are the real CMS NanoAOD file's (--source): each event's multiplicity
+// is Poisson-distributed around the seed's mean, each particle a whole particle of
+// the real file's matching collection drawn at random, its branches mapped onto the
+// generated attributes by value kind (eta, phi, energy, fraction, flags, bool,
+// isolation, index; map_sources) and cycled to the seed's attribute counts. So
+// values, precision and within-particle correlations are the real file's; the
+// validation record lists which real branch each generated one takes ("sources")
+// and the tree's compression factor read back (tot_bytes / zip_bytes).
 //
 // Written to OUTPUT.tmp, renamed when complete, then reread: entries and the
 // sum of every counter must match what was generated.
 #include <TFile.h>
+#include <TLeaf.h>
 #include <TTree.h>
 
 #include <algorithm>
@@ -65,10 +68,8 @@ struct Collection {
   UInt_t n = 0;
   std::vector<float> pt;
   std::vector<std::vector<float>> floats;          // per float attribute: element k of particle j at k * max_count + j
-  std::vector<int> float_widths;                   // per float attribute: aod::attribute_width
   std::vector<std::vector<Int_t>> ints;            // per int attribute
   std::vector<std::vector<UChar_t>> bools;         // per boolean attribute
-  std::vector<Kind> float_kinds, int_kinds;
   std::vector<int> slot;  // per attribute: its index in floats, ints or bools
 
   // Sets `member` (the generated class's member for attribute a) to particle j's value(s).
@@ -95,15 +96,12 @@ void allocate(Collection &c) {
     if (is_int(kind)) {
       c.slot[a] = static_cast<int>(c.ints.size());
       c.ints.emplace_back(size);
-      c.int_kinds.push_back(kind);
     } else if (kind == kBool) {
       c.slot[a] = static_cast<int>(c.bools.size());
       c.bools.emplace_back(size);
     } else {
       c.slot[a] = static_cast<int>(c.floats.size());
       c.floats.emplace_back(size * static_cast<std::size_t>(aod::attribute_width(a)));
-      c.float_kinds.push_back(kind);
-      c.float_widths.push_back(aod::attribute_width(a));
     }
   }
 }
@@ -175,49 +173,149 @@ std::unique_ptr<ObjectBranch> make_object_branch(TTree &tree, const std::string 
   throw std::logic_error("no generated class for collection " + name);
 }
 
+// One collection of the real NanoAOD file, column by column: each branch's values for every
+// particle of the file, in file order (particle p is element p of every column).
+struct RealColumn {
+  std::string branch;  // without the collection's prefix: "eta", "pfRelIso03_all"
+  char type;           // 'F' Float_t, 'I' Int_t, 'U' UChar_t, 'B' Bool_t
+  std::vector<double> values;  // exact for all four types
+};
+struct RealCollection {
+  std::string name;
+  std::size_t particles = 0;
+  std::vector<RealColumn> columns;
+  int pt = -1;
+};
+
+// The real file's collection `name` (FatJet's nearest, Jet, where the file has no FatJet).
+RealCollection read_real(TTree &tree, const std::string &wanted) {
+  std::string name = wanted;
+  if (!tree.GetLeaf(aod::flat_counter(name).c_str()) && name == "FatJet") name = "Jet";
+  TLeaf *counter = tree.GetLeaf(aod::flat_counter(name).c_str());
+  if (!counter) throw std::runtime_error("the real file has no collection " + wanted + " (no " + aod::flat_counter(wanted) + ")");
+  RealCollection real;
+  real.name = name;
+  std::vector<TLeaf *> leaves;
+  for (auto *object : *tree.GetListOfLeaves()) {
+    auto *leaf = static_cast<TLeaf *>(object);
+    const std::string branch = leaf->GetName();
+    if (branch.rfind(name + "_", 0) != 0 || !leaf->GetLeafCount() || leaf->GetLeafCount() != counter) continue;
+    const std::string type = leaf->GetTypeName();
+    const char code = type == "Float_t" ? 'F' : type == "Int_t" ? 'I' : type == "UChar_t" ? 'U' : type == "Bool_t" ? 'B' : 0;
+    if (!code) continue;
+    real.columns.push_back({branch.substr(name.size() + 1), code, {}});
+    if (real.columns.back().branch == "pt") real.pt = static_cast<int>(real.columns.size()) - 1;
+    leaves.push_back(leaf);
+  }
+  if (real.pt < 0) throw std::runtime_error("the real collection " + name + " has no pt");
+  for (Long64_t i = 0; i < tree.GetEntries(); ++i) {
+    if (tree.GetEntry(i) <= 0) throw std::runtime_error("cannot read event " + std::to_string(i) + " of the real file");
+    const auto n = static_cast<int>(counter->GetValue());
+    for (std::size_t c = 0; c < leaves.size(); ++c)
+      for (int j = 0; j < n; ++j) real.columns[c].values.push_back(leaves[c]->GetValue(j));
+    real.particles += static_cast<std::size_t>(n);
+  }
+  if (real.particles == 0) throw std::runtime_error("the real collection " + name + " has no particle");
+  return real;
+}
+
+// The value kind of a real branch, by its name and type (the kinds of aod_classes.cmake).
+Kind real_kind(const RealColumn &column) {
+  const auto has = [&](std::initializer_list<const char *> words) {
+    return std::any_of(words.begin(), words.end(), [&](const char *w) { return column.branch.find(w) != std::string::npos; });
+  };
+  if (column.type == 'B') return kBool;
+  if (column.type != 'F') return has({"Idx"}) ? kIndex : kFlags;
+  if (has({"eta", "Eta"})) return kEta;
+  if (has({"phi", "Phi"})) return kPhi;
+  if (has({"Iso", "iso"})) return kIsolation;
+  if (has({"mass", "Err", "Sum", "dxy", "dz", "ip3d", "area", "Pt"})) return kEnergy;
+  return kFraction;
+}
+
+// Which real column each generated value takes: attribute a of kind k takes the kind's real
+// columns in turn (cycled to the seed's attribute count; an array's elements take
+// consecutive ones). A kind the collection lacks takes its nearest: isolations, energies and
+// fractions any other float; flags and indices each other; booleans the UChar_t flags as
+// value != 0 (Jet and FatJet have no Bool_t branch).
+struct Sources {
+  std::vector<std::vector<int>> floats;  // per float slot, per element: the real column
+  std::vector<int> ints, bools;          // per int / bool slot
+  std::string describe;                  // "Muon_pt=pt;Muon_a001=eta;...": what the tests compare
+};
+
+Sources map_sources(const Collection &c, const RealCollection &real) {
+  std::vector<std::vector<int>> pools(kKinds);
+  for (std::size_t k = 0; k < real.columns.size(); ++k)
+    if (static_cast<int>(k) != real.pt) pools[real_kind(real.columns[k])].push_back(static_cast<int>(k));
+  std::vector<int> floats_other, uchars;
+  for (std::size_t k = 0; k < real.columns.size(); ++k) {
+    if (real.columns[k].type == 'F' && static_cast<int>(k) != real.pt) floats_other.push_back(static_cast<int>(k));
+    if (real.columns[k].type == 'U') uchars.push_back(static_cast<int>(k));
+  }
+  const auto pool = [&](Kind kind) -> const std::vector<int> & {
+    if (!pools[kind].empty()) return pools[kind];
+    if (kind == kFlags && !pools[kIndex].empty()) return pools[kIndex];
+    if (kind == kIndex && !pools[kFlags].empty()) return pools[kFlags];
+    if (kind == kBool && !uchars.empty()) return uchars;
+    if (kind != kBool && kind != kFlags && kind != kIndex && !floats_other.empty()) return floats_other;
+    throw std::runtime_error("the real collection " + real.name + " has no branch for value kind " + std::to_string(kind));
+  };
+  Sources s;
+  s.describe = aod::flat_branch(c.spec.name, 0) + "=pt";
+  std::vector<std::size_t> used(kKinds, 0);
+  const auto take = [&](Kind kind) {
+    const auto &p = pool(kind);
+    return p[used[kind]++ % p.size()];
+  };
+  for (int a = 1; a < c.spec.attributes; ++a) {
+    const Kind kind = static_cast<Kind>(a % kKinds);
+    const int width = is_int(kind) || kind == kBool ? 1 : aod::attribute_width(a);
+    std::vector<int> columns;
+    for (int e = 0; e < width; ++e) {
+      columns.push_back(take(kind));
+      const RealColumn &r = real.columns[static_cast<std::size_t>(columns.back())];
+      s.describe += ";" + aod::flat_branch(c.spec.name, a, width > 1 ? e : -1) + "=" + r.branch +
+                    (kind == kBool && r.type != 'B' ? "!=0" : "");
+    }
+    if (is_int(kind)) s.ints.push_back(columns[0]);
+    else if (kind == kBool) s.bools.push_back(columns[0]);
+    else s.floats.push_back(columns);
+  }
+  return s;
+}
+
+// Fills each event with whole real particles: n ~ Poisson(seed's mean) particles drawn
+// uniformly from the real collection, sorted by pT as NanoAOD and CMSSW order them, each
+// generated attribute the drawn particle's value of its real column. So the values, their
+// precision and their correlations within a particle are the real file's.
 class Generator {
  public:
   explicit Generator(std::uint64_t seed) : rng_(seed) {}
 
-  void fill(Collection &c) {
+  void fill(Collection &c, const RealCollection &real, const Sources &sources) {
     std::poisson_distribution<int> multiplicity(c.spec.mean);
     c.n = static_cast<UInt_t>(std::min(multiplicity(rng_), c.max_count));
-    // pT: power law above the threshold (dN/dpT ~ pT^-4), sorted descending.
-    for (UInt_t j = 0; j < c.n; ++j)
-      c.pt[j] = c.spec.pt_min * static_cast<float>(std::pow(1.0 - uniform_(rng_), -1.0 / 3.0));
-    std::sort(c.pt.begin(), c.pt.begin() + c.n, [](float a, float b) { return a > b; });
-    for (std::size_t a = 0; a < c.floats.size(); ++a) {
-      const auto max = static_cast<std::size_t>(c.max_count);
-      for (std::size_t k = 0; k < static_cast<std::size_t>(c.float_widths[a]); ++k)
-        for (UInt_t j = 0; j < c.n; ++j)  // an array's values grow with k (sums in growing cones)
-          c.floats[a][k * max + j] = (k ? c.floats[a][(k - 1) * max + j] : 0.f) + float_value(c.float_kinds[a], c.pt[j]);
+    std::uniform_int_distribution<std::size_t> particle(0, real.particles - 1);
+    drawn_.resize(c.n);
+    for (auto &p : drawn_) p = particle(rng_);
+    const auto &pt = real.columns[static_cast<std::size_t>(real.pt)].values;
+    std::sort(drawn_.begin(), drawn_.end(), [&](std::size_t a, std::size_t b) { return pt[a] > pt[b]; });
+    const auto max = static_cast<std::size_t>(c.max_count);
+    const auto value = [&](int column, UInt_t j) { return real.columns[static_cast<std::size_t>(column)].values[drawn_[j]]; };
+    for (UInt_t j = 0; j < c.n; ++j) {
+      c.pt[j] = static_cast<float>(pt[drawn_[j]]);
+      for (std::size_t a = 0; a < c.floats.size(); ++a)
+        for (std::size_t e = 0; e < sources.floats[a].size(); ++e)
+          c.floats[a][e * max + j] = static_cast<float>(value(sources.floats[a][e], j));
+      for (std::size_t a = 0; a < c.ints.size(); ++a) c.ints[a][j] = static_cast<Int_t>(value(sources.ints[a], j));
+      for (std::size_t a = 0; a < c.bools.size(); ++a) c.bools[a][j] = value(sources.bools[a], j) != 0 ? 1 : 0;
     }
-    for (std::size_t a = 0; a < c.ints.size(); ++a)
-      for (UInt_t j = 0; j < c.n; ++j) c.ints[a][j] = int_value(c.int_kinds[a], c.n);
-    for (auto &values : c.bools)
-      for (UInt_t j = 0; j < c.n; ++j) values[j] = uniform_(rng_) < 0.8 ? 1 : 0;
   }
 
  private:
-  float float_value(Kind kind, float pt) {
-    switch (kind) {
-      case kEta: return static_cast<float>(gauss_(rng_) * 1.4);
-      case kPhi: return static_cast<float>((2 * uniform_(rng_) - 1) * M_PI);
-      case kEnergy: return pt * static_cast<float>(1.0 + exponential_(rng_) * 0.5);
-      case kFraction: return std::round(static_cast<float>(uniform_(rng_)) * 4096.f) / 4096.f;
-      case kIsolation: return uniform_(rng_) < 0.3 ? 0.f : static_cast<float>(exponential_(rng_) * 2.0);
-      default: return 0.f;
-    }
-  }
-  Int_t int_value(Kind kind, UInt_t n) {
-    if (kind == kFlags) return std::poisson_distribution<Int_t>(2.0)(rng_);
-    const Int_t index = static_cast<Int_t>(uniform_(rng_) * (n + 1)) - 1;  // -1: no partner
-    return index;
-  }
   std::mt19937_64 rng_;
-  std::uniform_real_distribution<double> uniform_{0.0, 1.0};
-  std::normal_distribution<double> gauss_{0.0, 1.0};
-  std::exponential_distribution<double> exponential_{1.0};
+  std::vector<std::size_t> drawn_;
 };
 
 // The counters read back: nC of the flat layout, or the split branch C itself
@@ -246,7 +344,7 @@ int main(int argc, char **argv) {
   return bench::guarded_main("make_aod_like", [&] {
     bench::Options opt(argc, argv,
                        {{"output", ""}, {"events", "1000"}, {"seed", "1"}, {"compression", "ZLIB"}, {"level", "1"},
-                        {"layout", "flat"}});
+                        {"layout", "flat"}, {"source", ""}});
     if (opt.build_info()) {
       bench::print_build_info("make_aod_like");
       return 0;
@@ -261,11 +359,28 @@ int main(int argc, char **argv) {
     const int settings =
         bench::compression_settings(opt.str("compression"), static_cast<int>(opt.integer("level", 0)));
 
+    const std::string source = opt.str("source");
+    if (source.empty()) throw std::invalid_argument("--source (the real NanoAOD file) is required");
+
     std::vector<Collection> collections;
     for (const auto &spec : kCollections) {
       collections.emplace_back();
       collections.back().spec = spec;
       collections.back().max_count = static_cast<int>(4 * spec.mean) + 30;
+      allocate(collections.back());
+    }
+    std::vector<RealCollection> reals;
+    std::vector<Sources> sources;
+    std::string described;
+    {
+      std::unique_ptr<TFile> real_file(TFile::Open(source.c_str(), "READ"));
+      auto *real_tree = real_file && !real_file->IsZombie() ? real_file->Get<TTree>("Events") : nullptr;
+      if (!real_tree) throw std::runtime_error("cannot read the tree Events of the real file " + source);
+      for (const auto &c : collections) {
+        reals.push_back(read_real(*real_tree, c.spec.name));
+        sources.push_back(map_sources(c, reals.back()));
+        described += (described.empty() ? "" : ";") + sources.back().describe;
+      }
     }
 
     bench::TemporaryOutput target(output);
@@ -273,10 +388,9 @@ int main(int argc, char **argv) {
     {
       std::unique_ptr<TFile> out(TFile::Open(target.temporary().c_str(), "RECREATE", "", settings));
       if (!out || out->IsZombie()) throw std::runtime_error("cannot create output file " + target.temporary());
-      TTree tree("Events", "AOD-like events (seed 000's particle types, multiplicities and attribute counts)");
+      TTree tree("Events", "MiniAOD-like events (seed 000's particle types, multiplicities and attribute counts)");
       std::vector<std::unique_ptr<ObjectBranch>> object_branches;
       for (auto &c : collections) {
-        allocate(c);
         if (objects) object_branches.push_back(make_object_branch(tree, c.spec.name));
         else make_flat_branches(tree, c);
       }
@@ -284,7 +398,7 @@ int main(int argc, char **argv) {
       const long long step = std::max(1LL, events / 100);
       for (long long i = 0; i < events; ++i) {
         for (std::size_t k = 0; k < collections.size(); ++k) {
-          generator.fill(collections[k]);
+          generator.fill(collections[k], reals[k], sources[k]);
           if (objects) object_branches[k]->fill(collections[k]);
           generated += collections[k].n;
         }
@@ -311,6 +425,10 @@ int main(int argc, char **argv) {
         .add("file_bytes", static_cast<long long>(check ? check->GetSize() : 0))
         .add("compression_settings", settings)
         .add("layout", layout)
+        // the tree's compression factor as ROOT prints it (uncompressed / compressed bytes), read back
+        .add("tot_bytes", static_cast<long long>(tree ? tree->GetTotBytes() : 0))
+        .add("zip_bytes", static_cast<long long>(tree ? tree->GetZipBytes() : 0))
+        .add("sources", described)
         .print();
     if (!ok) {
       std::fprintf(stderr, "make_aod_like: %s does not read back as written\n", output.c_str());

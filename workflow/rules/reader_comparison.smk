@@ -84,6 +84,7 @@ wildcard_constraints:
 rule reader_comparison_aod:
     input:
         kernel=f"{KERNEL_BIN}/make_aod_like",
+        source=_datasets.source_path(STUDY["datasets"]),
     output:
         f"{RC_DATA}/aod/{{compression}}/part{{index}}.root",
         f"{RC_DATA}/aod/{{compression}}/part{{index}}.root.reference.json",
@@ -92,13 +93,14 @@ rule reader_comparison_aod:
         level=lambda wildcards: rc_level(wildcards.compression),
         seed=lambda wildcards: STUDY["datasets"]["seed"] + int(wildcards.index),
     shell:
-        "python -m throughput.experiments.reader_comparison make-aod {output[0]:q} --events {params.events} "
+        "python -m throughput.experiments.reader_comparison make-aod {output[0]:q} --source {input.source:q} --events {params.events} "
         "--compression {wildcards.compression} --level {params.level} --seed {params.seed}"
 
 
 rule reader_comparison_aod_objects:
     input:
         kernel=f"{KERNEL_BIN}/make_aod_like",
+        source=_datasets.source_path(STUDY["datasets"]),
     output:
         f"{RC_DATA}/aod_objects/{{compression}}/part0.root",
         f"{RC_DATA}/aod_objects/{{compression}}/part0.root.reference.json",
@@ -107,7 +109,7 @@ rule reader_comparison_aod_objects:
         level=lambda wildcards: rc_level(wildcards.compression),
         seed=STUDY["datasets"]["seed"],
     shell:
-        "python -m throughput.experiments.reader_comparison make-aod {output[0]:q} --objects "
+        "python -m throughput.experiments.reader_comparison make-aod {output[0]:q} --objects --source {input.source:q} "
         "--events {params.events} --compression {wildcards.compression} --level {params.level} --seed {params.seed}"
 
 

@@ -60,8 +60,8 @@ from ...checksums import GOLDEN, _mix_sum_numpy, checksum, hex_checksum
 from .analysis import (cannot_read, check_agreement, check_references, collection_shapes, fill_bytes, rate_estimate,
                        ratios, summary, targets, timeline)
 from .command_line import main
-from .inputs import (check_config, collection_attributes, compression_name, file_compression, file_count,
-                     make_aod_like, make_numpy_copy, make_rntuple_copy, prepare_inputs, real_layout)
+from .inputs import (aod_sources, check_config, collection_attributes, compression_name, file_compression,
+                     file_count, make_aod_like, make_numpy_copy, make_rntuple_copy, prepare_inputs, real_layout)
 from .measuring import groups, measure, plan, run_name
 from .processes import (ReaderFailed, build_java_reader, build_root4j_reader, classify_failure, java_available,
                         page_cache, parse_rootreadspeed, run_json_process)

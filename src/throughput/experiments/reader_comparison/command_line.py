@@ -33,8 +33,10 @@ def main(argv: list[str] | None = None) -> int:
             parser.add_argument("--seed", type=int, default=1)
             parser.add_argument("--objects", action="store_true",
                                 help="collections as split std::vector of the generated classes")
+            parser.add_argument("--source", default=None,
+                                help="the real NanoAOD file whose particles fill it (default: datasets.source's)")
             a = parser.parse_args(rest)
-            make_aod_like(a.output, a.events, a.compression, a.level, a.seed, objects=a.objects)
+            make_aod_like(a.output, a.events, a.compression, a.level, a.seed, objects=a.objects, source=a.source)
         elif command == "make-numpy":
             parser.add_argument("source")
             parser.add_argument("output")

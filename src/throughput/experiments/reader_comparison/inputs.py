@@ -48,23 +48,35 @@ def file_compression_setting(path: str | os.PathLike) -> int:
 
 
 def make_aod_like(output: str | os.PathLike, events: int, compression: str, level: int, seed: int,
-                  progress: bool = True, objects: bool = False) -> dict[str, Any]:
-    """Write `events` AOD-like events (kernel make_aod_like), as flat leaf-list branches or, with
-    `objects`, as split std::vector<aod::Type> of the generated classes; return its validation record."""
+                  progress: bool = True, objects: bool = False,
+                  source: str | os.PathLike | None = None) -> dict[str, Any]:
+    """Write `events` MiniAOD-like events (kernel make_aod_like), as flat leaf-list branches or, with
+    `objects`, as split std::vector<aod::Type> of the generated classes, every value a real particle's
+    of `source` (the real NanoAOD file; None: the one datasets.source's default names); return its
+    validation record, with the real branch of each generated one ("sources") and the tree's
+    uncompressed and compressed bytes read back ("tot_bytes", "zip_bytes")."""
     from tqdm.auto import tqdm
 
     if compression not in COMPRESSIONS:
         raise ValueError(f"unknown compression {compression!r} (one of {', '.join(COMPRESSIONS)})")
     Path(output).parent.mkdir(parents=True, exist_ok=True)
+    if source is None:
+        source = datasets.source_path({"source": None})
     with tqdm(total=events, desc=Path(output).name, unit="event", disable=not progress) as bar:
         run = harness.run_kernel("make_aod_like", {
             "output": output, "events": events, "compression": compression,
             "level": 0 if compression == "none" else level, "seed": seed,
-            "layout": "objects" if objects else "flat",
+            "layout": "objects" if objects else "flat", "source": str(source),
         }, on_progress=lambda record: bar.update(record["done"] - bar.n))
     layout = "aod_objects" if objects else "aod"
     references.record(output, tree_name(layout), [branch_name(layout, c) for c in COLLECTIONS])
     return run.validation
+
+
+def aod_sources(validation: dict[str, Any]) -> dict[str, str]:
+    """make_aod_like's validation record's "sources": {generated flat branch: the real file's branch,
+    without its collection, suffixed "!=0" where a boolean takes a UChar_t's value != 0}."""
+    return dict(item.split("=", 1) for item in validation["sources"].split(";"))
 
 
 def make_rntuple_copy(source: str | os.PathLike, output: str | os.PathLike, compression: str, level: int,
@@ -266,14 +278,16 @@ def prepare_inputs(params: dict[str, Any], datasets_section: dict[str, Any], dat
     add(f"aod/{compression}", "main", "aod", compression,
         [str(data_dir / "aod" / compression / f"part{k}.root") for k in range(aod_count)],
         lambda path, k: make_aod_like(path, aod_sizes[k], compression, datasets.level(datasets_section, compression)
-                                      if compression != "none" else 0, datasets_section["seed"] + k, progress),
+                                      if compression != "none" else 0, datasets_section["seed"] + k, progress,
+                                      source=datasets.source_path(datasets_section)),
         data_dir / "aod" / compression)
     if params["object_events"]:
         add(f"aod_objects/{compression}", "objects", "aod_objects", compression,
             [str(data_dir / "aod_objects" / compression / "part0.root")],
             lambda path, k: make_aod_like(path, params["object_events"], compression,
                                           datasets.level(datasets_section, compression) if compression != "none"
-                                          else 0, datasets_section["seed"], progress, objects=True),
+                                          else 0, datasets_section["seed"], progress, objects=True,
+                                          source=datasets.source_path(datasets_section)),
             data_dir / "aod_objects" / compression)
     for other in params["compression_scan"]:
         if other != compression:
