@@ -343,6 +343,8 @@ def _samples_sentence(measured: pd.DataFrame, settings: Settings) -> str:
                           f"that calibrated it")
         sentence += (f"; {int(short.sum())} of the {len(timed)} samples fell short of it (the shortest "
                      f"{length[short].min():.3g} s): {' and '.join(causes)}")
+    if len(every) > len(timed):  # e.g. the GPU passes beside the calibrated CPU ones
+        sentence += f"; the {len(every) - len(timed)} samples of runs that are not calibrated time one pass each"
     return sentence + "." + _run_delay_sentence(every, settings, per_pass)
 
 

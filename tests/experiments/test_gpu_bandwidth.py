@@ -337,6 +337,19 @@ def test_table2_python_records_each_pass_run_delay_and_retakes_a_disturbed_one(c
     assert gb_runs.adds_kept(case, frame) == (added if "inplace" in case else len(frame) + 2 * REPS)
 
 
+def test_the_method_section_gives_the_gpu_passes_run_delay_beside_the_calibrated_cpu_samples():
+    """The CPU cases calibrate their samples, a GPU case times one pass: the sentence says which
+    are not repeated, and judges every sample's run delay, GPU passes included."""
+    settings = noise.Settings(min_sample_s=0.1, max_run_delay_share=0.02, max_sample_retakes=3)
+    rows = pd.DataFrame({"run": ["cpu_a", "cpu_b", "gpu_a", "gpu_b"], "loops": [10, 12, None, None],
+                         "threads": 1, "wall_s": [0.2, 0.2, 0.01, 0.01], "run_delay_s": [0.0, 0.0, 0.0, 0.001],
+                         "sample_retakes": [0, 0, 0, 3]})
+    sentence = noise._samples_sentence(rows, settings)
+    assert "(up to 12 passes in one; the median sample 0.2 s); the 2 samples of runs that are not calibrated" in sentence
+    assert "at most 10.0%, in gpu_b" in sentence
+    assert "1 of the 4 samples of the methods that retake were taken again" in sentence
+
+
 class DroppingBackend(gb.NumpyBackend):
     """A transfer that loses one value: validation must catch it."""
 
