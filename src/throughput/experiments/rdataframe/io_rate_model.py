@@ -5,6 +5,7 @@ predicted from the separate rates. All of them are measured interleaved, round b
 group. Every rate is in MB/s of file bytes (compressed, as stored)."""
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 import os
@@ -16,7 +17,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ... import experiment, harness, intervals, noise, provenance
+from ... import experiment, harness, intervals, io_throttle, noise, provenance
 from ...config import usable_cores
 from ...results import input_identity, sha256
 from .analysis import _lstsq_nonnegative
@@ -47,11 +48,12 @@ def _ranges_file(segments: list[tuple[int, int, str]], path: Path) -> Path:
 
 
 def run_processes(segments: list[list[tuple[int, int, str]]], cache_bytes: int, primer: str | None = None,
-                  timeout_s: float = 3600) -> dict[str, Any]:
+                  timeout_s: float = 3600, preexec: Any = None) -> dict[str, Any]:
     """Start one rdf_rate_reader per segment list, let them all go at once, and return the
     aggregate: wall from the first start to the last end, summed CPU, entries and counters.
     `primer`: a file with the same tree (not one measured) each reader reads one entry of before
-    the start, so that what a process does once is not timed (PROOF-Lite's workers live long)."""
+    the start, so that what a process does once is not timed (PROOF-Lite's workers live long).
+    `preexec`: called in each reader before it starts (io_throttle.ReadThrottle.join)."""
     kernel = str(harness.kernel_path("rdf_rate_reader"))
     with tempfile.TemporaryDirectory(prefix="rdf-rate-") as tmp:
         procs = []
@@ -63,7 +65,8 @@ def run_processes(segments: list[list[tuple[int, int, str]]], cache_bytes: int, 
                 if primer:
                     argv += ["--primer", str(primer)]
                 procs.append((subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=stderr,
-                                               text=True, env=harness.pinned_env()), stderr, argv))
+                                               text=True, env=harness.pinned_env(), preexec_fn=preexec),
+                              stderr, argv))
             for proc, stderr, argv in procs:  # wait until every reader is loaded and waiting
                 line = proc.stdout.readline()
                 if '"ready"' not in line:
@@ -126,7 +129,7 @@ def check_raw_bytes(raw: pd.DataFrame, size_bytes: int) -> None:
 
 
 def direct_read_problem(files: list[str]) -> str | None:
-    """Why the device's own rate (O_DIRECT) cannot be read here (None: it can)."""
+    """Why the O_DIRECT rate (past this system's page cache) cannot be read here (None: it can)."""
     try:
         os.close(os.open(files[0], os.O_RDONLY | os.O_DIRECT))
     except OSError as error:
@@ -134,12 +137,33 @@ def direct_read_problem(files: list[str]) -> str | None:
     return None
 
 
-def _measure_raw(cache, params, files, work, retakes=harness.Retakes()):
+# The throttled state (rate_model.throttle_factor): cold files, every reader in a blkio group
+# that limits its reads from the device (io_throttle), so that the device saturates on any machine.
+THROTTLED = "throttled"
+
+
+def _evicted_as(cache: str) -> str:
+    """The page-cache state a cache state's passes start from (the throttled ones: cold)."""
+    return "cold" if cache == THROTTLED else cache
+
+
+def _joins(cache: str, throttle: io_throttle.ReadThrottle | None):
+    """What a process of `cache`'s passes calls before it starts: joining the throttle's group."""
+    return throttle.join if cache == THROTTLED else None
+
+
+def _throttle_columns(cache: str, throttle: io_throttle.ReadThrottle | None) -> dict[str, Any]:
+    return {"throttle_bps": throttle.bytes_per_s} if cache == THROTTLED else {}
+
+
+def _measure_raw(cache, params, files, work, throttle=None, retakes=harness.Retakes()):
     """One process of rdf_raw_read: its warm-up passes, then one timed pass (taken again, its
     cache state set afresh, while `retakes` says it waited too long for a CPU)."""
-    result = harness.run_kernel("rdf_raw_read", {"file-list": _list_file(files, work), "cache": cache,
-                                                 "reps": 1, "warmup": params["warmup"], **retakes.kernel_args()})
-    frame = result.timings.assign(part="raw", name=f"raw_{cache}", checksum=result.validation["checksum"])
+    result = harness.run_kernel("rdf_raw_read", {"file-list": _list_file(files, work), "cache": _evicted_as(cache),
+                                                 "reps": 1, "warmup": params["warmup"], **retakes.kernel_args()},
+                                preexec=_joins(cache, throttle))
+    frame = result.timings.assign(part="raw", name=f"raw_{cache}", cache=cache, checksum=result.validation["checksum"],
+                                  **_throttle_columns(cache, throttle))
     check_raw_bytes(frame, sum(Path(f).stat().st_size for f in files))
     return frame, provenance.capture(params, cache_state=cache, build_info=result.build_info)
 
@@ -155,7 +179,7 @@ def _measure_components(round_, params, files, entries, work, primer, retakes=ha
     return frame, provenance.capture(params, cache_state="warm", build_info=result.build_info)
 
 
-def _measure_rate(run, round_, params, files, entries, work, primer):
+def _measure_rate(run, round_, params, files, entries, work, primer, throttle=None):
     """One timed pass of `run` (a cache state, TTreeCache setting and reader-process count), its
     warm-up passes before it in the first round only. Every pass sets the cache state of every
     file (checked) before the readers start."""
@@ -165,10 +189,11 @@ def _measure_rate(run, round_, params, files, entries, work, primer):
     warmups = params["warmup"] if round_ == 0 else 0
     rows = []
     for index in range(warmups + 1):
-        prepared = set_cache(files, cache, work)
-        result = run_processes(segments, cache_bytes, primer)
+        prepared = set_cache(files, _evicted_as(cache), work)
+        result = run_processes(segments, cache_bytes, primer, preexec=_joins(cache, throttle))
         rows.append({**result, "rep": index - warmups, "warmup": index < warmups,
-                     "resident_pages": prepared["resident"], "pages": prepared["pages"]})
+                     "resident_pages": prepared["resident"], "pages": prepared["pages"],
+                     **_throttle_columns(cache, throttle)})
     frame = pd.DataFrame(rows).assign(part="rate", cache=cache, ttree_cache=ttc, processes=processes,
                                       name=run["name"])
     return frame, provenance.capture(params, cache_state=cache)
@@ -176,7 +201,7 @@ def _measure_rate(run, round_, params, files, entries, work, primer):
 
 def model_runs(states: list[str], raw_caches: list[str], rate: dict[str, Any]) -> list[dict[str, Any]]:
     """Every run of the model, one interleaved group: the raw reads (R_IO: cold, warm and the
-    device's own), one warm reader's phases (R_dec, R_proc) and R(Np) of every cache state x
+    O_DIRECT), one warm reader's phases (R_dec, R_proc) and R(Np) of every cache state x
     TTreeCache setting x process count. R1 predicted from the first two is set beside R(1)
     measured, and the fit compares the process counts: so all are measured round by round."""
     return ([{"name": f"raw_{c}", "part": "raw", "cache": c} for c in raw_caches]
@@ -210,7 +235,7 @@ def check_model_passes(frames: dict[str, pd.DataFrame], files: list[str]) -> Non
 def measure_rate_model(params: dict[str, Any], inputs: dict[str, Any], info: dict[str, Any],
                        results_dir: str | Path, primer: str | os.PathLike,
                        noise_settings: noise.Settings | None = None, progress: bool = True) -> dict[str, Any]:
-    """R_IO (raw bytes: cold, warm and the device's own), R_dec and R_proc (one warm reader), and
+    """R_IO (raw bytes: cold, warm, O_DIRECT and throttled), R_dec and R_proc (one warm reader), and
     R(Np) for every cache state x TTreeCache setting x process count, interleaved as one group
     (model_runs). Returns frames and what was not measured. `primer`: a file with the same tree
     that is not measured (see run_processes)."""
@@ -227,32 +252,44 @@ def measure_rate_model(params: dict[str, Any], inputs: dict[str, Any], info: dic
             "rate_model": rate, "binaries": binaries}
     not_measured = {}
     states = list(rate["cache_states"])
-    if "cold" in states:
-        problem = cold_cache_problem(files, work)
+    evicting = cold_cache_problem(files, work) if {"cold", THROTTLED} & set(states) else None
+    if "cold" in states and evicting:
+        not_measured["cold"] = evicting
+        states.remove("cold")
+    if THROTTLED in states:  # its passes start cold, and its reads are limited below the page cache
+        problem = evicting or io_throttle.problem(files[0])
         if problem:
-            not_measured["cold"] = problem
-            states.remove("cold")
+            not_measured[THROTTLED] = f"the throttled reads: {problem}"
+            states.remove(THROTTLED)
     caches = ["cold", "warm"] if "cold" in states else ["warm"]
-    if "cold" in states:  # the device's own rate, beside which a cold rate says whether it reached the device
+    if "cold" in states:  # the O_DIRECT rate, beside which a cold rate says whether it came from below the page cache
         problem = direct_read_problem(files)
         if problem:
-            not_measured["direct"] = f"the device's own rate: {problem}"
+            not_measured["direct"] = f"the O_DIRECT rate: {problem}"
         else:
             caches.append("direct")
+    throttle_setting = None
+    if THROTTLED in states:
+        caches.append(THROTTLED)
+        throttle_setting = throttle_rate(rate, files, entries, work, primer)
 
     retakes = (noise_settings or noise.Settings()).sample_retakes  # R(Np)'s readers take none again
 
     def measure_pass(run, round_):
         if run["part"] == "raw":
-            return _measure_raw(run["cache"], params, files, work, retakes)
+            return _measure_raw(run["cache"], params, files, work, throttle, retakes)
         if run["part"] == "components":
             return _measure_components(round_, params, files, entries, work, primer, retakes)
-        return _measure_rate(run, round_, params, files, entries, work, primer)
+        return _measure_rate(run, round_, params, files, entries, work, primer, throttle)
 
     group = experiment.Group("I/O rate model", model_runs(states, caches, rate))
-    frame = experiment.measure_interleaved(
-        [group], raw, lambda run: {**base, **{k: v for k, v in run.items() if k != "name"}}, measure_pass,
-        params["repetitions"], noise_settings or noise.Settings(), desc="I/O rate model", progress=progress)
+    with (io_throttle.ReadThrottle(files[0], throttle_setting["bytes_per_s"]) if throttle_setting
+          else contextlib.nullcontext()) as throttle:
+        frame = experiment.measure_interleaved(
+            [group], raw, lambda run: {**base, **{k: v for k, v in run.items() if k != "name"}}, measure_pass,
+            params["repetitions"], noise_settings or noise.Settings(), desc="I/O rate model", progress=progress)
+    if throttle_setting:  # what the throttled passes measured here read from the device, in the group
+        throttle_setting["device_bytes_read"] = throttle.device_bytes_read
     # one frame per part, without the other parts' columns (and their integers back from float)
     frames = {part: frame[frame["part"] == part].dropna(axis=1, how="all").reset_index(drop=True)
               for part in ("raw", "components", "rate")}
@@ -264,7 +301,25 @@ def measure_rate_model(params: dict[str, Any], inputs: dict[str, Any], info: dic
     frames["cores"] = usable_cores()  # process counts above it oversubscribe the cores
     frames["events"] = sum(entries.values())
     frames["not_measured"] = not_measured
+    frames["throttle"] = throttle_setting
     return frames
+
+
+def throttle_rate(rate: dict[str, Any], files: list[str], entries: dict[str, int], work: Path,
+                  primer: str) -> dict[str, Any]:
+    """The throttled state's read limit: `throttle_factor` times one warm reader's rate of every
+    entry (one untimed-by-the-model pass just before the runs; the runs' own R_1 comes later), so
+    that the device, not the cores, bounds R(Np) from about Np = throttle_factor on. The passes'
+    rows record the limit they ran under (`throttle_bps`)."""
+    set_cache(files, "warm", work)
+    ranges = _ranges_file(split_ranges(entries, files, 1)[0], work / "throttle-ranges.txt")
+    result = harness.run_kernel("rdf_rate_reader", {"ranges": ranges, "cache": "warm",
+                                                    "cache-size": rate["ttree_cache_bytes"], "reps": 1, "warmup": 0,
+                                                    "primer": primer})
+    size = sum(Path(f).stat().st_size for f in files)
+    one_reader = size / float(result.timings["wall_s"].iloc[-1])
+    return {"factor": rate["throttle_factor"], "one_reader_bytes_per_s": one_reader,
+            "bytes_per_s": int(rate["throttle_factor"] * one_reader)}
 
 
 # ----------------------------------------------------------------------------------------------
@@ -305,9 +360,9 @@ def fit_rate_model(processes: np.ndarray, rates: np.ndarray) -> dict[str, Any]:
 
 
 def cold_reads_verdict(r_io: dict[str, pd.Series]) -> dict[str, Any] | None:
-    """Whether the cold raw reads reached the device: is the cold rate nearer (by ratio) the
-    device's own (O_DIRECT) rate or the warm (page-cache) rate? Decided round by round (the three
-    raw reads ran in the same rounds): each round's distance from the device's rate over its
+    """Whether the cold raw reads came from below this system's page cache: is the cold rate nearer (by ratio) the
+    O_DIRECT rate or the warm (page-cache) rate? Decided round by round (the three
+    raw reads ran in the same rounds): each round's distance from the O_DIRECT rate over its
     distance from the warm rate, a paired ratio whose interval must lie below 1 (reached) or
     above 1 (a cache below this system's, a hypervisor's, served them); otherwise the run does
     not separate the two. A buffered cold read may beat one O_DIRECT stream somewhat (read-ahead
@@ -321,12 +376,15 @@ def cold_reads_verdict(r_io: dict[str, pd.Series]) -> dict[str, Any] | None:
     nearer = intervals.comparison(intervals.paired_by_round(from_cache.to_dict(), from_device.to_dict()))
     over_direct = intervals.paired_by_round(cold.to_dict(), direct.to_dict())
     over_warm = intervals.paired_by_round(cold.to_dict(), warm.to_dict())
-    ratios = (f"the cold rate is {over_direct.value:.3g} times the device's own (O_DIRECT) rate "
+    ratios = (f"the cold rate is {over_direct.value:.3g} times the O_DIRECT rate "
               f"({over_direct.interval_text()}) and {over_warm.value:.3g} times the warm rate "
               f"({over_warm.interval_text()})")
     state = {"higher": "reached", "lower": "cache"}.get(nearer, "not separated")
-    text = {"reached": f"reached the device: {ratios}, nearer the device",
-            "cache": f"did not reach the device: {ratios}, nearer the page cache's, so a cache below this "
+    # O_DIRECT skips this system's page cache only: on a virtual machine a host's cache may serve
+    # it too, so a cold read near its rate came from below the guest's cache, not shown the device
+    text = {"reached": f"came from below this system's page cache: {ratios}, nearer the O_DIRECT rate (whether "
+                       "the device or a cache below this system served both, this system cannot tell)",
+            "cache": f"did not come from the device: {ratios}, nearer the page cache's, so a cache below this "
                      "system's served them",
             "not separated": f"cannot be told from the device's reads or the page cache's: {ratios}, and this "
                              "run does not separate its distances from the two"}[state]
@@ -487,9 +545,7 @@ def rate_summary(frames: dict[str, Any], settings: noise.Settings | None = None)
     out["by_round"]["r1_measured"] = {cache: size / per_round.xs((cache, "on", 1), level=keys) for cache in one_reader}
     fits = []
     for (cache, ttc), group in measured.groupby(["cache", "ttree_cache"], sort=False):
-        # fitted only where every process has a core of its own: beyond the cores a bend is the
-        # cores', and its asymptote would be a CPU ceiling, not R_IO
-        group = group[group["processes"] <= frames["cores"]]
+        group = group[group["processes"] <= fitted_up_to(cache, frames["cores"], group["processes"].max())]
         fit = fit_rate_model(group["processes"].to_numpy(), group["rate_mb_s"].to_numpy())
         one = table[(table["cache"] == cache) & (table["ttree_cache"] == ttc) & (table["processes"] == 1)]
         fits.append({"cache": cache, "ttree_cache": ttc, **fit,
@@ -497,4 +553,44 @@ def rate_summary(frames: dict[str, Any], settings: noise.Settings | None = None)
                         for end in ("", "_low", "_high")},
                      "r_np1_noisy": bool(one["noisy"].iloc[0]) if len(one) else False})
     out["table"], out["fits"] = table, pd.DataFrame(fits)
+    throttled = raw[raw["cache"] == THROTTLED]
+    out["throttle"] = ({"factor": frames["throttle"]["factor"] if frames.get("throttle") else math.nan,
+                        "bytes_per_s": float(throttled["throttle_bps"].median())} if len(throttled) else None)
+    out["throttled_check"] = throttled_check(out, settings)
     return out
+
+
+def fitted_up_to(cache: str, cores: int, most: int) -> int:
+    """The most reader processes a cache state's fit uses. Where the reads are throttled, a reader
+    waits on the device and leaves its core to another (the seed's regime), so every count is
+    fitted; otherwise only counts up to the cores, since beyond them a bend is the cores' and the
+    asymptote would be a CPU ceiling, not R_IO."""
+    return most if cache == THROTTLED else min(cores, most)
+
+
+def throttled_check(summary: dict[str, Any], settings: noise.Settings | None = None) -> dict[str, Any] | None:
+    """Does Eq. (1) find the device where the device is what saturates? The fit of the throttled
+    passes (TTreeCache on; every process count) has an asymptote with its interval (1.96 standard
+    deviations); the throttled raw read measured its R_IO across the rounds. "met" where the two
+    are not separated and the asymptote's interval is no wider than the noise limit (the model
+    recovers the device's rate), "missed" where they are separated, "inconclusive" where not
+    separated only because the asymptote is too uncertain (or the rate did not bend). None where
+    the throttled state was not measured."""
+    settings = settings or noise.Settings()
+    fits = summary["fits"]
+    fit = fits[(fits["cache"] == THROTTLED) & (fits["ttree_cache"] == "on")] if len(fits) else fits
+    raw = summary["estimates"]["r_io"].get(THROTTLED)
+    if raw is None or not len(fit):
+        return None
+    fit = fit.iloc[0]
+    spread = 1.96 * fit.r_io_sigma if math.isfinite(fit.r_io) and math.isfinite(fit.r_io_sigma) else math.nan
+    asymptote = intervals.Estimate(fit.r_io, fit.r_io - spread, fit.r_io + spread, 0)
+    if not math.isfinite(spread):
+        verdict = intervals.Verdict.INCONCLUSIVE
+    elif intervals.unpaired_comparison(asymptote, raw) != "not separated":
+        verdict = intervals.Verdict.MISSED
+    else:
+        verdict = (intervals.Verdict.MET if not settings.is_noisy(asymptote.relative_half_width)
+                   else intervals.Verdict.INCONCLUSIVE)
+    return {"verdict": verdict, "asymptote": asymptote, "raw": raw, "fit": fit,
+            "limit_mb_s": summary["throttle"]["bytes_per_s"] / 1e6, "factor": summary["throttle"]["factor"]}

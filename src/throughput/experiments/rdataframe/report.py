@@ -219,13 +219,15 @@ def rate_components_table(rs: dict[str, Any], measured: pd.DataFrame) -> pd.Data
 
     est, raw_noisy = rs["estimates"], rs["r_io_noisy"]
     rows = [("R_IO, cold cache (raw bytes)", est["r_io"].get("cold", UNKNOWN), "--", raw_noisy.get("cold", False)),
-            ("R_IO, the device's own (O_DIRECT)", est["r_io"].get("direct", UNKNOWN), "--",
+            ("R_IO, O_DIRECT (past this system's page cache)", est["r_io"].get("direct", UNKNOWN), "--",
              raw_noisy.get("direct", False)),
             ("R_IO, warm cache (raw bytes)", est["r_io"]["warm"], "--", raw_noisy.get("warm", False)),
+            ("R_IO, throttled (raw bytes, cold, reads limited)", est["r_io"].get(io_rate_model.THROTTLED, UNKNOWN), "--",
+             raw_noisy.get(io_rate_model.THROTTLED, False)),
             ("R_dec (decompress + deserialise, warm)", est["r_dec"], f"{SEED_RDEC_MB_S[0]}--{SEED_RDEC_MB_S[1]}",
              False),
             ("R_proc (processing, decompressed data)", est["r_proc"], "--", False)]
-    for cache in ("cold", "warm"):
+    for cache in ("cold", "warm", io_rate_model.THROTTLED):
         if cache in est["r1_predicted"]:
             rows.append((f"R1 predicted, {cache}", est["r1_predicted"][cache], "--", False))
             measured_rate, noisy = np1(cache)
@@ -283,7 +285,7 @@ def model_check_text(rs: dict[str, Any]) -> str:
     """Per cache state, whether one reader's measured rate lies below every rate Eq. (1) builds
     it from (io_rate_model.model_check), in words."""
     parts = []
-    for cache in ("cold", "warm"):
+    for cache in ("cold", "warm", io_rate_model.THROTTLED):
         check = io_rate_model.model_check(rs, cache)
         if check is None:
             continue
@@ -296,6 +298,29 @@ def model_check_text(rs: dict[str, Any]) -> str:
             parts.append(f"with a {cache} cache it is not shown: $R_1$ is not separated from "
                          f"{' and '.join(_CHECKED[k] for k in check['unseparated'])}")
     return "; ".join(parts) if parts else "one reader was not measured, so it is not checked"
+
+
+# How the throttled check's verdict reads after "its asymptote ... MB/s" (io_rate_model.throttled_check).
+_THROTTLE_VERDICT = {
+    intervals.Verdict.MET: "recovers the throttled device's rate: the two are not separated by their intervals",
+    intervals.Verdict.MISSED: "misses the throttled device's rate: their intervals lie apart",
+    intervals.Verdict.INCONCLUSIVE: "is too uncertain to say whether it recovers the throttled device's rate"}
+
+
+def throttle_macros(rs: dict[str, Any] | None) -> dict[str, str]:
+    """The throttled variant of the rate model: its read limit, the raw read under it, the fit's
+    asymptote on every process count and whether it recovers that rate (or why it was not run)."""
+    check = rs["throttled_check"] if rs is not None else None
+    if check is None:
+        return {"RdfThrottleFactor": "--", "RdfThrottleLimit": "--", "RdfRIOThrottled": "--",
+                "RdfThrottleAsymptote": "--", "RdfThrottleDof": "--",
+                "RdfThrottleVerdict": "was not measured (see below)"}
+    return {"RdfThrottleFactor": _num(check["factor"], 2) if math.isfinite(check["factor"]) else "--",
+            "RdfThrottleLimit": _num(check["limit_mb_s"]),
+            "RdfRIOThrottled": _estimate(check["raw"]),
+            "RdfThrottleAsymptote": _fitted_r_io(check["fit"]),
+            "RdfThrottleDof": str(int(check["fit"].dof)),
+            "RdfThrottleVerdict": _THROTTLE_VERDICT[check["verdict"]]}
 
 
 def _oversubscribed(rs: dict[str, Any]) -> str:
@@ -417,7 +442,7 @@ def paper_macros(params: dict[str, Any], table: pd.DataFrame, agreement: pd.Data
             "RdfColdReads": (paper.escape(rs["cold_reads"]["text"]) if rs["cold_reads"] else
                              "cannot be judged here: " + ("the cold reads were not measured"
                                                          if "cold" not in rs["r_io"] else
-                                                         "the device's own rate was not measured")),
+                                                         "the O_DIRECT rate was not measured")),
             "RdfRateCounts": ", ".join(str(n) for n in sorted(rs["table"]["processes"].unique())),
             "RdfRateOversubscribed": _oversubscribed(rs),
             "RdfRDec": _estimate(rs["estimates"]["r_dec"]), "RdfRProc": _estimate(rs["estimates"]["r_proc"]),
@@ -427,6 +452,7 @@ def paper_macros(params: dict[str, Any], table: pd.DataFrame, agreement: pd.Data
             "RdfLimiter": io_rate_model.slowest_limit(rs),
             "RdfRateFitCores": str(int(rs["cores"])),
             "RdfModelCheck": model_check_text(rs),
+            **throttle_macros(rs),
         })
         # Where Eq. (1) saturates, against the most reader processes this run started, by its interval
         saturation, cache = io_rate_model.saturation(rs)
@@ -442,6 +468,7 @@ def paper_macros(params: dict[str, Any], table: pd.DataFrame, agreement: pd.Data
                                           "RdfROnePredCold", "RdfROnePredWarm", "RdfTSetupShare", "RdfLimiter",
                                           "RdfSaturationNp", "RdfSaturationCache", "RdfSaturationVerdict",
                                           "RdfRateFitCores", "RdfModelCheck")})
+        macros.update(throttle_macros(None))
     macros["RdfNotMeasured"] = paper.escape("; ".join(f"{k}: {v}" for k, v in not_measured.items())) or "nothing"
     # what delayed the model's passes, and which were taken again for it (io_rate_model.samples_sentence)
     macros["RdfRateSamples"] = paper.escape(rs["samples"]) if rs is not None else ""
@@ -530,8 +557,8 @@ def rate_figure(rs: dict[str, Any], extrapolate_to: int = 24):
     states = list(dict.fromkeys(table["cache"]))
     fig, axes = plt.subplots(1, len(states), figsize=(8 * len(states), 7), squeeze=False)
     for ax, cache in zip(axes[0], states):
-        # the fit's own range: the process counts up to the cores (io_rate_model.rate_summary)
-        top = int(min(table[table["cache"] == cache]["processes"].max(), rs["cores"]))
+        # the fit's own range (io_rate_model.fitted_up_to)
+        top = int(io_rate_model.fitted_up_to(cache, rs["cores"], table[table["cache"] == cache]["processes"].max()))
         grid_in = np.linspace(1, top, 50)
         grid_out = np.linspace(top, max(extrapolate_to, top), 50)
         for colour, (ttc, group) in zip(("C0", "C1"), table[table["cache"] == cache].groupby("ttree_cache")):
