@@ -401,4 +401,20 @@ int guarded_main(const char *kernel, F &&main_body) {
   }
 }
 
+// The prologue every kernel shares, written once: its options parsed against `defaults` (an
+// unknown or malformed one is an error naming it, exit 2), --build-info answered, then
+// body(options) run as above.
+template <class F>
+int guarded_main(const char *kernel, int argc, char **argv, std::map<std::string, std::string> defaults,
+                 F &&body) {
+  return guarded_main(kernel, [&] {
+    const Options opt(argc, argv, std::move(defaults));
+    if (opt.build_info()) {
+      print_build_info(kernel);
+      return 0;
+    }
+    return body(opt);
+  });
+}
+
 }  // namespace bench

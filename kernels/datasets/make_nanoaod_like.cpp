@@ -153,21 +153,9 @@ float round_to_precision(float value, int zeros) {
 }  // namespace
 
 int main(int argc, char **argv) {
-  return bench::guarded_main("make_nanoaod_like", [&] {
-    bench::Options opt(argc, argv,
-                       {{"source", ""},
-                        {"tree", "Events"},
-                        {"output", ""},
-                        {"events", "10000"},
-                        {"seed", "1"},
-                        {"compression", "ZLIB"},
-                        {"level", "1"},
-                        {"jitter", "0.01"},
-                        {"resample", "1"}});
-    if (opt.build_info()) {
-      bench::print_build_info("make_nanoaod_like");
-      return 0;
-    }
+  return bench::guarded_main("make_nanoaod_like", argc, argv,
+      {{"source", ""}, {"tree", "Events"}, {"output", ""}, {"events", "10000"}, {"seed", "1"},
+      {"compression", "ZLIB"}, {"level", "1"}, {"jitter", "0.01"}, {"resample", "1"}}, [&](const bench::Options &opt) {
     const std::string source = opt.str("source"), output = opt.str("output"), tree_name = opt.str("tree");
     if (source.empty() || output.empty()) throw std::invalid_argument("--source and --output are required");
     const long long events = opt.integer("events", 1);

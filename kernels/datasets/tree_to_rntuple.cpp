@@ -26,18 +26,9 @@
 #include "root_io.hpp"
 
 int main(int argc, char **argv) {
-  return bench::guarded_main("tree_to_rntuple", [&] {
-    bench::Options opt(argc, argv,
-                       {{"source", ""},
-                        {"tree", "Events"},
-                        {"output", ""},
-                        {"compression", "ZLIB"},
-                        {"level", "1"},
-                        {"max-file-bytes", "0"}});
-    if (opt.build_info()) {
-      bench::print_build_info("tree_to_rntuple");
-      return 0;
-    }
+  return bench::guarded_main("tree_to_rntuple", argc, argv,
+      {{"source", ""}, {"tree", "Events"}, {"output", ""}, {"compression", "ZLIB"}, {"level", "1"},
+      {"max-file-bytes", "0"}}, [&](const bench::Options &opt) {
     const std::string source = opt.str("source"), output = opt.str("output"), name = opt.str("tree");
     if (source.empty() || output.empty()) throw std::invalid_argument("--source and --output are required");
     const int settings = bench::compression_settings(opt.str("compression"), static_cast<int>(opt.integer("level", 0)));

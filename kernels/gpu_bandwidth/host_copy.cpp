@@ -86,15 +86,9 @@ std::pair<long long, double> run(long long n, int threads, long long reps, long 
 }  // namespace
 
 int main(int argc, char **argv) {
-  return bench::guarded_main("host_copy", [&] {
-    bench::Options opt(argc, argv,
-                       bench::with_retake_options({{"dtype", "float64"}, {"n", "10000000"}, {"threads", "1"},
-                                                   {"reps", "5"}, {"warmup", "1"}, {"min-sample-s", "0"},
-                                                   {"corrupt-for-test", "0"}}));
-    if (opt.build_info()) {
-      bench::print_build_info("host_copy");
-      return 0;
-    }
+  return bench::guarded_main("host_copy", argc, argv,
+      bench::with_retake_options({{"dtype", "float64"}, {"n", "10000000"}, {"threads", "1"}, {"reps", "5"},
+      {"warmup", "1"}, {"min-sample-s", "0"}, {"corrupt-for-test", "0"}}), [&](const bench::Options &opt) {
     const std::string dtype = opt.str("dtype");
     if (dtype != "float32" && dtype != "float64")
       throw std::invalid_argument("--dtype must be 'float32' or 'float64', got '" + dtype + "'");

@@ -41,20 +41,9 @@ void add_immutable(const double *a, double *b, long long n, double c) {
 }  // namespace
 
 int main(int argc, char **argv) {
-  return bench::guarded_main("add_constant", [&] {
-    bench::Options opt(argc, argv,
-                       bench::with_retake_options({{"mode", "inplace"},
-                        {"n", "10000000"},
-                        {"threads", "1"},
-                        {"reps", "5"},
-                        {"warmup", "1"},
-                        {"min-sample-s", "0"},
-                        {"constant", "1"},
-                        {"corrupt-for-test", "0"}}));
-    if (opt.build_info()) {
-      bench::print_build_info("add_constant");
-      return 0;
-    }
+  return bench::guarded_main("add_constant", argc, argv,
+      bench::with_retake_options({{"mode", "inplace"}, {"n", "10000000"}, {"threads", "1"}, {"reps", "5"},
+      {"warmup", "1"}, {"min-sample-s", "0"}, {"constant", "1"}, {"corrupt-for-test", "0"}}), [&](const bench::Options &opt) {
     const std::string mode = opt.str("mode");
     if (mode != "inplace" && mode != "immutable")
       throw std::invalid_argument("--mode must be 'inplace' or 'immutable', got '" + mode + "'");

@@ -20,13 +20,9 @@ using bench::Array;
 using bench::allocate;
 
 int main(int argc, char **argv) {
-  return bench::guarded_main("stream", [&] {
-    bench::Options opt(argc, argv, bench::with_retake_options({{"n", "10000000"}, {"threads", "1"}, {"reps", "5"},
-                                                            {"warmup", "1"}, {"min-sample-s", "0"}}));
-    if (opt.build_info()) {
-      bench::print_build_info("stream");
-      return 0;
-    }
+  return bench::guarded_main("stream", argc, argv,
+      bench::with_retake_options({{"n", "10000000"}, {"threads", "1"}, {"reps", "5"}, {"warmup", "1"},
+      {"min-sample-s", "0"}}), [&](const bench::Options &opt) {
     const long long n = opt.integer("n", 1);
     const int threads = static_cast<int>(opt.integer("threads", 1));
     const long long reps = opt.integer("reps", 1);

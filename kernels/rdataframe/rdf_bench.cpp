@@ -506,27 +506,14 @@ void write_histograms(const Hists &hists, const std::string &path) {
 }  // namespace
 
 int main(int argc, char **argv) {
-  return bench::guarded_main("rdf_bench", [&] {
+  return bench::guarded_main("rdf_bench", argc, argv,
+      bench::with_retake_options({{"file-list", ""}, {"tree", "Events"}, {"workload", "analysis"},
+                                  {"method", "histo3d"}, {"histograms", "1"}, {"threads", "0"}, {"reps", "5"},
+                                  {"warmup", "1"}, {"collection", "Jet"}, {"pdf-branch", "LHEPdfWeight"},
+                                  {"pdf-count", "102"}, {"pdf-nominal", "1"}, {"rtol", "1e-9"}, {"output", ""},
+                                  {"check-only", "0"}}),
+      [&](const bench::Options &opt) {
     SetErrorHandler(root_error_handler);
-    bench::Options opt(argc, argv, bench::with_retake_options({{"file-list", ""},
-                        {"tree", "Events"},
-                        {"workload", "analysis"},
-                        {"method", "histo3d"},
-                        {"histograms", "1"},
-                        {"threads", "0"},
-                        {"reps", "5"},
-                        {"warmup", "1"},
-                        {"collection", "Jet"},
-                        {"pdf-branch", "LHEPdfWeight"},
-                        {"pdf-count", "102"},
-                        {"pdf-nominal", "1"},
-                        {"rtol", "1e-9"},
-                        {"output", ""},
-                        {"check-only", "0"}}));
-    if (opt.build_info()) {
-      bench::print_build_info("rdf_bench");
-      return 0;
-    }
     Settings s;
     s.workload = opt.str("workload");
     s.method = s.workload == "pdf" ? opt.str("method") : "";

@@ -14,12 +14,8 @@
 #include "page_cache.hpp"
 
 int main(int argc, char **argv) {
-  return bench::guarded_main("rdf_page_cache", [&] {
-    bench::Options opt(argc, argv, {{"file-list", ""}, {"action", "check"}});
-    if (opt.build_info()) {
-      bench::print_build_info("rdf_page_cache");
-      return 0;
-    }
+  return bench::guarded_main("rdf_page_cache", argc, argv,
+      {{"file-list", ""}, {"action", "check"}}, [&](const bench::Options &opt) {
     const std::string action = opt.str("action");
     if (action != "cold" && action != "warm" && action != "check")
       throw std::invalid_argument("--action must be cold, warm or check, got '" + action + "'");

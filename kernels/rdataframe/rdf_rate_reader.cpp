@@ -144,20 +144,10 @@ Totals read_ranges_once(const std::vector<Range> &ranges, const std::string &tre
 }  // namespace
 
 int main(int argc, char **argv) {
-  return bench::guarded_main("rdf_rate_reader", [&] {
-    bench::Options opt(argc, argv, bench::with_retake_options({{"ranges", ""},
-                        {"tree", "Events"},
-                        {"cache-size", "33554432"},
-                        {"cache", "none"},
-                        {"barrier", "0"},
-                        {"phase-timing", "0"},
-                        {"primer", ""},
-                        {"reps", "1"},
-                        {"warmup", "0"}}));
-    if (opt.build_info()) {
-      bench::print_build_info("rdf_rate_reader");
-      return 0;
-    }
+  return bench::guarded_main("rdf_rate_reader", argc, argv,
+      bench::with_retake_options({{"ranges", ""}, {"tree", "Events"}, {"cache-size", "33554432"},
+      {"cache", "none"}, {"barrier", "0"}, {"phase-timing", "0"}, {"primer", ""}, {"reps", "1"},
+      {"warmup", "0"}}), [&](const bench::Options &opt) {
     const auto ranges = read_ranges(opt.str("ranges"));
     const std::string tree = opt.str("tree"), cache = opt.str("cache");
     if (cache != "none" && cache != "cold" && cache != "warm")

@@ -107,17 +107,9 @@ Read read_file(const std::string &path, Buffer &buffer, bool direct) {
 }  // namespace
 
 int main(int argc, char **argv) {
-  return bench::guarded_main("rdf_raw_read", [&] {
-    bench::Options opt(argc, argv,
-                       bench::with_retake_options({{"file-list", ""},
-                                                   {"cache", "cold"},
-                                                   {"reps", "5"},
-                                                   {"warmup", "1"},
-                                                   {"block-bytes", "4194304"}}));
-    if (opt.build_info()) {
-      bench::print_build_info("rdf_raw_read");
-      return 0;
-    }
+  return bench::guarded_main("rdf_raw_read", argc, argv,
+      bench::with_retake_options({{"file-list", ""}, {"cache", "cold"}, {"reps", "5"}, {"warmup", "1"},
+      {"block-bytes", "4194304"}}), [&](const bench::Options &opt) {
     const std::string cache = opt.str("cache");
     if (cache != "cold" && cache != "warm" && cache != "direct")
       throw std::invalid_argument("--cache must be cold, warm or direct, got '" + cache + "'");

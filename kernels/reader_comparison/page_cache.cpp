@@ -12,12 +12,8 @@
 #include "page_cache.hpp"
 
 int main(int argc, char **argv) {
-  return bench::guarded_main("page_cache", [&] {
-    bench::Options opt(argc, argv, {{"mode", "status"}, {"files", ""}});
-    if (opt.build_info()) {
-      bench::print_build_info("page_cache");
-      return 0;
-    }
+  return bench::guarded_main("page_cache", argc, argv,
+      {{"mode", "status"}, {"files", ""}}, [&](const bench::Options &opt) {
     const std::string mode = opt.str("mode"), list = opt.str("files");
     if (mode != "warm" && mode != "cold" && mode != "status")
       throw std::invalid_argument("--mode must be warm, cold or status, got '" + mode + "'");
