@@ -1,10 +1,11 @@
-# Generates the AOD-like files' classes (seed 000, Table 1) at configure time:
-# one class per particle type with the seed's number of attributes, pT first,
-# the others cycling through the value kinds of make_aod_like.cpp
-# (a % 8: eta, phi, energy, fraction, flags, bool, isolation, index), as
-#   Float_t a001 (eta), ..., Int_t a004 (flags), Bool_t a005, ...,
-# every other isolation a small array, Float_t a014[3] (the sums in three cone
-# sizes; a % 16 == 14), as real AOD classes hold small fixed arrays,
+# Generates the MiniAOD-like files' classes (seed 000, Table 1, whose input was
+# MiniAOD PAT objects) at configure time: one class per particle type with the
+# seed's number of attributes, pT first, the others cycling through the value
+# kinds of make_aod_like.cpp (a % 8: eta, phi, energy, fraction, flags, bool,
+# isolation, index; make_aod_like fills each from a real NanoAOD branch of that kind), as
+#   Float_t a001 (phi), ..., Int_t a004 (flags), Bool_t a005, ...,
+# every other isolation a small array, Float_t a014[3] (a % 16 == 14), as
+# real classes hold small fixed arrays,
 # plus a visit(f) that calls f(attribute, member) for every member, and the
 # X-macro AOD_COLLECTIONS(X) with each type's name, mean multiplicity,
 # attributes and pT threshold. The file holds std::vector<aod::Type>, split

@@ -1,4 +1,4 @@
-// How the flat AOD-like layout names a collection's branches: the counter nC
+// How the flat MiniAOD-like layout names a collection's branches: the counter nC
 // (UInt_t), the pT C_pt and the other attributes C_a001, C_a002, ... (Float_t,
 // Int_t, and UChar_t for the classes' Bool_t members); a small-array member
 // (Float_t a014[3]) is one branch per element, C_a014_0, C_a014_1, C_a014_2, as

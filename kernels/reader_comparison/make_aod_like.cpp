@@ -51,7 +51,7 @@ struct CollectionSpec {
   const char *name;
   double mean;     // particles per event (seed 000, Table 1)
   int attributes;  // branches per collection, pT included (seed 000, Table 1)
-  float pt_min;    // GeV
+  float pt_min;    // GeV; unused here: the real particles carry the real file's own thresholds
 };
 
 const CollectionSpec kCollections[] = {

@@ -75,6 +75,17 @@ READER_ROOT_VERSION = _cite("6.08/04", "000", "ROOT file reading: Java vs optimi
 READER_NUMPY_SHORTFALL = _cite(0.05, "000", "ROOT file reading: CMSSW vs optimized C++",
                                "The FemtoCode ROOT reader was only 5% slower than reading the equivalent data from "
                                "Numpy files", scale=0.01)
+# The seed's Table 1 input was MiniAOD PAT objects: its analyzer (femtoCode-metrics
+# cmssw/Demo/CraptasticAnalyzer) reads slimmedPhotons ... slimmedJetsAK8 from the file whose
+# TTree::Print is cmssw/branches.txt, and times each product alone over the file's events; the
+# beam spot (one small object per event) is its per-event floor.
+READER_TREE_COMPRESSION = _cite(6.07, "code", "femtoCode-metrics cmssw/branches.txt",
+                                "*        :          : Tree compression factor =   6.07                       *")
+READER_FLOOR_EVENTS, READER_FLOOR_S = _cite(
+    (48131, 5.14639), "code", "femtoCode-metrics cmssw/Demo/CraptasticAnalyzer/src/CraptasticAnalyzer.cc",
+    '// : tag01(edm::InputTag("offlineBeamSpot")), token01(consumes<reco::BeamSpot>(tag01))'
+    "                         //    48131   5.14639  5.24505")
+READER_FLOOR_MS = 1e3 * READER_FLOOR_S / READER_FLOOR_EVENTS  # per event, the faster of its two runs
 
 # ---- seed 000: memory bandwidth -----------------------------------------------------------------
 
@@ -254,6 +265,7 @@ def macros() -> dict[str, str]:
         "SeedRcCmsswVsFemtoMin": n(femto_over_cmssw.min(), 2), "SeedRcCmsswVsFemtoMax": n(femto_over_cmssw.max(), 2),
         "SeedRcDrawVsFemtoMax": n(femto_over_draw.drop("Muon").max(), 2),
         "SeedRcDrawVsFemtoMuon": n(femto_over_draw["Muon"], 2),
+        "SeedRcTreeCompression": n(READER_TREE_COMPRESSION), "SeedRcFloorMs": n(READER_FLOOR_MS, 2),
         # seed 000, memory bandwidth and GPUs
         "SeedMbwValues": _sci(MBW_VALUES),
         "SeedMbwInplaceGHz": n(MBW_SINGLE_GHZ["inplace"]), "SeedMbwImmutableGHz": n(MBW_SINGLE_GHZ["immutable"]),

@@ -30,7 +30,7 @@ KERNELS_USED = ("read_branch", "make_aod_like", "page_cache", "make_nanoaod_like
 
 @pytest.fixture(scope="module")
 def files(tmp_path_factory):
-    """A small NanoAOD-like and AOD-like file, each with its RNTuple and Numpy copies."""
+    """A small NanoAOD-like and MiniAOD-like file, each with its RNTuple and Numpy copies."""
     root = tmp_path_factory.mktemp("readers")
     made = {}
     nano = root / "nano.root"
@@ -474,7 +474,7 @@ def test_numpy_copy_matches_the_root_file(files):
 
 @pytest.fixture(scope="module")
 def objects(files, tmp_path_factory):
-    """The AOD-like fixture's events again (same seed), as split std::vector of the generated classes."""
+    """The MiniAOD-like fixture's events again (same seed), as split std::vector of the generated classes."""
     path = tmp_path_factory.mktemp("objects") / "objects.root"
     rc.make_aod_like(path, 150, "ZLIB", 1, 7, progress=False, objects=True)
     rntuple, npz = path.with_suffix(".ntuple.root"), path.with_suffix(".npz")
@@ -548,6 +548,9 @@ def test_object_set_is_planned_measured_and_tabled(files, objects, tmp_path):
     numbers = rc.macros({**params, "compression": "ZLIB"}, table, rc.ratios(table), unreadable, inputs,
                         rc.timeline(frame, "aod_objects/ZLIB", "Jet.pt"), "test compiler")
     assert numbers["RcObjectEvents"] == r"\num{150}" and numbers["RcObjectBulkOutcome"].startswith("was refused")
+    with uproot.open(objects["root"]) as f:
+        expected = f["Events"].member("fTotBytes") / f["Events"].member("fZipBytes")
+    assert numbers["RcObjectTreeCompression"] == paper.number(expected, 3)
     # with its interval (paired round by round), marked when a rate behind it stayed noisy
     cmssw_ratio = re.fullmatch(r"\\num\{([0-9.]+)\}(\\,\$\\pm\$\\,[0-9.]+\\%)?(\\textsuperscript\{\\dag\})?",
                                numbers["RcObjectCmsswVsColumnar"])
@@ -578,13 +581,13 @@ def test_numpy_verdict_splits_the_gap_by_the_baskets_limit():
 
 def test_rootreadspeed_verdict_names_the_files_it_cannot_separate():
     goal = lambda verdict: {"rootreadspeed_ratio": 1.0, "rootreadspeed_verdict": verdict}  # noqa: E731
-    both = rc.report._verdict_rootreadspeed({"AOD-like": goal(Verdict.MET), "NanoAOD-like": goal(Verdict.INCONCLUSIVE)})
-    assert both == ("is at least as fast as ROOT's own tool on the AOD-like files; is not separated by this run from "
+    both = rc.report._verdict_rootreadspeed({"MiniAOD-like": goal(Verdict.MET), "NanoAOD-like": goal(Verdict.INCONCLUSIVE)})
+    assert both == ("is at least as fast as ROOT's own tool on the MiniAOD-like files; is not separated by this run from "
                     "ROOT's own tool on the NanoAOD-like files (the 95% intervals of their paired ratios hold 1)")
-    alone = rc.report._verdict_rootreadspeed({"AOD-like": goal(Verdict.INCONCLUSIVE)})
+    alone = rc.report._verdict_rootreadspeed({"MiniAOD-like": goal(Verdict.INCONCLUSIVE)})
     assert alone.startswith("is not separated by this run")  # the paper reads "so it <verdict>"
-    slower = rc.report._verdict_rootreadspeed({"AOD-like": goal(Verdict.MISSED), "NanoAOD-like": goal(Verdict.MET)})
-    assert slower.startswith("is slower than ROOT's own tool on the AOD-like files (it is at least as fast on the "
+    slower = rc.report._verdict_rootreadspeed({"MiniAOD-like": goal(Verdict.MISSED), "NanoAOD-like": goal(Verdict.MET)})
+    assert slower.startswith("is slower than ROOT's own tool on the MiniAOD-like files (it is at least as fast on the "
                              "NanoAOD-like ones). Possible reasons")
 
 
@@ -609,7 +612,7 @@ def test_time_split_figure_stacks_the_columnar_readers_time(tmp_path):
     import matplotlib.pyplot as plt
 
     shares = {"baskets_share": 0.7, "checksum_share": 0.03, "sampling_share": 0.001, "per_entry_share": 0.269}
-    goals = {"AOD-like": {**shares, "columnar_ns_per_item": 20.0, "numpy_ns_per_item": 16.0},
+    goals = {"MiniAOD-like": {**shares, "columnar_ns_per_item": 20.0, "numpy_ns_per_item": 16.0},
              "NanoAOD-like": {**shares, "columnar_ns_per_item": 50.0, "numpy_ns_per_item": 20.0}}
     fig, ax = plt.subplots()
     rc.plot_time_split(ax, goals)
@@ -624,7 +627,7 @@ def test_time_split_figure_stacks_the_columnar_readers_time(tmp_path):
     plt.close(fig)
     # without the baskets limit the columnar reader's time is one bar, not split
     fig, ax = plt.subplots()
-    rc.plot_time_split(ax, {"AOD-like": {**goals["AOD-like"], **dict.fromkeys(shares, float("nan"))}})
+    rc.plot_time_split(ax, {"MiniAOD-like": {**goals["MiniAOD-like"], **dict.fromkeys(shares, float("nan"))}})
     assert [p.get_width() for p in ax.patches] == [20.0, 16.0]
     assert "not split" in ax.get_legend().get_texts()[0].get_text()
     plt.close(fig)
@@ -752,6 +755,10 @@ def test_measure_summarize_and_tables(files, tmp_path):
     assert set(line["reader"]) == {"columnar"} and (line["ns_per_item"] > 0).all()
     numbers = rc.macros(params, table, rated, unreadable, inputs, line, "test compiler")
     assert numbers["RcAodEvents"] == r"\num{150}" and numbers["RcNanoEvents"] == r"\num{300}"
+    # the tree compression factor from the baskets, against the TTree's own totals (ROOT's TTree::Print)
+    with uproot.open(inputs["aod/ZLIB"]["root"][0]) as f:
+        expected = f["Events"].member("fTotBytes") / f["Events"].member("fZipBytes")
+    assert len(inputs["aod/ZLIB"]["root"]) == 1 and numbers["RcAodTreeCompression"] == paper.number(expected, 3)
     assert all(name.isalpha() and name.startswith("Rc") for name in numbers)
     assert numbers["RcNumpyVerdict"].startswith(("reaches", "does not reach", "cannot be said"))
     assert numbers["RcNumpyVerdictNano"].startswith(("reaches", "does not reach", "cannot be said"))  # each its own
@@ -776,7 +783,7 @@ def test_measure_summarize_and_tables(files, tmp_path):
         parts = [goal[k] for k in ("baskets_share", "checksum_share", "sampling_share", "per_entry_share")]
         assert sum(parts) == pytest.approx(1.0) and min(parts[:2]) > 0 and parts[2] >= 0
         assert numbers[f"RcChecksumPercent{name}"] == paper.number(100 * goal["checksum_share"], 2)
-    # the AOD-like layout's verdict explains, the NanoAOD-like one's gives its shares only
+    # the MiniAOD-like layout's verdict explains, the NanoAOD-like one's gives its shares only
     assert numbers["RcOwnWorkVerdictAod"].startswith("its own work")
     own = 100 * (goal["checksum_share"] + goal["sampling_share"])  # the NanoAOD-like goal, the loop's last
     assert numbers["RcOwnWorkVerdictNano"].startswith(paper.escape(f"{own:.2g}%"))

@@ -38,7 +38,7 @@ Modules, one role each:
   the seed's figures and our target; the names of a layout's tree and branches;
 - readers: the Python readers whose speed is measured (uproot, the Numpy
   baseline; ``read``) and the checksum every reader computes;
-- inputs: what an input file holds, making the files (AOD-like, RNTuple and
+- inputs: what an input file holds, making the files (MiniAOD-like, RNTuple and
   Numpy copies), check_config (called by throughput.config), prepare_inputs;
 - processes: running a reader as a process (JSON lines) and classifying its
   failure, building the Java reader, rootreadspeed, the page_cache kernel;
@@ -61,7 +61,8 @@ from .analysis import (cannot_read, check_agreement, check_references, collectio
                        ratios, summary, targets, timeline)
 from .command_line import main
 from .inputs import (aod_sources, check_config, collection_attributes, compression_name, file_compression,
-                     file_count, make_aod_like, make_numpy_copy, make_rntuple_copy, prepare_inputs, real_layout)
+                     file_count, make_aod_like, make_numpy_copy, make_rntuple_copy, prepare_inputs, real_layout,
+                     tree_compression_factor)
 from .measuring import groups, measure, plan, run_name
 from .processes import (ReaderFailed, build_java_reader, build_root4j_reader, classify_failure, java_available,
                         page_cache, parse_rootreadspeed, run_json_process)

@@ -1,5 +1,5 @@
 """The input files: what a file holds (layout, compression, a branch's counter,
-a collection's attributes), making them (AOD-like files, RNTuple and Numpy
+a collection's attributes), making them (MiniAOD-like files, RNTuple and Numpy
 copies: the workflow's dataset commands), the configuration's names and sizes,
 and every input of a standalone notebook run."""
 from __future__ import annotations
@@ -71,6 +71,21 @@ def make_aod_like(output: str | os.PathLike, events: int, compression: str, leve
     layout = "aod_objects" if objects else "aod"
     references.record(output, tree_name(layout), [branch_name(layout, c) for c in COLLECTIONS])
     return run.validation
+
+
+def tree_compression_factor(paths: list[str], tree: str = "Events") -> float:
+    """The files' tree compression factor as ROOT's TTree::Print gives it (seed 000's cmssw/branches.txt):
+    every branch's uncompressed bytes over its compressed bytes, summed over the files, read back
+    from their baskets (uproot)."""
+    import uproot
+
+    uncompressed = compressed = 0
+    for path in paths:
+        with uproot.open(path) as f:
+            branches = list(f[tree].itervalues(recursive=True))  # a split object's members are sub-branches
+            uncompressed += sum(b.uncompressed_bytes for b in branches)
+            compressed += sum(b.compressed_bytes for b in branches)
+    return uncompressed / compressed if compressed else float("nan")
 
 
 def aod_sources(validation: dict[str, Any]) -> dict[str, str]:
@@ -235,7 +250,7 @@ def file_count(events: int, per_file: int) -> int:
 def prepare_inputs(params: dict[str, Any], datasets_section: dict[str, Any], data_dir: str | Path,
                    progress: bool = True) -> dict[str, dict[str, Any]]:
     """Generate (or reuse) every input the parameters ask for under `data_dir`:
-    NanoAOD-like and AOD-like files with their RNTuple and Numpy copies, the
+    NanoAOD-like and MiniAOD-like files with their RNTuple and Numpy copies, the
     compression scan, and copies of the real files. Snakemake makes the same
     files through its rules (workflow/rules/reader_comparison.smk)."""
     from ... import datasets

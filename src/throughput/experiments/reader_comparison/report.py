@@ -17,7 +17,7 @@ from ... import intervals, paper, provenance
 from ...intervals import Estimate, Verdict
 from .analysis import (UNREAD_RECORDS, _rate, cold_over_warm, collection_shapes, opening_ms, rank_correlation,
                        rate_estimate, summary_row, targets, warm_paired_ratio, warmup_factor, whole_pass_khz)
-from .inputs import collection_attributes
+from .inputs import collection_attributes, tree_compression_factor
 from .processes import ROOT4J_COMMIT
 from .vocabulary import (COLLECTIONS, COLORS, COMPRESSIONS, LABELS, NUMPY_TARGET, READERS, SEED_TABLE1,
                          TIMELINE_READERS, branch_name, tree_name)
@@ -113,7 +113,7 @@ def table1_frame(table: pd.DataFrame, unreadable: pd.DataFrame, shapes: pd.DataF
         {"": "particles per event, seed", **{header[c]: _num(SEED_TABLE1.loc[c, "per_event"], 2) for c in collections}},
         {"": "particles per event, here", **{header[c]: _num(shapes.loc[c, "per_event"], 2) for c in collections}},
         {"": "attributes (branches), seed", **{header[c]: str(SEED_TABLE1.loc[c, "attributes"]) for c in collections}},
-        # counted in the file: the flat AOD-like layout has a branch per element of a small array
+        # counted in the file: the flat MiniAOD-like layout has a branch per element of a small array
         {"": "branches, here", **{header[c]: str(int(shapes.loc[c, "attributes"])) for c in collections}},
         {"": "CMSSW EDAnalyzer (seed)", **{header[c]: _num(SEED_TABLE1.loc[c, "cmssw"]) for c in collections}},
         {"": "TTree::Draw (seed)", **{header[c]: _num(SEED_TABLE1.loc[c, "draw"]) for c in collections}},
@@ -175,7 +175,7 @@ def object_split_frame(table: pd.DataFrame, flat_set: str, objects_set: str) -> 
     (baskets), the member read entry by entry (columnar), every member into flat
     buffers without objects (members), and every member streamed into ROOT-built
     objects (cmssw); their ratios, beside the seed's CMSSW / FemtoCode
-    ratio and the flat AOD-like file's CMSSW-like / columnar one (kHz, reading)."""
+    ratio and the flat MiniAOD-like file's CMSSW-like / columnar one (kHz, reading)."""
     rows = []
     for c in COLLECTIONS:
         split = _SplitRates(table, objects_set, "aod_objects", c)
@@ -223,10 +223,10 @@ def ratio_frame(rated: pd.DataFrame, sets: list[str], collection: str) -> pd.Dat
 
 
 def escape_name(text: str) -> str:
-    """An input set's name as the tables show it: "AOD-like, ZLIB", "HZZ (real), LZ4"."""
+    """An input set's name as the tables show it: "MiniAOD-like, ZLIB", "HZZ (real), LZ4"."""
 
     kind, _, rest = text.partition("/")
-    names = {"aod": "AOD-like", "nanoaod": "NanoAOD-like", "aod_objects": "AOD-like objects"}
+    names = {"aod": "MiniAOD-like", "nanoaod": "NanoAOD-like", "aod_objects": "MiniAOD-like objects"}
     if kind in names:
         return paper.escape(f"{names[kind]}, {rest}")
     return paper.escape(text)
@@ -477,7 +477,7 @@ def macros(params: dict[str, Any], table: pd.DataFrame, rated: pd.DataFrame, unr
     goal_nano = targets(table, nano, branch("nanoaod"))
 
     def times(reader: str, slower: bool = False, digits: int = 2) -> str:
-        """`reader`'s reading rate per value on the AOD-like set over the columnar reader's (or
+        """`reader`'s reading rate per value on the MiniAOD-like set over the columnar reader's (or
         how many times slower: `slower`), paired round by round, with its interval."""
         ratio = warm_paired_ratio(table, aod, branch("aod"), reader, "columnar")
         return _estimate(ratio.inverted() if slower and ratio.processes else ratio, digits)
@@ -521,7 +521,7 @@ def macros(params: dict[str, Any], table: pd.DataFrame, rated: pd.DataFrame, unr
             return n(len(f[tree_name(inputs[name]["layout"])].keys()))
 
     # Does the CMSSW-like reader's slowdown follow the attributes it reads? Rank correlation
-    # over the particle types of the AOD-like files, attributes counted in the file.
+    # over the particle types of the MiniAOD-like files, attributes counted in the file.
     slowdown = {c: _rate(table, aod, "warm", "columnar", branch_name("aod", c), "khz_read")
                 / _rate(table, aod, "warm", "cmssw", branch_name("aod", c), "khz_read") for c in COLLECTIONS}
     slowdown = {c: v for c, v in slowdown.items() if not math.isnan(v)}
@@ -572,7 +572,7 @@ def macros(params: dict[str, Any], table: pd.DataFrame, rated: pd.DataFrame, unr
         "RcNumpyRatioAod": _estimate(goal_aod["numpy"], 2), "RcNumpyRatioNano": _estimate(goal_nano["numpy"], 2),
         "RcNumpyRatioWithOpenAod": n(goal_aod["numpy_ratio_with_open"], 2),
         "RcNumpyVerdict": paper.escape(_verdict_numpy(goal_aod, float(table["load_avg_1min"].mean()))),
-        # each layout's ratio with its own verdict (the AOD-like one's explains a gap)
+        # each layout's ratio with its own verdict (the MiniAOD-like one's explains a gap)
         "RcNumpyVerdictNano": paper.escape(_verdict_numpy(goal_nano, float(table["load_avg_1min"].mean()),
                                                           explain=False)),
         "RcColumnarNsAod": n(goal_aod["columnar_ns_per_item"]), "RcNumpyNsAod": n(goal_aod["numpy_ns_per_item"]),
@@ -592,7 +592,7 @@ def macros(params: dict[str, Any], table: pd.DataFrame, rated: pd.DataFrame, unr
         "RcRrsRatioAod": _estimate(goal_aod["rootreadspeed"], 2),
         "RcFastestCppNano": paper.escape(LABELS.get(goal_nano["fastest_cpp"], "none")),
         "RcRrsRatioNano": _estimate(goal_nano["rootreadspeed"], 2),
-        "RcRrsVerdict": paper.escape(_verdict_rootreadspeed({"AOD-like": goal_aod, "NanoAOD-like": goal_nano})),
+        "RcRrsVerdict": paper.escape(_verdict_rootreadspeed({"MiniAOD-like": goal_aod, "NanoAOD-like": goal_nano})),
         "RcJavaVsCpp": times("laurelin", slower=True),
         "RcUprootVsCpp": times("uproot", slower=True),
         "RcCmsswVsColumnar": times("cmssw", slower=True, digits=3),
@@ -639,6 +639,11 @@ def _object_macros(params: dict[str, Any], table: pd.DataFrame, inputs: dict[str
         "RcObjectMembersVsColumnar": split.ratio("columnar", "members"),
         "RcObjectBuildVsMembers": split.ratio("members", "cmssw"),
         "RcObjectSeedRatio": n(SEED_TABLE1.loc[c, "femtocode"] / SEED_TABLE1.loc[c, "cmssw"]),
+        # the tree compression factors, read back from the files (the seed's: SeedRcTreeCompression)
+        "RcObjectTreeCompression": n(tree_compression_factor(inputs[objects_set]["root"]) if objects_set in inputs
+                                     else float("nan")),
+        "RcAodTreeCompression": n(tree_compression_factor(inputs[f"aod/{params['compression']}"]["root"])
+                                  if f"aod/{params['compression']}" in inputs else float("nan")),
         "RcObjectBulkOutcome": paper.escape("read it" if len(bulk) else "was refused by ROOT (SupportsBulkRead)"),
     }
 
@@ -654,7 +659,7 @@ def residency_macros(frame: pd.DataFrame) -> dict[str, str]:
 
 def machine_frame(tables: dict[str, pd.DataFrame], aod_set: str, nano_set: str, collection: str) -> pd.DataFrame:
     """Table 1's readers on every machine shown (this one and the archived ones, each from its
-    own `summary`): kHz per process (reading only, warm) of `collection` in the AOD-like and the
+    own `summary`): kHz per process (reading only, warm) of `collection` in the MiniAOD-like and the
     NanoAOD-like set, two columns per machine; a noisy figure is marked, "--": not measured there."""
     present = set().union(*(set(t["reader"]) for t in tables.values()))
     rows = []
@@ -662,7 +667,7 @@ def machine_frame(tables: dict[str, pd.DataFrame], aod_set: str, nano_set: str, 
         column = "khz" if reader == "rootreadspeed" else "khz_read"
         row = {"reader": LABELS[reader] + (" (with opening)" if reader == "rootreadspeed" else "")}
         for label, table in tables.items():
-            for set_name, layout, name in ((aod_set, "aod", "AOD-like"), (nano_set, "nanoaod", "NanoAOD-like")):
+            for set_name, layout, name in ((aod_set, "aod", "MiniAOD-like"), (nano_set, "nanoaod", "NanoAOD-like")):
                 hit = table[(table["set"] == set_name) & (table["cache"] == "warm") & (table["reader"] == reader)
                             & (table["branch"] == branch_name(layout, collection))]
                 row[f"{label}: {name}"] = (paper.flagged(_num(hit[column].iloc[0]), bool(hit["noisy"].iloc[0]))

@@ -60,8 +60,8 @@ LAYOUTS = {
     "nanoaod": ("Events", "pt", COLLECTIONS),
     "aod": ("Events", "pt", COLLECTIONS),
     "hzz": ("events", "Px", HZZ_COLLECTIONS),
-    # the same AOD-like values as std::vector<aod::Type> of generated classes, split one
-    # sub-branch per member as CMS AOD (make_aod_like --layout objects): branches "Photon.pt"
+    # the same MiniAOD-like values as std::vector<aod::Type> of generated classes, split one
+    # sub-branch per member as CMSSW stores its products (make_aod_like --layout objects): branches "Photon.pt"
     "aod_objects": ("Events", "pt", COLLECTIONS),
 }
 # The C++ methods on the object file, where the time of a CMSSW-like read goes: the member's
@@ -70,9 +70,9 @@ LAYOUTS = {
 # on a split member (bulk: where ROOT refuses it; rntuple: the RNTuple copy, whose importer keeps
 # the classes).
 OBJECT_METHODS = ("columnar", "members", "cmssw", "baskets", "bulk", "ttreereader", "draw", "rdataframe", "rntuple")
-# File bytes per AOD-like event (flat layout, small arrays included; measured on 2000 events:
-# make_aod_like at each compression's default level), for the disk check before running.
-AOD_BYTES_PER_EVENT_ESTIMATE = {"none": 21300, "ZLIB": 13200, "LZ4": 16600, "ZSTD": 13500, "LZMA": 11300}
+# File bytes per MiniAOD-like event (flat layout, small arrays included; measured on 2000 events:
+# make_aod_like, real values, at each compression's default level), for the disk check before running.
+AOD_BYTES_PER_EVENT_ESTIMATE = {"none": 21300, "ZLIB": 6800, "LZ4": 9540, "ZSTD": 6320, "LZMA": 4030}
 NANOAOD_BYTES_PER_EVENT_ESTIMATE = {"none": 4550, "ZLIB": 1880, "LZ4": 2370, "ZSTD": 1900, "LZMA": 1590}
 
 # Seed 000 (figures in throughput.seeds): Table 1, events per millisecond per process (kHz),
