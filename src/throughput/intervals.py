@@ -104,6 +104,17 @@ def across_timed(per_process: Iterable[float], confidence: float = CONFIDENCE) -
     return across_processes(values, confidence) if values else UNKNOWN
 
 
+def mean_across(per_process: Sequence[float], confidence: float = CONFIDENCE) -> Estimate:
+    """The arithmetic mean of one finite value per process and its t interval: for a figure
+    that may be zero or negative in a process (a fixed cost taken as a difference of two
+    times), where a geometric mean has no meaning."""
+    values = np.asarray(per_process, dtype=float)
+    if values.ndim != 1 or not len(values) or not np.all(np.isfinite(values)):
+        raise ValueError(f"per-process values: need a non-empty list of finite numbers, got {per_process!r}")
+    mean, low, high = _log_mean(values, confidence)  # the same t interval, on the values themselves
+    return Estimate(mean, low, high, len(values))
+
+
 def paired_ratio(a: Sequence[float], b: Sequence[float], confidence: float = CONFIDENCE) -> Estimate:
     """a / b from values of the same rounds (a[i] and b[i] measured in round i): the geometric
     mean of the per-round ratios and its t interval on their logarithms."""

@@ -1,6 +1,7 @@
 """Writing experiment: every writer reads back what it wrote, all agree, errors are named, analysis is right."""
 from __future__ import annotations
 
+import math
 import re
 import struct
 import tempfile
@@ -198,21 +199,110 @@ def test_data_products_from_a_file_that_is_not_aod_like_are_a_named_error(nanoao
         run({"workload": "objects", "method": "simple_root", "inputs": nanoaod, "events": 5})
 
 
-def test_product_sizes_convert_the_seeds_event_count_with_both_writers(aod_flat):
-    sizes = wr.product_sizes({**PARAMS, "object_events": 10}, [aod_flat])
-    assert list(sizes["method"]) == ["root_imt", "simple_root"] and set(sizes["events"]) == {100}
-    assert sizes["checksum"].nunique() == 1 and (sizes["file_bytes"] > 1000).all()
-    rows = wr.seed001_size_rows(sizes).set_index("who")
-    ours = rows.loc["this run, AOD-like products (100 events)"]
-    root, simple = sizes["file_bytes"]
-    assert ours["root_mb"] == pytest.approx(root / 100 / 1e6) and ours["ratio"] == pytest.approx(simple / root)
-    assert rows.loc["seed, AOD", "ratio"] == 4.44 and rows.loc["seed, AOD", "root_mb"] == 0.646
-    # no data products measured: the seed's rows alone
-    assert len(wr.product_sizes({**PARAMS, "object_events": 0}, [aod_flat])) == 0
-    assert len(wr.seed001_size_table(wr.product_sizes({**PARAMS, "object_events": 0}, []))) == 3
-    frame = _synthetic(PARAMS)
-    verdict = wr.macros(wr.summary(frame), PARAMS, frame, {"disk": "/tmp"}, None, "GNU 12", sizes=sizes)["WrtObjSizeVerdict"]
-    assert verdict == f"the simple format's files are {'larger' if simple > root else 'smaller'} than ROOT's"
+def _baskets_in_file(path: Path, tree: str) -> int:
+    """Every basket's bytes on file (key included) over every branch and sub-branch, as uproot reads them."""
+    def walk(branch):
+        yield branch
+        for sub in branch.branches:
+            yield from walk(sub)
+    with uproot.open(path) as f:
+        return sum(b.compressed_bytes for top in f[tree].branches for b in walk(top))
+
+
+@pytest.mark.parametrize("workload, method", [("events", "root_imt"), ("objects", "root_imt"),
+                                              ("random", "tbuffermerger"), ("events", "simple")])
+def test_basket_bytes_are_the_written_files_baskets(workload, method, nanoaod, aod_flat, tmp_path):
+    # the disk medium, fsync-ed, keeps the last pass's file for reading it back here
+    inputs = {"events": nanoaod, "objects": aod_flat}.get(workload, "")
+    t = run({"workload": workload, "method": method, "inputs": inputs, "events": 30, "mb": 0.5, "medium": "disk",
+             "dir": tmp_path, "keep": 1, "flush-mb": 0 if workload != "random" else 0.2}).timings.iloc[-1]
+    if method == "simple":  # no baskets: the simple format's records are its file
+        assert t["basket_bytes"] == -1
+        return
+    kept = tmp_path / f"write_bench_{method}.root"
+    assert t["basket_bytes"] == _baskets_in_file(kept, "random" if workload == "random" else "Events")
+    assert 0 < t["basket_bytes"] < t["file_bytes"] == kept.stat().st_size  # the rest is ROOT's metadata
+
+
+def test_disturbed_samples_are_written_again_and_counted(nanoaod):
+    # any wait for a CPU above a share of 1e-9 of a sample counts as disturbed: each sample is taken
+    # again until it has none or its two retakes are spent; every take is written and read back
+    result = run({"workload": "events", "method": "simple", "inputs": nanoaod, "events": 30, "reps": 3,
+                  "warmup": 1, "max-run-delay-share": 1e-9, "max-sample-retakes": 2})
+    t = result.timings
+    measured = t[~t["warmup"]]
+    assert measured["sample_retakes"].between(0, 2).all() and (t.loc[t["warmup"], "sample_retakes"] == 0).all()
+    assert (measured["run_delay_s"] >= 0).all()
+    assert not ((measured["sample_retakes"] < 2) & (measured["run_delay_s"] > 1e-9 * measured["wall_s"] * 2)).any()
+    assert result.validation["passes_checked"] == (t["loops"] * (1 + t["sample_retakes"])).sum()
+    # ROOT + IMT on every core: its own threads wait for each other's CPUs, which the rule cannot
+    # tell from a disturbance, so no sample is taken again however long they waited
+    import os
+    imt = run({"workload": "events", "method": "root_imt", "inputs": nanoaod, "events": 30, "reps": 2,
+               "threads": os.cpu_count(), "max-run-delay-share": 1e-9, "max-sample-retakes": 2}).timings
+    assert (imt["sample_retakes"] == 0).all()
+    # without the rule no sample is taken again
+    plain = run({"workload": "events", "method": "simple", "inputs": nanoaod, "events": 30, "reps": 2}).timings
+    assert (plain["sample_retakes"] == 0).all()
+
+
+def test_size_table_and_the_speed_ups_with_and_without_roots_set_up():
+    from throughput import intervals
+    frame = _synthetic(PARAMS)  # ROOT + IMT's fixed cost 1 s, the simple format's 0.05 s, 0.1 s ROOT-serialized
+    setups = wr.setup_rows(frame, PARAMS).set_index(["part", "threads"])
+    one = setups.loc[("events", 1)]
+    # 2 T(N) - T(2N) in each round (the rounds 1% apart): its mean, and its share of the N-entry pass
+    assert one["root_setup"].value == pytest.approx(1.0 * 1.005) and one["simple_setup"].value == pytest.approx(0.05 * 1.005)
+    assert one["root_share"].value == pytest.approx(1 / 3) and one["root_share"].low < 1 / 3 < one["root_share"].high
+    # with the set-up: the pass times' ratio; without: the extra N entries' times, (3 - 1) / (1 - 0.05)
+    assert one["faster"].value == pytest.approx(3.0) and one["faster_verdict"] == intervals.Verdict.MET
+    assert one["faster_without"].value == pytest.approx(2 / 0.95)
+    objects = setups.loc[("objects", 1)]  # ROOT-serialized: 2 s per pass, 0.1 s of it fixed
+    assert objects["faster_without"].value == pytest.approx((3 - 1.0) / (2 - 0.1))
+    assert list(setups.index) == [("events", 1), ("objects", 1)]  # set-up runs at one thread only
+    sizes = wr.size_rows(frame, PARAMS).set_index(["who", "events"])
+    events = sizes.loc[("this run, NanoAOD-like, simple format", 1000)]
+    assert events["ratio"].value == pytest.approx(3.0) and events["verdict"] == intervals.Verdict.MET
+    assert events["root_mb"] == pytest.approx(100 * 1000 / 1000 / 1e6)
+    # ROOT's 20 kB of metadata: a fifth of its file at N entries, a tenth at 2N
+    assert events["metadata"].value == pytest.approx(0.2)
+    assert sizes.loc[("this run, NanoAOD-like, simple format", 2000), "metadata"].value == pytest.approx(0.1)
+    assert sizes.loc[("this run, AOD-like products, simple format, ROOT-serialized", 1000), "ratio"].value == \
+        pytest.approx(2.0)
+    assert sizes.loc[("seed, AOD", 100), "ratio"].value == 4.44
+    table = wr.seed001_setup_table(frame, PARAMS)
+    assert list(table["verdict"]) == ["met"] * 2 and len(wr.seed001_size_table(frame, PARAMS)) == 3 + 4
+    values = wr.macros(wr.summary(frame), PARAMS, frame, {"disk": "/tmp"}, None, "GNU 12")
+    assert "larger than ROOT's, as the seed's were" in values["WrtSizeSentence"]
+    assert r"one thread) ROOT's set-up takes \num{1000} [" in values["WrtSetupSentence"]
+    assert "was not measured at this scale" in values["WrtRandomSetupSentence"]
+    # a round in which the simple format's doubled pass was not the slower leaves no ratio without set-up
+    doubled = (frame["part"] == "events") & (frame["method"] == "simple") & (frame["scale"] == 2) & (frame["threads"] == 1)
+    frame.loc[doubled & (frame["rep"] == 0), "wall_s"] /= 4
+    again = wr.setup_rows(wr.with_rates(frame), PARAMS).set_index(["part", "threads"]).loc[("events", 1)]
+    assert math.isnan(again["faster_without"].value) and again["faster_without_verdict"] == intervals.Verdict.INCONCLUSIVE
+    # without setup_parts: no doubled runs, no set-up rows, sizes at N only
+    plain = {**PARAMS, "setup_parts": []}
+    assert all(r["scale"] == 1 for r in wr.plan(plain))
+    assert wr.setup_rows(_synthetic(plain), plain).empty and len(wr.size_rows(_synthetic(plain), plain)) == 3 + 2
+
+
+def test_seed003s_set_up_and_flush_share_of_a_pass():
+    from throughput import intervals
+    params = {**PARAMS, "setup_parts": ["random"]}
+    frame = _synthetic(params)
+    rows = wr.random_setup_rows(frame, params).set_index(["medium", "method", "threads"])
+    # uncompressed only, every medium and writer, one thread
+    assert len(rows) == 2 * 2 and not any(r["scale"] == 2 and (r["compression"] == "LZMA" or r["threads"] > 1)
+                                          for r in wr.plan(params))
+    frame.loc[(frame["method"] == "tbuffermerger") & (frame["scale"] == 2), "wall_s"] -= 0.1 * frame["loops"]
+    rows = wr.random_setup_rows(wr.with_rates(frame), params).set_index(["medium", "method", "threads"])
+    tbm = rows.loc[("tmpfs", "tbuffermerger", 1)]  # now 0.2 s of a 2 s pass
+    assert tbm["share"].value == pytest.approx(0.1, rel=0.02) and tbm["verdict"] == intervals.Verdict.MISSED
+    assert rows.loc[("slow", "rntuple", 1), "share"].value == pytest.approx(0.05)
+    frame = wr.with_rates(frame)
+    sentence = wr.macros(wr.summary(frame), params, frame, {"disk": "/tmp"}, None, "GNU 12")["WrtRandomSetupSentence"]
+    assert sentence.startswith(r"takes from \num{5} to \num{10}")
 
 
 def test_branch_selection_adds_counters_and_changes_the_checksum(nanoaod):
@@ -480,6 +570,9 @@ def _read_back(part: str) -> dict:
             "source_checksum": wr.digest(columns, 1000)}
 
 
+ROOT_WRITERS = ("root_imt", "tbuffermerger")
+
+
 def _synthetic(params: dict) -> pd.DataFrame:
     """Samples of a made-up run: time per pass = base / threads**scaling, known file sizes."""
     rows = []
@@ -489,12 +582,17 @@ def _synthetic(params: dict) -> pd.DataFrame:
         size = {"root_imt": 100, "simple": 300, "rntuple": 80, "simple_root": 200}.get(run_["method"], 50)
         # the generic loop's columns (throughput.experiment): one run stayed noisy
         noisy = run_["method"] == "simple" and run_["threads"] == 4 and run_["medium"] == "tmpfs"
+        # a set-up run (scale 2): twice the entries, its pass twice as long less the fixed cost
+        fixed = {"root_imt": 1.0, "simple": 0.05, "simple_root": 0.1, "tbuffermerger": 0.1}.get(run_["method"], 0.05)
+        scale = run_["scale"]
         for rep in (-1, 0, 1):
-            wall = base / run_["threads"] ** scaling * (5 if rep < 0 else 1 + 0.01 * rep)
+            wall = (scale * base / run_["threads"] ** scaling - (scale - 1) * fixed) * (5 if rep < 0 else 1 + 0.01 * rep)
             loops = 1 if rep < 0 else 2  # a calibrated sample: wall_s and cpu_s are its two passes'
             rows.append({**run_, "rep": rep, "warmup": rep < 0, "loops": loops, "wall_s": wall * loops,
-                         "cpu_s": wall * loops, "entries": 1000,
-                         "raw_bytes": 10**6, "file_bytes": size * 1000, "peak_rss_bytes": 3 * 10**8,
+                         "cpu_s": wall * loops, "entries": 1000 * scale, "raw_bytes": 10**6 * scale,
+                         "file_bytes": size * 1000 * scale, "peak_rss_bytes": 3 * 10**8,
+                         # ROOT's metadata: 20 kB whatever the entries
+                         "basket_bytes": size * 1000 * scale - 20000 if run_["method"] in ROOT_WRITERS else -1,
                          "baseline_rss_bytes": 2 * 10**8, **_read_back(run_["part"]), "rss_method": "x",
                          "lz4_version": "1.9.4", "columns": 947, "run": wr.run_name(run_), "attempt": 0,
                          "load_avg_1min": 0.5, "others_cores": 0.25, "steal_fraction": 0.0,
@@ -668,7 +766,8 @@ def test_measure_stores_reuses_and_a_failure_leaves_earlier_results(nanoaod, tmp
     frame = wr.measure(params, tmp_path / "raw", dirs, [nanoaod], progress=False)
     wr.check_agreement(frame)
     stored = {p.name: p.stat().st_mtime_ns for p in (tmp_path / "raw").glob("*.parquet")}
-    assert len(stored) == len(wr.plan(params)) == 2 + 6
+    # random 2, events 6, and ROOT + IMT's and the simple format's set-up runs on both media
+    assert len(stored) == len(wr.plan(params)) == 2 + 6 + 4
     again = wr.measure(params, tmp_path / "raw", dirs, [nanoaod], progress=False)
     assert {p.name: p.stat().st_mtime_ns for p in (tmp_path / "raw").glob("*.parquet")} == stored
     assert len(again) == len(frame)

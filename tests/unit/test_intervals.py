@@ -165,3 +165,13 @@ def test_an_unpaired_ratio_is_welchs_interval_on_the_logarithms_and_covers_95_pe
         == "not separated"
     assert intervals.comparison(intervals.unpaired_ratio([2.0, 2.1, 1.9], [1.0, 1.05, 0.95])) == "higher"
     assert not intervals.unpaired_ratio([2.0], [1.0, 1.1]).known
+
+
+def test_mean_across_is_the_arithmetic_mean_with_a_t_interval_and_takes_negative_values():
+    values = [-0.5, 1.0, 2.5]
+    got = intervals.mean_across(values)
+    low, high = stats.t.interval(0.95, len(values) - 1, loc=np.mean(values), scale=stats.sem(values))
+    assert got.value == pytest.approx(1.0) and (got.low, got.high) == pytest.approx((low, high))
+    assert not intervals.mean_across([3.0]).known
+    with pytest.raises(ValueError, match="finite"):
+        intervals.mean_across([1.0, float("nan")])

@@ -28,10 +28,10 @@ SPECS: dict[str, Spec] = {spec.name: spec for spec in (
     Spec("writing",  # seeds 001 and 003
          kernels=("write_bench", "read_simple"),
          figures=("random_runtime", "random_speedup", "random_memory", "events_scaling"),
-         tables=("random_table", "events_table", "seed001_table", "seed001_size_table", "seed003_table",
-                 "machine_table"), shows_archived=True),
+         tables=("random_table", "events_table", "seed001_table", "seed001_size_table", "seed001_setup_table",
+                 "seed003_table", "machine_table"), shows_archived=True),
     Spec("rdataframe",  # seeds 002 and 004
-         kernels=("rdf_bench", "rdf_rate_reader", "rdf_raw_read", "rdf_page_cache"),
+         kernels=("rdf_bench", "rdf_rate_reader", "rdf_raw_read", "page_cache"),
          figures=("scaling", "rate_model"),
          tables=("scaling_table", "storage_table", "compression_table", "nhist_table", "pdf_table",
                  "dask_table", "agreement_table", "rate_components_table", "rate_fit_table", "machine_table"),

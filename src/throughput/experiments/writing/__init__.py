@@ -40,31 +40,34 @@ Modules:
   this machine); plan (every run, in order), medium_dirs and disk_note (where each
   medium writes and what the disk is here); measure (runs write_bench, or reuses a
   stored run with the same parameters, binary and inputs) and with_rates; digest and
-  check_agreement (all writers read back the source's entries); product_sizes (seed 001's
-  size comparison on the data products, made as the seed made it).
+  check_agreement (all writers read back the source's entries). writing.setup_parts adds
+  runs at twice the entries (`scale` 2, SETUP_METHODS) in the same rounds.
 * analysis: summary (median per run, speed-up, efficiency), one and versus (a run,
   one method against another), efficiency_target, seed 001's figures against ours
-  (seed001_rows, seed001_size_rows) and seed 003's claims against this run (seed003_claims).
+  (seed001_rows; size_rows: the size table from the passes, with ROOT's metadata share;
+  setup_rows: each writer's fixed cost per pass, 2 T(N) - T(2N), and the speed-ups with and
+  without it), seed 003's claims against this run (seed003_claims) and its regime
+  (random_setup_rows: set-up and last flush as a share of a pass).
 * report: the figures (figure_random, figure_memory, figure_events), the paper's
-  tables (random_table, events_table, seed001_table, seed001_size_table, and
+  tables (random_table, events_table, seed001_table, seed001_size_table, seed001_setup_table, and
   machine_table: the speed-ups of this machine and every archived one side by side)
   and number macros (macros).
 
 The names used from outside (notebooks/writing.ipynb, tests, throughput.config's
 check_config) are re-exported here.
 """
-from .analysis import (SEED001, SEED001_THREADS, efficiency_target, seed001_rows, seed001_size_rows, seed003_claims,
-                       summary)
+from .analysis import (SEED001, SEED001_THREADS, efficiency_target, fixed_cost, random_setup_rows, seed001_rows,
+                       seed003_claims, setup_rows, size_rows, summary)
 from .measuring import (COMPRESSIONS, KERNEL, READER, check_agreement, check_config, digest, disk_note,
-                        filesystem_type, groups, measure, medium_dirs, plan, product_sizes, resolve_threads, run_name,
-                        with_rates)
+                        filesystem_type, groups, measure, medium_dirs, plan, resolve_threads, run_name, with_rates)
 from .report import (events_table, figure_events, figure_memory, figure_random, machine_table, macros, random_table,
-                     seed001_size_table, seed001_table)
+                     seed001_setup_table, seed001_size_table, seed001_table)
 
 __all__ = [
     "COMPRESSIONS", "KERNEL", "READER", "SEED001", "SEED001_THREADS",
     "check_agreement", "check_config", "digest", "disk_note", "efficiency_target", "events_table",
     "figure_events", "figure_memory", "figure_random", "filesystem_type", "groups", "macros", "measure",
-    "medium_dirs", "plan", "product_sizes", "random_table", "resolve_threads", "run_name", "seed001_rows",
-    "seed001_size_rows", "seed001_size_table", "seed001_table", "seed003_claims", "summary", "with_rates",
+    "fixed_cost", "medium_dirs", "plan", "random_setup_rows", "random_table", "resolve_threads", "run_name",
+    "seed001_rows", "seed001_setup_table", "seed001_size_table", "seed001_table", "seed003_claims", "setup_rows",
+    "size_rows", "summary", "with_rates",
 ]

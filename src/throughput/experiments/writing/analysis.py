@@ -6,11 +6,12 @@ from __future__ import annotations
 import math
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from ... import experiment, intervals, seeds
 from ...intervals import Estimate, Verdict
-from .measuring import LABELS, PART_LABELS
+from .measuring import LABELS, PART_LABELS, SETUP_METHODS
 
 # Seed 001 (CMS, output to /dev/null; figures in throughput.seeds): how many times faster
 # the simple format was than ROOT (LZ4 + IMT), at 1 and at SEED001_THREADS threads, and how
@@ -23,6 +24,7 @@ SEED001_THREADS = seeds.WRITE_THREADS
 # against what we measure (seed003_claims).
 
 EFFICIENCY_TARGET = 0.85     # the simple format's parallel efficiency at 2 threads on tmpfs with LZ4
+RANDOM_SETUP_SHARE = 0.05    # seed 003's regime: a pass's set-up and last flush under 5% of it
 
 
 # ---- summaries -----------------------------------------------------------------------------
@@ -30,13 +32,19 @@ EFFICIENCY_TARGET = 0.85     # the simple format's parallel efficiency at 2 thre
 GROUP = ["part", "method", "medium", "compression"]
 
 
-def summary(frame: pd.DataFrame) -> pd.DataFrame:
+def _scaled(frame: pd.DataFrame, scale: int) -> pd.DataFrame:
+    """The timed passes of the runs at `scale` (1: the configured entries; 2: a set-up run)."""
+    scales = frame["scale"].fillna(1) if "scale" in frame else pd.Series(1, index=frame.index)
+    return frame[~frame["warmup"] & (scales == scale)]
+
+
+def summary(frame: pd.DataFrame, scale: int = 1) -> pd.DataFrame:
     """Median (min, max) of the time per pass (`wall_s`: a sample's write time over its passes)
-    per run, warm-up excluded, and that time in each round
+    per run at `scale` (2: the set-up runs, measurement.SETUP_METHODS), warm-up excluded, and that time in each round
     (`wall_by_round`: what paired ratios pair; the runs of one workload, medium and compression
     ran in the same rounds); speed-up against the same run at 1 thread, paired round by round,
     with its 95% interval (`speedup_low`, `speedup_high`; efficiency likewise)."""
-    measured = frame[~frame["warmup"]]
+    measured = _scaled(frame, scale)
     if "round" not in measured:  # results from before rounds were recorded: each pass its own
         measured = measured.assign(round=measured.groupby(GROUP + ["threads"], sort=False).cumcount())
     table = (measured.groupby(GROUP + ["threads"], sort=False)
@@ -143,17 +151,115 @@ def seed001_parts(params: dict[str, Any]) -> dict[str, list[str]]:
     return {part: methods for part, methods in parts.items() if methods}
 
 
-def seed001_size_rows(sizes: pd.DataFrame) -> pd.DataFrame:
-    """Seed 001's size table (MB per event in ROOT and in its simple format, their ratio)
-    for RECO, AOD and MiniAOD, and this run's data products measured the same way."""
-    rows = [{"who": f"seed, {r.format}", "root_mb": r.root_mb_per_event, "simple_mb": r.simple_mb_per_event,
-             "ratio": r.size_ratio} for r in SEED001.itertuples()]
-    if len(sizes):
-        by = sizes.set_index("method")
-        per_event = by["file_bytes"] / by["events"] / 1e6
-        rows.append({"who": f"this run, AOD-like products ({int(by['events'].iloc[0])} events)",
-                     "root_mb": per_event["root_imt"], "simple_mb": per_event["simple_root"],
-                     "ratio": per_event["simple_root"] / per_event["root_imt"]})
+def _rounds(measured: pd.DataFrame, column: str, **where: Any) -> dict[int, float]:
+    """`column` of the timed rows matching `where`, one value per round (its median)."""
+    rows = _at(measured, **where)
+    return rows.groupby("round")[column].median().to_dict() if len(rows) else {}
+
+
+def _common(*runs: dict[int, float]) -> list[int]:
+    return sorted(set.intersection(*(set(r) for r in runs))) if runs and all(runs) else []
+
+
+def _per_round(frame: pd.DataFrame) -> pd.DataFrame:
+    """The timed passes of every scale with their `round` and `scale` (older results: scale 1)."""
+    measured = frame[~frame["warmup"]].copy()
+    measured["scale"] = measured["scale"].fillna(1) if "scale" in measured else 1
+    if "round" not in measured:
+        measured["round"] = measured.groupby(GROUP + ["threads", "scale"], sort=False).cumcount()
+    return measured
+
+
+def fixed_cost(measured: pd.DataFrame, **where: Any) -> dict[str, Any]:
+    """A run's fixed cost per pass from its passes of N and 2N entries in the same rounds:
+    2 T(N) - T(2N) per round (seconds; `setup`, `share` of the N-entry pass), each the mean over
+    rounds with its interval (throughput.intervals.mean_across, as a round's value may be
+    negative), and the times by round (`single`, `double`)."""
+    single = _rounds(measured[measured["scale"] == 1], "pass_s", **where)
+    double = _rounds(measured[measured["scale"] == 2], "pass_s", **where)
+    rounds = _common(single, double)
+    if not rounds:
+        return {"setup": intervals.UNKNOWN, "share": intervals.UNKNOWN, "single": single, "double": double}
+    setups = [2 * single[r] - double[r] for r in rounds]
+    return {"setup": intervals.mean_across(setups),
+            "share": intervals.mean_across([c / single[r] for c, r in zip(setups, rounds)]),
+            "single": single, "double": double}
+
+
+def setup_rows(frame: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
+    """Seed 001 with and without ROOT's set-up, for each workload of writing.setup_parts (events,
+    objects) at one thread (the set-up runs') on the target medium: each writer's fixed cost per pass
+    (fixed_cost), and how many times faster the simple format is than ROOT + IMT, with (the
+    pass times, paired by round) and without (the times of the N entries beyond the first N,
+    T(2N) - T(N), of the two writers: each one's fixed cost removed) the set-up, each with its
+    verdict on "faster" (met: the whole interval above 1)."""
+    measured, medium, rows = _per_round(frame), target_medium(params), []
+    for part in [p for p in ("events", "objects") if p in params["setup_parts"] and p in seed001_parts(params)]:
+        root, simple = SETUP_METHODS[part]
+        for threads in (1,):
+            where = {"part": part, "medium": medium, "threads": threads}
+            r, s = fixed_cost(measured, method=root, **where), fixed_cost(measured, method=simple, **where)
+            with_setup = intervals.paired_by_round(r["single"], s["single"])
+            rounds = _common(r["single"], r["double"], s["single"], s["double"])
+            beyond = [(r["double"][k] - r["single"][k]) / (s["double"][k] - s["single"][k]) for k in rounds]
+            # a round in which a writer's doubled pass was not the slower leaves no ratio to average
+            without = (intervals.across_processes(beyond) if beyond and all(v > 0 for v in beyond)
+                       else intervals.UNKNOWN)
+            rows.append({"part": part, "method": simple, "threads": threads,
+                         "entries": int(_at(measured, part=part, scale=1)["entries"].iloc[0]),
+                         "root_setup": r["setup"], "root_share": r["share"], "simple_setup": s["setup"],
+                         "simple_share": s["share"], "faster": with_setup,
+                         "faster_verdict": intervals.at_least(with_setup, 1.0), "faster_without": without,
+                         "faster_without_verdict": intervals.at_least(without, 1.0)})
+    return pd.DataFrame(rows)
+
+
+def size_rows(frame: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
+    """Seed 001's size table: MB per event in ROOT and in its simple format and their ratio
+    for the seed's RECO, AOD and MiniAOD (100 events each), and this run's workloads at one
+    thread on the target medium at N entries and, for writing.setup_parts, at 2N, each round's
+    files the files of that round's passes (`ratio`: simple over ROOT, paired by round, with
+    its interval, and its verdict on the seed's "larger": met when the whole interval is above 1),
+    with ROOT's metadata share (the file less its baskets' bytes as the file counts them,
+    TTree::GetZipBytes, over the file)."""
+    rows = [{"who": f"seed, {r.format}", "events": seeds.WRITE_SIZE_EVENTS, "root_mb": r.root_mb_per_event,
+             "simple_mb": r.simple_mb_per_event, "ratio": Estimate(r.size_ratio, math.nan, math.nan, 1),
+             "verdict": None, "metadata": intervals.UNKNOWN} for r in SEED001.itertuples()]
+    measured, medium = _per_round(frame), target_medium(params)
+    for part in seed001_parts(params):
+        root, simple = SETUP_METHODS[part]
+        for scale in (1, 2):
+            where = {"part": part, "medium": medium, "threads": 1, "scale": scale}
+            root_bytes, simple_bytes = (_rounds(measured, "file_bytes", method=m, **where) for m in (root, simple))
+            baskets = _rounds(measured, "basket_bytes", method=root, **where)
+            rounds = _common(root_bytes, simple_bytes)
+            if not rounds:
+                continue
+            events = int(_at(measured, method=root, **where)["entries"].iloc[0])
+            ratio = intervals.paired_by_round(simple_bytes, root_bytes)
+            shares = [1 - baskets[k] / root_bytes[k] for k in _common(root_bytes, baskets) if baskets[k] > 0]
+            rows.append({"who": f"this run, {PART_LABELS[part]}, {LABELS[simple]}", "part": part, "events": events,
+                         "root_mb": float(np.median([root_bytes[k] for k in rounds])) / events / 1e6,
+                         "simple_mb": float(np.median([simple_bytes[k] for k in rounds])) / events / 1e6,
+                         "ratio": ratio, "verdict": intervals.at_least(ratio, 1.0),
+                         "metadata": intervals.across_processes(shares) if shares else intervals.UNKNOWN})
+    return pd.DataFrame(rows)
+
+
+def random_setup_rows(frame: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
+    """Seed 003's regime: the fixed cost per pass (set-up and the last flush; fixed_cost) of each
+    random-doubles writer, uncompressed, per medium at one thread, as a share of
+    its pass, and whether it stays under RANDOM_SETUP_SHARE (met: the whole interval below)."""
+    if "random" not in params["setup_parts"] or "none" not in params["random_compressions"]:
+        return pd.DataFrame(columns=["medium", "method", "threads", "setup", "share", "verdict"])
+    measured, rows = _per_round(frame), []
+    for medium in params["media"]:
+        for method in params["random_methods"]:
+            for threads in (1,):
+                cost = fixed_cost(measured, part="random", method=method, medium=medium, compression="none",
+                                  threads=threads)
+                rows.append({"medium": medium, "method": method, "threads": threads, "setup": cost["setup"],
+                             "share": cost["share"], "verdict": intervals.at_most(cost["share"], RANDOM_SETUP_SHARE)})
     return pd.DataFrame(rows)
 
 

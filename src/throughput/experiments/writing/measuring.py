@@ -19,7 +19,7 @@ from typing import Any
 import pandas as pd
 import psutil
 
-from ... import experiment, harness, machine_fit, noise, provenance, seeds
+from ... import experiment, harness, machine_fit, noise, provenance
 from ...results import input_identity, sha256
 from ...config import MEMORY_SHARE, thread_counts, usable_cores
 
@@ -64,7 +64,8 @@ def filesystem_type(path: str | os.PathLike) -> str:
 
 
 def _largest_file(section: dict[str, Any]) -> float:
-    return max(section["random_mb"] * 1e6, 2.0 * section["events"] * EVENT_BYTES_ESTIMATE) * 1.2
+    scale = 2 if section["setup_parts"] else 1  # the set-up runs write twice the entries
+    return scale * max(section["random_mb"] * 1e6, 2.0 * section["events"] * EVENT_BYTES_ESTIMATE) * 1.2
 
 
 def check_config(section: dict[str, Any], fit: machine_fit.Fitter) -> None:
@@ -107,6 +108,7 @@ def check_config(section: dict[str, Any], fit: machine_fit.Fitter) -> None:
     # every thread's basket buffers and flushed data.
     # The data products' events: as columns, as objects, and an in-memory output.
     events_bytes = max(events_bytes, 1.5 * section["object_events"] * AOD_EVENT_BYTES_ESTIMATE)
+    events_bytes *= 2 if section["setup_parts"] else 1
     need = (PROCESS_BYTES + 2 * events_bytes + largest
             + threads * (THREAD_BYTES + 3 * section["flush_mb"] * 1e6))
     budget = fit.memory_budget
@@ -129,8 +131,28 @@ def level(params: dict[str, Any], compression: str) -> int:
     return 0 if compression == "none" else params["levels"][compression]
 
 
+# The writers whose one-thread runs writing.setup_parts repeats at twice the entries (`scale` 2),
+# in the same rounds: a fixed cost per pass (creating the file, the tree and its branches, the
+# last flush, closing) is then 2 T(N) - T(2N) in each round. One thread only, where the fixed
+# cost weighs most and the seed's speed-ups start (every thread count took the default run
+# minutes over its budget); random doubles uncompressed only, likewise.
+SETUP_METHODS = {"random": ("tbuffermerger", "rntuple"), "events": ("root_imt", "simple"),
+                 "objects": ("root_imt", "simple_root")}
+
+
+def _with_setup_runs(runs: list[dict[str, Any]], params: dict[str, Any]) -> list[dict[str, Any]]:
+    doubled = []
+    for run in runs:
+        doubled.append({**run, "scale": 1})
+        if (run["part"] in params["setup_parts"] and run["method"] in SETUP_METHODS[run["part"]]
+                and run["threads"] == 1 and (run["part"] != "random" or run["compression"] == "none")):
+            doubled.append({**run, "scale": 2})
+    return doubled
+
+
 def plan(params: dict[str, Any]) -> list[dict[str, Any]]:
-    """Every run of the experiment, in the order they are measured."""
+    """Every run of the experiment, in the order they are measured; `scale` 2: a set-up run,
+    twice the entries of its scale-1 run (SETUP_METHODS)."""
     counts = thread_counts(params["max_threads"])
     runs = [{"part": "random", "method": method, "medium": medium, "compression": compression,
              "level": level(params, compression), "threads": t}
@@ -144,11 +166,12 @@ def plan(params: dict[str, Any]) -> list[dict[str, Any]]:
               "level": level(params, compression), "threads": t}
              for medium in params["event_media"] for method in params["object_methods"] for t in counts
              if params["object_events"]]
-    return runs
+    return _with_setup_runs(runs, params)
 
 
 def run_name(run: dict[str, Any]) -> str:
-    return f"{run['part']}_{run['method']}_{run['medium']}_{run['compression']}_t{run['threads']}"
+    scale = "" if run.get("scale", 1) == 1 else f"_x{run['scale']}"
+    return f"{run['part']}_{run['method']}_{run['medium']}_{run['compression']}_t{run['threads']}{scale}"
 
 
 def medium_dirs(params: dict[str, Any], results_dir: str | os.PathLike) -> dict[str, str]:
@@ -174,18 +197,19 @@ def kernel_args(run: dict[str, Any], params: dict[str, Any], dirs: dict[str, str
             "flush-mb": params["flush_mb"] if run["part"] == "random" else 0,  # events: each format's default
             "medium": run["medium"], "dir": dirs[run["medium"]], "slow-mb-s": params["slow_mb_s"],
             "fsync": int(params["fsync"]), "reps": params["repetitions"], "warmup": params["warmup"]}
+    scale = run.get("scale", 1)
     if run["part"] == "random":
-        args.update({"mb": params["random_mb"], "random-branches": params["random_branches"], "seed": 1})
+        args.update({"mb": params["random_mb"] * scale, "random-branches": params["random_branches"], "seed": 1})
     elif run["part"] == "objects":
         if not aod_inputs:
             raise ValueError("the data-products benchmark (writing.object_events > 0) needs the flat AOD-like file "
                              "(parameter aod_files)")
-        args.update({"inputs": ",".join(str(p) for p in aod_inputs), "events": params["object_events"],
+        args.update({"inputs": ",".join(str(p) for p in aod_inputs), "events": params["object_events"] * scale,
                      "branches": "*"})
     else:
         if not inputs:
             raise ValueError("the events benchmark needs NanoAOD-like input files (parameter input_files)")
-        args.update({"inputs": ",".join(str(p) for p in inputs), "events": params["events"],
+        args.update({"inputs": ",".join(str(p) for p in inputs), "events": params["events"] * scale,
                      "branches": ",".join(params["event_branches"])})
     return args
 
@@ -209,10 +233,13 @@ def _measure_pass(run: dict[str, Any], params: dict[str, Any], dirs: dict[str, s
                   aod_inputs: list[str], settings: noise.Settings) -> tuple[pd.DataFrame, dict[str, Any]]:
     """One round of `run` in a kernel process of its own: after its warm-up passes,
     settings.samples_per_process samples, each writing as many times as reach
-    settings.min_sample_s of writing (its row's `loops`; wall_s and cpu_s their sum)."""
+    settings.min_sample_s of writing (its row's `loops`; wall_s and cpu_s their sum), a sample
+    written again while its writers waited too long for a CPU (settings.sample_retakes: its
+    row's `run_delay_s`, `sample_retakes`)."""
     result = harness.run_kernel(KERNEL, {**kernel_args(run, params, dirs, inputs, aod_inputs),
-                                         "reps": settings.samples_per_process, "min-sample-s": settings.min_sample_s})
-    frame = result.timings.rename(columns={"workload": "part"})
+                                         "reps": settings.samples_per_process, "min-sample-s": settings.min_sample_s,
+                                         **settings.sample_retakes.kernel_args()})
+    frame = result.timings.rename(columns={"workload": "part"}).assign(scale=run.get("scale", 1))
     v = result.validation
     # checksum, column_checksums, read_entries: per pass, read back from its output (the kernel's records)
     frame = frame.assign(source_checksum=v["source_checksum"], baseline_rss_bytes=v["baseline_rss_bytes"],
@@ -255,33 +282,6 @@ def measure(params: dict[str, Any], raw_dir: str | os.PathLike, dirs: dict[str, 
     return with_rates(frame)
 
 
-SIZE_METHODS = ("root_imt", "simple_root")  # seed 001's size comparison: ROOT against its simple format
-
-
-def product_sizes(params: dict[str, Any], aod_inputs: list[str]) -> pd.DataFrame:
-    """Seed 001's size comparison, made as the seed made it: its number of events
-    (seeds.WRITE_SIZE_EVENTS, 100) of data products converted once by ROOT + IMT and
-    once by the simple format with ROOT serialization (one thread, in memory, the
-    seed-001 compression). Not a timing: one pass each, its output read back and
-    checked like every pass. One row per writer: events, file and raw bytes, checksum."""
-    if not params["object_events"] or not aod_inputs:
-        return pd.DataFrame(columns=["method", "events", "file_bytes", "raw_bytes", "checksum"])
-    compression = params["event_compression"]
-    converting = {**params, "object_events": seeds.WRITE_SIZE_EVENTS}
-    rows = []
-    for method in SIZE_METHODS:
-        run = {"part": "objects", "method": method, "medium": "memory", "compression": compression,
-               "level": level(params, compression), "threads": 1}
-        args = kernel_args(run, converting, {"memory": ""}, [], [str(Path(p).resolve()) for p in aod_inputs])
-        t = harness.run_kernel(KERNEL, {**args, "reps": 1, "warmup": 0}).timings.iloc[-1]
-        rows.append({"method": method, "events": int(t["entries"]), "file_bytes": int(t["file_bytes"]),
-                     "raw_bytes": int(t["raw_bytes"]), "checksum": t["checksum"]})
-    sizes = pd.DataFrame(rows)
-    if sizes["checksum"].nunique() != 1:
-        raise AssertionError(f"the size comparison's writers read back different products: {rows}")
-    return sizes
-
-
 def with_rates(frame: pd.DataFrame) -> pd.DataFrame:
     """Add the write time and CPU time of one pass (`pass_s`, `pass_cpu_s`: a sample's over its
     `loops`), MB/s (uncompressed), written MB/s (file bytes), entries/s and memory above the
@@ -317,11 +317,14 @@ def digest(column_checksums: str, entries: int) -> str:
 
 
 def check_agreement(frame: pd.DataFrame) -> None:
-    """Every pass of every writer, medium, compression and thread count of one workload
-    read back from its own output the same column checksums, whose digest (recomputed
+    """Every pass of every writer, medium, compression and thread count of one workload (and
+    scale) read back from its own output the same column checksums, whose digest (recomputed
     here, with the entries read back) is the digest of the source's entries."""
     keys = ["method", "medium", "compression", "threads", "rep"]
-    for part, group in frame.groupby("part"):
+    # a set-up run (scale 2) writes other entries than its workload's others: checked among its own
+    scales = frame["scale"].fillna(1) if "scale" in frame else pd.Series(1, index=frame.index)
+    for (part, scale), group in frame.groupby(["part", scales]):
+        part = part if scale == 1 else f"{part} (x{scale:g})"
         sources = sorted(group["source_checksum"].unique())
         if len(sources) != 1:
             raise AssertionError(f"the {part} workload's writers were given different entries: "

@@ -10,8 +10,9 @@ import pandas as pd
 from ... import intervals, noise
 from ...config import thread_counts
 from ...intervals import Estimate, Verdict
-from .analysis import (EFFICIENCY_TARGET, GROUP, efficiency_target, estimate, one, rate, seed001_parts, seed001_rows,
-                       seed001_size_rows, seed003_claims, target_medium, versus)
+from .analysis import (EFFICIENCY_TARGET, GROUP, RANDOM_SETUP_SHARE, efficiency_target, estimate, one,
+                       random_setup_rows, rate, seed001_parts, seed001_rows, seed003_claims, setup_rows, size_rows,
+                       target_medium, versus)
 from .measuring import (COMPRESSIONS, EVENT_METHODS, LABELS, MEDIA, MEDIUM_LABELS, PART_LABELS, SHORT, disk_note, plan,
                         run_name)
 
@@ -182,11 +183,58 @@ def seed001_table(table: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
     })
 
 
-def seed001_size_table(sizes: pd.DataFrame) -> pd.DataFrame:
-    rows = seed001_size_rows(sizes)
-    return pd.DataFrame({"": rows["who"], "ROOT [MB/event]": [_num(v) for v in rows["root_mb"]],
+def _span(value: Estimate, digits: int = 2, factor: float = 1.0) -> str:
+    """An estimate that may be near zero or negative (a fixed cost, a share) with its interval as
+    its two bounds: "value [low, high]" (the value alone without an interval)."""
+    from ... import paper
+    if not math.isfinite(value.value):
+        return "n/a"
+    cell = paper.number(value.value * factor, digits)
+    if value.known:
+        cell += rf" [{paper.number(value.low * factor, digits)}, {paper.number(value.high * factor, digits)}]"
+    return cell
+
+
+# A verdict's word in a table, by its interval (throughput.intervals): a seed's claim on this run.
+VERDICT_WORDS = {Verdict.MET: "met", Verdict.MISSED: "missed", Verdict.INCONCLUSIVE: "inconclusive"}
+
+
+def _word(verdict: Any, words: dict[Verdict, str] = VERDICT_WORDS) -> str:
+    """A verdict's word; pandas keeps a Verdict in a frame as its plain value ("--": none)."""
+    return words[Verdict(verdict)] if isinstance(verdict, str) else "--"
+
+
+def seed001_size_table(frame: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
+    """size_rows for the paper: MB per event, the simple format over ROOT with its interval and
+    its verdict on "larger", ROOT's metadata share in percent."""
+    from ... import paper
+    rows = size_rows(frame, params)
+    return pd.DataFrame({"": rows["who"], "events": [_num(v, 6) for v in rows["events"]],
+                         "ROOT [MB/event]": [_num(v) for v in rows["root_mb"]],
                          "simple [MB/event]": [_num(v) for v in rows["simple_mb"]],
-                         "simple / ROOT": [_num(v) for v in rows["ratio"]]})
+                         "simple / ROOT": [paper.estimate(v) for v in rows["ratio"]],
+                         "larger": [_word(v) for v in rows["verdict"]],
+                         "ROOT metadata [%]": [_span(v, 2, 100) for v in rows["metadata"]]})
+
+
+def seed001_setup_table(frame: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
+    """setup_rows for the paper: each writer's fixed cost per pass in ms (ROOT's also as a share
+    of its pass), and the simple format's speed-up over ROOT + IMT with and without it, each
+    with its interval and its verdict on "faster"."""
+    from ... import paper
+    rows = setup_rows(frame, params)
+    return pd.DataFrame({
+        "": [f"{PART_LABELS[r.part]}, {SHORT[r.method]}" for r in rows.itertuples()],
+        "events": [_num(v, 6) for v in rows.get("entries", [])],
+        "threads": [str(v) for v in rows.get("threads", [])],
+        "ROOT set-up [ms]": [_span(v, 2, 1e3) for v in rows.get("root_setup", [])],
+        "of its pass [%]": [_span(v, 2, 100) for v in rows.get("root_share", [])],
+        "simple set-up [ms]": [_span(v, 2, 1e3) for v in rows.get("simple_setup", [])],
+        "faster": [paper.estimate(v) if math.isfinite(v.value) else "n/a" for v in rows.get("faster", [])],
+        "verdict": [_word(v) for v in rows.get("faster_verdict", [])],
+        "faster, no set-up": [paper.estimate(v) if math.isfinite(v.value) else "n/a"
+                              for v in rows.get("faster_without", [])],
+        "verdict, no set-up": [_word(v) for v in rows.get("faster_without_verdict", [])]})
 
 
 # How the efficiency target's sentence ends, by the verdict of its interval (throughput.intervals).
@@ -206,9 +254,8 @@ def _than(row: pd.Series | None) -> str:
 
 def macros(table: pd.DataFrame, params: dict[str, Any], frame: pd.DataFrame, dirs: dict[str, str],
            max_threads_requested: int | None, compiler: str,
-           noise_settings: noise.Settings | None = None, sizes: pd.DataFrame | None = None) -> dict[str, str]:
-    """Every number the paper's writing section quotes (names: letters only, prefix Wrt);
-    `sizes`: product_sizes, seed 001's size comparison on the data products."""
+           noise_settings: noise.Settings | None = None) -> dict[str, str]:
+    """Every number the paper's writing section quotes (names: letters only, prefix Wrt)."""
     from ... import paper
     noise_settings = noise_settings or noise.Settings()
     top, medium = params["max_threads"], target_medium(params)
@@ -227,9 +274,9 @@ def macros(table: pd.DataFrame, params: dict[str, Any], frame: pd.DataFrame, dir
         "WrtLZFourVersion": paper.escape(frame["lz4_version"].iloc[0]),
     }
     labels = {run_name(r): f"{r['part']} {SHORT[r['method']]} {r['medium']} {r['compression']} {r['threads']}t"
-              for r in plan(params)}
+                           + ("" if r["scale"] == 1 else f" x{r['scale']}") for r in plan(params)}
     values.update(noise.paper_macros("Wrt", frame, noise_settings, labels, section="writing"))
-    events = frame[frame["part"] == "events"]
+    events = frame[(frame["part"] == "events") & _single(frame)]
     values["WrtColumns"] = str(int(events["columns"].iloc[0])) if len(events) else "n/a"
     values["WrtEventBytes"] = _num(events["raw_bytes"].iloc[0] / events["entries"].iloc[0]) if len(events) else "n/a"
     ours = versus(table, "events", "root_imt") if "root_imt" in params["event_methods"] else None
@@ -245,7 +292,8 @@ def macros(table: pd.DataFrame, params: dict[str, Any], frame: pd.DataFrame, dir
         # the events/s the events table prints, with its interval
         values[f"Wrt{name}EventsPerSecond"] = (_figure(rate(row, row["entries"]), row["noisy"]) if row is not None
                                               else "n/a")
-    values.update(_object_macros(table, params, frame, medium, top, sizes))
+    values.update(_object_macros(table, params, frame, medium, top))
+    values.update(_setup_macros(frame, params))
     values["WrtSimpleEffTwo"] = paper.estimate(goal["estimate"], 3) if goal["measured"] else "n/a"
     values["WrtTargetResult"] = (rf"at an efficiency of {values['WrtSimpleEffTwo']} {TARGET_WORDS[goal['verdict']]}"
                                  if goal["measured"] else paper.escape(f"it was not measured here ({goal['reason']})"))
@@ -264,21 +312,21 @@ def macros(table: pd.DataFrame, params: dict[str, Any], frame: pd.DataFrame, dir
     return values
 
 
+def _single(frame: pd.DataFrame) -> pd.Series:
+    """The passes of the configured size (not a set-up run's twice as many)."""
+    return frame["scale"].fillna(1).eq(1) if "scale" in frame else pd.Series(True, index=frame.index)
+
+
 def _object_macros(table: pd.DataFrame, params: dict[str, Any], frame: pd.DataFrame, medium: str,
-                   top: int, sizes: pd.DataFrame | None) -> dict[str, str]:
+                   top: int) -> dict[str, str]:
     """The data-products workload's numbers (prefix WrtObj): its events and their bytes, each
     simple-format variant against ROOT + IMT, at 1 and at the most threads, with its size ratio
     (a ratio carries the noisy mark when either run behind it stayed noisy), and which of the
     two writers' files was larger in seed 001's size comparison."""
-    objects = frame[frame["part"] == "objects"]
+    objects = frame[(frame["part"] == "objects") & _single(frame)]
     values = {"WrtObjEvents": _num(objects["entries"].iloc[0]) if len(objects) else "n/a",
               "WrtObjEventBytes": (_num(objects["raw_bytes"].iloc[0] / objects["entries"].iloc[0])
                                    if len(objects) else "n/a")}
-    size_rows = seed001_size_rows(sizes if sizes is not None else pd.DataFrame())
-    our_sizes = size_rows[~size_rows["who"].str.startswith("seed")]
-    values["WrtObjSizeVerdict"] = ("the simple format's files are "
-                                   f"{'larger' if our_sizes['ratio'].iloc[0] > 1 else 'smaller'} than ROOT's"
-                                   if len(our_sizes) else "no data products were converted in this run")
     measured = bool(len(objects)) and "root_imt" in params["object_methods"]
     ours = versus(table, "objects", "root_imt") if measured else None
     for method, name in (("simple_root", "RootSer"), ("simple", "Copied")):
@@ -297,6 +345,57 @@ def _object_macros(table: pd.DataFrame, params: dict[str, Any], frame: pd.DataFr
     values["WrtObjSplitPercent"] = (_num(100 * concurrent["events_split"].sum() / concurrent["entries"].sum())
                                     if "events_split" in concurrent and len(concurrent) else "n/a")
     return values
+
+
+# What a size ratio's interval says of the seed's "the simple format's files are larger".
+SIZE_WORDS = {Verdict.MET: "larger than ROOT's, as the seed's were", Verdict.MISSED: "smaller than ROOT's, unlike the seed's",
+              Verdict.INCONCLUSIVE: "not separated from ROOT's by this run"}
+
+
+def _setup_macros(frame: pd.DataFrame, params: dict[str, Any]) -> dict[str, str]:
+    """Seed 001's sizes and set-up, and seed 003's regime, as sentences: WrtSizeSentence (the
+    simple format's files against ROOT's at N entries per workload, with ROOT's metadata share),
+    WrtSetupSentence (ROOT's fixed cost per pass at one thread and how it moves the speed-up),
+    WrtRandomSetupSentence (whether seed 003's passes were large enough: set-up and last flush
+    under RANDOM_SETUP_SHARE of each, by their intervals)."""
+    from ... import paper
+    sizes = size_rows(frame, params)
+    ours = sizes[~sizes["who"].str.startswith("seed")].drop_duplicates("who")  # N entries: listed first
+    values = {"WrtSizeSentence": "; ".join(
+        f"on the {paper.escape(PART_LABELS[r.part])} ({_num(r.events, 6)} events) "
+        f"the simple format's files are {paper.estimate(r.ratio)} times ROOT's, {_word(r.verdict, SIZE_WORDS)}, "
+        f"and ROOT's metadata (its file less its baskets) is {_span(r.metadata, 2, 100)}\\,\\% of its file"
+        for r in ours.itertuples()) or "no seed-001 workload was measured"}
+    setups = setup_rows(frame, params)
+    one_thread = setups[setups["threads"] == 1] if len(setups) else setups
+    values["WrtSetupSentence"] = ("; ".join(
+        f"on the {paper.escape(PART_LABELS[r.part])} ({_num(r.entries, 6)} events, one thread) ROOT's set-up takes "
+        f"{_span(r.root_setup, 2, 1e3)}~ms, {_span(r.root_share, 2, 100)}\\,\\% of its pass, and the simple "
+        f"format is {_est(r.faster)} times as fast with it ({_word(r.faster_verdict)}) and "
+        f"{_est(r.faster_without)} times without ({_word(r.faster_without_verdict)})"
+        for r in one_thread.itertuples())
+        or "ROOT's set-up was not measured apart at this scale (writing.setup_parts names no seed-001 workload)")
+    random = random_setup_rows(frame, params)
+    random = random[random["share"].map(lambda e: math.isfinite(e.value))] if len(random) else random
+    if not len(random):
+        values["WrtRandomSetupSentence"] = paper.escape(
+            "was not measured at this scale (writing.setup_parts leaves random doubles out; config/medium.yaml "
+            "measures it)")
+    else:
+        counts = random["verdict"].value_counts()
+        shares = [e.value for e in random["share"]]
+        values["WrtRandomSetupSentence"] = (
+            f"takes from {_num(100 * min(shares), 2)} to {_num(100 * max(shares), 2)}\\,\\% of an uncompressed "
+            f"{_num(params['random_mb'])}~MB pass (per medium, writer and thread count): under "
+            f"{_num(100 * RANDOM_SETUP_SHARE, 2)}\\,\\% by its whole interval in {counts.get(Verdict.MET, 0)} of "
+            f"{len(random)} runs, over it in {counts.get(Verdict.MISSED, 0)}, undecided in "
+            f"{counts.get(Verdict.INCONCLUSIVE, 0)}")
+    return values
+
+
+def _est(value: Estimate) -> str:
+    from ... import paper
+    return paper.estimate(value) if math.isfinite(value.value) else "n/a"
 
 
 def machine_table(tables: dict[str, pd.DataFrame]) -> pd.DataFrame:
