@@ -267,7 +267,7 @@ def test_size_table_and_the_speed_ups_with_and_without_roots_set_up():
     # ROOT's 20 kB of metadata: a fifth of its file at N entries, a tenth at 2N
     assert events["metadata"].value == pytest.approx(0.2)
     assert sizes.loc[("this run, NanoAOD-like, simple format", 2000), "metadata"].value == pytest.approx(0.1)
-    assert sizes.loc[("this run, AOD-like products, simple format, ROOT-serialized", 1000), "ratio"].value == \
+    assert sizes.loc[("this run, MiniAOD-like products, simple format, ROOT-serialized", 1000), "ratio"].value == \
         pytest.approx(2.0)
     assert sizes.loc[("seed, AOD", 100), "ratio"].value == 4.44
     table = wr.seed001_setup_table(frame, PARAMS)
@@ -624,10 +624,10 @@ def test_summary_speedup_efficiency_and_ratios():
     assert rows.loc["this run, NanoAOD-like, simple format", "faster_n"] == pytest.approx(3.0 * 4 / 4 ** 0.1)
     assert rows.loc["this run, NanoAOD-like, simple format", "size_ratio"] == pytest.approx(3.0)
     # the data products: ROOT serialization and the copied columns, each against ROOT + IMT
-    ser = rows.loc["this run, AOD-like products, simple format, ROOT-serialized"]
+    ser = rows.loc["this run, MiniAOD-like products, simple format, ROOT-serialized"]
     assert ser["faster_1"] == pytest.approx(1.5) and ser["faster_n"] == pytest.approx(1.5 * 4 ** 0.5 / 4 ** 0.1)
     assert ser["size_ratio"] == pytest.approx(2.0)
-    assert rows.loc["this run, AOD-like products, simple format", "size_ratio"] == pytest.approx(3.0)
+    assert rows.loc["this run, MiniAOD-like products, simple format", "size_ratio"] == pytest.approx(3.0)
     goal = wr.efficiency_target(table, PARAMS)
     assert goal["measured"] and goal["verdict"] == "met" and goal["efficiency"] == pytest.approx(1.0)
     # each round slowed every run alike (1% in the second): the paired ratios have no spread
@@ -649,7 +649,7 @@ def test_summary_speedup_efficiency_and_ratios():
     assert events.loc[("NanoAOD-like", "tmpfs", "simple", "4"), "speed-up"].endswith(mark)
     assert not events.loc[("NanoAOD-like", "tmpfs", "simple", "1"), "events/s"].endswith(mark)
     assert not events.loc[("NanoAOD-like", "tmpfs", "TTree + IMT", "4"), "events/s"].endswith(mark)
-    assert events.loc[("AOD-like products", "tmpfs", "simple (ROOT ser.)", "1"), "size ratio"] == r"\num{2}"
+    assert events.loc[("MiniAOD-like products", "tmpfs", "simple (ROOT ser.)", "1"), "size ratio"] == r"\num{2}"
     assert r"$\pm$" in events.loc[("NanoAOD-like", "tmpfs", "simple", "1"), "events/s"]
 
 

@@ -36,7 +36,7 @@ SHORT = {"tbuffermerger": "TBM", "rntuple": "RNTuple", "root_imt": "TTree + IMT"
          "simple_root": "simple (ROOT ser.)"}
 # The workloads (the kernel's --workload): seed 003's random doubles, seed 001's comparison on
 # NanoAOD-like events, and on AOD-like data products (std::vector<aod::Type>, kernels/writing/aod_products.hpp).
-PART_LABELS = {"random": "random doubles", "events": "NanoAOD-like", "objects": "AOD-like products"}
+PART_LABELS = {"random": "random doubles", "events": "NanoAOD-like", "objects": "MiniAOD-like products"}
 MEDIUM_LABELS = {"disk": "disk", "tmpfs": "tmpfs", "memory": "memory", "slow": "slow (throttled disk)"}
 
 # Uncompressed bytes of one NanoAOD-like event with all 947 branches (measured
