@@ -1,5 +1,5 @@
-// Input lists of the RDataFrame experiment's kernels: one path per line (a
-// list file, so that thousands of files never hit the command-line limit).
+// Input lists of the kernels: one path per line (a list file, so that thousands
+// of files never hit the command-line limit).
 #pragma once
 
 #include <fstream>
@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-namespace rdfx {
+namespace bench {
 
 inline std::vector<std::string> read_lines(const std::string &path, const std::string &what) {
   if (path.empty()) throw std::invalid_argument("--" + what + " is required");
@@ -20,4 +20,4 @@ inline std::vector<std::string> read_lines(const std::string &path, const std::s
   return lines;
 }
 
-}  // namespace rdfx
+}  // namespace bench

@@ -532,7 +532,7 @@ int main(int argc, char **argv) {
     const long long reps = opt.integer("reps", 1), warmup = opt.integer("warmup", 0);
     const double rtol = opt.real("rtol");
     const bench::Retakes retakes = bench::retakes_from(opt);
-    const std::vector<std::string> files = rdfx::read_lines(opt.str("file-list"), "file-list");
+    const std::vector<std::string> files = bench::read_lines(opt.str("file-list"), "file-list");
 
     // Everything the event loops need is checked before the first one.
     if (opt.integer("check-only", 0)) {

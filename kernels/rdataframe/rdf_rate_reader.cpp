@@ -57,7 +57,7 @@ struct Range {
 
 std::vector<Range> read_ranges(const std::string &list) {
   std::vector<Range> ranges;
-  for (const auto &line : rdfx::read_lines(list, "ranges")) {
+  for (const auto &line : bench::read_lines(list, "ranges")) {
     std::istringstream in(line);
     Range r{};
     in >> r.first >> r.last;

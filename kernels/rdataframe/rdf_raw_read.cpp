@@ -114,7 +114,7 @@ int main(int argc, char **argv) {
     if (cache != "cold" && cache != "warm" && cache != "direct")
       throw std::invalid_argument("--cache must be cold, warm or direct, got '" + cache + "'");
     const bool direct = cache == "direct";
-    const auto files = rdfx::read_lines(opt.str("file-list"), "file-list");
+    const auto files = bench::read_lines(opt.str("file-list"), "file-list");
     const long long reps = opt.integer("reps", 1), warmup = opt.integer("warmup", 0);
     Buffer buffer(static_cast<std::size_t>(opt.integer("block-bytes", 4096)));
     const bench::Retakes retakes = bench::retakes_from(opt);

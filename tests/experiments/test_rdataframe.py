@@ -168,7 +168,7 @@ def test_dask_histograms_agree_with_the_compiled_sequential_run(inputs, section,
     root, chosen, info = inputs
     params = {**section, "dask": {**section["dask"], "max_workers": 1}}
     _check_dask_run_agrees_with_the_sequential_run(params, chosen, info, tmp_path, "dask")
-    # The page-cache state the workers read in, set and checked by rdf_page_cache, is in the raw result.
+    # The page-cache state the workers read in, set and checked by the page_cache tool, is in the raw result.
     stored, provenance, _ = results.read_raw(tmp_path / "raw" / "dask_w1.parquet")
     pages = sum(math.ceil(Path(f).stat().st_size / os.sysconf("SC_PAGESIZE")) for f in chosen["main"])
     assert stored["cache"].eq("warm").all() and stored["cache_hosts"].eq(1).all()

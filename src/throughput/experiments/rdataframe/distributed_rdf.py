@@ -117,7 +117,7 @@ def _warm_here(files: list[str]) -> dict[str, Any]:
 
 def warm_dask_workers(client, files: list[str]) -> dict[str, Any]:
     """Warm the input files where the Dask workers read them, as the compiled runs do here: with
-    rdf_page_cache on one worker per host (a host's workers share its page cache), which checks
+    the page_cache tool on one worker per host (a host's workers share its page cache), which checks
     every file's resident fraction. Returns cache_columns of the hosts."""
     hosts: dict[str, str] = {}
     for address, host in client.run(socket.gethostname).items():

@@ -1,5 +1,5 @@
 """Measuring with the compiled kernels: the file lists they read, the page cache set and checked
-by rdf_page_cache, what a stored run's reuse key holds (also for the Dask runs and the rate model),
+by the page_cache tool, what a stored run's reuse key holds (also for the Dask runs and the rate model),
 and the compiled RDataFrame runs (rdf_bench): their plan, arguments and groups, measured
 interleaved (throughput.experiment) or reused."""
 from __future__ import annotations
@@ -30,12 +30,12 @@ def _list_file(files: Iterable[str], directory: Path) -> Path:
 
 def set_cache(files: Iterable[str], state: str, work_dir: Path) -> dict[str, Any]:
     """Bring every file to page-cache `state` ('warm' or 'cold'), per file and checked."""
-    return harness.run_kernel("rdf_page_cache", {"file-list": _list_file(files, work_dir), "action": state}).validation
+    return harness.run_kernel("page_cache", {"file-list": _list_file(files, work_dir), "mode": state}).validation
 
 
 def cache_columns(state: str, prepared: Iterable[dict[str, Any]]) -> dict[str, Any]:
     """The page-cache state a run was measured in, as columns of its rows: the state, and the pages
-    found resident by rdf_page_cache (validation records; one per host for Dask). The fraction is the
+    found resident by the page_cache tool (validation records; one per host for Dask). The fraction is the
     least resident host's (one host: resident / pages)."""
     prepared = list(prepared)
     if not prepared:
@@ -47,7 +47,7 @@ def cache_columns(state: str, prepared: Iterable[dict[str, Any]]) -> dict[str, A
 
 
 def _cache_note(columns: dict[str, Any]) -> str:
-    return (f"{columns['cache']} (every file set and checked by rdf_page_cache first; resident fraction "
+    return (f"{columns['cache']} (every file set and checked by the page_cache tool first; resident fraction "
             f"{columns['resident_fraction']:.4f}, {columns['resident_pages']} of {columns['pages']} pages, "
             f"{columns['cache_hosts']} host(s))")
 
