@@ -341,14 +341,10 @@ long long counter_sum(TTree &tree, bool objects) {
 }  // namespace
 
 int main(int argc, char **argv) {
-  return bench::guarded_main("make_aod_like", [&] {
-    bench::Options opt(argc, argv,
-                       {{"output", ""}, {"events", "1000"}, {"seed", "1"}, {"compression", "ZLIB"}, {"level", "1"},
-                        {"layout", "flat"}, {"source", ""}});
-    if (opt.build_info()) {
-      bench::print_build_info("make_aod_like");
-      return 0;
-    }
+  return bench::guarded_main("make_aod_like", argc, argv,
+      {{"output", ""}, {"events", "1000"}, {"seed", "1"}, {"compression", "ZLIB"}, {"level", "1"},
+      {"layout", "flat"}, {"source", ""}},
+      [&](const bench::Options &opt) {
     const std::string output = opt.str("output");
     if (output.empty()) throw std::invalid_argument("--output is required");
     const long long events = opt.integer("events", 1);

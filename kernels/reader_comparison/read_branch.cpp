@@ -812,25 +812,12 @@ struct Reference {
 }  // namespace
 
 int main(int argc, char **argv) {
-  return bench::guarded_main("read_branch", [&] {
-    bench::Options opt(argc, argv,
-                       bench::with_retake_options({{"files", ""},
-                        {"rntuple-files", ""},
-                        {"tree", "Events"},
-                        {"branches", ""},
-                        {"methods", "columnar"},
-                        {"reps", "5"},
-                        {"warmup", "1"},
-                        {"rotation", "0"},
-                        {"min-sample-s", "0"},
-                        {"max-sample-s", "0"},
-                        {"cache", "warm"},
-                        {"sample-every", "100000"},
-                        {"corrupt-for-test", ""}}));
-    if (opt.build_info()) {
-      bench::print_build_info("read_branch");
-      return 0;
-    }
+  return bench::guarded_main("read_branch", argc, argv,
+      bench::with_retake_options({{"files", ""}, {"rntuple-files", ""}, {"tree", "Events"}, {"branches", ""},
+                                  {"methods", "columnar"}, {"reps", "5"}, {"warmup", "1"}, {"rotation", "0"},
+                                  {"min-sample-s", "0"}, {"max-sample-s", "0"}, {"cache", "warm"},
+                                  {"sample-every", "100000"}, {"corrupt-for-test", ""}}),
+      [&](const bench::Options &opt) {
     if (opt.str("files").empty()) throw std::invalid_argument("--files is required (comma-separated ROOT files)");
     if (opt.str("branches").empty()) throw std::invalid_argument("--branches is required (comma-separated)");
     const auto files = rc::split_list(opt.str("files"), "files");
