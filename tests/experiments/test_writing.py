@@ -276,6 +276,13 @@ def test_size_table_and_the_speed_ups_with_and_without_roots_set_up():
     assert "larger than ROOT's, as the seed's were" in values["WrtSizeSentence"]
     assert r"one thread) ROOT's set-up takes \num{1000} [" in values["WrtSetupSentence"]
     assert "was not measured at this scale" in values["WrtRandomSetupSentence"]
+    assert "no fixed cost separates out" not in values["WrtSetupSentence"]
+    # ROOT's doubled passes 20% longer than twice its passes, in both rounds: a negative set-up, said so
+    slower = frame.assign(wall_s=frame["wall_s"].where(~((frame["method"] == "root_imt") & (frame["scale"] == 2)),
+                                                      frame["wall_s"] * 1.2 + 2.4 * frame["loops"]))
+    slower = wr.with_rates(slower)
+    sentence = wr.macros(wr.summary(slower), PARAMS, slower, {"disk": "/tmp"}, None, "GNU 12")["WrtSetupSentence"]
+    assert "took more than twice as long, so no fixed cost separates out" in sentence
     # a round in which the simple format's doubled pass was not the slower leaves no ratio without set-up
     doubled = (frame["part"] == "events") & (frame["method"] == "simple") & (frame["scale"] == 2) & (frame["threads"] == 1)
     frame.loc[doubled & (frame["rep"] == 0), "wall_s"] /= 4

@@ -370,8 +370,11 @@ def _setup_macros(frame: pd.DataFrame, params: dict[str, Any]) -> dict[str, str]
     one_thread = setups[setups["threads"] == 1] if len(setups) else setups
     values["WrtSetupSentence"] = ("; ".join(
         f"on the {paper.escape(PART_LABELS[r.part])} ({_num(r.entries, 6)} events, one thread) ROOT's set-up takes "
-        f"{_span(r.root_setup, 2, 1e3)}~ms, {_span(r.root_share, 2, 100)}\\,\\% of its pass, and the simple "
-        f"format is {_est(r.faster)} times as fast with it ({_word(r.faster_verdict)}) and "
+        f"{_span(r.root_setup, 2, 1e3)}~ms, {_span(r.root_share, 2, 100)}\\,\\% of its pass"
+        # an interval wholly below zero: twice the entries took more than twice as long
+        + (" (its pass of twice the events took more than twice as long, so no fixed cost separates out)"
+           if r.root_setup.known and r.root_setup.high < 0 else "")
+        + f", and the simple format is {_est(r.faster)} times as fast with it ({_word(r.faster_verdict)}) and "
         f"{_est(r.faster_without)} times without ({_word(r.faster_without_verdict)})"
         for r in one_thread.itertuples())
         or "ROOT's set-up was not measured apart at this scale (writing.setup_parts names no seed-001 workload)")
