@@ -362,14 +362,14 @@ def _setup_macros(frame: pd.DataFrame, params: dict[str, Any]) -> dict[str, str]
     sizes = size_rows(frame, params)
     ours = sizes[~sizes["who"].str.startswith("seed")].drop_duplicates("who")  # N entries: listed first
     values = {"WrtSizeSentence": "; ".join(
-        f"on the {paper.escape(PART_LABELS[r.part])} ({_num(r.events, 6)} events) "
+        f"on the {paper.escape(_workload(r.part))} ({_num(r.events, 6)} events) "
         f"the simple format's files are {paper.estimate(r.ratio)} times ROOT's, {_word(r.verdict, SIZE_WORDS)}, "
         f"and ROOT's metadata (its file less its baskets) is {_span(r.metadata, 2, 100)}\\,\\% of its file"
         for r in ours.itertuples()) or "no seed-001 workload was measured"}
     setups = setup_rows(frame, params)
     one_thread = setups[setups["threads"] == 1] if len(setups) else setups
     values["WrtSetupSentence"] = ("; ".join(
-        f"on the {paper.escape(PART_LABELS[r.part])} ({_num(r.entries, 6)} events, one thread) ROOT's set-up takes "
+        f"on the {paper.escape(_workload(r.part))} ({_num(r.entries, 6)} events, one thread) ROOT's set-up takes "
         f"{_span(r.root_setup, 2, 1e3)}~ms, {_span(r.root_share, 2, 100)}\\,\\% of its pass"
         # an interval wholly below zero: twice the entries took more than twice as long
         + (" (its pass of twice the events took more than twice as long, so no fixed cost separates out)"
@@ -394,6 +394,11 @@ def _setup_macros(frame: pd.DataFrame, params: dict[str, Any]) -> dict[str, str]
             f"{len(random)} runs, over it in {counts.get(Verdict.MISSED, 0)}, undecided in "
             f"{counts.get(Verdict.INCONCLUSIVE, 0)}")
     return values
+
+
+def _workload(part: str) -> str:
+    """A workload as a sentence names it: "NanoAOD-like events", "MiniAOD-like products"."""
+    return PART_LABELS[part] + (" events" if part == "events" else "")
 
 
 def _est(value: Estimate) -> str:
