@@ -25,8 +25,7 @@ from .vocabulary import (COLLECTIONS, COLORS, COMPRESSIONS, LABELS, NUMPY_TARGET
 # --- tables for the paper (cells as LaTeX strings) -----------------------------------------------
 
 def _num(value: float, digits: int = 3) -> str:
-
-    return paper.number(value, digits) if value == value and math.isfinite(value) else "--"
+    return paper.number(value, digits) if math.isfinite(value) else "--"
 
 
 def _estimate(value: Estimate, digits: int = 3) -> str:

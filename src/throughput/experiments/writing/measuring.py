@@ -27,7 +27,6 @@ KERNEL = "write_bench"
 READER = "read_simple"
 COMPRESSIONS = ("none", "LZ4", "ZLIB", "ZSTD", "LZMA")
 MEDIA = ("disk", "tmpfs", "memory", "slow")
-RANDOM_METHODS = ("tbuffermerger", "rntuple")
 EVENT_METHODS = ("root_imt", "simple", "rntuple")
 OBJECT_METHODS = ("root_imt", "simple_root", "simple")
 LABELS = {"tbuffermerger": "TBufferMerger", "rntuple": "RNTupleParallelWriter", "root_imt": "TTree + IMT",
