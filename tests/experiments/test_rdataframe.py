@@ -816,7 +816,7 @@ def test_the_throttled_fit_uses_every_process_count_and_is_judged_against_the_th
     assert rdf.throttle_macros(None)["RdfThrottleVerdict"] == "was not measured (see below)"
 
 
-def test_throttled_rate_model_runs_read_cold_under_the_limit(inputs, section, tmp_path):
+def test_throttled_rate_model_runs_read_cold_under_the_limit(inputs, section, tmp_path, monkeypatch):
     """The throttled state on real files: every reader and the raw read ran in the throttle's
     group and read from the device (the group's device reads hold every throttled raw read's
     bytes; the test files are smaller than the burst the kernel lets through in one throttle
@@ -838,5 +838,10 @@ def test_throttled_rate_model_runs_read_cold_under_the_limit(inputs, section, tm
     throttled = frames["rate"][frames["rate"]["cache"] == rdf.THROTTLED]
     assert set(throttled["processes"]) == {1, 2} and (throttled["resident_pages"] == 0).all()
     assert (throttled["throttle_bps"] == limit).all()
+    # measured again with every run stored: reused, and nothing calibrated or throttled
+    monkeypatch.setattr(rdf.io_rate_model, "throttle_rate", lambda *a: pytest.fail("calibrated for reused runs"))
+    again = rdf.measure_rate_model(params, chosen, info, tmp_path, chosen["main"][0], progress=False)
+    assert again["throttle"] == {"factor": 1.5}
+    assert again["raw"]["wall_s"].tolist() == frames["raw"]["wall_s"].tolist()
     assert rdf.rate_summary(frames)["throttled_check"] is not None
     assert not list(io_throttle.BLKIO.glob("throughput-read-*"))  # the group is gone

@@ -268,28 +268,38 @@ def measure_rate_model(params: dict[str, Any], inputs: dict[str, Any], info: dic
             not_measured["direct"] = f"the O_DIRECT rate: {problem}"
         else:
             caches.append("direct")
-    throttle_setting = None
     if THROTTLED in states:
         caches.append(THROTTLED)
-        throttle_setting = throttle_rate(rate, files, entries, work, primer)
-
     retakes = (noise_settings or noise.Settings()).sample_retakes  # R(Np)'s readers take none again
+    # the throttled state's limit: calibrated, and its group made, at the first throttled pass
+    # measured here, so that a run whose passes all come from storage calibrates nothing
+    throttle_setting: dict[str, Any] = {"factor": rate["throttle_factor"]}
+    throttles: list[io_throttle.ReadThrottle] = []
 
-    def measure_pass(run, round_):
-        if run["part"] == "raw":
-            return _measure_raw(run["cache"], params, files, work, throttle, retakes)
-        if run["part"] == "components":
-            return _measure_components(round_, params, files, entries, work, primer, retakes)
-        return _measure_rate(run, round_, params, files, entries, work, primer, throttle)
+    with contextlib.ExitStack() as stack:
+        def throttle_for(cache: str | None) -> io_throttle.ReadThrottle | None:
+            if cache != THROTTLED:
+                return None
+            if not throttles:
+                throttle_setting.update(throttle_rate(rate, files, entries, work, primer))
+                throttles.append(stack.enter_context(io_throttle.ReadThrottle(files[0],
+                                                                              throttle_setting["bytes_per_s"])))
+            return throttles[0]
 
-    group = experiment.Group("I/O rate model", model_runs(states, caches, rate))
-    with (io_throttle.ReadThrottle(files[0], throttle_setting["bytes_per_s"]) if throttle_setting
-          else contextlib.nullcontext()) as throttle:
+        def measure_pass(run, round_):
+            throttle = throttle_for(run.get("cache"))
+            if run["part"] == "raw":
+                return _measure_raw(run["cache"], params, files, work, throttle, retakes)
+            if run["part"] == "components":
+                return _measure_components(round_, params, files, entries, work, primer, retakes)
+            return _measure_rate(run, round_, params, files, entries, work, primer, throttle)
+
+        group = experiment.Group("I/O rate model", model_runs(states, caches, rate))
         frame = experiment.measure_interleaved(
             [group], raw, lambda run: {**base, **{k: v for k, v in run.items() if k != "name"}}, measure_pass,
             params["repetitions"], noise_settings or noise.Settings(), desc="I/O rate model", progress=progress)
-    if throttle_setting:  # what the throttled passes measured here read from the device, in the group
-        throttle_setting["device_bytes_read"] = throttle.device_bytes_read
+        if throttles:  # what the throttled passes measured here read from the device, in the group
+            throttle_setting["device_bytes_read"] = throttles[0].bytes_read()
     # one frame per part, without the other parts' columns (and their integers back from float)
     frames = {part: frame[frame["part"] == part].dropna(axis=1, how="all").reset_index(drop=True)
               for part in ("raw", "components", "rate")}
@@ -301,7 +311,7 @@ def measure_rate_model(params: dict[str, Any], inputs: dict[str, Any], info: dic
     frames["cores"] = usable_cores()  # process counts above it oversubscribe the cores
     frames["events"] = sum(entries.values())
     frames["not_measured"] = not_measured
-    frames["throttle"] = throttle_setting
+    frames["throttle"] = throttle_setting if THROTTLED in states else None
     return frames
 
 
@@ -554,7 +564,7 @@ def rate_summary(frames: dict[str, Any], settings: noise.Settings | None = None)
                      "r_np1_noisy": bool(one["noisy"].iloc[0]) if len(one) else False})
     out["table"], out["fits"] = table, pd.DataFrame(fits)
     throttled = raw[raw["cache"] == THROTTLED]
-    out["throttle"] = ({"factor": frames["throttle"]["factor"] if frames.get("throttle") else math.nan,
+    out["throttle"] = ({"factor": frames["throttle"]["factor"],
                         "bytes_per_s": float(throttled["throttle_bps"].median())} if len(throttled) else None)
     out["throttled_check"] = throttled_check(out, settings)
     return out
