@@ -800,6 +800,9 @@ def test_the_throttled_fit_uses_every_process_count_and_is_judged_against_the_th
     assert fit["r_io"] == pytest.approx(50.0, rel=0.02)
     check = rs["throttled_check"]
     assert check["verdict"] is intervals.Verdict.MET and check["limit_mb_s"] == 50.0
+    # each round's asymptote over its round's raw read (the raw reads scatter by 1%)
+    assert check["ratio"].processes == 3 and check["ratio"].low < 1 < check["ratio"].high
+    assert check["ratio"].value == pytest.approx(1.0, rel=0.02)
     macros = rdf.throttle_macros(rs)
     assert macros["RdfThrottleVerdict"].startswith("recovers") and macros["RdfThrottleDof"] == "2"
     # a device that read at 80 MB/s is not what the readers saturated at
@@ -813,7 +816,11 @@ def test_the_throttled_fit_uses_every_process_count_and_is_judged_against_the_th
     plain["raw"] = plain["raw"][plain["raw"]["cache"] != rdf.THROTTLED].drop(columns="throttle_bps")
     plain["rate"] = plain["rate"].assign(cache="cold")
     assert rdf.rate_summary(plain)["throttled_check"] is None
-    assert rdf.throttle_macros(None)["RdfThrottleVerdict"] == "was not measured (see below)"
+    assert rdf.throttle_macros(None)["RdfThrottleVerdict"].startswith("was not checked")
+    # a round whose rate did not bend gives no asymptote: nothing to pair, inconclusive
+    flat = _throttled_frames(50.0, 0.002)
+    flat["rate"].loc[flat["rate"]["round"] == 0, "wall_s"] = 10 / 33.0 / flat["rate"]["processes"]
+    assert rdf.rate_summary(flat)["throttled_check"]["verdict"] is intervals.Verdict.INCONCLUSIVE
 
 
 def test_throttled_rate_model_runs_read_cold_under_the_limit(inputs, section, tmp_path, monkeypatch):

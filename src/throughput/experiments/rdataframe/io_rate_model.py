@@ -563,6 +563,11 @@ def rate_summary(frames: dict[str, Any], settings: noise.Settings | None = None)
                         for end in ("", "_low", "_high")},
                      "r_np1_noisy": bool(one["noisy"].iloc[0]) if len(one) else False})
     out["table"], out["fits"] = table, pd.DataFrame(fits)
+    # the throttled curve fitted round by round, each asymptote paired with its round's raw read
+    throttled_passes = measured[(measured["cache"] == THROTTLED) & (measured["ttree_cache"] == "on")]
+    out["by_round"]["throttled_asymptote"] = pd.Series(
+        {round_: fit_rate_model(passes["processes"].to_numpy(), passes["rate_mb_s"].to_numpy())["r_io"]
+         for round_, passes in throttled_passes.groupby("round")}, dtype=float)
     throttled = raw[raw["cache"] == THROTTLED]
     out["throttle"] = ({"factor": frames["throttle"]["factor"],
                         "bytes_per_s": float(throttled["throttle_bps"].median())} if len(throttled) else None)
@@ -579,28 +584,30 @@ def fitted_up_to(cache: str, cores: int, most: int) -> int:
 
 
 def throttled_check(summary: dict[str, Any], settings: noise.Settings | None = None) -> dict[str, Any] | None:
-    """Does Eq. (1) find the device where the device is what saturates? The fit of the throttled
-    passes (TTreeCache on; every process count) has an asymptote with its interval (1.96 standard
-    deviations); the throttled raw read measured its R_IO across the rounds. "met" where the two
-    are not separated and the asymptote's interval is no wider than the noise limit (the model
-    recovers the device's rate), "missed" where they are separated, "inconclusive" where not
-    separated only because the asymptote is too uncertain (or the rate did not bend). None where
-    the throttled state was not measured."""
+    """Does Eq. (1) find the device where the device is what saturates? The throttled passes
+    (TTreeCache on; every process count) are fitted round by round, and each round's asymptote is
+    paired with the throttled raw read of its round: `ratio` (asymptote / raw read) with its t
+    interval across the rounds. "met" where the ratio's interval holds 1 and is no wider than the
+    noise limit (the model recovers the device's rate), "missed" where it excludes 1,
+    "inconclusive" where it holds 1 only by being too wide, or where a round's curve did not bend
+    (no finite asymptote). `fit` is the fit of every round's passes together, what the figure
+    draws. None where the throttled state was not measured."""
     settings = settings or noise.Settings()
     fits = summary["fits"]
     fit = fits[(fits["cache"] == THROTTLED) & (fits["ttree_cache"] == "on")] if len(fits) else fits
     raw = summary["estimates"]["r_io"].get(THROTTLED)
     if raw is None or not len(fit):
         return None
-    fit = fit.iloc[0]
-    spread = 1.96 * fit.r_io_sigma if math.isfinite(fit.r_io) and math.isfinite(fit.r_io_sigma) else math.nan
-    asymptote = intervals.Estimate(fit.r_io, fit.r_io - spread, fit.r_io + spread, 0)
-    if not math.isfinite(spread):
+    asymptotes = summary["by_round"]["throttled_asymptote"]
+    bent = len(asymptotes) > 1 and bool(np.isfinite(asymptotes.to_numpy()).all())
+    ratio = (intervals.paired_by_round(asymptotes.to_dict(), summary["by_round"]["r_io"][THROTTLED].to_dict())
+             if bent else intervals.UNKNOWN)
+    if not ratio.known:
         verdict = intervals.Verdict.INCONCLUSIVE
-    elif intervals.unpaired_comparison(asymptote, raw) != "not separated":
+    elif intervals.comparison(ratio) != "not separated":
         verdict = intervals.Verdict.MISSED
     else:
-        verdict = (intervals.Verdict.MET if not settings.is_noisy(asymptote.relative_half_width)
+        verdict = (intervals.Verdict.MET if not settings.is_noisy(ratio.relative_half_width)
                    else intervals.Verdict.INCONCLUSIVE)
-    return {"verdict": verdict, "asymptote": asymptote, "raw": raw, "fit": fit,
+    return {"verdict": verdict, "ratio": ratio, "raw": raw, "fit": fit.iloc[0],
             "limit_mb_s": summary["throttle"]["bytes_per_s"] / 1e6, "factor": summary["throttle"]["factor"]}

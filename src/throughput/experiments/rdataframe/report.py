@@ -300,26 +300,30 @@ def model_check_text(rs: dict[str, Any]) -> str:
     return "; ".join(parts) if parts else "one reader was not measured, so it is not checked"
 
 
-# How the throttled check's verdict reads after "its asymptote ... MB/s" (io_rate_model.throttled_check).
+# How the throttled check's verdict reads after "so Eq. (1)" (io_rate_model.throttled_check).
 _THROTTLE_VERDICT = {
-    intervals.Verdict.MET: "recovers the throttled device's rate: the two are not separated by their intervals",
-    intervals.Verdict.MISSED: "misses the throttled device's rate: their intervals lie apart",
-    intervals.Verdict.INCONCLUSIVE: "is too uncertain to say whether it recovers the throttled device's rate"}
+    intervals.Verdict.MET: "recovers the throttled device's rate: the ratio's interval holds 1",
+    intervals.Verdict.MISSED: "misses the throttled device's rate: the ratio's interval excludes 1",
+    intervals.Verdict.INCONCLUSIVE: "cannot be said to recover the throttled device's rate or to miss it: the ratio's "
+                                    "interval holds 1 only by being wider than the noise limit, or a round's rate "
+                                    "did not bend"}
 
 
 def throttle_macros(rs: dict[str, Any] | None) -> dict[str, str]:
     """The throttled variant of the rate model: its read limit, the raw read under it, the fit's
-    asymptote on every process count and whether it recovers that rate (or why it was not run)."""
+    asymptote on every process count, the asymptote over the raw read paired round by round, and
+    whether it recovers that rate (or that it was not run)."""
     check = rs["throttled_check"] if rs is not None else None
     if check is None:
         return {"RdfThrottleFactor": "--", "RdfThrottleLimit": "--", "RdfRIOThrottled": "--",
-                "RdfThrottleAsymptote": "--", "RdfThrottleDof": "--",
-                "RdfThrottleVerdict": "was not measured (see below)"}
+                "RdfThrottleAsymptote": "--", "RdfThrottleDof": "--", "RdfThrottleRatio": "--",
+                "RdfThrottleVerdict": "was not checked: the throttled state was not measured (see below)"}
     return {"RdfThrottleFactor": _num(check["factor"], 2) if math.isfinite(check["factor"]) else "--",
             "RdfThrottleLimit": _num(check["limit_mb_s"]),
             "RdfRIOThrottled": _estimate(check["raw"]),
             "RdfThrottleAsymptote": _fitted_r_io(check["fit"]),
             "RdfThrottleDof": str(int(check["fit"].dof)),
+            "RdfThrottleRatio": _estimate(check["ratio"]),
             "RdfThrottleVerdict": _THROTTLE_VERDICT[check["verdict"]]}
 
 
