@@ -20,9 +20,9 @@
 #include <memory>
 #include <string>
 
-#include "../writing/root_errors.hpp"  // header-only, shared with write_bench
 #include "aod_classes.h"  // the AOD classes: their dictionary, linked in, lets the importer copy them
 #include "bench.hpp"
+#include "root_errors.hpp"
 #include "root_io.hpp"
 
 int main(int argc, char **argv) {
@@ -32,8 +32,8 @@ int main(int argc, char **argv) {
     const std::string source = opt.str("source"), output = opt.str("output"), name = opt.str("tree");
     if (source.empty() || output.empty()) throw std::invalid_argument("--source and --output are required");
     const int settings = bench::compression_settings(opt.str("compression"), static_cast<int>(opt.integer("level", 0)));
-    writing::limit_file_size(opt.integer("max-file-bytes", 0));
-    writing::RootErrors::install();
+    bench::limit_file_size(opt.integer("max-file-bytes", 0));
+    bench::RootErrors::install();
 
     std::unique_ptr<TFile> in(TFile::Open(source.c_str(), "READ"));
     if (!in || in->IsZombie()) throw std::runtime_error("cannot open source file " + source);
@@ -43,10 +43,10 @@ int main(int argc, char **argv) {
     std::string dir = std::filesystem::path(output).parent_path().string();
     if (dir.empty()) dir = ".";
     bench::TemporaryOutput target(output);  // removes the temporary unless committed
-    writing::RootErrors::clear();
+    bench::RootErrors::clear();
     const auto failed = [&](const std::string &why) {
       return std::runtime_error("writing " + output + " (as " + target.temporary() + ") failed: " + why +
-                                writing::describe_write_failure(dir));
+                                bench::describe_write_failure(dir));
     };
     const bench::Timing t = bench::time_it([&] {
       try {
@@ -61,7 +61,7 @@ int main(int argc, char **argv) {
       }
     });
     // A failed write is only logged by ROOT (the writers flush in their destructors).
-    if (!writing::RootErrors::first().empty()) throw failed("ROOT reported an error while writing");
+    if (!bench::RootErrors::first().empty()) throw failed("ROOT reported an error while writing");
 
     // Read the temporary back before it takes the final name.
     std::uint64_t entries = 0;

@@ -33,7 +33,6 @@
 #include <ROOT/RDFHelpers.hxx>
 #include <ROOT/RDataFrame.hxx>
 #include <TBranch.h>
-#include <TError.h>
 #include <TFile.h>
 #include <TH1D.h>
 #include <TH2D.h>
@@ -44,13 +43,11 @@
 #include <TTree.h>
 
 #include <algorithm>
-#include <atomic>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <functional>
 #include <memory>
-#include <mutex>
 #include <set>
 #include <string>
 #include <tuple>
@@ -59,6 +56,7 @@
 #include "analysis.hpp"
 #include "bench.hpp"
 #include "file_list.hpp"
+#include "root_errors.hpp"
 #include "root_io.hpp"
 
 namespace {
@@ -86,51 +84,10 @@ std::vector<std::string> branches_read(const Settings &s) {
 // --- ROOT's errors --------------------------------------------------------------------------
 // ROOT reports a basket that does not decompress ("R__unzip: error -3 in
 // inflate") as an Error and goes on, handing the event loop garbage that then
-// crashes it. The handler keeps ROOT's first Error; while an event loop runs it
-// also throws it, which RDataFrame passes on from any worker thread, and main
-// then names the file and branch (unreadable_branch, run only after a failure).
-std::mutex &error_mutex() {
-  static std::mutex m;
-  return m;
-}
-std::string &first_root_error() {
-  static std::string message;
-  return message;
-}
-std::atomic<bool> &throw_root_errors() {
-  static std::atomic<bool> on{false};
-  return on;
-}
-
-std::string take_root_error() {
-  std::lock_guard<std::mutex> lock(error_mutex());
-  std::string message;
-  message.swap(first_root_error());
-  return message;
-}
-
-struct RootError : std::runtime_error {
-  using std::runtime_error::runtime_error;
-};
-
-void root_error_handler(int level, Bool_t abort, const char *location, const char *message) {
-  DefaultErrorHandler(level, abort, location, message);
-  if (level < kError) return;
-  const std::string text = std::string(location ? location : "") + ": " + (message ? message : "");
-  {
-    std::lock_guard<std::mutex> lock(error_mutex());
-    if (first_root_error().empty()) first_root_error() = text;
-  }
-  if (throw_root_errors()) throw RootError(text);
-}
-
-// Throws RootError for ROOT's errors while alive (the event loops).
-struct ThrowRootErrors {
-  ThrowRootErrors() { throw_root_errors() = true; }
-  ~ThrowRootErrors() { throw_root_errors() = false; }
-  ThrowRootErrors(const ThrowRootErrors &) = delete;
-  ThrowRootErrors &operator=(const ThrowRootErrors &) = delete;
-};
+// crashes it. bench::RootErrors (common/root_errors.hpp) keeps ROOT's first
+// Error; while an event loop runs it also throws it, which RDataFrame passes on
+// from any worker thread, and main then names the file and branch
+// (unreadable_branch, run only after a failure).
 
 struct Inputs {
   long long entries = 0, file_bytes = 0, read_zip_bytes = 0, read_tot_bytes = 0;
@@ -195,8 +152,7 @@ Inputs check_inputs(const std::vector<std::string> &files, const Settings &s, bo
           .add("pdf_max", high)
           .print();
     }
-    const std::string error = take_root_error();
-    if (!error.empty()) throw std::runtime_error("input file " + path + ": ROOT reported an error: " + error);
+    bench::RootErrors::check("input file " + path);
   }
   return in;
 }
@@ -220,10 +176,10 @@ std::string unreadable_branch(const std::vector<std::string> &files, const Setti
     std::set<TBranch *> seen;
     for (TBranch *branch : order) {
       if (!seen.insert(branch).second) continue;
-      take_root_error();
+      bench::RootErrors::take();
       for (Long64_t i = 0; i < tree->GetEntries(); ++i) {
         const Int_t bytes = branch->GetEntry(i);
-        const std::string error = take_root_error();
+        const std::string error = bench::RootErrors::take();
         if (bytes < 0 || !error.empty())
           return "input file " + path + ": branch '" + branch->GetName() + "' cannot be read at entry " +
                  std::to_string(i) + " (damaged basket?)" + (error.empty() ? "" : "; ROOT: " + error);
@@ -513,7 +469,7 @@ int main(int argc, char **argv) {
                                   {"pdf-count", "102"}, {"pdf-nominal", "1"}, {"rtol", "1e-9"}, {"output", ""},
                                   {"check-only", "0"}}),
       [&](const bench::Options &opt) {
-    SetErrorHandler(root_error_handler);
+    bench::RootErrors::install();
     Settings s;
     s.workload = opt.str("workload");
     s.method = s.workload == "pdf" ? opt.str("method") : "";
@@ -556,11 +512,11 @@ int main(int argc, char **argv) {
                                  std::to_string(ROOT::GetThreadPoolSize()));
     }
 
-    // ROOT errors in the event loops become exceptions (see root_error_handler); a
+    // ROOT errors in the event loops become exceptions (bench::RootErrors::Throwing); a
     // failed loop is then blamed on the file and branch that cannot be read.
-    ThrowRootErrors throwing;
+    bench::RootErrors::Throwing throwing;
     auto blame = [&](const std::string &root_error, const std::string &what) {
-      throw_root_errors() = false;
+      bench::RootErrors::stop_throwing();
       if (root_error.empty()) return std::runtime_error(what);
       const std::string culprit = unreadable_branch(files, s);
       return std::runtime_error((culprit.empty() ? "ROOT reported an error in the event loop: " + root_error
@@ -591,10 +547,10 @@ int main(int argc, char **argv) {
           });
         });
       } catch (const std::exception &error) {
-        throw blame(take_root_error(), error.what());
+        throw blame(bench::RootErrors::take(), error.what());
       }
       // An error that RDataFrame caught itself still fails the run.
-      if (const std::string error = take_root_error(); !error.empty()) throw blame(error, error);
+      if (const std::string error = bench::RootErrors::take(); !error.empty()) throw blame(error, error);
       Hists hists = booked.collect();
       const unsigned long long entries = *booked.count;
       if (booked.selected) selected = *booked.selected;

@@ -14,10 +14,9 @@
 // * the cache state of each file before it is read (warm: pre-read and
 //   checked resident; cold: evicted and checked absent), prepared outside the
 //   timed region;
-// * ROOT's error messages turned into a failure that names file and branch.
+// * ROOT's error messages turned into a failure that names file and branch
+//   (common/root_errors.hpp: the C++ readers call RootErrors::check after each file).
 #pragma once
-
-#include <TError.h>
 
 #include <algorithm>
 #include <cstdint>
@@ -77,31 +76,6 @@ inline std::string hex(std::uint64_t v) {
   char text[24];
   std::snprintf(text, sizeof text, "%016llx", static_cast<unsigned long long>(v));
   return text;
-}
-
-// --- ROOT's errors -----------------------------------------------------------------------------
-// ROOT reports many read problems (a basket that does not decompress, a
-// damaged key) as an Error message and goes on. The handler keeps the first
-// one; readers call check_root_errors after each file, so such a file fails
-// the run with a message naming it, instead of giving a number.
-inline std::string &first_root_error() {
-  static std::string message;
-  return message;
-}
-
-inline void root_error_handler(int level, Bool_t abort, const char *location, const char *message) {
-  if (level >= kError && first_root_error().empty())
-    first_root_error() = std::string(location ? location : "") + ": " + (message ? message : "");
-  DefaultErrorHandler(level, abort, location, message);
-}
-
-inline void install_root_error_handler() { SetErrorHandler(root_error_handler); }
-
-inline void check_root_errors(const std::string &context) {
-  if (first_root_error().empty()) return;
-  const std::string message = first_root_error();
-  first_root_error().clear();
-  throw std::runtime_error(context + ": ROOT reported an error: " + message);
 }
 
 // --- cache state -------------------------------------------------------------------------------

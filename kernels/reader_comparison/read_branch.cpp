@@ -91,6 +91,7 @@
 #include "aod_classes.h"
 #include "bench.hpp"
 #include "pass.hpp"
+#include "root_errors.hpp"
 
 namespace {
 
@@ -163,11 +164,11 @@ OpenTree open_tree(const std::string &path, const Job &job) {
   OpenTree t;
   t.file.reset(TFile::Open(path.c_str(), "READ"));
   if (!t.file || t.file->IsZombie()) {
-    rc::first_root_error().clear();
+    bench::RootErrors::clear();
     throw std::runtime_error("cannot open " + at + " (missing or not a ROOT file)");
   }
   if (t.file->TestBit(TFile::kRecovered)) {
-    rc::first_root_error().clear();
+    bench::RootErrors::clear();
     throw std::runtime_error(at + ": the file is damaged (truncated or not closed; ROOT had to recover its keys)");
   }
   t.tree = t.file->Get<TTree>(job.tree.c_str());
@@ -189,7 +190,7 @@ OpenTree open_tree(const std::string &path, const Job &job) {
   // A split collection keeps its largest count in the branch (the count leaf's own maximum is not kept).
   t.max_count = std::max(1, t.objects ? t.objects->GetMaximum() : t.count ? t.count->GetMaximum() : 1);
   t.max_len = t.count ? t.max_count * t.leaf->GetLenStatic() : t.leaf->GetLen();
-  rc::check_root_errors(at);
+  bench::RootErrors::check(at);
   return t;
 }
 
@@ -225,7 +226,7 @@ void read_columnar(const Job &job, Pass &pass, CachePrep &prep) {
                                  std::to_string(i) + " exceeds the leaf's maximum");
       pass.values(buffer.get(), n);
     }
-    rc::check_root_errors(where(path, job.branch));
+    bench::RootErrors::check(where(path, job.branch));
     t.branch->ResetAddress();
     if (counter) counter->ResetAddress();
   }
@@ -281,7 +282,7 @@ void read_bulk(const Job &job, Pass &pass, CachePrep &prep) {
       }
       e += got;
     }
-    rc::check_root_errors(where(path, job.branch));
+    bench::RootErrors::check(where(path, job.branch));
   }
 }
 
@@ -342,7 +343,7 @@ void read_baskets(const Job &job, Pass &pass, CachePrep &prep) {
       throw std::runtime_error(where(path, job.branch) + ": its counter " + counter->GetName() + " counts " +
                                std::to_string(counted) + " values, its baskets hold " +
                                std::to_string(pass.items() - items_before));
-    rc::check_root_errors(where(path, job.branch));
+    bench::RootErrors::check(where(path, job.branch));
   }
 }
 
@@ -367,7 +368,7 @@ void read_ttreereader_as(const Job &job, Pass &pass, CachePrep &prep) {
       throw std::runtime_error(where(path, job.branch) + ": TTreeReader stopped with status " +
                                std::to_string(static_cast<int>(reader.GetEntryStatus())) + " (setup status " +
                                std::to_string(static_cast<int>(values.GetSetupStatus())) + ")");
-    rc::check_root_errors(where(path, job.branch));
+    bench::RootErrors::check(where(path, job.branch));
   }
 }
 
@@ -403,7 +404,7 @@ void read_draw(const Job &job, Pass &pass, CachePrep &prep) {
       for (Long64_t r = 0; r < rows; ++r) pass.value(static_cast<T>(v[r]));  // T -> double -> T is exact
       pass.end_events(n);
     }
-    rc::check_root_errors(where(path, job.branch));
+    bench::RootErrors::check(where(path, job.branch));
   }
 }
 
@@ -450,11 +451,11 @@ void read_rdataframe(const Job &job, Pass &pass, CachePrep &prep) {
           },
           {"rc_sample_", job.branch});
   } catch (const std::exception &e) {
-    rc::first_root_error().clear();
+    bench::RootErrors::clear();
     throw std::runtime_error("RDataFrame on files " + job.files.front() + (job.files.size() > 1 ? ", ..." : "") +
                              ", branch " + job.branch + ": " + e.what());
   }
-  rc::check_root_errors("RDataFrame on " + where(job.files.front(), job.branch));
+  bench::RootErrors::check("RDataFrame on " + where(job.files.front(), job.branch));
 }
 
 // The CMSSW-like reader's object: every attribute of the collection, as an
@@ -540,7 +541,7 @@ void read_members(const Job &job, Pass &pass, CachePrep &prep) {
       c.read(t, i, path, job.branch);
       pass.values(c.values<T>(), c.n);
     }
-    rc::check_root_errors(where(path, job.branch));
+    bench::RootErrors::check(where(path, job.branch));
     t.tree->ResetBranchAddresses();
   }
 }
@@ -586,7 +587,7 @@ void read_cmssw(const Job &job, Pass &pass, CachePrep &prep) {
     OpenTree t = open_tree(path, job);
     if (t.objects) {
       object_reader(t.objects->GetClassName())(t, path, job.branch, pass, t0);  // refusal() checked it
-      rc::check_root_errors(where(path, job.branch));
+      bench::RootErrors::check(where(path, job.branch));
       continue;
     }
     CollectionBuffers c(t, path);
@@ -607,7 +608,7 @@ void read_cmssw(const Job &job, Pass &pass, CachePrep &prep) {
       for (const Particle<T> &p : particles) pass.value(p.value);
       pass.end_events(1);
     }
-    rc::check_root_errors(where(path, job.branch));
+    bench::RootErrors::check(where(path, job.branch));
     t.tree->ResetBranchAddresses();
   }
 }
@@ -687,7 +688,7 @@ void read_rntuple(const Job &job, Pass &pass, CachePrep &prep) {
     try {
       reader = ROOT::RNTupleReader::Open(job.tree, path);
     } catch (const std::exception &e) {
-      rc::first_root_error().clear();
+      bench::RootErrors::clear();
       throw std::runtime_error("cannot read " + where(path, job.branch) + " (RNTuple): " + e.what());
     }
     try {
@@ -709,10 +710,10 @@ void read_rntuple(const Job &job, Pass &pass, CachePrep &prep) {
         }
       }
     } catch (const ROOT::RException &e) {
-      rc::first_root_error().clear();
+      bench::RootErrors::clear();
       throw std::runtime_error(where(path, job.branch) + " (RNTuple): " + e.what());
     }
-    rc::check_root_errors(where(path, job.branch) + " (RNTuple)");
+    bench::RootErrors::check(where(path, job.branch) + " (RNTuple)");
   }
 }
 
@@ -745,7 +746,7 @@ Bytes rntuple_bytes(const Job &job) {
     try {
       inspector = ROOT::Experimental::RNTupleInspector::Create(job.tree, path);
     } catch (const std::exception &e) {
-      rc::first_root_error().clear();
+      bench::RootErrors::clear();
       throw std::runtime_error("cannot read " + where(path, job.branch) + " (RNTuple): " + e.what());
     }
     try {
@@ -759,10 +760,10 @@ Bytes rntuple_bytes(const Job &job) {
             bytes.uncompressed += static_cast<long long>(info.GetUncompressedSize());
           }
     } catch (const ROOT::RException &e) {
-      rc::first_root_error().clear();
+      bench::RootErrors::clear();
       throw std::runtime_error("cannot read " + where(path, job.branch) + " (RNTuple): " + e.what());
     }
-    rc::check_root_errors(where(path, job.branch) + " (RNTuple)");
+    bench::RootErrors::check(where(path, job.branch) + " (RNTuple)");
   }
   return bytes;
 }
@@ -848,7 +849,7 @@ int main(int argc, char **argv) {
     CachePrep prep(opt.str("cache"));
 
     gROOT->SetBatch(true);  // one thread, as the seed: implicit multi-threading stays off
-    rc::install_root_error_handler();
+    bench::RootErrors::install();
 
     // Bytes per method and branch, and a first check of every input, before any timing.
     // A method ROOT refuses for a branch is a record saying why, not a stop of the others.

@@ -163,7 +163,7 @@ std::unique_ptr<TFile> open_root_output(Output &output, int settings) {
   else
     file.reset(TFile::Open(path.c_str(), "RECREATE", "", settings));
   if (!file || file->IsZombie() || !file->IsWritable()) {
-    const std::string why = RootErrors::first();
+    const std::string why = bench::RootErrors::first();
     throw std::runtime_error("cannot create output file " + output.where() + (why.empty() ? "" : ": " + why));
   }
   return file;

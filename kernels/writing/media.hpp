@@ -2,7 +2,7 @@
 // besides time: the output medium (a disk directory, a tmpfs directory,
 // memory, or a disk directory throttled to a set rate to stand in for a slow
 // device), the peak resident memory of the process during a pass, and
-// (root_errors.hpp) ROOT's error messages, which ROOT prints but does not throw.
+// (common/root_errors.hpp) ROOT's error messages, which ROOT prints but does not throw.
 #pragma once
 
 #include <TFile.h>

@@ -68,7 +68,7 @@ std::vector<std::string> split(const std::string &text) {
 }
 
 std::string describe_failure(const Output &out) {
-  return describe_write_failure(out.medium().in_memory() ? "" : out.medium().dir);
+  return bench::describe_write_failure(out.medium().in_memory() ? "" : out.medium().dir);
 }
 
 }  // namespace
@@ -130,8 +130,8 @@ int main(int argc, char **argv) {
     const double min_sample_s = opt.seconds("min-sample-s", 60);
     bench::Retakes retakes = bench::retakes_from(opt);
     const Medium medium = Medium::from_options(opt);
-    limit_file_size(opt.integer("max-file-bytes", 0));
-    RootErrors::install();
+    bench::limit_file_size(opt.integer("max-file-bytes", 0));
+    bench::RootErrors::install();
 
     ROOT::EnableThreadSafety();
     if (method == "root_imt" && s.threads > 1) {
@@ -212,7 +212,7 @@ int main(int argc, char **argv) {
         run_delay_s = 0;
         for (long long pass = 0; pass < loops; ++pass, ++passes) {
           Output out(medium, stem);
-          RootErrors::clear();
+          bench::RootErrors::clear();
           PeakRss rss;
           rss.start();
           // Threads a writer starts and ends within the pass take their delay with them
@@ -228,7 +228,7 @@ int main(int argc, char **argv) {
           const double delay1 = bench::process_run_delay_seconds();
           run_delay_s = run_delay_s < 0 || delay0 < 0 || delay1 < 0 ? -1 : run_delay_s + delay1 - delay0;
           const PeakRss::Result this_pass = rss.stop();
-          if (!RootErrors::first().empty())
+          if (!bench::RootErrors::first().empty())
             throw std::runtime_error("writing " + out.where() + " failed:" + describe_failure(out));
           out.commit();
           written.wall_s += t.wall_s;
@@ -243,7 +243,7 @@ int main(int argc, char **argv) {
             if (method == "root_imt" || method == "tbuffermerger") basket_bytes = tree_basket_bytes(out, s);
           });
           read_s += read.wall_s;
-          RootErrors::throw_if_any("reading back " + out.where());
+          bench::RootErrors::throw_if_any("reading back " + out.where());
           const int column = got.first_difference(expected.checksums);
           if (got.entries() != n || column >= 0) {
             bench::JsonLine()
