@@ -9,12 +9,7 @@
 #include "simple_format.hpp"
 
 int main(int argc, char **argv) {
-  return bench::guarded_main("read_simple", [&] {
-    bench::Options opt(argc, argv, {{"input", ""}});
-    if (opt.build_info()) {
-      bench::print_build_info("read_simple");
-      return 0;
-    }
+  return bench::guarded_main("read_simple", argc, argv, {{"input", ""}}, [&](const bench::Options &opt) {
     const std::string input = opt.str("input");
     if (input.empty()) throw std::invalid_argument("--input is required");
     double wall = 0;

@@ -74,9 +74,8 @@ std::string describe_failure(const Output &out) {
 }  // namespace
 
 int main(int argc, char **argv) {
-  return bench::guarded_main("write_bench", [&] {
-    bench::Options opt(argc, argv,
-                       bench::with_retake_options({{"workload", "random"},
+  return bench::guarded_main("write_bench", argc, argv,
+      bench::with_retake_options({{"workload", "random"},
                         {"method", "tbuffermerger"},
                         {"threads", "1"},
                         {"mb", "16"},
@@ -98,11 +97,8 @@ int main(int argc, char **argv) {
                         {"min-sample-s", "0"},
                         {"max-file-bytes", "0"},
                         {"keep", "0"},
-                        {"corrupt-for-test", "0"}}));
-    if (opt.build_info()) {
-      bench::print_build_info("write_bench");
-      return 0;
-    }
+                        {"corrupt-for-test", "0"}}),
+      [&](const bench::Options &opt) {
     // Every option is checked before any work starts.
     const std::string workload = opt.str("workload"), method = opt.str("method");
     if (workload != "random" && workload != "events" && workload != "objects")
