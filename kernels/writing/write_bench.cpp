@@ -12,7 +12,8 @@
 //                       products before any timing (aod_products.hpp); written
 //                       by root_imt (split product branches), simple_root (ROOT
 //                       serialization) or simple (the flat columns' values)
-//   --method tbuffermerger | rntuple | root_imt | simple | simple_root   (writers.hpp)
+//   --method NAME       a writer of the table of methods (writers.hpp, methods());
+//                       --list-methods 1 prints the table as JSON lines and exits
 //   --medium disk | tmpfs | memory | slow, --dir DIR       (media.hpp)
 //
 // A pass is timed from opening the output to closing it (and, with --fsync 1,
@@ -97,21 +98,34 @@ int main(int argc, char **argv) {
                         {"min-sample-s", "0"},
                         {"max-file-bytes", "0"},
                         {"keep", "0"},
-                        {"corrupt-for-test", "0"}}),
+                        {"corrupt-for-test", "0"},
+                        {"list-methods", "0"}}),
       [&](const bench::Options &opt) {
+    if (opt.integer("list-methods", 0)) {
+      for (const Method &m : methods())
+        bench::JsonLine()
+            .add("record", "method")
+            .add("name", m.name)
+            .add("format", format_name(m.format))
+            .add("flat", m.flat)
+            .add("products", m.products)
+            .add("imt", m.imt)
+            .add("help", m.help)
+            .print();
+      return 0;
+    }
     // Every option is checked before any work starts.
-    const std::string workload = opt.str("workload"), method = opt.str("method");
+    const std::string workload = opt.str("workload");
     if (workload != "random" && workload != "events" && workload != "objects")
       throw std::invalid_argument("unknown --workload '" + workload + "' (random, events, objects)");
-    if (method != "tbuffermerger" && method != "rntuple" && method != "root_imt" && method != "simple" &&
-        method != "simple_root")
-      throw std::invalid_argument("unknown --method '" + method +
-                                  "' (tbuffermerger, rntuple, root_imt, simple, simple_root)");
-    const bool objects = workload == "objects", simple_format = method == "simple" || method == "simple_root";
-    if (objects && method != "root_imt" && !simple_format)
-      throw std::invalid_argument("--method " + method + " cannot write data products (root_imt, simple, simple_root)");
-    if (method == "simple_root" && !objects)
-      throw std::invalid_argument("--method simple_root serializes data products: it needs --workload objects");
+    const Method &method = method_named(opt.str("method"));
+    const bool objects = workload == "objects", simple_format = method.format == Format::Simple;
+    if (objects && !method.products)
+      throw std::invalid_argument(std::string("--method ") + method.name + " cannot write data products (" +
+                                  method_names([](const Method &m) { return m.products; }) + ")");
+    if (!objects && !method.flat)
+      throw std::invalid_argument(std::string("--method ") + method.name +
+                                  " serializes data products: it needs --workload objects");
     WriteSettings s;
     s.threads = static_cast<int>(opt.integer("threads", 1));
     s.compression = opt.str("compression");
@@ -130,7 +144,7 @@ int main(int argc, char **argv) {
     bench::RootErrors::install();
 
     ROOT::EnableThreadSafety();
-    if (method == "root_imt" && s.threads > 1) {
+    if (method.imt && s.threads > 1) {
       ROOT::EnableImplicitMT(static_cast<UInt_t>(s.threads));
       if (ROOT::GetThreadPoolSize() != static_cast<UInt_t>(s.threads))
         throw std::runtime_error("asked ROOT for " + std::to_string(s.threads) + " IMT threads, got " +
@@ -162,7 +176,7 @@ int main(int argc, char **argv) {
     // ROOT + IMT's main thread fills while its pool compresses: with more busy threads than
     // cores they wait for each other's CPUs, and a sample's run delay no longer tells a
     // disturbance by something else; such samples are not taken again.
-    const int busy_threads = method == "root_imt" && s.threads > 1 ? s.threads + 1 : s.threads;
+    const int busy_threads = method.imt && s.threads > 1 ? s.threads + 1 : s.threads;
     if (busy_threads > cores) retakes.max_retakes = 0;
     const std::uint64_t n = source->entries();
     const Expected expected = expected_checksums(*source, n, cores);
@@ -171,21 +185,11 @@ int main(int argc, char **argv) {
 
     long long events_split = -1;  // simple_root: events whose products more than one thread serialized
     auto write = [&](Output &out) {
-      if (method == "tbuffermerger") write_tbuffermerger(out, *source, to_write, s);
-      else if (method == "rntuple") write_rntuple(out, *source, to_write, s);
-      else if (method == "root_imt") write_root_imt(out, *source, to_write, s);
-      else if (method == "simple") write_simple(out, *source, to_write, s, simple::Serialization::Columns);
-      else events_split = static_cast<long long>(
-               write_simple(out, *source, to_write, s, simple::Serialization::Root).events_split);
+      events_split = method.write(out, *source, to_write, s);
       if (!medium.in_memory() && medium.fsync) sync_file(out.write_path());
     };
-    auto read_back = [&](Output &out) {  // untimed, with every core
-      if (method == "rntuple") return read_rntuple(out, source->schema(), s, cores);
-      if (simple_format) return read_simple(out, *source);
-      return read_tree(out, source->schema(), s, cores);
-    };
 
-    const std::string stem = "write_bench_" + method + "_" + std::to_string(getpid()) + (simple_format ? ".tpsimple" : ".root");
+    const std::string stem = "write_bench_" + std::string(method.name) + "_" + std::to_string(getpid()) + file_suffix(method);
     const bool keep = opt.integer("keep", 0) != 0;
     std::string kept;
     Checksums last_read;  // what the last pass read back from its output
@@ -234,9 +238,9 @@ int main(int argc, char **argv) {
           file_bytes = out.size();
           Checksums got;
           const bench::Timing read = bench::time_it([&] {
-            got = read_back(out);
+            got = read_back(method, out, *source, s, cores);  // untimed, with every core
             // ROOT's metadata is the file less its baskets, as the written file counts them
-            if (method == "root_imt" || method == "tbuffermerger") basket_bytes = tree_basket_bytes(out, s);
+            if (method.format == Format::Tree) basket_bytes = tree_basket_bytes(out, s);
           });
           read_s += read.wall_s;
           bench::RootErrors::throw_if_any("reading back " + out.where());
@@ -260,7 +264,7 @@ int main(int argc, char **argv) {
           last_read = got;
           if (keep && rep + 1 == warmup + reps && pass + 1 == loops && !medium.in_memory()) {
             // The last pass's output stays, under a name without the process id (for the tests and readers).
-            kept = medium.dir + "/write_bench_" + method + (simple_format ? ".tpsimple" : ".root");
+            kept = medium.dir + "/write_bench_" + method.name + file_suffix(method);
             if (std::rename(out.path().c_str(), kept.c_str()) != 0) throw std::runtime_error("cannot keep " + kept);
           }
         }
@@ -273,7 +277,7 @@ int main(int argc, char **argv) {
           .add("record", "timing")
           .add("kernel", "write_bench")
           .add("workload", workload)
-          .add("method", method)
+          .add("method", method.name)
           .add("medium", medium.kind)
           .add("fs_type", medium.fs_type)
           .add("compression", s.compression)

@@ -236,4 +236,74 @@ Checksums read_simple(Output &out, const EntrySource &source) {
   return result.checksums;
 }
 
+// ---- the methods ------------------------------------------------------------------------------
+
+namespace {
+
+template <void (*Writer)(Output &, const EntrySource &, std::uint64_t, const WriteSettings &)>
+long long unsplit(Output &out, const EntrySource &source, std::uint64_t n, const WriteSettings &s) {
+  Writer(out, source, n, s);
+  return -1;
+}
+
+template <simple::Serialization Serialization>
+long long simple_writer(Output &out, const EntrySource &source, std::uint64_t n, const WriteSettings &s) {
+  const simple::WriteStats stats = write_simple(out, source, n, s, Serialization);
+  return Serialization == simple::Serialization::Root ? static_cast<long long>(stats.events_split) : -1;
+}
+
+}  // namespace
+
+const std::vector<Method> &methods() {
+  //  name, writer, format, flat, products, imt, help
+  static const std::vector<Method> table = {
+      {"tbuffermerger", unsplit<write_tbuffermerger>, Format::Tree, true, false, false,
+       "N threads, each filling its own TTree in a TBufferMergerFile and handing it to ROOT::TBufferMerger "
+       "every flush (seed 003)"},
+      {"rntuple", unsplit<write_rntuple>, Format::RNTuple, true, false, false,
+       "ROOT::RNTupleParallelWriter, one fill context per thread"},
+      {"root_imt", unsplit<write_root_imt>, Format::Tree, true, true, true,
+       "one TTree filled by one thread, ROOT's implicit multi-threading compressing baskets (seed 001's ROOT)"},
+      {"simple", simple_writer<simple::Serialization::Columns>, Format::Simple, true, true, false,
+       "the simple per-event format, the columns' values copied (seed 001)"},
+      {"simple_root", simple_writer<simple::Serialization::Root>, Format::Simple, false, true, false,
+       "the same format, each data product ROOT-serialized (seed 001's; needs --workload objects)"},
+  };
+  return table;
+}
+
+std::string method_names(bool (*which)(const Method &)) {
+  std::string names;
+  for (const Method &m : methods())
+    if (!which || which(m)) names += (names.empty() ? "" : ", ") + std::string(m.name);
+  return names;
+}
+
+const Method &method_named(const std::string &name) {
+  for (const Method &m : methods())
+    if (name == m.name) return m;
+  throw std::invalid_argument("unknown --method '" + name + "' (" + method_names() + ")");
+}
+
+const char *format_name(Format format) {
+  switch (format) {
+    case Format::Tree: return "ttree";
+    case Format::RNTuple: return "rntuple";
+    case Format::Simple: return "simple";
+  }
+  return "";
+}
+
+const char *file_suffix(const Method &method) { return method.format == Format::Simple ? ".tpsimple" : ".root"; }
+
+Checksums read_back(const Method &method, Output &out, const EntrySource &source, const WriteSettings &s,
+                    int threads) {
+  switch (method.format) {
+    case Format::RNTuple: return read_rntuple(out, source.schema(), s, threads);
+    case Format::Simple: return read_simple(out, source);
+    case Format::Tree: break;
+  }
+  return read_tree(out, source.schema(), s, threads);
+}
+
 }  // namespace writing

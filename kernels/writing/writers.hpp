@@ -1,16 +1,8 @@
-// The four writers of the writing experiment, each writing entries [0, n) of
+// The writers of the writing experiment, each writing entries [0, n) of
 // a source to an Output, and the matching read-backs. Every writer takes its
-// entries from the same EntrySource and writes the same columns.
-//
-//   tbuffermerger  N threads, each filling its own TTree in a TBufferMergerFile
-//                  and handing it to ROOT::TBufferMerger every flush (seed 003)
-//   rntuple        ROOT::RNTupleParallelWriter, one fill context per thread
-//   root_imt       one TTree filled by one thread, ROOT's implicit
-//                  multi-threading compressing baskets (seed 001's "ROOT")
-//   simple         the per-event format of simple_format.hpp (seed 001), its
-//                  columns' values copied as they are
-//   simple_root    the same format, each data product ROOT-serialized (seed
-//                  001's; needs the objects workload's ProductStore)
+// entries from the same EntrySource and writes the same columns. What each
+// writer is and what it can write: the table of methods at the end (methods(),
+// writers.cpp; write_bench --list-methods 1 prints it).
 //
 // With data products (the objects workload, WriteSettings::products),
 // root_imt writes one branch per product, split one sub-branch per member.
@@ -23,6 +15,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "media.hpp"
 #include "schema.hpp"
@@ -55,5 +48,33 @@ Checksums read_rntuple(Output &out, const Schema &schema, const WriteSettings &s
 long long tree_basket_bytes(Output &out, const WriteSettings &s);
 // Checks every event against `source` too (simple_format.hpp).
 Checksums read_simple(Output &out, const EntrySource &source);
+
+// ---- the methods: one table ------------------------------------------------------------------
+// Every writer write_bench's --method names, with what write_bench needs to know of it: its
+// --help and error texts and --list-methods 1 come from this table (writers.cpp, methods()),
+// and the Python side's lists are checked against --list-methods (tests/experiments/test_writing.py).
+// A new writer: its function above, and one row of the table.
+enum class Format { Tree, RNTuple, Simple };  // what it writes: how it is read back and named
+struct Method {
+  const char *name;
+  // Writes entries [0, n) of `source` to `out`; returns simple_root's events_split
+  // (events whose products more than one thread serialized), -1 for the others.
+  long long (*write)(Output &out, const EntrySource &source, std::uint64_t n, const WriteSettings &s);
+  Format format;
+  bool flat;      // writes flat columns: the random and events workloads
+  bool products;  // writes data products: the objects workload
+  bool imt;       // --threads > 1 run on ROOT's implicit multi-threading pool
+  const char *help;
+};
+const std::vector<Method> &methods();
+// The names of the methods for which `which` holds, as "a, b, c".
+std::string method_names(bool (*which)(const Method &) = nullptr);
+// The method named `name`; an unknown name is an error listing the table's names.
+const Method &method_named(const std::string &name);
+const char *format_name(Format format);
+// The output's file name ending: ".tpsimple" for the simple format, else ".root".
+const char *file_suffix(const Method &method);
+// Reads `out` back as `method` wrote it, with `threads` threads (the simple format: one).
+Checksums read_back(const Method &method, Output &out, const EntrySource &source, const WriteSettings &s, int threads);
 
 }  // namespace writing

@@ -4,6 +4,7 @@ from __future__ import annotations
 import math
 import re
 import struct
+import subprocess
 import tempfile
 from pathlib import Path
 
@@ -530,6 +531,24 @@ def test_unwritable_directory_is_named(tmp_path):
 def test_bad_options_are_named_before_any_work(args, culprit):
     with pytest.raises(harness.KernelError, match=culprit):
         run(args)
+
+
+def test_python_method_lists_agree_with_the_kernels_table_of_methods():
+    """write_bench --list-methods 1 prints its one table of writers (kernels/writing/writers.cpp);
+    the Python side's lists of them and the config schema's must not drift from it."""
+    out = subprocess.run([str(harness.kernel_path(wr.KERNEL)), "--list-methods", "1"], capture_output=True,
+                         text=True, check=True).stdout
+    table = {r["name"]: r for r in harness.json_lines(out, "write_bench --list-methods 1")}
+    flat = {name for name, r in table.items() if r["flat"]}
+    products = {name for name, r in table.items() if r["products"]}
+    m = wr.measuring
+    assert set(m.LABELS) == set(m.SHORT) == set(table)
+    assert set(m.OBJECT_METHODS) == products and set(m.EVENT_METHODS) <= flat
+    assert set(m.SETUP_METHODS["random"]) | set(m.SETUP_METHODS["events"]) <= flat
+    assert set(m.SETUP_METHODS["objects"]) <= products
+    schema = config.load_schema()["properties"]["writing"]["properties"]
+    for key, writable in (("random_methods", flat), ("event_methods", flat), ("object_methods", products)):
+        assert set(schema[key]["items"]["enum"]) <= writable, key
 
 
 def test_missing_branch_pattern_is_named(nanoaod):
