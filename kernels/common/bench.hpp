@@ -14,10 +14,12 @@
 #include <ctime>
 #include <map>
 #include <memory>
+#include <set>
 #include <sstream>
 #include <stdexcept>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include <dirent.h>
 #include <sys/mman.h>
@@ -253,16 +255,21 @@ inline long long huge_page_bytes() {
   return kib < 0 ? -1 : kib * 1024;
 }
 
-// Options given as --name value. Unknown or malformed options are an error
-// that names the option, so a typo never runs a benchmark with a default.
+// Options given as --name value, and the `flags` a kernel names given alone (--list-cases).
+// Unknown or malformed options are an error that names the option, so a typo never runs a
+// benchmark with a default.
 class Options {
  public:
-  Options(int argc, char **argv, std::map<std::string, std::string> defaults)
+  Options(int argc, char **argv, std::map<std::string, std::string> defaults, std::set<std::string> flags = {})
       : values_(std::move(defaults)) {
     for (int i = 1; i < argc; ++i) {
       std::string key = argv[i];
       if (key == "--build-info") {
         build_info_ = true;
+        continue;
+      }
+      if (key.rfind("--", 0) == 0 && flags.count(key.substr(2))) {
+        flags_.insert(key.substr(2));
         continue;
       }
       if (key.rfind("--", 0) != 0 || i + 1 >= argc)
@@ -273,6 +280,7 @@ class Options {
     }
   }
   bool build_info() const { return build_info_; }
+  bool flag(const std::string &name) const { return flags_.count(name) != 0; }
   std::string str(const std::string &key) const { return values_.at(key); }
   long long integer(const std::string &key, long long min_value) const {
     const std::string &text = values_.at(key);
@@ -311,6 +319,7 @@ class Options {
 
  private:
   std::map<std::string, std::string> values_;
+  std::set<std::string> flags_;
   bool build_info_ = false;
 };
 
@@ -347,6 +356,12 @@ class JsonLine {
     char buffer[64];
     std::snprintf(buffer, sizeof buffer, "%.17g", value);
     return raw(key, buffer);
+  }
+  // A list of objects, each built as a JsonLine.
+  JsonLine &add(const std::string &key, const std::vector<JsonLine> &objects) {
+    std::string list;
+    for (const JsonLine &o : objects) list += (list.empty() ? "{" : ", {") + o.body_.str() + "}";
+    return raw(key, "[" + list + "]");
   }
   void print() const {
     std::printf("{%s}\n", body_.str().c_str());
@@ -401,20 +416,25 @@ int guarded_main(const char *kernel, F &&main_body) {
   }
 }
 
-// The prologue every kernel shares, written once: its options parsed against `defaults` (an
-// unknown or malformed one is an error naming it, exit 2), --build-info answered, then
-// body(options) run as above.
+// The prologue every kernel shares, written once: its options parsed against `defaults` and
+// `flags` (an unknown or malformed one is an error naming it, exit 2), --build-info answered,
+// then body(options) run as above.
 template <class F>
 int guarded_main(const char *kernel, int argc, char **argv, std::map<std::string, std::string> defaults,
-                 F &&body) {
+                 std::set<std::string> flags, F &&body) {
   return guarded_main(kernel, [&] {
-    const Options opt(argc, argv, std::move(defaults));
+    const Options opt(argc, argv, std::move(defaults), std::move(flags));
     if (opt.build_info()) {
       print_build_info(kernel);
       return 0;
     }
     return body(opt);
   });
+}
+template <class F>
+int guarded_main(const char *kernel, int argc, char **argv, std::map<std::string, std::string> defaults,
+                 F &&body) {
+  return guarded_main(kernel, argc, argv, std::move(defaults), {}, std::forward<F>(body));
 }
 
 }  // namespace bench
