@@ -9,6 +9,10 @@
 //
 //   gpu_bandwidth_cuda --case CASE --dtype float32|float64 --n N --reps R --warmup W
 //   gpu_bandwidth_cuda --case device        (what the device is; no timing)
+//   gpu_bandwidth_cuda --list-cases         (the case table as JSON lines; needs no GPU)
+//
+// Every case is a row of one table (case_table below): its bytes per pass, expected values,
+// clock, and the state that sets up, runs and checks a pass; one loop (run_case) times them all.
 //
 // Device work is timed with CUDA events around each pass (`event_s`); the
 // steady clock and the process CPU time are recorded beside it. Cases in which
@@ -30,7 +34,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
-#include <iterator>
+#include <memory>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -43,11 +47,6 @@ namespace {
 constexpr int kExitNoDevice = 4;
 constexpr int kBlock = 256;
 constexpr int kScanBlock = 1024;
-const char *const kCases[] = {"device",           "h2d_pageable",     "h2d_pinned",        "d2h_pageable",
-                              "d2h_pinned",       "mapped_cpu_write", "mapped_cpu_read",   "managed_cpu_write",
-                              "managed_cpu_read", "d2d_copy",         "inplace_global",    "immutable_global",
-                              "inplace_mapped",   "immutable_mapped", "inplace_managed",   "immutable_managed",
-                              "explode",          "combine"};
 
 struct NoDevice : std::runtime_error {
   using std::runtime_error::runtime_error;
@@ -393,224 +392,445 @@ struct Run {
   bench::Retakes retakes;
 };
 
-struct Outcome {
-  long long values = 0, bytes_moved = 0, wrong = 0;
+// ---- the case table ----
+//
+// Every case is one row of case_table (BabelStream's way: one table of what is measured, one
+// loop that times it, run_case): its name; which count of its data a record's n gives; the bytes
+// one pass moves; how many times the constant its expected values hold; which clock times it;
+// and its state (Bench below), made before timing, which sets up each take, runs one pass and
+// checks every value at the end. `--list-cases` prints the table, with no CUDA call, as JSON
+// lines; src/throughput/experiments/gpu_bandwidth/cases.py holds the same rows for the methods
+// that run without this program (tests/kernels/test_gpu_bandwidth_cases.py checks one against
+// the other). A new case: its Bench and its row here, its row in cases.py.
+
+// The counts of one run's data: n values (Table 2's arrays), and the jagged cases' particles,
+// events and pairs; `offsets` is events + 1 (an offsets array).
+struct Shape {
+  long long n = 0, particles = 0, events = 0, pairs = 0;
+  long long count(const std::string &name) const {
+    if (name == "n") return n;
+    if (name == "particles") return particles;
+    if (name == "events") return events;
+    if (name == "offsets") return events + 1;
+    if (name == "pairs") return pairs;
+    throw std::logic_error("no count '" + name + "' in a Shape");
+  }
+};
+
+// One term of the bytes a pass moves: times x count x width, the width "value" (the value
+// type's size) or "index" (8: an int64 offset or pair count).
+struct Term {
+  long long times;
+  const char *count, *width;
+};
+
+// How many times the constant every expected value holds: none (copies, explode, combine), one
+// (an immutable add; an in-place add on shared memory, whose input the CPU rewrites before
+// every take), or every take (an in-place add on device memory: warm-up and dropped ones too).
+enum class Adds { none, one, every_take };
+const char *name_of(Adds a) { return a == Adds::none ? "none" : a == Adds::one ? "one" : "every_take"; }
+
+// Device work is timed with CUDA events, CPU work (write or read of shared memory) by the steady clock.
+enum class Clock { cuda_event, steady_clock };
+const char *name_of(Clock c) { return c == Clock::cuda_event ? "cuda_event" : "steady_clock"; }
+
+struct Checked {
+  long long wrong = 0;
   double checksum = 0;
 };
 
+// One case's arrays, made and filled before timing.
 template <class T>
-Outcome run_case(const Run &run, Timer &timer) {
-  const long long n = run.n, passes = run.warmup + run.reps;
-  const long long bytes = n * static_cast<long long>(sizeof(T));
-  const T c = static_cast<T>(run.c);
-  Outcome out;
-  out.values = n;
-  std::vector<PassTime> times;
-  // Pass r: `setup` (untimed) puts inputs and outputs where the pass expects them, `timed` times
-  // it; taken again while the run delay rule says so (never a warm-up pass).
-  long long takes = 0;
-  auto pass = [&](long long r, auto &&setup, auto &&timed) {
-    auto taken = bench::take_retaking(run.retakes, r >= run.warmup, 1, [&] {
-      setup();
-      ++takes;
-      return timed();
-    });
-    taken.first.retakes = taken.second;
-    times.push_back(taken.first);
-  };
-  auto host_initial = [&](T *dst) {
-    for (long long i = 0; i < n; ++i) dst[i] = initial<T>(i);
-  };
-  auto is_initial = [](long long i) { return initial<T>(i); };
-  auto maybe_corrupt = [&](T *p) {
-    if (run.corrupt) p[n / 2] += static_cast<T>(0.5);
-  };
+struct Bench {
+  Shape shape;
+  virtual ~Bench() = default;
+  // Untimed, before every take: puts inputs and outputs where the pass expects them.
+  virtual void setup() {}
+  // One pass: enqueues the device work (Clock::cuda_event) or does the CPU work (steady_clock).
+  virtual void pass() = 0;
+  // After the last pass: every value checked, against initial + added x constant where it applies.
+  virtual Checked verify(double added) = 0;
+};
 
-  const std::string &k = run.kcase;
-  if (k == "h2d_pageable" || k == "h2d_pinned") {
-    PageableArray<T> pageable(k == "h2d_pageable" ? n : 0);
-    PinnedArray<T> pinned(k == "h2d_pinned" ? n : 0);
-    T *src = k == "h2d_pageable" ? pageable.p() : pinned.p;
-    host_initial(src);
-    DeviceArray<T> d(n);
-    for (long long r = 0; r < passes; ++r)
-      pass(r, [&] { fill_value<<<grid(n), kBlock>>>(d.p, n, static_cast<T>(-1)); },
-           [&] { return timer.device([&] { CUDA_CHECK(cudaMemcpyAsync(d.p, src, bytes, cudaMemcpyHostToDevice)); }); });
-    std::vector<T> back = to_host(d.p, n);
-    maybe_corrupt(back.data());
-    std::tie(out.wrong, out.checksum) = compare(back.data(), n, is_initial);
-    out.bytes_moved = bytes;
-  } else if (k == "d2h_pageable" || k == "d2h_pinned") {
-    PageableArray<T> pageable(k == "d2h_pageable" ? n : 0);
-    PinnedArray<T> pinned(k == "d2h_pinned" ? n : 0);
-    T *dst = k == "d2h_pageable" ? pageable.p() : pinned.p;
-    DeviceArray<T> d(n);
-    fill_initial<<<grid(n), kBlock>>>(d.p, n);
-    for (long long r = 0; r < passes; ++r)
-      pass(r, [&] { std::fill(dst, dst + n, static_cast<T>(-1)); },
-           [&] { return timer.device([&] { CUDA_CHECK(cudaMemcpyAsync(dst, d.p, bytes, cudaMemcpyDeviceToHost)); }); });
-    maybe_corrupt(dst);
-    std::tie(out.wrong, out.checksum) = compare(dst, n, is_initial);
-    out.bytes_moved = bytes;
-  } else if (k == "managed_cpu_write" || k == "mapped_cpu_write") {
-    // The CPU stores every value into shared memory that the GPU touched last.
-    PageableArray<T> src(n);
-    host_initial(src.p());
-    SharedArray<T> m(n, k == "mapped_cpu_write");
-    for (long long r = 0; r < passes; ++r)
-      pass(r, [&] { fill_value<<<grid(n), kBlock>>>(m.device, n, static_cast<T>(-1)); },
-           [&] { return timer.host([&] { std::memcpy(m.host, src.p(), bytes); }); });
+// With --corrupt-for-test, one value of `got` made wrong before it is checked (the test of the check).
+template <class T>
+void corrupt_one(const Run &run, T *got, long long n) {
+  if (run.corrupt && n > 0) got[n / 2] += static_cast<T>(0.5);
+}
+
+// Table 2's expected values: initial(i) + added x constant.
+template <class T>
+Checked expect_initial(const Run &run, T *got, long long n, double added) {
+  corrupt_one(run, got, n);
+  Checked c;
+  std::tie(c.wrong, c.checksum) =
+      compare(got, n, [&](long long i) { return static_cast<T>(initial<T>(i) + added * run.c); });
+  return c;
+}
+
+template <class T>
+void host_initial(T *dst, long long n) {
+  for (long long i = 0; i < n; ++i) dst[i] = initial<T>(i);
+}
+
+// Where a case's arrays live.
+enum Memory : int { kGlobal, kPageable, kPinned, kMapped, kManaged };
+
+// Host memory, pageable or pinned.
+template <class T>
+struct HostArray {
+  PageableArray<T> pageable;
+  PinnedArray<T> pinned;
+  T *p;
+  HostArray(long long n, bool pin) : pageable(pin ? 0 : n), pinned(pin ? n : 0), p(pin ? pinned.p : pageable.p()) {}
+};
+
+// Table 2's cases on n values of T.
+template <class T>
+struct Table2 : Bench<T> {
+  const Run &run;
+  const long long n, bytes;
+  const T c;
+  explicit Table2(const Run &r)
+      : run(r), n(r.n), bytes(r.n * static_cast<long long>(sizeof(T))), c(static_cast<T>(r.c)) {
+    this->shape.n = n;
+  }
+};
+
+// A copy of n values with cudaMemcpyAsync: host (pageable or pinned) to device, device to host,
+// or within the device (kGlobal to kGlobal).
+template <class T>
+struct Copy : Table2<T> {
+  const bool from_cpu, to_cpu;
+  HostArray<T> host;
+  DeviceArray<T> from_device, to_device;
+  T *from, *to;
+  Copy(const Run &r, int from_memory, int to_memory)
+      : Table2<T>(r), from_cpu(from_memory != kGlobal), to_cpu(to_memory != kGlobal),
+        host(from_cpu || to_cpu ? r.n : 0, from_memory == kPinned || to_memory == kPinned),
+        from_device(from_cpu ? 0 : r.n), to_device(to_cpu ? 0 : r.n), from(from_cpu ? host.p : from_device.p),
+        to(to_cpu ? host.p : to_device.p) {
+    if (from_cpu)
+      host_initial(from, this->n);
+    else
+      fill_initial<<<grid(this->n), kBlock>>>(from, this->n);
+  }
+  void setup() override {
+    if (to_cpu)
+      std::fill(to, to + this->n, static_cast<T>(-1));
+    else
+      fill_value<<<grid(this->n), kBlock>>>(to, this->n, static_cast<T>(-1));
+  }
+  void pass() override {
+    const cudaMemcpyKind kind =
+        from_cpu ? cudaMemcpyHostToDevice : to_cpu ? cudaMemcpyDeviceToHost : cudaMemcpyDeviceToDevice;
+    CUDA_CHECK(cudaMemcpyAsync(to, from, this->bytes, kind));
+  }
+  Checked verify(double added) override {
+    if (to_cpu) return expect_initial(this->run, to, this->n, added);
+    std::vector<T> back = to_host(to, this->n);
+    return expect_initial(this->run, back.data(), this->n, added);
+  }
+};
+
+// The CPU stores every value into shared memory that the GPU touched last.
+template <class T>
+struct CpuWrite : Table2<T> {
+  PageableArray<T> src;
+  SharedArray<T> m;
+  CpuWrite(const Run &r, int memory) : Table2<T>(r), src(r.n), m(r.n, memory == kMapped) {
+    host_initial(src.p(), this->n);
+  }
+  void setup() override { fill_value<<<grid(this->n), kBlock>>>(m.device, this->n, static_cast<T>(-1)); }
+  void pass() override { std::memcpy(m.host, src.p(), this->bytes); }
+  Checked verify(double added) override {
     CUDA_CHECK(cudaDeviceSynchronize());
-    maybe_corrupt(m.host);
-    std::tie(out.wrong, out.checksum) = compare(m.host, n, is_initial);
-    out.bytes_moved = 2 * bytes;
-  } else if (k == "managed_cpu_read" || k == "mapped_cpu_read") {
-    // The CPU reads every value of shared memory that the GPU wrote last.
-    PageableArray<T> dst(n);
-    SharedArray<T> m(n, k == "mapped_cpu_read");
-    for (long long r = 0; r < passes; ++r)
-      pass(
-          r,
-          [&] {
-            fill_initial<<<grid(n), kBlock>>>(m.device, n);
-            std::fill(dst.p(), dst.p() + n, static_cast<T>(-1));
-          },
-          [&] { return timer.host([&] { std::memcpy(dst.p(), m.host, bytes); }); });
-    maybe_corrupt(dst.p());
-    std::tie(out.wrong, out.checksum) = compare(dst.p(), n, is_initial);
-    out.bytes_moved = 2 * bytes;
-  } else if (k == "d2d_copy") {
-    DeviceArray<T> a(n), b(n);
-    fill_initial<<<grid(n), kBlock>>>(a.p, n);
-    for (long long r = 0; r < passes; ++r)
-      pass(r, [&] { fill_value<<<grid(n), kBlock>>>(b.p, n, static_cast<T>(-1)); },
-           [&] { return timer.device([&] { CUDA_CHECK(cudaMemcpyAsync(b.p, a.p, bytes, cudaMemcpyDeviceToDevice)); }); });
-    std::vector<T> back = to_host(b.p, n);
-    maybe_corrupt(back.data());
-    std::tie(out.wrong, out.checksum) = compare(back.data(), n, is_initial);
-    out.bytes_moved = 2 * bytes;
-  } else if (k == "inplace_global" || k == "inplace_managed" || k == "inplace_mapped") {
-    const bool shared = k != "inplace_global";
-    DeviceArray<T> d(shared ? 0 : n);
-    SharedArray<T> m(shared ? n : 0, k == "inplace_mapped");
-    T *a = shared ? m.device : d.p;
-    if (!shared) fill_initial<<<grid(n), kBlock>>>(a, n);
-    for (long long r = 0; r < passes; ++r)
-      pass(
-          r,
-          [&] {
-            // Shared memory: the CPU writes the input first, so the kernel finds it in host memory.
-            if (shared) {
-              CUDA_CHECK(cudaDeviceSynchronize());
-              host_initial(m.host);
-            }
-          },
-          [&] { return timer.device([&] { add_in_place<<<grid(n), kBlock>>>(a, n, c); }); });
-    std::vector<T> back = to_host(a, n);
-    maybe_corrupt(back.data());
-    const double added = shared ? 1.0 : static_cast<double>(takes);  // device memory: every take added
-    std::tie(out.wrong, out.checksum) =
-        compare(back.data(), n, [&](long long i) { return static_cast<T>(initial<T>(i) + added * run.c); });
-    out.bytes_moved = 2 * bytes;
-  } else if (k == "immutable_global" || k == "immutable_managed" || k == "immutable_mapped") {
-    const bool shared = k != "immutable_global", mapped = k == "immutable_mapped";
-    DeviceArray<T> da(shared ? 0 : n), db(shared ? 0 : n);
-    SharedArray<T> ma(shared ? n : 0, mapped), mb(shared ? n : 0, mapped);
-    T *a = shared ? ma.device : da.p, *b = shared ? mb.device : db.p;
-    if (!shared) fill_initial<<<grid(n), kBlock>>>(a, n);
-    for (long long r = 0; r < passes; ++r)
-      pass(
-          r,
-          [&] {
-            if (shared) {
-              CUDA_CHECK(cudaDeviceSynchronize());
-              host_initial(ma.host);
-              std::fill(mb.host, mb.host + n, static_cast<T>(-1));
-            } else {
-              fill_value<<<grid(n), kBlock>>>(b, n, static_cast<T>(-1));
-            }
-          },
-          [&] { return timer.device([&] { add_immutable<<<grid(n), kBlock>>>(a, b, n, c); }); });
-    std::vector<T> back = to_host(b, n);
-    maybe_corrupt(back.data());
-    std::tie(out.wrong, out.checksum) =
-        compare(back.data(), n, [&](long long i) { return static_cast<T>(initial<T>(i) + run.c); });
-    std::vector<T> input = to_host(a, n);  // the immutable input must be untouched
-    out.wrong += compare(input.data(), n, is_initial).first;
-    out.bytes_moved = 2 * bytes;
-  } else if (k == "explode" || k == "combine") {
-    const std::vector<long long> off = jagged::offsets(run.events, run.mean);
-    const long long events = run.events, particles = off.back();
-    std::vector<long long> pair_off(static_cast<std::size_t>(events) + 1, 0);
+    return expect_initial(this->run, m.host, this->n, added);
+  }
+};
+
+// The CPU reads every value of shared memory that the GPU wrote last.
+template <class T>
+struct CpuRead : Table2<T> {
+  PageableArray<T> dst;
+  SharedArray<T> m;
+  CpuRead(const Run &r, int memory) : Table2<T>(r), dst(r.n), m(r.n, memory == kMapped) {}
+  void setup() override {
+    fill_initial<<<grid(this->n), kBlock>>>(m.device, this->n);
+    std::fill(dst.p(), dst.p() + this->n, static_cast<T>(-1));
+  }
+  void pass() override { std::memcpy(dst.p(), m.host, this->bytes); }
+  Checked verify(double added) override { return expect_initial(this->run, dst.p(), this->n, added); }
+};
+
+// Adds the constant in place, on device (kGlobal) or shared memory.
+template <class T>
+struct InPlace : Table2<T> {
+  const bool shared;
+  DeviceArray<T> d;
+  SharedArray<T> m;
+  T *a;
+  InPlace(const Run &r, int memory)
+      : Table2<T>(r), shared(memory != kGlobal), d(shared ? 0 : r.n), m(shared ? r.n : 0, memory == kMapped),
+        a(shared ? m.device : d.p) {
+    if (!shared) fill_initial<<<grid(this->n), kBlock>>>(a, this->n);
+  }
+  void setup() override {
+    // Shared memory: the CPU writes the input first, so the kernel finds it in host memory.
+    if (shared) {
+      CUDA_CHECK(cudaDeviceSynchronize());
+      host_initial(m.host, this->n);
+    }
+  }
+  void pass() override { add_in_place<<<grid(this->n), kBlock>>>(a, this->n, this->c); }
+  Checked verify(double added) override {
+    std::vector<T> back = to_host(a, this->n);
+    return expect_initial(this->run, back.data(), this->n, added);
+  }
+};
+
+// Adds the constant into a new array, on device (kGlobal) or shared memory; the input must stay untouched.
+template <class T>
+struct Immutable : Table2<T> {
+  const bool shared;
+  DeviceArray<T> da, db;
+  SharedArray<T> ma, mb;
+  T *a, *b;
+  Immutable(const Run &r, int memory)
+      : Table2<T>(r), shared(memory != kGlobal), da(shared ? 0 : r.n), db(shared ? 0 : r.n),
+        ma(shared ? r.n : 0, memory == kMapped), mb(shared ? r.n : 0, memory == kMapped),
+        a(shared ? ma.device : da.p), b(shared ? mb.device : db.p) {
+    if (!shared) fill_initial<<<grid(this->n), kBlock>>>(a, this->n);
+  }
+  void setup() override {
+    if (shared) {
+      CUDA_CHECK(cudaDeviceSynchronize());
+      host_initial(ma.host, this->n);
+      std::fill(mb.host, mb.host + this->n, static_cast<T>(-1));
+    } else {
+      fill_value<<<grid(this->n), kBlock>>>(b, this->n, static_cast<T>(-1));
+    }
+  }
+  void pass() override { add_immutable<<<grid(this->n), kBlock>>>(a, b, this->n, this->c); }
+  Checked verify(double added) override {
+    std::vector<T> back = to_host(b, this->n);
+    Checked out = expect_initial(this->run, back.data(), this->n, added);
+    std::vector<T> input = to_host(a, this->n);  // the immutable input must be untouched
+    out.wrong += compare(input.data(), this->n, [](long long i) { return initial<T>(i); }).first;
+    return out;
+  }
+};
+
+// The jagged events of --events and --mean-particles (jagged.hpp), their offsets on the device.
+template <class T>
+struct JaggedData : Bench<T> {
+  const Run &run;
+  const std::vector<long long> off;
+  std::vector<long long> pair_off;
+  const long long events, particles;
+  DeviceArray<long long> d_off;
+  explicit JaggedData(const Run &r)
+      : run(r), off(jagged::offsets(r.events, r.mean)), pair_off(static_cast<std::size_t>(r.events) + 1, 0),
+        events(r.events), particles(off.back()), d_off(r.events + 1) {
     for (long long e = 0; e < events; ++e) {
       const long long m = off[e + 1] - off[e];
       pair_off[e + 1] = pair_off[e] + m * (m - 1) / 2;
     }
-    const long long pairs = pair_off.back();
-    DeviceArray<long long> d_off(events + 1), d_pair_counts(events + 1), d_pair_off(events + 1);
+    this->shape = {r.n, particles, events, pair_off.back()};
     CUDA_CHECK(cudaMemcpy(d_off.p, off.data(), (events + 1) * sizeof(long long), cudaMemcpyHostToDevice));
-    if (k == "explode") {
-      std::vector<T> ev(static_cast<std::size_t>(std::max(1LL, events)));
-      for (long long e = 0; e < events; ++e) ev[e] = initial<T>(e);
-      DeviceArray<T> d_ev(events), d_out(particles);
-      CUDA_CHECK(cudaMemcpy(d_ev.p, ev.data(), events * sizeof(T), cudaMemcpyHostToDevice));
-      for (long long r = 0; r < passes; ++r)
-        pass(r, [&] { fill_value<<<grid(particles), kBlock>>>(d_out.p, particles, static_cast<T>(-1)); },
-             [&] {
-               return timer.device([&] {
-                 if (particles > 0) explode<<<grid(particles), kBlock>>>(d_off.p, d_ev.p, events, d_out.p, particles);
-               });
-             });
-      std::vector<T> back = to_host(d_out.p, particles);
-      std::vector<T> expected(static_cast<std::size_t>(std::max(1LL, particles)));
-      for (long long e = 0; e < events; ++e)
-        for (long long j = off[e]; j < off[e + 1]; ++j) expected[j] = ev[e];
-      if (run.corrupt && particles) back[particles / 2] += static_cast<T>(0.5);
-      std::tie(out.wrong, out.checksum) = compare(back.data(), particles, [&](long long j) { return expected[j]; });
-      out.values = particles;
-      // writes the output; reads each event's offsets and value (once per event, cached)
-      out.bytes_moved = particles * static_cast<long long>(sizeof(T)) +
-                        events * static_cast<long long>(sizeof(T) + sizeof(long long));
-    } else {
-      std::vector<T> values(static_cast<std::size_t>(std::max(1LL, particles)));
-      for (long long j = 0; j < particles; ++j) values[j] = initial<T>(j);
-      DeviceArray<T> d_values(particles), d_out(pairs);
-      CUDA_CHECK(cudaMemcpy(d_values.p, values.data(), particles * sizeof(T), cudaMemcpyHostToDevice));
-      ScanSpace space(events + 1);
-      for (long long r = 0; r < passes; ++r)
-        pass(r, [&] { fill_value<<<grid(pairs), kBlock>>>(d_out.p, pairs, static_cast<T>(-1)); },
-             [&] {
-               return timer.device([&] {
-                 pair_counts<<<grid(events + 1), kBlock>>>(d_off.p, events, d_pair_counts.p);
-                 inclusive_scan(d_pair_counts.p, d_pair_off.p, events + 1, space);
-                 if (pairs > 0)
-                   combine<<<grid(pairs), kBlock>>>(d_off.p, d_pair_off.p, d_values.p, events, d_out.p, pairs);
-               });
-             });
-      std::vector<long long> got_pair_off = to_host(d_pair_off.p, events + 1);
-      for (long long e = 0; e <= events; ++e) out.wrong += got_pair_off[e] != pair_off[e];
-      std::vector<T> back = to_host(d_out.p, pairs);
-      std::vector<T> expected(static_cast<std::size_t>(std::max(1LL, pairs)));
-      for (long long e = 0, q = 0; e < events; ++e)
-        for (long long i = off[e]; i < off[e + 1]; ++i)
-          for (long long j = i + 1; j < off[e + 1]; ++j) expected[q++] = values[i] + values[j];
-      if (run.corrupt && pairs) back[pairs / 2] += static_cast<T>(0.5);
-      long long wrong = 0;
-      std::tie(wrong, out.checksum) = compare(back.data(), pairs, [&](long long q) { return expected[q]; });
-      out.wrong += wrong;
-      out.values = pairs;
-      // reads two values and writes one per pair, plus offsets and pair counts per event
-      out.bytes_moved = 3 * pairs * static_cast<long long>(sizeof(T)) + 4 * (events + 1) * 8;
-    }
-  } else {
-    throw std::invalid_argument("--case '" + k + "' is not implemented");
   }
+};
+
+template <class T>
+struct Explode : JaggedData<T> {
+  std::vector<T> ev;
+  DeviceArray<T> d_ev, d_out;
+  explicit Explode(const Run &r)
+      : JaggedData<T>(r), ev(static_cast<std::size_t>(std::max(1LL, r.events))), d_ev(r.events),
+        d_out(this->particles) {
+    for (long long e = 0; e < this->events; ++e) ev[e] = initial<T>(e);
+    CUDA_CHECK(cudaMemcpy(d_ev.p, ev.data(), this->events * sizeof(T), cudaMemcpyHostToDevice));
+  }
+  void setup() override {
+    fill_value<<<grid(this->particles), kBlock>>>(d_out.p, this->particles, static_cast<T>(-1));
+  }
+  void pass() override {
+    if (this->particles > 0)
+      explode<<<grid(this->particles), kBlock>>>(this->d_off.p, d_ev.p, this->events, d_out.p, this->particles);
+  }
+  Checked verify(double) override {
+    const long long particles = this->particles;
+    std::vector<T> back = to_host(d_out.p, particles);
+    std::vector<T> expected(static_cast<std::size_t>(std::max(1LL, particles)));
+    for (long long e = 0; e < this->events; ++e)
+      for (long long j = this->off[e]; j < this->off[e + 1]; ++j) expected[j] = ev[e];
+    corrupt_one(this->run, back.data(), particles);
+    Checked out;
+    std::tie(out.wrong, out.checksum) = compare(back.data(), particles, [&](long long j) { return expected[j]; });
+    return out;
+  }
+};
+
+template <class T>
+struct Combine : JaggedData<T> {
+  std::vector<T> values;
+  DeviceArray<T> d_values, d_out;
+  DeviceArray<long long> d_pair_counts, d_pair_off;
+  ScanSpace space;
+  explicit Combine(const Run &r)
+      : JaggedData<T>(r), values(static_cast<std::size_t>(std::max(1LL, this->particles))),
+        d_values(this->particles), d_out(this->shape.pairs), d_pair_counts(r.events + 1), d_pair_off(r.events + 1),
+        space(r.events + 1) {
+    for (long long j = 0; j < this->particles; ++j) values[j] = initial<T>(j);
+    CUDA_CHECK(cudaMemcpy(d_values.p, values.data(), this->particles * sizeof(T), cudaMemcpyHostToDevice));
+  }
+  void setup() override {
+    fill_value<<<grid(this->shape.pairs), kBlock>>>(d_out.p, this->shape.pairs, static_cast<T>(-1));
+  }
+  void pass() override {
+    const long long events = this->events, pairs = this->shape.pairs;
+    pair_counts<<<grid(events + 1), kBlock>>>(this->d_off.p, events, d_pair_counts.p);
+    inclusive_scan(d_pair_counts.p, d_pair_off.p, events + 1, space);
+    if (pairs > 0) combine<<<grid(pairs), kBlock>>>(this->d_off.p, d_pair_off.p, d_values.p, events, d_out.p, pairs);
+  }
+  Checked verify(double) override {
+    const long long events = this->events, pairs = this->shape.pairs;
+    const std::vector<long long> &off = this->off;
+    Checked out;
+    std::vector<long long> got_pair_off = to_host(d_pair_off.p, events + 1);
+    for (long long e = 0; e <= events; ++e) out.wrong += got_pair_off[e] != this->pair_off[e];
+    std::vector<T> back = to_host(d_out.p, pairs);
+    std::vector<T> expected(static_cast<std::size_t>(std::max(1LL, pairs)));
+    for (long long e = 0, q = 0; e < events; ++e)
+      for (long long i = off[e]; i < off[e + 1]; ++i)
+        for (long long j = i + 1; j < off[e + 1]; ++j) expected[q++] = values[i] + values[j];
+    corrupt_one(this->run, back.data(), pairs);
+    long long wrong = 0;
+    std::tie(wrong, out.checksum) = compare(back.data(), pairs, [&](long long q) { return expected[q]; });
+    out.wrong += wrong;
+    return out;
+  }
+};
+
+template <class T>
+struct Case {
+  const char *name;
+  const char *values;       // the Shape count a record's n gives
+  std::vector<Term> bytes;  // bytes one pass moves (reads + writes; across the link for transfers)
+  Adds adds;
+  Clock clock;
+  std::unique_ptr<Bench<T>> (*make)(const Run &);
+};
+
+// The state of a case: B<T> made from the run and the case's memory (or memories).
+template <class T, template <class> class B, int... memory>
+std::unique_ptr<Bench<T>> make(const Run &run) {
+  return std::make_unique<B<T>>(run, memory...);
+}
+
+// Bytes terms of the cases: transfers count the bytes across the link once, copies and adds
+// read + write (no write-allocate traffic).
+const std::vector<Term> kLink = {{1, "n", "value"}}, kReadWrite = {{2, "n", "value"}};
+
+template <class T>
+const std::vector<Case<T>> &case_table() {
+  using A = Adds;
+  constexpr Clock event = Clock::cuda_event, steady = Clock::steady_clock;
+  static const std::vector<Case<T>> table = {
+      {"h2d_pageable", "n", kLink, A::none, event, make<T, Copy, kPageable, kGlobal>},
+      {"h2d_pinned", "n", kLink, A::none, event, make<T, Copy, kPinned, kGlobal>},
+      {"d2h_pageable", "n", kLink, A::none, event, make<T, Copy, kGlobal, kPageable>},
+      {"d2h_pinned", "n", kLink, A::none, event, make<T, Copy, kGlobal, kPinned>},
+      {"mapped_cpu_write", "n", kReadWrite, A::none, steady, make<T, CpuWrite, kMapped>},
+      {"mapped_cpu_read", "n", kReadWrite, A::none, steady, make<T, CpuRead, kMapped>},
+      {"managed_cpu_write", "n", kReadWrite, A::none, steady, make<T, CpuWrite, kManaged>},
+      {"managed_cpu_read", "n", kReadWrite, A::none, steady, make<T, CpuRead, kManaged>},
+      {"d2d_copy", "n", kReadWrite, A::none, event, make<T, Copy, kGlobal, kGlobal>},
+      {"inplace_global", "n", kReadWrite, A::every_take, event, make<T, InPlace, kGlobal>},
+      {"immutable_global", "n", kReadWrite, A::one, event, make<T, Immutable, kGlobal>},
+      {"inplace_mapped", "n", kReadWrite, A::one, event, make<T, InPlace, kMapped>},
+      {"immutable_mapped", "n", kReadWrite, A::one, event, make<T, Immutable, kMapped>},
+      {"inplace_managed", "n", kReadWrite, A::one, event, make<T, InPlace, kManaged>},
+      {"immutable_managed", "n", kReadWrite, A::one, event, make<T, Immutable, kManaged>},
+      // writes the output; reads each event's offsets and value (once per event, cached)
+      {"explode", "particles", {{1, "particles", "value"}, {1, "events", "value"}, {1, "events", "index"}}, A::none,
+       event, make<T, Explode>},
+      // reads two values and writes one per pair, plus offsets and pair counts per event
+      {"combine", "pairs", {{3, "pairs", "value"}, {4, "offsets", "index"}}, A::none, event, make<T, Combine>},
+  };
+  return table;
+}
+
+template <class T>
+long long bytes_moved(const Case<T> &kcase, const Shape &shape) {
+  long long bytes = 0;
+  for (const Term &t : kcase.bytes)
+    bytes += t.times * shape.count(t.count) *
+             static_cast<long long>(std::string(t.width) == "value" ? sizeof(T) : sizeof(long long));
+  return bytes;
+}
+
+// The table as JSON lines, one per case (no CUDA call: it answers without a GPU).
+void list_cases() {
+  for (const Case<float> &c : case_table<float>()) {
+    std::vector<bench::JsonLine> terms(c.bytes.size());
+    for (std::size_t i = 0; i < c.bytes.size(); ++i)
+      terms[i].add("times", c.bytes[i].times).add("count", c.bytes[i].count).add("width", c.bytes[i].width);
+    bench::JsonLine()
+        .add("record", "case")
+        .add("name", c.name)
+        .add("values", c.values)
+        .add("bytes_moved", terms)
+        .add("adds", name_of(c.adds))
+        .add("clock", name_of(c.clock))
+        .print();
+  }
+}
+
+template <class T>
+const Case<T> &find_case(const std::string &name) {
+  for (const Case<T> &c : case_table<T>())
+    if (name == c.name) return c;
+  std::string known = "device";
+  for (const Case<T> &c : case_table<T>()) known += std::string(", ") + c.name;
+  throw std::invalid_argument("--case must be one of " + known + "; got '" + name + "'");
+}
+
+struct Outcome {
+  long long values = 0, wrong = 0;
+  double checksum = 0;
+};
+
+// The one pass loop of every case: pass r sets up (untimed), then times one pass; it is taken
+// again while the run delay rule says so (never a warm-up pass). Every value is checked after
+// the last pass, and each pass printed as a timing record.
+template <class T>
+Outcome run_case(const Run &run, Timer &timer) {
+  const Case<T> &kcase = find_case<T>(run.kcase);
+  const std::unique_ptr<Bench<T>> state = kcase.make(run);
+  const long long passes = run.warmup + run.reps;
+  std::vector<PassTime> times;
+  long long takes = 0;
+  for (long long r = 0; r < passes; ++r) {
+    auto taken = bench::take_retaking(run.retakes, r >= run.warmup, 1, [&] {
+      state->setup();
+      ++takes;
+      auto one = [&] { state->pass(); };
+      return kcase.clock == Clock::cuda_event ? timer.device(one) : timer.host(one);
+    });
+    taken.first.retakes = taken.second;
+    times.push_back(taken.first);
+  }
+  const double added = kcase.adds == Adds::none ? 0.0 : kcase.adds == Adds::one ? 1.0 : static_cast<double>(takes);
+  const Checked checked = state->verify(added);
+  const Outcome out{state->shape.count(kcase.values), checked.wrong, checked.checksum};
+  const long long bytes = bytes_moved(kcase, state->shape);
 
   for (long long r = 0; r < passes; ++r) {
     bench::JsonLine line;
     line.add("record", "timing")
         .add("kernel", "gpu_bandwidth_cuda")
-        .add("case", k)
+        .add("case", run.kcase)
         .add("dtype", run.dtype)
         .add("n", out.values)
         .add("rep", r - run.warmup)
@@ -619,7 +839,7 @@ Outcome run_case(const Run &run, Timer &timer) {
         .add("cpu_s", times[r].cpu_s)
         .add("run_delay_s", times[r].run_delay_s)
         .add("sample_retakes", times[r].retakes)
-        .add("bytes_moved", out.bytes_moved)
+        .add("bytes_moved", bytes)
         .add("clock", times[r].event_s >= 0 ? "cuda_event" : "steady_clock");
     if (times[r].event_s >= 0) line.add("event_s", times[r].event_s);
     line.print();
@@ -631,56 +851,53 @@ Outcome run_case(const Run &run, Timer &timer) {
 
 int main(int argc, char **argv) {
   const char *kernel = "gpu_bandwidth_cuda";
-  try {
-    bench::Options opt(argc, argv, bench::with_retake_options({{"case", "device"},
-                        {"dtype", "float32"},
-                        {"n", "1048576"},
-                        {"reps", "5"},
-                        {"warmup", "1"},
-                        {"constant", "1"},
-                        {"events", "100000"},
-                        {"mean-particles", "4"},
-                        {"corrupt-for-test", "0"}}));
-    if (opt.build_info()) {
-      bench::print_build_info(kernel);
-      return 0;
-    }
-    Run run;
-    run.kcase = opt.str("case");
-    if (std::find(std::begin(kCases), std::end(kCases), run.kcase) == std::end(kCases)) {
-      std::string known;
-      for (const char *name : kCases) known += std::string(known.empty() ? "" : ", ") + name;
-      throw std::invalid_argument("--case must be one of " + known + "; got '" + run.kcase + "'");
-    }
-    run.dtype = opt.str("dtype");
-    if (run.dtype != "float32" && run.dtype != "float64")
-      throw std::invalid_argument("--dtype must be 'float32' or 'float64', got '" + run.dtype + "'");
-    run.n = opt.integer("n", 1);
-    run.reps = opt.integer("reps", 1);
-    run.warmup = opt.integer("warmup", 0);
-    run.events = opt.integer("events", 1);
-    run.mean = opt.integer("mean-particles", 0);
-    run.c = opt.real("constant");
-    run.corrupt = opt.integer("corrupt-for-test", 0) != 0;
-    run.retakes = bench::retakes_from(opt);
-    if (run.c != std::floor(run.c) || std::fabs(run.c) > 1000)
-      throw std::invalid_argument("--constant must be a small integer so that checks are exact");
+  return bench::guarded_main(
+      kernel, argc, argv,
+      bench::with_retake_options({{"case", "device"},
+                                  {"dtype", "float32"},
+                                  {"n", "1048576"},
+                                  {"reps", "5"},
+                                  {"warmup", "1"},
+                                  {"constant", "1"},
+                                  {"events", "100000"},
+                                  {"mean-particles", "4"},
+                                  {"corrupt-for-test", "0"}}),
+      {"list-cases"}, [&](const bench::Options &opt) {
+        if (opt.flag("list-cases")) {
+          list_cases();
+          return 0;
+        }
+        Run run;
+        run.kcase = opt.str("case");
+        if (run.kcase != "device") find_case<float>(run.kcase);  // an unknown case: refused before any CUDA call
+        run.dtype = opt.str("dtype");
+        if (run.dtype != "float32" && run.dtype != "float64")
+          throw std::invalid_argument("--dtype must be 'float32' or 'float64', got '" + run.dtype + "'");
+        run.n = opt.integer("n", 1);
+        run.reps = opt.integer("reps", 1);
+        run.warmup = opt.integer("warmup", 0);
+        run.events = opt.integer("events", 1);
+        run.mean = opt.integer("mean-particles", 0);
+        run.c = opt.real("constant");
+        run.corrupt = opt.integer("corrupt-for-test", 0) != 0;
+        run.retakes = bench::retakes_from(opt);
+        if (run.c != std::floor(run.c) || std::fabs(run.c) > 1000)
+          throw std::invalid_argument("--constant must be a small integer so that checks are exact");
 
-    require_device();
-    const DeviceInfo info = device_info();
-    print_device(info);
-    if (run.kcase == "device") {
-      bench::JsonLine().add("record", "validation").add("kernel", kernel).add("ok", true).print();
-      return 0;
-    }
-    Timer timer;
-    const Outcome out = run.dtype == "float32" ? run_case<float>(run, timer) : run_case<double>(run, timer);
-    return bench::report_validation(kernel, out.wrong, out.values, out.checksum);
-  } catch (const NoDevice &e) {
-    std::fprintf(stderr, "%s: no usable CUDA device: %s\n", kernel, e.what());
-    return kExitNoDevice;
-  } catch (const std::exception &e) {
-    std::fprintf(stderr, "%s: error: %s\n", kernel, e.what());
-    return 2;
-  }
+        try {
+          require_device();
+          const DeviceInfo info = device_info();
+          print_device(info);
+          if (run.kcase == "device") {
+            bench::JsonLine().add("record", "validation").add("kernel", kernel).add("ok", true).print();
+            return 0;
+          }
+          Timer timer;
+          const Outcome out = run.dtype == "float32" ? run_case<float>(run, timer) : run_case<double>(run, timer);
+          return bench::report_validation(kernel, out.wrong, out.values, out.checksum);
+        } catch (const NoDevice &e) {
+          std::fprintf(stderr, "%s: no usable CUDA device: %s\n", kernel, e.what());
+          return kExitNoDevice;
+        }
+      });
 }
