@@ -41,7 +41,8 @@ use are imported here from them, so that
 `from throughput.experiments import gpu_bandwidth as gb; gb.<name>` works:
 
 - cases: what is measured: Table 2's cases, the jagged operations, the methods,
-  the shared constants and the seed's figures;
+  the shared constants, the seed's figures, and the CUDA program's case table
+  (bytes per pass, expected adds, clock; its `--list-cases` is checked against it);
 - configuration: sizes of the runs; check_config (called by throughput.config)
   and check_device_fit (against the GPU's free memory);
 - device: is there a GPU, which, and why each GPU method cannot run here;
@@ -65,15 +66,16 @@ imports numba.cuda.
 from __future__ import annotations
 
 from .analysis import archived_summary, check_agreement, jagged_table, summary, targets, with_rates
-from .cases import (CASES, CPU_METHOD_JAGGED, CUDA_KERNEL, DTYPES, GPU_CASES, GPU_METHODS, HOST_KERNEL, JAGGED_LABELS,
-                    JAGGED_OPS, NO_GPU, NOT_MEASURED, SEED_ARRAY_MIB, SEED_GPU_SHORT, SEED_GPUS, SEED_TABLE2,
-                    TARGET_FRACTION)
+from .cases import (CASES, CPU_METHOD_JAGGED, CUDA_KERNEL, DTYPES, GPU_CASES, GPU_METHOD_JAGGED, GPU_METHODS,
+                    HOST_KERNEL, JAGGED_KERNEL_CASE, JAGGED_LABELS, JAGGED_OPS, KERNEL_CASE, KERNEL_CASES, NO_GPU,
+                    NOT_MEASURED, SEED_ARRAY_MIB, SEED_GPU_SHORT, SEED_GPUS, SEED_TABLE2, TARGET_FRACTION)
 from .configuration import check_config, check_device_fit, max_threads
 from .cpu_jagged import _awkward_array, awkward_op, combine_cpu, explode_cpu, jagged_cpu
 from .cupy_backend import NumpyBackend, table2_python
-from .data import Jagged, exact_checksum, from_counts, initial, jagged_counts, make_jagged, reference, validate_output
-from .device import (EXIT_NO_DEVICE, GpuStatus, _numba_cuda_reason, detect_gpu, driver_present, l2_note, nominal_gb_s,
-                     query_cuda_device)
+from .data import (Jagged, case_bytes_moved, case_shape, exact_checksum, from_counts, initial, jagged_bytes_moved,
+                   jagged_counts, jagged_shape, jagged_values, make_jagged, reference, validate_output)
+from .device import (EXIT_NO_DEVICE, GpuStatus, _numba_cuda_reason, detect_gpu, driver_present, l2_note,
+                     listed_cases, nominal_gb_s, query_cuda_device)
 from .numba_cuda import combine_gpu, cuda_kernels, jagged_gpu_python, launch
 from .report import (archived_detail_tex, archived_jagged_tex, archived_sentences, gpu_detail_tex, jagged_sentence,
                      jagged_tex, machines_tex, numa_sentence, paper_macros, table2_rows, table2_tex, target_sentence)

@@ -62,6 +62,9 @@ CASES = (
 CASE_BY_NAME = {c.name: c for c in CASES}
 GPU_CASES = tuple(c.name for c in CASES if c.on_gpu)
 JAGGED_OPS = ("flat_inplace", "flat_immutable", "explode", "combine")
+# The CUDA program's case each jagged operation is (the flat add: Table 2's add on the particles).
+JAGGED_KERNEL_CASE = {"flat_inplace": "inplace_global", "flat_immutable": "immutable_global", "explode": "explode",
+                      "combine": "combine"}
 JAGGED_LABELS = {"flat_inplace": "flat add, in place", "flat_immutable": "flat add, immutable",
                  "explode": "explode", "combine": "combine"}
 
@@ -73,3 +76,60 @@ CPU_METHODS = {"numba": "numba", "awkward": "awkward"}
 GPU_METHOD_CASES = {"cuda": GPU_CASES, "cupy": GPU_CASES, "numba_cuda": ()}
 GPU_METHOD_JAGGED = {"cuda": JAGGED_OPS, "cupy": (), "numba_cuda": JAGGED_OPS}
 CPU_METHOD_JAGGED = {"numba": JAGGED_OPS, "awkward": ("flat_immutable", "explode", "combine")}
+
+
+# ---- the case table of the CUDA program ------------------------------------------------------
+# kernels/gpu_bandwidth/gpu_bandwidth.cu measures every case through one table (case_table), which
+# `gpu_bandwidth_cuda --list-cases` prints as JSON lines; these are its rows, one for one. Python
+# keeps its own copy, the one every Python method reads (data.case_bytes_moved, data.added), rather
+# than asking the program: the program is built only where an nvcc is found (spec.cuda_kernels),
+# while the CPU methods, the numba.cuda kernels in the simulator and the numpy stand-in for CuPy
+# count the same bytes without it. tests/kernels/test_gpu_bandwidth_cases.py checks the program's
+# listing against this table, row by row, wherever the program is built.
+
+LINK = ((1, "n", "value"),)  # a transfer: the bytes across the link, once
+READ_WRITE = ((2, "n", "value"),)  # a copy or an add: read + write (no write-allocate traffic)
+
+
+@dataclass(frozen=True)
+class KernelCase:
+    """One row of the CUDA program's case table."""
+
+    name: str
+    values: str  # the count a record's n gives: "n" (Table 2's arrays), "particles" or "pairs"
+    # Bytes one pass moves: the sum of times x count x width; counts "n", "particles", "events",
+    # "offsets" (events + 1) and "pairs"; width "value" (the value type's size) or "index" (8)
+    bytes_moved: tuple[tuple[int, str, str], ...]
+    adds: str  # the constant in every expected value: "none", "one" or "every_take" (each take's)
+    clock: str  # "cuda_event" (device work) or "steady_clock" (the CPU's write or read)
+
+    def listed(self) -> dict:
+        """The row as `gpu_bandwidth_cuda --list-cases` prints it."""
+        return {"record": "case", "name": self.name, "values": self.values,
+                "bytes_moved": [{"times": t, "count": c, "width": w} for t, c, w in self.bytes_moved],
+                "adds": self.adds, "clock": self.clock}
+
+
+KERNEL_CASES = (
+    KernelCase("h2d_pageable", "n", LINK, "none", "cuda_event"),
+    KernelCase("h2d_pinned", "n", LINK, "none", "cuda_event"),
+    KernelCase("d2h_pageable", "n", LINK, "none", "cuda_event"),
+    KernelCase("d2h_pinned", "n", LINK, "none", "cuda_event"),
+    KernelCase("mapped_cpu_write", "n", READ_WRITE, "none", "steady_clock"),
+    KernelCase("mapped_cpu_read", "n", READ_WRITE, "none", "steady_clock"),
+    KernelCase("managed_cpu_write", "n", READ_WRITE, "none", "steady_clock"),
+    KernelCase("managed_cpu_read", "n", READ_WRITE, "none", "steady_clock"),
+    KernelCase("d2d_copy", "n", READ_WRITE, "none", "cuda_event"),
+    KernelCase("inplace_global", "n", READ_WRITE, "every_take", "cuda_event"),
+    KernelCase("immutable_global", "n", READ_WRITE, "one", "cuda_event"),
+    KernelCase("inplace_mapped", "n", READ_WRITE, "one", "cuda_event"),
+    KernelCase("immutable_mapped", "n", READ_WRITE, "one", "cuda_event"),
+    KernelCase("inplace_managed", "n", READ_WRITE, "one", "cuda_event"),
+    KernelCase("immutable_managed", "n", READ_WRITE, "one", "cuda_event"),
+    # writes the output; reads each event's offsets and value (once per event, cached)
+    KernelCase("explode", "particles", ((1, "particles", "value"), (1, "events", "value"), (1, "events", "index")),
+               "none", "cuda_event"),
+    # reads two values and writes one per pair, plus offsets and pair counts per event
+    KernelCase("combine", "pairs", ((3, "pairs", "value"), (4, "offsets", "index")), "none", "cuda_event"),
+)
+KERNEL_CASE = {c.name: c for c in KERNEL_CASES}

@@ -12,7 +12,8 @@ import pandas as pd
 
 from ... import flat_add, harness
 from .cases import CONSTANT, CPU_METHOD_JAGGED, CPU_METHODS
-from .data import Jagged, exact_checksum, from_counts, jagged_bytes_moved, reference, validate_output
+from .data import (Jagged, exact_checksum, from_counts, jagged_bytes_moved, jagged_values, reference,
+                   validate_output)
 
 
 @numba.njit(parallel=True, cache=True)
@@ -125,7 +126,7 @@ def jagged_cpu(method: str, op: str, data: Jagged, threads: int, repetitions: in
     if validation["checksum"] != exact_checksum(op, data, passes):
         raise AssertionError(f"{method} {op} {dtype.name}: checksum {validation['checksum']} != "
                              f"{exact_checksum(op, data, passes)}")
-    n = data.pairs if op == "combine" else data.particles
+    n = jagged_values(op, data)
     # n and bytes_moved are one pass's (as host_copy's rows give them): rated by the time per pass
     frame = frame.assign(case=op, dtype=dtype.name, n=n, threads=threads, bytes_moved=jagged_bytes_moved(op, data),
                          clock="steady_clock")

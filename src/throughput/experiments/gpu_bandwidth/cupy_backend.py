@@ -10,8 +10,8 @@ import numpy as np
 import pandas as pd
 
 from ... import harness
-from .cases import CONSTANT, GPU_CASES
-from .data import initial, validate_output
+from .cases import CONSTANT, GPU_CASES, KERNEL_CASE
+from .data import added, case_bytes_moved, case_shape, initial, validate_output
 
 
 class NumpyBackend:
@@ -177,12 +177,15 @@ def no_setup() -> None:
 def table2_python(case: str, dtype: str, n: int, repetitions: int, warmup: int, backend: NumpyBackend,
                   retakes: harness.Retakes = harness.Retakes()) -> tuple[pd.DataFrame, dict[str, Any]]:
     """One Table 2 case with array-library operations (CuPy's on a GPU), each pass taken again
-    while `retakes` says it was disturbed; validated exactly."""
+    while `retakes` says it was disturbed; validated exactly. Its clock, expected values and bytes
+    moved are its row of the CUDA program's case table (cases.KERNEL_CASES)."""
+    if case not in GPU_CASES:
+        raise ValueError(f"unknown Table 2 case {case!r} (known: {', '.join(GPU_CASES)})")
     xp, T = backend.xp, np.dtype(dtype)
     c = T.type(CONSTANT)
     passes = warmup + repetitions
     init = initial(n, dtype)
-    size = n * T.itemsize
+    timed = backend.time_host if KERNEL_CASE[case].clock == "steady_clock" else backend.time_device
     times: list[dict[str, Any]] = []
     pass_ = passes_taking(warmup, retakes, times)
     if case in ("h2d_pageable", "h2d_pinned"):
@@ -192,20 +195,20 @@ def table2_python(case: str, dtype: str, n: int, repetitions: int, warmup: int, 
             source[...] = init
         d = backend.device_empty(n, T)
         for i in range(passes):
-            pass_(i, lambda: d.fill(-1), lambda: backend.time_device(lambda: backend.to_device(d, source)))
-        got, expected, moved = backend.asnumpy(d), init, size
+            pass_(i, lambda: d.fill(-1), lambda: timed(lambda: backend.to_device(d, source)))
+        got = backend.asnumpy(d)
     elif case in ("d2h_pageable", "d2h_pinned"):
         d = backend.device_array(init)
         target = np.empty(n, T) if case == "d2h_pageable" else backend.pinned_empty(n, T)
         for i in range(passes):
-            pass_(i, lambda: target.fill(-1), lambda: backend.time_device(lambda: backend.to_host(target, d)))
-        got, expected, moved = np.array(target), init, size
+            pass_(i, lambda: target.fill(-1), lambda: timed(lambda: backend.to_host(target, d)))
+        got = np.array(target)
     elif case in ("managed_cpu_write", "mapped_cpu_write"):
         managed, view = backend.shared_empty(n, T, _memory(case))
         for i in range(passes):  # the GPU touches it last
-            pass_(i, lambda: managed.fill(-1), lambda: backend.time_host(lambda: np.copyto(view, init)))
+            pass_(i, lambda: managed.fill(-1), lambda: timed(lambda: np.copyto(view, init)))
         backend.synchronize()
-        got, expected, moved = np.array(view), init, 2 * size
+        got = np.array(view)
     elif case in ("managed_cpu_read", "mapped_cpu_read"):
         managed, view = backend.shared_empty(n, T, _memory(case))
         d_init = backend.device_array(init)
@@ -215,25 +218,25 @@ def table2_python(case: str, dtype: str, n: int, repetitions: int, warmup: int, 
             target.fill(-1)
 
         for i in range(passes):
-            pass_(i, gpu_writes_last, lambda: backend.time_host(lambda: np.copyto(target, view)))
-        got, expected, moved = target, init, 2 * size
+            pass_(i, gpu_writes_last, lambda: timed(lambda: np.copyto(target, view)))
+        got = target
     elif case == "d2d_copy":
         a, b = backend.device_array(init), backend.device_empty(n, T)
         for i in range(passes):
-            pass_(i, lambda: b.fill(-1), lambda: backend.time_device(lambda: xp.copyto(b, a)))
-        got, expected, moved = backend.asnumpy(b), init, 2 * size
+            pass_(i, lambda: b.fill(-1), lambda: timed(lambda: xp.copyto(b, a)))
+        got = backend.asnumpy(b)
     elif case == "inplace_global":
         a = backend.device_array(init)
         for i in range(passes):
-            pass_(i, no_setup, lambda: backend.time_device(lambda: xp.add(a, c, out=a)))
-        got, expected, moved = backend.asnumpy(a), init + T.type(takes_made(times) * CONSTANT), 2 * size
+            pass_(i, no_setup, lambda: timed(lambda: xp.add(a, c, out=a)))
+        got = backend.asnumpy(a)
     elif case == "immutable_global":
         a, b = backend.device_array(init), backend.device_empty(n, T)
         for i in range(passes):
-            pass_(i, lambda: b.fill(-1), lambda: backend.time_device(lambda: xp.add(a, c, out=b)))
+            pass_(i, lambda: b.fill(-1), lambda: timed(lambda: xp.add(a, c, out=b)))
         if not np.array_equal(backend.asnumpy(a), init):
             raise AssertionError(f"{backend.name} {case} {dtype}: the immutable input was changed")
-        got, expected, moved = backend.asnumpy(b), init + c, 2 * size
+        got = backend.asnumpy(b)
     elif case in ("inplace_managed", "inplace_mapped"):
         managed, view = backend.shared_empty(n, T, _memory(case))
         def cpu_writes_input():  # the kernel finds it in host memory
@@ -241,8 +244,8 @@ def table2_python(case: str, dtype: str, n: int, repetitions: int, warmup: int, 
             np.copyto(view, init)
 
         for i in range(passes):
-            pass_(i, cpu_writes_input, lambda: backend.time_device(lambda: xp.add(managed, c, out=managed)))
-        got, expected, moved = backend.asnumpy(managed), init + c, 2 * size
+            pass_(i, cpu_writes_input, lambda: timed(lambda: xp.add(managed, c, out=managed)))
+        got = backend.asnumpy(managed)
     elif case in ("immutable_managed", "immutable_mapped"):
         a, a_view = backend.shared_empty(n, T, _memory(case))
         b, b_view = backend.shared_empty(n, T, _memory(case))
@@ -252,10 +255,10 @@ def table2_python(case: str, dtype: str, n: int, repetitions: int, warmup: int, 
             b_view.fill(-1)
 
         for i in range(passes):
-            pass_(i, cpu_writes_input_and_output, lambda: backend.time_device(lambda: xp.add(a, c, out=b)))
-        got, expected, moved = backend.asnumpy(b), init + c, 2 * size
-    else:
-        raise ValueError(f"unknown Table 2 case {case!r} (known: {', '.join(GPU_CASES)})")
+            pass_(i, cpu_writes_input_and_output, lambda: timed(lambda: xp.add(a, c, out=b)))
+        got = backend.asnumpy(b)
+    expected = init + T.type(added(case, takes_made(times)) * CONSTANT)
+    moved = case_bytes_moved(case, T, case_shape(n=n))
     validation = validate_output(got, expected, f"{backend.name} {case} {dtype}")
     frame = pd.DataFrame([{"case": case, "dtype": dtype, "n": n, "rep": i - warmup, "warmup": i < warmup,
                            "bytes_moved": moved, **t} for i, t in enumerate(times)])

@@ -1,7 +1,7 @@
 """The inputs of every method and the checks of its output: the initial values
 (i % 1000), the jagged events (the same as kernels/gpu_bandwidth/jagged.hpp's),
 the expected output of each jagged operation (numpy alone, and its sum in closed
-form), the exact validation, and the bytes an operation moves."""
+form), the exact validation, and the bytes a case moves (from cases.KERNEL_CASES)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -9,7 +9,7 @@ from typing import Any
 
 import numpy as np
 
-from .cases import CONSTANT, INIT_PERIOD, JAGGED_OPS
+from .cases import CONSTANT, INIT_PERIOD, JAGGED_KERNEL_CASE, JAGGED_OPS, KERNEL_CASE
 
 
 def initial(n: int, dtype: str) -> np.ndarray:
@@ -123,11 +123,32 @@ def validate_output(got: np.ndarray, expected: np.ndarray, label: str) -> dict[s
     return {"ok": True, "wrong_values": wrong, "checksum": checksum}
 
 
+def case_shape(n: int = 0, particles: int = 0, events: int = 0, pairs: int = 0) -> dict[str, int]:
+    """The counts the case table's terms name (`offsets`: events + 1)."""
+    return {"n": n, "particles": particles, "events": events, "offsets": events + 1, "pairs": pairs}
+
+
+def jagged_shape(data: Jagged) -> dict[str, int]:
+    """A jagged run's counts (the flat add's n: its particles)."""
+    return case_shape(data.particles, data.particles, data.events, data.pairs)
+
+
+def case_bytes_moved(case: str, dtype, counts: dict[str, int]) -> int:
+    """Bytes one pass of the CUDA program's `case` reads and writes (its row of cases.KERNEL_CASES)."""
+    widths = {"value": np.dtype(dtype).itemsize, "index": 8}
+    return sum(times * counts[count] * widths[width] for times, count, width in KERNEL_CASE[case].bytes_moved)
+
+
+def added(case: str, takes: int) -> int:
+    """How many times the constant `case`'s expected values hold after `takes` takes."""
+    return {"none": 0, "one": 1, "every_take": takes}[KERNEL_CASE[case].adds]
+
+
+def jagged_values(op: str, data: Jagged) -> int:
+    """The values a jagged operation's record counts (its n): particles, or pairs for combine."""
+    return jagged_shape(data)[KERNEL_CASE[JAGGED_KERNEL_CASE[op]].values]
+
+
 def jagged_bytes_moved(op: str, data: Jagged) -> int:
-    """Bytes an operation reads and writes (the same counting for every method)."""
-    size = data.values.dtype.itemsize
-    if op in ("flat_inplace", "flat_immutable"):
-        return 2 * data.particles * size
-    if op == "explode":
-        return data.particles * size + data.events * (size + 8)
-    return 3 * data.pairs * size + 4 * (data.events + 1) * 8
+    """Bytes an operation reads and writes (the same counting for every method: the case table's)."""
+    return case_bytes_moved(JAGGED_KERNEL_CASE[op], data.values.dtype, jagged_shape(data))

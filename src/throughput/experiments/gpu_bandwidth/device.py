@@ -3,6 +3,7 @@ and for each GPU method why it cannot run here."""
 from __future__ import annotations
 
 import ctypes
+import functools
 import json
 import os
 import subprocess
@@ -61,6 +62,19 @@ def query_cuda_device() -> tuple[dict[str, Any] | None, str | None]:
                                   f"{proc.stderr.strip()}")
     records = [json.loads(line) for line in proc.stdout.splitlines() if line.strip()]
     return next(r for r in records if r.get("record") == "device"), None
+
+
+@functools.cache
+def listed_cases() -> tuple[dict[str, Any], ...]:
+    """The CUDA program's case table as `--list-cases` prints it (no GPU needed; asked once per
+    process). Raises harness.KernelError where the program is not built or fails. The Python
+    methods count with cases.KERNEL_CASES, which the tests check against this."""
+    path = harness.kernel_path(CUDA_KERNEL)
+    proc = subprocess.run([str(path), "--list-cases"], capture_output=True, text=True, timeout=60)
+    if proc.returncode != 0:
+        raise harness.KernelError(f"kernel {CUDA_KERNEL} --list-cases exited with {proc.returncode}: "
+                                  f"{proc.stderr.strip()}")
+    return tuple(harness.json_lines(proc.stdout, f"kernel {CUDA_KERNEL} --list-cases"))
 
 
 def _cupy_reason() -> str | None:

@@ -13,7 +13,7 @@ import pandas as pd
 from ... import harness
 from .cases import CONSTANT, JAGGED_OPS
 from .cupy_backend import NumpyBackend, no_setup, passes_taking, takes_made
-from .data import Jagged, from_counts, jagged_bytes_moved, reference, validate_output
+from .data import Jagged, from_counts, jagged_bytes_moved, jagged_values, reference, validate_output
 
 
 BLOCK = 256
@@ -161,7 +161,7 @@ def jagged_gpu_python(op: str, data: Jagged, repetitions: int, warmup: int, back
     backend.synchronize()
     validation = validate_output(backend.asnumpy(out), reference(op, data, takes_made(times)),
                                  f"numba.cuda {op} {dtype.name}")
-    n = data.pairs if op == "combine" else data.particles
+    n = jagged_values(op, data)
     frame = pd.DataFrame([{"case": op, "dtype": dtype.name, "n": n, "rep": i - warmup, "warmup": i < warmup,
                            "bytes_moved": jagged_bytes_moved(op, data), **t} for i, t in enumerate(times)])
     return frame, validation

@@ -17,7 +17,7 @@ from ... import experiment, harness, noise, provenance
 from ...results import sha256
 from .analysis import rated_time, with_rates
 from .cases import (CPU_METHOD_JAGGED, CPU_METHODS, CUDA_KERNEL, GPU_METHOD_CASES, GPU_METHOD_JAGGED, GPU_METHODS,
-                    HOST_KERNEL, NOT_MEASURED)
+                    HOST_KERNEL, JAGGED_KERNEL_CASE, NOT_MEASURED)
 from .configuration import max_threads, values_per_array
 from .cpu_jagged import jagged_cpu
 from .cupy_backend import CupyBackend, table2_python
@@ -123,8 +123,7 @@ def _cuda_run(run: dict[str, Any], params: dict[str, Any], retakes: harness.Reta
     elif run["case"] in ("flat_inplace", "flat_immutable"):
         # the flat add on the particles of the jagged run: as many values
         particles = int(jagged_counts(params["gpu_events"], params["mean_particles"]).sum())
-        args.update(case="inplace_global" if run["case"] == "flat_inplace" else "immutable_global",
-                    n=max(1, particles))
+        args.update(case=JAGGED_KERNEL_CASE[run["case"]], n=max(1, particles))
     else:
         args.update(events=params["gpu_events"], **{"mean-particles": params["mean_particles"]})
     result = harness.run_kernel(CUDA_KERNEL, args)
