@@ -201,12 +201,23 @@ void check_entry(Int_t bytes, const std::string &path, const std::string &branch
 }
 
 // --- the methods -------------------------------------------------------------------------------
-template <class T>
-void read_columnar(const Job &job, Pass &pass, CachePrep &prep) {
+// Each file of the job in turn: its cache state prepared (untimed), its tree opened, read(t,
+// path, t0) run, and ROOT's errors checked (naming file and branch). t0 is when the opening
+// began: the reader reports pass.opened(now - t0) once its set-up is done.
+template <class F>
+void for_each_tree(const Job &job, CachePrep &prep, F &&read) {
   for (const auto &path : job.files) {
     prep.before_file(path);
     const double t0 = bench::wall_seconds();
     OpenTree t = open_tree(path, job);
+    read(t, path, t0);
+    bench::RootErrors::check(where(path, job.branch));
+  }
+}
+
+template <class T>
+void read_columnar(const Job &job, Pass &pass, CachePrep &prep) {
+  for_each_tree(job, prep, [&](OpenTree &t, const std::string &path, double t0) {
     TBranch *counter = t.count ? t.count->GetBranch() : nullptr;
     if (t.objects) t.tree->SetMakeClass(1);  // the member's values into our buffer, no object built
     // not std::vector: std::vector<bool> packs bits, ROOT writes one byte per Bool_t
@@ -226,10 +237,9 @@ void read_columnar(const Job &job, Pass &pass, CachePrep &prep) {
                                  std::to_string(i) + " exceeds the leaf's maximum");
       pass.values(buffer.get(), n);
     }
-    bench::RootErrors::check(where(path, job.branch));
     t.branch->ResetAddress();
     if (counter) counter->ResetAddress();
-  }
+  });
 }
 
 // Why ROOT's bulk I/O cannot read t's branch, from ROOT itself; empty if it can.
@@ -245,10 +255,7 @@ template <class T>
 void read_bulk(const Job &job, Pass &pass, CachePrep &prep) {
   std::vector<Int_t> counts;
   TBufferFile buffer(TBuffer::kWrite, 1 << 16), counter_buffer(TBuffer::kWrite, 1 << 16);
-  for (const auto &path : job.files) {
-    prep.before_file(path);
-    const double t0 = bench::wall_seconds();
-    OpenTree t = open_tree(path, job);
+  for_each_tree(job, prep, [&](OpenTree &t, const std::string &path, double t0) {
     const std::string refused = bulk_refusal(t);
     if (!refused.empty()) throw std::runtime_error(where(path, job.branch) + ": " + refused);
     TBranch *counter = t.count ? t.count->GetBranch() : nullptr;
@@ -282,8 +289,7 @@ void read_bulk(const Job &job, Pass &pass, CachePrep &prep) {
       }
       e += got;
     }
-    bench::RootErrors::check(where(path, job.branch));
-  }
+  });
 }
 
 // f(data, bytes, entries) for every basket of `branch` that holds entries, read and
@@ -316,10 +322,7 @@ void for_each_basket(TBranch *branch, const std::string &path, F &&f) {
 // X_pt[nX] and a split object member (whose counter is its collection's branch) alike.
 template <class T>
 void read_baskets(const Job &job, Pass &pass, CachePrep &prep) {
-  for (const auto &path : job.files) {
-    prep.before_file(path);
-    const double t0 = bench::wall_seconds();
-    OpenTree t = open_tree(path, job);
+  for_each_tree(job, prep, [&](OpenTree &t, const std::string &path, double t0) {
     TBranch *counter = t.count ? t.count->GetBranch() : nullptr;
     pass.opened(bench::wall_seconds() - t0);
     long long counted = 0;  // UInt_t and Int_t counters are both 4 bytes, one per entry
@@ -343,17 +346,13 @@ void read_baskets(const Job &job, Pass &pass, CachePrep &prep) {
       throw std::runtime_error(where(path, job.branch) + ": its counter " + counter->GetName() + " counts " +
                                std::to_string(counted) + " values, its baskets hold " +
                                std::to_string(pass.items() - items_before));
-    bench::RootErrors::check(where(path, job.branch));
-  }
+  });
 }
 
 // TTreeReaderArray<T> for several values per event, TTreeReaderValue<T> for one.
 template <class T, class Values>
 void read_ttreereader_as(const Job &job, Pass &pass, CachePrep &prep) {
-  for (const auto &path : job.files) {
-    prep.before_file(path);
-    const double t0 = bench::wall_seconds();
-    OpenTree t = open_tree(path, job);
+  for_each_tree(job, prep, [&](OpenTree &t, const std::string &path, double t0) {
     TTreeReader reader(t.tree);
     Values values(reader, job.branch.c_str());
     pass.opened(bench::wall_seconds() - t0);
@@ -368,8 +367,7 @@ void read_ttreereader_as(const Job &job, Pass &pass, CachePrep &prep) {
       throw std::runtime_error(where(path, job.branch) + ": TTreeReader stopped with status " +
                                std::to_string(static_cast<int>(reader.GetEntryStatus())) + " (setup status " +
                                std::to_string(static_cast<int>(values.GetSetupStatus())) + ")");
-    bench::RootErrors::check(where(path, job.branch));
-  }
+  });
 }
 
 template <class T>
@@ -384,10 +382,7 @@ void read_ttreereader(const Job &job, Pass &pass, CachePrep &prep) {
 // which read_branch refuses for it (refusal()).
 template <class T>
 void read_draw(const Job &job, Pass &pass, CachePrep &prep) {
-  for (const auto &path : job.files) {
-    prep.before_file(path);
-    const double t0 = bench::wall_seconds();
-    OpenTree t = open_tree(path, job);
+  for_each_tree(job, prep, [&](OpenTree &t, const std::string &path, double t0) {
     const Long64_t entries = t.tree->GetEntries();
     // TTree::Draw keeps at most GetEstimate() values in GetV1(): draw in
     // chunks of entries that cannot exceed it (at most ~10^7 values each).
@@ -404,8 +399,7 @@ void read_draw(const Job &job, Pass &pass, CachePrep &prep) {
       for (Long64_t r = 0; r < rows; ++r) pass.value(static_cast<T>(v[r]));  // T -> double -> T is exact
       pass.end_events(n);
     }
-    bench::RootErrors::check(where(path, job.branch));
-  }
+  });
 }
 
 template <class T>
@@ -530,10 +524,7 @@ struct CollectionBuffers {
 
 template <class T>
 void read_members(const Job &job, Pass &pass, CachePrep &prep) {
-  for (const auto &path : job.files) {
-    prep.before_file(path);
-    const double t0 = bench::wall_seconds();
-    OpenTree t = open_tree(path, job);
+  for_each_tree(job, prep, [&](OpenTree &t, const std::string &path, double t0) {
     CollectionBuffers c(t, path);
     pass.opened(bench::wall_seconds() - t0);
     const Long64_t entries = t.tree->GetEntries();
@@ -541,9 +532,8 @@ void read_members(const Job &job, Pass &pass, CachePrep &prep) {
       c.read(t, i, path, job.branch);
       pass.values(c.values<T>(), c.n);
     }
-    bench::RootErrors::check(where(path, job.branch));
     t.tree->ResetBranchAddresses();
-  }
+  });
 }
 
 // The CMSSW-like reader on a split std::vector<T>: ROOT streams every member
@@ -581,14 +571,10 @@ ObjectReader object_reader(const std::string &class_name) {
 
 template <class T>
 void read_cmssw(const Job &job, Pass &pass, CachePrep &prep) {
-  for (const auto &path : job.files) {
-    prep.before_file(path);
-    const double t0 = bench::wall_seconds();
-    OpenTree t = open_tree(path, job);
+  for_each_tree(job, prep, [&](OpenTree &t, const std::string &path, double t0) {
     if (t.objects) {
       object_reader(t.objects->GetClassName())(t, path, job.branch, pass, t0);  // refusal() checked it
-      bench::RootErrors::check(where(path, job.branch));
-      continue;
+      return;
     }
     CollectionBuffers c(t, path);
     pass.opened(bench::wall_seconds() - t0);
@@ -608,9 +594,8 @@ void read_cmssw(const Job &job, Pass &pass, CachePrep &prep) {
       for (const Particle<T> &p : particles) pass.value(p.value);
       pass.end_events(1);
     }
-    bench::RootErrors::check(where(path, job.branch));
     t.tree->ResetBranchAddresses();
-  }
+  });
 }
 
 // The RNTuple copy made by RNTupleImporter keeps a leaf-list collection as a
