@@ -58,6 +58,7 @@
 #include "file_list.hpp"
 #include "root_errors.hpp"
 #include "root_io.hpp"
+#include "timing_record.hpp"
 
 namespace {
 
@@ -566,20 +567,15 @@ int main(int argc, char **argv) {
         identical_reps += a.identical;
       }
       const Hists &current = rep == 0 ? reference : hists;
-      bench::JsonLine()
-          .add("record", "timing")
+      bench::JsonLine record;
+      record.add("record", "timing")
           .add("kernel", "rdf_bench")
           .add("workload", s.workload)
           .add("method", s.method)
           .add("histograms", static_cast<long long>(current.size()))
           .add("threads", threads)
-          .add("slots", static_cast<int>(slots))
-          .add("rep", rep - warmup)
-          .add("warmup", rep < warmup)
-          .add("wall_s", t.wall_s)
-          .add("cpu_s", t.cpu_s)
-          .add("run_delay_s", t.run_delay_s)
-          .add("sample_retakes", sample_retakes)
+          .add("slots", static_cast<int>(slots));
+      bench::add_sample_fields(record, rep, warmup, t, sample_retakes)
           .add("events", static_cast<long long>(entries))
           .add("content_hash", hex(content_hash(current)))
           .add("content_sum", content_sum(current))

@@ -47,6 +47,7 @@
 #include "bench.hpp"
 #include "file_list.hpp"
 #include "page_cache.hpp"
+#include "timing_record.hpp"
 
 namespace {
 
@@ -206,15 +207,9 @@ int main(int argc, char **argv) {
              static_cast<long long>(h.GetEntries()) == expected;
         return timing;
       });
-      bench::JsonLine()
-          .add("record", "timing")
-          .add("kernel", "rdf_rate_reader")
-          .add("rep", rep - warmup)
-          .add("warmup", rep < warmup)
-          .add("wall_s", t.wall_s)
-          .add("cpu_s", t.cpu_s)
-          .add("run_delay_s", t.run_delay_s)
-          .add("sample_retakes", sample_retakes)
+      bench::JsonLine record;
+      record.add("record", "timing").add("kernel", "rdf_rate_reader");
+      bench::add_sample_fields(record, rep, warmup, t, sample_retakes)
           .add("t_start", start)
           .add("t_end", end)
           .add("entries", totals.entries)

@@ -29,6 +29,7 @@
 #include "bench.hpp"
 #include "file_list.hpp"
 #include "page_cache.hpp"
+#include "timing_record.hpp"
 
 namespace {
 
@@ -142,17 +143,9 @@ int main(int argc, char **argv) {
         same = same && total.bytes == first_bytes && total.sum == first_sum;
         return timing;
       });
-      bench::JsonLine()
-          .add("record", "timing")
-          .add("kernel", "rdf_raw_read")
-          .add("cache", cache)
-          .add("resident_before", resident)
-          .add("rep", rep - warmup)
-          .add("warmup", rep < warmup)
-          .add("wall_s", t.wall_s)
-          .add("cpu_s", t.cpu_s)
-          .add("run_delay_s", t.run_delay_s)
-          .add("sample_retakes", sample_retakes)
+      bench::JsonLine record;
+      record.add("record", "timing").add("kernel", "rdf_raw_read").add("cache", cache).add("resident_before", resident);
+      bench::add_sample_fields(record, rep, warmup, t, sample_retakes)
           .add("bytes", total.bytes)
           .add("files", static_cast<long long>(files.size()))
           .print();
