@@ -13,7 +13,7 @@
 //                       by root_imt (split product branches), simple_root (ROOT
 //                       serialization) or simple (the flat columns' values)
 //   --method NAME       a writer of the table of methods (writers.hpp, methods());
-//                       --list-methods 1 prints the table as JSON lines and exits
+//                       --list-methods prints the table as JSON lines and exits
 //   --medium disk | tmpfs | memory | slow, --dir DIR       (media.hpp)
 //
 // A pass is timed from opening the output to closing it (and, with --fsync 1,
@@ -98,10 +98,9 @@ int main(int argc, char **argv) {
                         {"min-sample-s", "0"},
                         {"max-file-bytes", "0"},
                         {"keep", "0"},
-                        {"corrupt-for-test", "0"},
-                        {"list-methods", "0"}}),
-      [&](const bench::Options &opt) {
-    if (opt.integer("list-methods", 0)) {
+                        {"corrupt-for-test", "0"}}),
+      {"list-methods"}, [&](const bench::Options &opt) {
+    if (opt.flag("list-methods")) {
       for (const Method &m : methods())
         bench::JsonLine()
             .add("record", "method")

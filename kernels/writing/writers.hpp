@@ -2,7 +2,7 @@
 // a source to an Output, and the matching read-backs. Every writer takes its
 // entries from the same EntrySource and writes the same columns. What each
 // writer is and what it can write: the table of methods at the end (methods(),
-// writers.cpp; write_bench --list-methods 1 prints it).
+// writers.cpp; write_bench --list-methods prints it).
 //
 // With data products (the objects workload, WriteSettings::products),
 // root_imt writes one branch per product, split one sub-branch per member.
@@ -51,7 +51,7 @@ Checksums read_simple(Output &out, const EntrySource &source);
 
 // ---- the methods: one table ------------------------------------------------------------------
 // Every writer write_bench's --method names, with what write_bench needs to know of it: its
-// --help and error texts and --list-methods 1 come from this table (writers.cpp, methods()),
+// error texts and --list-methods come from this table (writers.cpp, methods()),
 // and the Python side's lists are checked against --list-methods (tests/experiments/test_writing.py).
 // A new writer: its function above, and one row of the table.
 enum class Format { Tree, RNTuple, Simple };  // what it writes: how it is read back and named

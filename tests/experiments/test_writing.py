@@ -534,11 +534,11 @@ def test_bad_options_are_named_before_any_work(args, culprit):
 
 
 def test_python_method_lists_agree_with_the_kernels_table_of_methods():
-    """write_bench --list-methods 1 prints its one table of writers (kernels/writing/writers.cpp);
+    """write_bench --list-methods prints its one table of writers (kernels/writing/writers.cpp);
     the Python side's lists of them and the config schema's must not drift from it."""
-    out = subprocess.run([str(harness.kernel_path(wr.KERNEL)), "--list-methods", "1"], capture_output=True,
-                         text=True, check=True).stdout
-    table = {r["name"]: r for r in harness.json_lines(out, "write_bench --list-methods 1")}
+    out = subprocess.run([str(harness.kernel_path(wr.KERNEL)), "--list-methods"], capture_output=True, text=True,
+                         check=True).stdout
+    table = {r["name"]: r for r in harness.json_lines(out, "write_bench --list-methods")}
     flat = {name for name, r in table.items() if r["flat"]}
     products = {name for name, r in table.items() if r["products"]}
     m = wr.measuring
