@@ -36,10 +36,10 @@ help:
 # mapping or not there is named with its line), and before the longer set-up steps.
 paper: check-config system-tex kernels
 	snakemake --cores $(CORES) $(if $(CONFIG),--configfile $(CONFIG))
-	python -m throughput.paper_check
+	python -m throughput.report.paper_check
 
 check-config: env
-	python -m throughput.config check $(CONFIG)
+	python -m throughput.setup.config check $(CONFIG)
 
 test: env system-tex system-slurm kernels
 	pytest
@@ -52,10 +52,10 @@ lab: env kernels
 	jupyter lab notebooks/
 
 # This machine's raw results of every experiment, with provenance and fingerprint, into
-# archive/$(NAME) (committed on purpose: throughput/archive.py says what is checked).
+# archive/$(NAME) (committed on purpose: throughput/machines/archive.py says what is checked).
 archive: env
 	@test -n "$(NAME)" || { echo "make archive: say which label, e.g. make archive NAME=my-laptop" >&2; exit 2; }
-	python -m throughput.archive pack $(NAME)
+	python -m throughput.machines.archive pack $(NAME)
 
 env: $(VENV)/.installed
 $(VENV)/.installed: envs/requirements.txt pyproject.toml | system-build

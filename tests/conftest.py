@@ -116,7 +116,7 @@ def built_kernels(request) -> list[Path]:
     """The kernels a test module names in KERNELS_USED, built: the module fails naming each
     one missing (`make test` builds them all, so a missing one is a broken build, not a
     reason to skip)."""
-    from throughput import harness
+    from throughput.core import harness
 
     names = getattr(request.module, "KERNELS_USED", ())
     missing = [k for k in names if not (harness.kernels_dir() / k).is_file()]
@@ -129,7 +129,7 @@ def loops_follow_the_calibration_rule(rows: pd.DataFrame, warmup: int, min_sampl
     """Replays harness.Calibration (bench::Calibration's twin) on the samples as they ran: each
     sample's loops must be what the samples before it decided. Whether a sample then reached the
     minimum depends on how fast its passes ran on a noisy host, so that is not what a test checks."""
-    from throughput import harness
+    from throughput.core import harness
 
     calibration = harness.Calibration(warmup, min_sample_s)
     for index, (loops, wall_s) in enumerate(zip(rows["loops"], rows["wall_s"])):
@@ -167,7 +167,7 @@ def flip_basket_bytes(source: str | Path, target: str | Path, branch: str, tree:
 def contended_core():
     """A core that a busy process shares with the kernel pinned to it: the kernel then waits on
     the run queue for about half of every sample, a disturbance by its cause."""
-    from throughput import harness
+    from throughput.core import harness
 
     core = harness.single_core() or 0
     hog = subprocess.Popen([sys.executable, "-c", "while True: pass"], preexec_fn=harness.pin_to(core))

@@ -15,7 +15,7 @@ from pathlib import Path
 import psutil
 
 from conftest import REPO, Daemons
-from throughput import config
+from throughput.setup import config
 
 PROFILE = REPO / "workflow/profiles/slurm"
 DAEMONS = {"munged": "/usr/sbin/munged", "slurmctld": "/usr/sbin/slurmctld", "slurmd": "/usr/sbin/slurmd"}

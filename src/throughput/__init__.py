@@ -1,14 +1,12 @@
-"""Shared Python side of the throughput study.
+"""Shared Python side of the throughput study, in rooms that import only downward
+(checked by import-linter: .importlinter, tests/unit/test_architecture.py):
 
-- `harness`: run a kernel or a Python function with warm-up and repetitions.
-- `provenance`: where and how a measurement was made.
-- `results`: raw results, one Parquet file per run, written atomically.
-- `config`: the validated configuration (schema in workflow/schemas/).
-- `plotstyle`: the figures' style; `paper`: LaTeX tables and number macros.
+- `setup/`: the config, machine fit, experiments' specs, paths, kernel sources;
+- `core/`: the harness, the measuring loop, noise control, intervals, results, provenance;
+- `inputs/`: datasets, references, checksums;  `report/`: tables, macros, outputs, plot style;
+- `machines/`: the archive and the machine tables;
 - `experiments.<name>`: what one experiment measures, called by its notebook;
-  `experiments.SPECS`: each experiment's kernels and outputs, declared once
-  (`spec`), from which Snakemake makes its rule; `outputs`: how a notebook
-  writes only what its spec declares; `paths`: where generated files go.
+- the commands on top: `node` (one machine's whole run), `readers`, `repeatability`.
 """
 import sys
 from pathlib import Path

@@ -7,16 +7,16 @@ included) with the host's own CMake and compilers (kernels/CMakeLists.txt
 with THROUGHPUT_WITHOUT_ROOT), measures them with the project's own loop,
 checks and provenance (the same `measure` the notebooks call, config from
 the schema's defaults fitted to this machine), and packs the raw results with
-the machine's fingerprint into an archive folder (throughput.archive), to be
+the machine's fingerprint into an archive folder (throughput.machines.archive), to be
 committed under archive/ and read beside other machines:
 
     THROUGHPUT_COMMIT=<commit> python -m throughput.node OUT_DIR --label LABEL
 
 The copy of the tree on such a node has no .git: THROUGHPUT_COMMIT says which
-commit it is (throughput.provenance). `--step build|memory_bandwidth|gpu_bandwidth|pack`
+commit it is (throughput.core.provenance). `--step build|memory_bandwidth|gpu_bandwidth|pack`
 runs one step, for hosts that limit a command's time (how long each takes on a
 GPU node is not measured yet); the steps reuse what an earlier one left in OUT_DIR, and a measured group is
-never measured again (throughput.experiment). `--quick` uses sizes small
+never measured again (throughput.core.experiment). `--quick` uses sizes small
 enough for a test. A GPU method that cannot run here is a row of the archive's
 manifest that says why, never a number.
 """
@@ -32,7 +32,10 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from . import REPO, archive, config, machine_fit, noise
+from . import REPO
+from .machines import archive
+from .setup import config, machine_fit
+from .core import noise
 
 EXPERIMENTS = ("memory_bandwidth", "gpu_bandwidth")
 STEPS = ("build", *EXPERIMENTS, "pack")
@@ -72,7 +75,7 @@ def _installed(module: str) -> bool:
 
 def settings(quick: bool) -> tuple[dict[str, Any], dict[str, str]]:
     """The two sections from the schema's defaults (or QUICK), fitted to this machine by the
-    one rule of throughput.machine_fit, and the methods left out here with why. Without
+    one rule of throughput.setup.machine_fit, and the methods left out here with why. Without
     jsonschema (not on GPU nodes) the values are not checked against the schema; they are the
     schema's own defaults, which the tests check."""
     given = dict(QUICK) if quick else {}
@@ -149,7 +152,7 @@ def main(argv: list[str] | None = None) -> int:
                 notes_path.write_text(json.dumps(notes, indent=1, sort_keys=True) + "\n")
                 print(f"node: {experiment} measured into {results / experiment / 'raw'}")
         if "pack" in steps:
-            from . import provenance
+            from .core import provenance
 
             label = args.label or provenance.machine()["hostname"]
             target = archive.pack(label, results, out / label, list(EXPERIMENTS),

@@ -14,7 +14,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from . import harness
+from .core import harness
 from .experiments.reader_comparison.own_file import ALL_READERS, WrongValues, print_table, run
 from .experiments.reader_comparison.readers import ReaderError
 

@@ -22,7 +22,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from . import results
+from .core import results
 from .experiments import memory_bandwidth as mb
 
 

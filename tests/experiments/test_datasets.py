@@ -11,7 +11,9 @@ import pytest
 import requests
 import uproot
 
-from throughput import config, datasets, harness
+from throughput.setup import config
+from throughput.inputs import datasets
+from throughput.core import harness
 
 SECTION = config.validate({}, check_resources=False)["datasets"]
 SOURCE = datasets.source_path(SECTION)

@@ -16,7 +16,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from throughput import config, harness, kernel_sources, noise
+from throughput.setup import config, kernel_sources
+from throughput.core import harness, noise
+from throughput.report import noise_sentences
 from throughput.experiments import gpu_bandwidth as gb
 from throughput.experiments.gpu_bandwidth import analysis as gb_analysis
 from throughput.experiments.gpu_bandwidth import runs as gb_runs  # numa_reason looks up provenance and shutil there
@@ -344,7 +346,7 @@ def test_the_method_section_gives_the_gpu_passes_run_delay_beside_the_calibrated
     rows = pd.DataFrame({"run": ["cpu_a", "cpu_b", "gpu_a", "gpu_b"], "loops": [10, 12, None, None],
                          "threads": 1, "wall_s": [0.2, 0.2, 0.01, 0.01], "run_delay_s": [0.0, 0.0, 0.0, 0.001],
                          "sample_retakes": [0, 0, 0, 3]})
-    sentence = noise._samples_sentence(rows, settings)
+    sentence = noise_sentences.samples_sentence(rows, settings)
     assert "(up to 12 passes in one; the median sample 0.2 s); the 2 samples of runs that are not calibrated" in sentence
     assert "at most 10.0%, in gpu_b" in sentence
     assert "1 of the 4 samples of the methods that retake were taken again" in sentence

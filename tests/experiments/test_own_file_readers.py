@@ -19,7 +19,9 @@ import pandas as pd
 import pytest
 import uproot
 
-from throughput import harness, measurement_lock, paths, references
+from throughput.core import harness, measurement_lock
+from throughput.setup import paths
+from throughput.inputs import references
 from throughput.experiments import reader_comparison as rc
 from throughput.experiments.reader_comparison.processes import process_error
 
@@ -316,7 +318,7 @@ def test_an_rntuple_named_as_the_tree_is_refused_saying_what_reads_it(tmp_path):
 def test_the_command_takes_the_measurement_lock(typed_file, tmp_path):
     lock = tmp_path / "measure.lock"
     env = {**harness.pinned_env(), measurement_lock.LOCK_ENV: str(lock)}
-    hold = ("import sys, time\nfrom throughput import measurement_lock\nwith measurement_lock.held('test holder'):\n"
+    hold = ("import sys, time\nfrom throughput.core import measurement_lock\nwith measurement_lock.held('test holder'):\n"
             "    print('held', flush=True)\n    time.sleep(4)\n")
     holder = subprocess.Popen([sys.executable, "-c", hold], stdout=subprocess.PIPE, text=True, env=env)
     assert holder.stdout.readline().strip() == "held"

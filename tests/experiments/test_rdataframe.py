@@ -15,7 +15,10 @@ import pytest
 import uproot
 from conftest import Daemons, command_env, flip_basket_bytes
 
-from throughput import config, datasets, harness, intervals, io_throttle, paper, results
+from throughput.setup import config
+from throughput.inputs import datasets
+from throughput.core import harness, intervals, io_throttle, results
+from throughput.report import paper
 from throughput.experiments import rdataframe as rdf
 
 EVENTS = 200
@@ -406,12 +409,13 @@ def test_a_reader_alone_retakes_its_pass_and_readers_together_only_record_theirs
 def test_the_method_sentences_give_the_run_delay_of_uncalibrated_passes_and_who_takes_none_again():
     """rdf_bench's event loops and the rate model's passes are not calibrated (no `loops`): their
     run delay is still said; the rate model's concurrent readers are said to take none again."""
-    from throughput import noise
+    from throughput.core import noise
+    from throughput.report import noise_sentences
 
     settings = noise.Settings(min_sample_s=0.1, max_run_delay_share=0.02, max_sample_retakes=3)
     loops = pd.DataFrame({"warmup": False, "run": ["scan_t0", "scan_t2"], "threads": [0, 2], "wall_s": 1.0,
                           "run_delay_s": [0.001, 0.08], "sample_retakes": [0, 3]})
-    sentence = noise._samples_sentence(loops, settings)
+    sentence = noise_sentences.samples_sentence(loops, settings)
     assert "Each timed sample repeated" not in sentence  # not calibrated, and not said to be
     assert "a median 2.05% of a sample (at most 4.0%, in scan_t2;" in sentence
     assert "1 of the 2 samples of the methods that retake were taken again" in sentence

@@ -17,10 +17,15 @@ import pytest
 import uproot
 from conftest import aod_small_arrays, flip_basket_bytes
 
-from throughput import config, datasets, harness, intervals, noise, paper, references, repeatability
+from throughput.setup import config
+from throughput.inputs import datasets, references
+from throughput.core import harness, intervals, noise
+from throughput.report import noise_sentences
+from throughput.report import paper
+from throughput import repeatability
 from throughput.experiments import reader_comparison as rc
 from throughput.experiments.reader_comparison.analysis import summary_row
-from throughput.intervals import Estimate, Verdict
+from throughput.core.intervals import Estimate, Verdict
 
 SECTION = config.validate({}, check_resources=False)["datasets"]
 CPP = list(rc.CPP_METHODS)
@@ -229,7 +234,7 @@ def test_the_method_section_gives_short_samples_their_cause_and_the_run_delay():
     rows = pd.DataFrame({"record": "timing", "warmup": False, "loops": [2, 50, 40], "run": ["u", "c", "n"],
                          "wall_s": [0.6, 0.003, 0.003], "open_s": [0.59, 0.001, 0.0005],
                          "prep_s": 0.0, "sample_s": [0.02, 0.1, 0.09], "run_delay_s": [0.0, 0.0015, 0.0]})
-    sentence = noise._samples_sentence(rows, settings)
+    sentence = noise_sentences.samples_sentence(rows, settings)
     assert "2 of the 3 samples fell short of it (the shortest 0.02 s)" in sentence
     assert "1 because reaching it would have cost more than 1 s in all" in sentence
     assert "1 because the pass ran faster after the warm-up" in sentence

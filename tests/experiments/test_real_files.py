@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 import requests
 
-from throughput import config, datasets
+from throughput.setup import config
+from throughput.inputs import datasets
 
 SECTION = config.validate({}, check_resources=False)["datasets"]
 NAME = "uproot-HZZ-lz4.root"

@@ -15,7 +15,9 @@ import numpy as np
 import pytest
 import uproot
 
-from throughput import config, datasets, harness
+from throughput.setup import config
+from throughput.inputs import datasets
+from throughput.core import harness
 from throughput.experiments import reader_comparison as rc
 
 SECTION = config.validate({}, check_resources=False)["datasets"]

@@ -16,7 +16,9 @@ import pytest
 import uproot
 
 from conftest import aod_small_arrays, loops_follow_the_calibration_rule
-from throughput import config, datasets, harness, noise
+from throughput.setup import config
+from throughput.inputs import datasets
+from throughput.core import harness, noise
 from throughput.experiments import writing as wr
 from throughput.experiments.reader_comparison import SEED_TABLE1
 
@@ -248,7 +250,7 @@ def test_disturbed_samples_are_written_again_and_counted(nanoaod):
 
 
 def test_size_table_and_the_speed_ups_with_and_without_roots_set_up():
-    from throughput import intervals
+    from throughput.core import intervals
     frame = _synthetic(PARAMS)  # ROOT + IMT's fixed cost 1 s, the simple format's 0.05 s, 0.1 s ROOT-serialized
     setups = wr.setup_rows(frame, PARAMS).set_index(["part", "threads"])
     one = setups.loc[("events", 1)]
@@ -296,7 +298,7 @@ def test_size_table_and_the_speed_ups_with_and_without_roots_set_up():
 
 
 def test_seed003s_set_up_and_flush_share_of_a_pass():
-    from throughput import intervals
+    from throughput.core import intervals
     params = {**PARAMS, "setup_parts": ["random"]}
     frame = _synthetic(params)
     rows = wr.random_setup_rows(frame, params).set_index(["medium", "method", "threads"])
@@ -606,7 +608,7 @@ def _synthetic(params: dict) -> pd.DataFrame:
         base = {"tbuffermerger": 2.0, "rntuple": 1.0, "root_imt": 3.0, "simple": 1.0, "simple_root": 2.0}[run_["method"]]
         scaling = {"root_imt": 0.1, "simple": 1.0}.get(run_["method"], 0.5)
         size = {"root_imt": 100, "simple": 300, "rntuple": 80, "simple_root": 200}.get(run_["method"], 50)
-        # the generic loop's columns (throughput.experiment): one run stayed noisy
+        # the generic loop's columns (throughput.core.experiment): one run stayed noisy
         noisy = run_["method"] == "simple" and run_["threads"] == 4 and run_["medium"] == "tmpfs"
         # a set-up run (scale 2): twice the entries, its pass twice as long less the fixed cost
         fixed = {"root_imt": 1.0, "simple": 0.05, "simple_root": 0.1, "tbuffermerger": 0.1}.get(run_["method"], 0.05)
@@ -633,7 +635,7 @@ PARAMS = {**config.validate({"writing": {"media": ["tmpfs", "slow"], "random_com
 
 
 def test_summary_speedup_efficiency_and_ratios():
-    from throughput import paper
+    from throughput.report import paper
     frame = _synthetic(PARAMS)
     wr.check_agreement(frame)
     table = wr.summary(frame)
@@ -715,7 +717,7 @@ def test_seed003s_scaling_claim_is_judged_by_the_whole_intervals():
 def test_macros_figures_and_tables_are_written(tmp_path):
     import matplotlib
     matplotlib.use("Agg")
-    from throughput import paper
+    from throughput.report import paper
     frame = _synthetic(PARAMS)
     table = wr.summary(frame)
     values = wr.macros(table, PARAMS, frame, {"disk": str(tmp_path)}, None, "GNU 12")

@@ -9,7 +9,7 @@ import subprocess
 import numpy as np
 import pytest
 
-from throughput import harness
+from throughput.core import harness
 from throughput.experiments import gpu_bandwidth as gb
 
 

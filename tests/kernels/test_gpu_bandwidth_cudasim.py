@@ -112,7 +112,7 @@ def test_jagged_gpu_path_validates_every_operation(dtype):
 def test_jagged_gpu_path_retakes_a_disturbed_pass_and_counts_every_add(monkeypatch):
     """A process that waits a second for a CPU around every take: each measured pass is taken
     again as often as the rule allows, never a warm-up; the in-place add counts every take."""
-    from throughput import harness
+    from throughput.core import harness
 
     data = gb.make_jagged(60, 3, "float64")
     delays = iter(range(10**6))

@@ -3,7 +3,8 @@ from __future__ import annotations
 
 import pytest
 
-from throughput import harness, kernel_sources
+from throughput.core import harness
+from throughput.setup import kernel_sources
 
 
 def _relative(binary: str) -> set[str]:

@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 
 from conftest import loops_follow_the_calibration_rule
-from throughput import harness, intervals, noise
+from throughput.core import harness, intervals, noise
 from throughput.experiments import memory_bandwidth as mb
 
 N = 10001  # not a multiple of the init period nor of the thread count

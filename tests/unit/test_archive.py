@@ -10,7 +10,8 @@ import sys
 import pandas as pd
 import pytest
 
-from throughput import archive, provenance, results
+from throughput.machines import archive
+from throughput.core import provenance, results
 
 from conftest import REPO
 
@@ -87,7 +88,7 @@ def test_a_damaged_or_foreign_file_is_named_and_left_out_whole(measured, tmp_pat
     assert any(str(foreign) in p and "foreign" in p for p in read.problems), read.problems
     assert any("run_3.parquet" in p and "missing" in p for p in read.problems), read.problems
     assert {e: len(r) for e, r in read.runs.items()} == {"memory_bandwidth": 1}  # only the intact run
-    assert subprocess.run([sys.executable, "-m", "throughput.archive", "check", str(target)],
+    assert subprocess.run([sys.executable, "-m", "throughput.machines.archive", "check", str(target)],
                           capture_output=True, text=True).returncode == 1
 
 

@@ -7,8 +7,9 @@ from pathlib import Path
 import pytest
 import yaml
 
-from throughput import REPO, config, machine_fit
-from throughput.config import ConfigError
+from throughput import REPO
+from throughput.setup import config, machine_fit
+from throughput.setup.config import ConfigError
 
 BIG = 64 * 10**9  # plenty of memory, so only the values under test matter
 
@@ -221,7 +222,8 @@ def test_the_rate_models_processes_may_oversubscribe_the_cores_three_times(tmp_p
 
 
 def test_a_fit_is_recorded_in_every_runs_provenance():
-    from throughput import machine_fit, provenance
+    from throughput.setup import machine_fit
+    from throughput.core import provenance
 
     fits = [{"key": "writing.max_threads", "requested": 64, "used": 2, "limit": "2 usable cores"}]
     try:
@@ -548,7 +550,7 @@ def test_relative_tmpfs_dir_is_made_absolute_from_the_workdir(tmp_path):
 
 READ_ONLY_CHECK = """
 import json, sys
-from throughput import config
+from throughput.setup import config
 try:
     config.validate({"writing": {"tmpfs_dir": sys.argv[1], "disk_dir": sys.argv[2], "media": ["tmpfs", "disk"],
                                  "event_media": ["tmpfs"]}}, workdir="/", available_memory=64 * 10**9)
@@ -679,7 +681,7 @@ def test_a_running_dask_scheduler_passes_the_check(tmp_path):
         scheduler.wait()
 
 
-# --- config files checked before Snakemake reads them (python -m throughput.config check) --------
+# --- config files checked before Snakemake reads them (python -m throughput.setup.config check) --------
 
 BAD_FILES = [  # (name, content or None for a folder, the problem after "config file <path>: ")
     ("list.yaml", "- 1\n- 2\n", "the configuration must be a mapping of keys, got list"),
@@ -744,12 +746,12 @@ def test_check_command_exits_non_zero_naming_each_bad_file(tmp_path):
     import sys
 
     bad = [_bad_file(tmp_path, name, content) for name, content, _ in BAD_FILES if name in ("tabs.yaml", "list.yaml")]
-    run = subprocess.run([sys.executable, "-m", "throughput.config", "check", "--no-resources", *map(str, bad)],
+    run = subprocess.run([sys.executable, "-m", "throughput.setup.config", "check", "--no-resources", *map(str, bad)],
                          capture_output=True, text=True)
     assert run.returncode == 1 and not run.stdout
     assert f"config file {bad[0]}: the configuration must be a mapping of keys, got list" in run.stderr
     assert f"config file {bad[1]}: not valid YAML at line 2, column 1" in run.stderr
-    good = subprocess.run([sys.executable, "-m", "throughput.config", "check", "--no-resources",
+    good = subprocess.run([sys.executable, "-m", "throughput.setup.config", "check", "--no-resources",
                            str(REPO / "config" / "medium.yaml")], capture_output=True, text=True)
     assert good.returncode == 0 and "valid" in good.stdout, good.stderr
 
@@ -768,7 +770,7 @@ def test_make_paper_checks_the_config_before_snakemake_reads_it(tmp_path):
     dry = subprocess.run(["make", "-n", "paper", "CONFIG=config/medium.yaml"], cwd=REPO, capture_output=True,
                          text=True, env=command_env())
     lines = dry.stdout.splitlines()
-    check = lines.index("python -m throughput.config check config/medium.yaml")
+    check = lines.index("python -m throughput.setup.config check config/medium.yaml")
     assert check < next(i for i, line in enumerate(lines) if line.startswith("snakemake "))
 
 
@@ -847,7 +849,7 @@ def no_network(monkeypatch):
 
 def test_a_missing_datasets_source_stops_naming_it_without_network_or_new_folders(tmp_path, monkeypatch,
                                                                                    no_network):
-    from throughput import datasets
+    from throughput.inputs import datasets
 
     monkeypatch.setattr(datasets, "DOWNLOADS", tmp_path / "data" / "real")
     before = sorted(tmp_path.rglob("*"))
@@ -861,7 +863,8 @@ def test_a_missing_datasets_source_stops_naming_it_without_network_or_new_folder
 
 
 def test_a_datasets_source_without_a_configured_real_file_names_the_file(tmp_path, no_network):
-    from throughput import datasets, paths
+    from throughput.inputs import datasets
+    from throughput.setup import paths
 
     copies = tmp_path / "copies"
     copies.mkdir()
@@ -878,7 +881,8 @@ def test_a_datasets_source_without_a_configured_real_file_names_the_file(tmp_pat
 
 def test_relative_datasets_source_is_from_the_workdir_and_null_is_shared_data_from_anywhere(tmp_path, monkeypatch,
                                                                                             no_network):
-    from throughput import datasets, paths
+    from throughput.inputs import datasets
+    from throughput.setup import paths
 
     monkeypatch.chdir(REPO)  # another current directory than the workdir
     copies = tmp_path / "work" / "copies"

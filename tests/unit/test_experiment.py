@@ -12,7 +12,8 @@ import pytest
 
 from scipy.special import stdtrit
 
-from throughput import experiment, harness, intervals, noise, provenance, results
+from throughput.core import experiment, harness, intervals, noise, provenance, results
+from throughput.report import noise_sentences
 
 
 class FakeMethods:
@@ -84,7 +85,7 @@ def test_a_pass_a_waiting_task_delayed_is_taken_again_and_counted(tmp_path, monk
     assert measured.groupby("run")["retakes"].sum().to_dict() == {"A": 0, "B": 1, "C": 0}
     assert (measured["cpu_stall_share"] == 0).all()  # the passes kept were not delayed
     assert results.read_raw(tmp_path / "B.parquet")[1]["noise"]["retakes"] == 1
-    sentence = noise.describe(frame, noise.Settings(max_retakes=1))
+    sentence = noise_sentences.describe(frame, noise.Settings(max_retakes=1))
     assert "1 of 9 passes were taken again because some runnable task waited for a CPU during more than 2%" in sentence
     assert "0 stayed above it" in sentence
 
@@ -97,21 +98,21 @@ def test_a_pass_still_delayed_after_its_retakes_is_kept_and_said(tmp_path, monke
     assert measured.groupby("run")["retakes"].sum().to_dict() == {"A": 0, "B": 0, "C": 1}
     assert (measured.set_index("run")["cpu_stall_share"] > 0.02).groupby("run").sum().to_dict() == \
         {"A": 0, "B": 0, "C": 1}
-    assert "1 stayed above it" in noise.describe(frame, noise.Settings(max_retakes=1))
+    assert "1 stayed above it" in noise_sentences.describe(frame, noise.Settings(max_retakes=1))
     # no retakes asked for (the default): the delayed pass is kept as it came
     methods = FakeMethods({name: [1.0] * 2 for name in "ABC"})
     frame = _measure(tmp_path / "none", _stalling(methods, {"A": [1.0]}, monkeypatch),
                      noise.Settings(), repetitions=2)
     assert methods.calls.count("A") == 2 and frame["retakes"].sum() == 0
-    assert "more than 2% of 1 of the 6 passes" in noise.describe(frame, noise.Settings())
-    assert "none was taken again (noise.max_retakes is 0)" in noise.describe(frame, noise.Settings())
+    assert "more than 2% of 1 of the 6 passes" in noise_sentences.describe(frame, noise.Settings())
+    assert "none was taken again (noise.max_retakes is 0)" in noise_sentences.describe(frame, noise.Settings())
 
 
 def test_without_pressure_information_no_pass_is_called_delayed(tmp_path, monkeypatch):
     monkeypatch.setattr(noise, "_cpu_stall_seconds", lambda: None)
     frame = _measure(tmp_path, FakeMethods({name: [1.0] * 3 for name in "ABC"}), noise.Settings())
     assert frame["cpu_stall_share"].isna().all() and frame["retakes"].sum() == 0
-    assert "no CPU pressure information here" in noise.describe(frame, noise.Settings())
+    assert "no CPU pressure information here" in noise_sentences.describe(frame, noise.Settings())
 
 
 def test_the_cpu_pressure_total_grows_where_the_kernel_gives_it():
@@ -191,7 +192,7 @@ def test_a_group_that_stays_noisy_is_flagged_not_dropped(tmp_path):
     flagged = frame.groupby("run")["noisy"].all()
     assert flagged.to_dict() == {"A": False, "B": True, "C": False}
     assert results.read_raw(tmp_path / "B.parquet")[1]["noise"]["noisy"] is True
-    sentence = noise.describe(frame, noise.Settings(max_half_width=0.1, max_remeasures=2))
+    sentence = noise_sentences.describe(frame, noise.Settings(max_half_width=0.1, max_remeasures=2))
     # over all 9 rounds: t with 8 degrees of freedom on the logarithms
     logs = np.log([1.0, 2.0, 1.0] * 3)
     width = math.sinh(stdtrit(8, 0.975) * logs.std(ddof=1) / 3)
@@ -281,7 +282,7 @@ def test_the_method_section_sentence_comes_from_every_stored_run(tmp_path):
     provenances = {"memory_bandwidth": [results.read_provenance(tmp_path / "mbw" / f"{n}.parquet") for n in "AB"],
                    "writing": [results.read_provenance(tmp_path / "writing" / "w.parquet"),
                                results.read_provenance(old)]}
-    sentence = noise.study_summary(provenances)
+    sentence = noise_sentences.study_summary(provenances)
     assert sentence.startswith("Across the 3 stored runs that recorded it (of 4), other processes kept")
     assert "flagged in their tables: 1 in memory bandwidth." in sentence
     assert " Measured interleaved: memory bandwidth. Still measured one method after another, so that a " \
@@ -291,22 +292,22 @@ def test_the_method_section_sentence_comes_from_every_stored_run(tmp_path):
     width = noise.interval_half_width([1.0, 2.0, 1.0] * 3)
     assert (f"The half-widths of the 2 interleaved runs' 95% intervals (each run's widest figure): median "
             f"±{width / 2:.1%}") in sentence and "1 wider than ±10%; median per experiment: memory bandwidth" in sentence
-    assert noise.study_summary({"writing": [{}]}) == "None of the 1 stored runs recorded the load of the machine."
-    assert set(noise.study_macros(provenances)) == {"StudyNoise"}
+    assert noise_sentences.study_summary({"writing": [{}]}) == "None of the 1 stored runs recorded the load of the machine."
+    assert set(noise_sentences.study_macros(provenances)) == {"StudyNoise"}
     retaken = {"memory_bandwidth": [{**p, "noise": {**p["noise"], "retakes": 2}} for p in provenances["memory_bandwidth"]]}
     assert "Passes taken again because some task waited for a CPU during them: 4 in memory bandwidth." in \
-        noise.study_summary(retaken)
+        noise_sentences.study_summary(retaken)
 
 
 def test_the_noise_sentence_says_when_no_spread_is_known(tmp_path):
     single = _measure(tmp_path / "one", FakeMethods({name: [1.0] for name in "ABC"}), noise.Settings(), repetitions=1)
-    sentence = noise.describe(single, noise.Settings())
+    sentence = noise_sentences.describe(single, noise.Settings())
     assert "no interval is known" in sentence and "nan" not in sentence
     several = _measure(tmp_path / "three", FakeMethods({name: [1.0, 1.02, 1.0] for name in "ABC"}), noise.Settings())
     widest = noise.interval_half_width([1.0, 1.02, 1.0])
-    assert f"within ±10% (the widest ±{widest:.1%}, the median ±{widest:.1%})" in noise.describe(several, noise.Settings())
-    macros = noise.paper_macros("Xx", several, noise.Settings(max_remeasures=0), section="writing")
-    assert set(macros) == {"Xx" + name for name in noise.PAPER_MACROS}
+    assert f"within ±10% (the widest ±{widest:.1%}, the median ±{widest:.1%})" in noise_sentences.describe(several, noise.Settings())
+    macros = noise_sentences.paper_macros("Xx", several, noise.Settings(max_remeasures=0), section="writing")
+    assert set(macros) == {"Xx" + name for name in noise_sentences.PAPER_MACROS}
     assert macros["XxRemeasured"] == r"not measured again (\texttt{writing.remeasure\_noisy} is off)"
 
 
@@ -315,9 +316,9 @@ def test_the_noise_sentence_names_the_noisiest_runs_only():
     frame = pd.DataFrame({"run": runs, "warmup": False, "half_width": [0.11 + 0.01 * i for i in range(12)],
                           "cv": 0.05, "noisy": True, "attempt": 0, "others_cores": 0.0, "load_avg_1min": 0.0,
                           "steal_fraction": 0.0})
-    sentence = noise.describe(frame, noise.Settings(max_remeasures=0))
+    sentence = noise_sentences.describe(frame, noise.Settings(max_remeasures=0))
     assert "12 of 12 runs" in sentence and "flagged: r11 (±22%), r10 (±21%)" in sentence
-    assert f"and {12 - noise.NAMED_NOISY} more" in sentence and "r0 " not in sentence
+    assert f"and {12 - noise_sentences.NAMED_NOISY} more" in sentence and "r0 " not in sentence
 
 
 def test_the_samples_sentence_counts_retaken_samples_and_those_still_delayed(monkeypatch):
@@ -329,20 +330,20 @@ def test_the_samples_sentence_counts_retaken_samples_and_those_still_delayed(mon
     rows = pd.DataFrame({"warmup": False, "loops": 10, "run": ["a", "b", "c", "d", "java"],
                          "threads": [1, 1, 2, 2, 1], "wall_s": 0.2, "run_delay_s": [0.001, 0.01, 0.006, -1.0, 0.01],
                          "sample_retakes": [0, 3, 1, 0, None]})
-    monkeypatch.setattr(noise, "_usable_cores", lambda: 4)
-    sentence = noise._samples_sentence(rows, settings)
+    monkeypatch.setattr(noise_sentences, "_usable_cores", lambda: 4)
+    sentence = noise_sentences.samples_sentence(rows, settings)
     # shares 0.5%, 5% (still above after 3 retakes), 1.5% of two threads' time, d unknown, java 5%
     assert "waited for a CPU during a median 3.25% of a sample (at most 5.0%, in b;" in sentence
     assert ("2 of the 3 samples of the methods that retake were taken again because it waited during more than "
             "2% of them (4 takes in all, at most 3 each), and 1 stayed above it; 1 of the 1 samples of methods "
             "that take none again were above it.") in sentence
     assert "cannot be isolated" not in sentence  # no run had a thread on every core
-    monkeypatch.setattr(noise, "_usable_cores", lambda: 2)
-    sentence = noise._samples_sentence(rows, settings)
+    monkeypatch.setattr(noise_sentences, "_usable_cores", lambda: 2)
+    sentence = noise_sentences.samples_sentence(rows, settings)
     assert ("Runs with a thread on each of the 2 cores cannot be isolated from the rest of the machine: 1 of "
             "their 1 samples were taken again and 0 stayed above the share, against 1 and 1 of the 2 samples of "
             "runs that left a core free.") in sentence
-    without = noise._samples_sentence(rows.drop(columns="sample_retakes"), settings)
+    without = noise_sentences.samples_sentence(rows.drop(columns="sample_retakes"), settings)
     assert without.endswith("no sample was taken again for it.")
 
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from throughput import harness
+from throughput.core import harness
 
 KERNEL = "add_constant_O3"
 TINY = {"n": 1001, "threads": 1, "reps": 3, "warmup": 2, "mode": "inplace"}

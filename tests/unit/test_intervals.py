@@ -1,4 +1,4 @@
-"""throughput.intervals on samples of known distributions: how often the intervals hold the
+"""throughput.core.intervals on samples of known distributions: how often the intervals hold the
 true value, paired ratios, and the three-valued verdicts."""
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from throughput import intervals
-from throughput.intervals import Estimate, Verdict
+from throughput.core import intervals
+from throughput.core.intervals import Estimate, Verdict
 
 PROCESSES = 5  # the default config's repetitions: one value per process
 TRIALS = 2000
@@ -121,7 +121,7 @@ def test_a_ratio_by_round_pairs_only_the_rounds_both_runs_timed():
 
 
 def test_the_noise_judgement_is_the_interval_half_width():
-    from throughput import noise
+    from throughput.core import noise
     values = [1.0, 1.1, 0.9, 1.05]
     assert noise.interval_half_width(values) == intervals.across_processes(values).relative_half_width
     # a pass too short to time gives no value; one value gives no interval

@@ -9,7 +9,7 @@ import time
 
 import pytest
 
-from throughput import io_throttle
+from throughput.core import io_throttle
 
 READ = ("import os, sys, time\n"
         "fd = os.open(sys.argv[1], os.O_RDONLY)\n"

@@ -9,7 +9,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from throughput import archive, config, machines, noise, paper, provenance, results
+from throughput.machines import archive, tables as machines
+from throughput.setup import config
+from throughput.core import noise, provenance, results
+from throughput.report import paper
 from throughput.experiments import gpu_bandwidth as gb
 from throughput.experiments import memory_bandwidth as mb
 
@@ -85,7 +88,7 @@ def test_the_memory_bandwidth_row_of_an_archived_machine_is_recomputed_from_its_
         moved = picked["n"] * picked["loops"] if per == "n" else picked[per]  # a sample repeats its pass
         return (moved / picked["wall_s"] / 1e9).groupby(picked["round"]).max()  # each process's best sample
 
-    def rate(*run):  # the geometric mean over the rounds (throughput.intervals)
+    def rate(*run):  # the geometric mean over the rounds (throughput.core.intervals)
         return float(np.exp(np.log(per_round(*run)).mean()))
 
     row = rows.iloc[1]
@@ -186,7 +189,8 @@ def test_without_an_archived_gpu_machine_its_tables_and_sentence_say_so():
 
 
 def test_the_paper_has_the_machine_table_in_its_method_section():
-    from throughput import REPO, paper_check
+    from throughput import REPO
+    from throughput.report import paper_check
 
     method = (REPO / "paper" / "sections" / "method.tex").read_text()
     assert r"\input{paper/generated/machines.tex}" in method and r"\StudyMachines{}" in method

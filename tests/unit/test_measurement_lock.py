@@ -9,11 +9,11 @@ import time
 
 import pytest
 
-from throughput import measurement_lock, provenance
+from throughput.core import measurement_lock, provenance
 
 HOLD = """
 import sys, time
-from throughput import measurement_lock
+from throughput.core import measurement_lock
 with measurement_lock.held("test holder"):
     print("held", flush=True)
     time.sleep(float(sys.argv[1]))

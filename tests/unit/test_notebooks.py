@@ -113,7 +113,7 @@ def _experiments():
 def test_the_notebook_takes_its_config_section_whole(name):
     """One parameter named after the section, holding only what differs from the schema's
     defaults; no key of the section copied as a parameter of its own."""
-    from throughput import config
+    from throughput.setup import config
 
     defaults = config.fill_defaults({}, config.load_schema())[name]
     namespace: dict = {}
@@ -136,15 +136,15 @@ def test_every_parameter_the_workflow_passes_is_a_notebook_parameter(tmp_path):
     import shlex
 
     from conftest import TINY_CONFIG, snakemake
-    from throughput import config
+    from throughput.setup import config
 
     result = snakemake(tmp_path, "-n", "-p", "--cores", "2", "--configfile", str(TINY_CONFIG))
     assert result.returncode == 0, result.stderr
     passed = {}
     for line in result.stdout.splitlines():
-        if "python -m throughput.notebook" in line:
+        if "python -m throughput.core.notebook" in line:
             argv = shlex.split(line.split("Shell command:", 1)[-1] if "Shell command:" in line else line)
-            notebook = argv[argv.index("throughput.notebook") + 1]
+            notebook = argv[argv.index("throughput.core.notebook") + 1]
             passed[notebook.rsplit("/", 1)[-1].removesuffix(".ipynb")] = json.loads(argv[argv.index("--parameters") + 1])
     assert set(passed) == set(_experiments())
     tiny = config.validate(config.read(TINY_CONFIG), check_resources=False)

@@ -1,5 +1,5 @@
 """paper: LaTeX tables, number macros and escaping; no typed figure in the paper or the notebooks' prose;
-the seeds' figures in one place (throughput.seeds), each found in its seed."""
+the seeds' figures in one place (throughput.report.seeds), each found in its seed."""
 from __future__ import annotations
 
 import ast
@@ -10,7 +10,10 @@ import re
 import pandas as pd
 import pytest
 
-from throughput import REPO, machines, noise, paper, seeds
+from throughput import REPO
+from throughput.machines import tables as machines
+from throughput.report import noise_sentences
+from throughput.report import paper, seeds
 
 
 def _body(text: str) -> list[str]:
@@ -250,15 +253,15 @@ def _used_macros(text: str) -> set[str]:
 def _producer_patterns(sources: list[str]) -> list[re.Pattern]:
     """Macro names a producer's code can write: its string constants, its f-strings with
     each formatted part standing for letters (f"Rdf{name}Speedup"), and the noise
-    macros of its calls to noise.paper_macros("<Prefix>", ...)."""
+    macros of its calls to noise_sentences.paper_macros("<Prefix>", ...)."""
     patterns = []
     for source in sources:
         for node in ast.walk(ast.parse(source)):
             if isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value.isalpha():
                 patterns.append(re.compile(re.escape(node.value)))
             elif (isinstance(node, ast.Call) and getattr(node.func, "attr", None) == "paper_macros"
-                  and node.args and isinstance(node.args[0], ast.Constant)):  # throughput.noise's macros
-                patterns += [re.compile(re.escape(node.args[0].value + name)) for name in noise.PAPER_MACROS]
+                  and node.args and isinstance(node.args[0], ast.Constant)):  # throughput.report.noise_sentences' macros
+                patterns += [re.compile(re.escape(node.args[0].value + name)) for name in noise_sentences.PAPER_MACROS]
             elif isinstance(node, ast.JoinedStr):
                 parts = [re.escape(v.value) if isinstance(v, ast.Constant) else "[A-Za-z]+" for v in node.values]
                 if isinstance(node.values[0], ast.Constant):
@@ -274,7 +277,7 @@ def _code_cells(notebook) -> str:
 
 def test_every_macro_the_tex_uses_is_written_by_a_generator():
     everywhere = set(paper.study_macros("6.40")) | set(seeds.macros())  # paper/generated/study.tex
-    everywhere |= set(noise.study_macros({}))  # paper/generated/noise.tex
+    everywhere |= set(noise_sentences.study_macros({}))  # paper/generated/noise.tex
     everywhere |= set(machines.paper_macros([]))  # paper/generated/machines_macros.tex
     missing = []
     for path in TEX_SOURCES:

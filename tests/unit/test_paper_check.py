@@ -6,7 +6,7 @@ import subprocess
 
 import pytest
 
-from throughput import paper_check
+from throughput.report import paper_check
 
 
 def test_headings_and_tables_are_read_from_the_sources():

@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from throughput import provenance
+from throughput.core import provenance
 
 KEYS = ("date_utc", "git_commit", "git_dirty", "cpu_model", "logical_cores", "memory_bytes", "os_kernel",
         "packages", "compiler", "cxx_flags", "cache_state", "config")

@@ -12,7 +12,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from throughput import experiment, provenance, results
+from throughput.core import experiment, provenance, results
 
 PROVENANCE = {"date_utc": "2024-01-01T00:00:00+00:00", "cpu_model": "test cpu", "packages": {"numpy": "1.0"},
               "git_dirty": None, "logical_cores": 4}

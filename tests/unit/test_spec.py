@@ -12,10 +12,11 @@ import matplotlib.pyplot as plt  # noqa: E402
 import pandas as pd  # noqa: E402
 import pytest  # noqa: E402
 
-from throughput import REPO, kernel_sources  # noqa: E402
+from throughput import REPO
+from throughput.setup import kernel_sources  # noqa: E402
 from throughput.experiments import SPECS  # noqa: E402
-from throughput.outputs import Outputs, UndeclaredOutput  # noqa: E402
-from throughput.spec import Spec  # noqa: E402
+from throughput.report.outputs import Outputs, UndeclaredOutput  # noqa: E402
+from throughput.setup.spec import Spec  # noqa: E402
 
 SECTIONS = REPO / "paper" / "sections"
 _INPUT = re.compile(r"\\input\{paper/generated/(\w+)/(\w+)\.tex\}")
@@ -43,7 +44,7 @@ def test_the_paper_uses_exactly_the_declared_outputs():
 def test_the_paper_check_reads_back_exactly_the_declared_tables():
     # paper_check finds the tables to read back by their \input: a file of macros
     # taken for a table fails the paper ("table has no rows")
-    from throughput import paper_check
+    from throughput.report import paper_check
 
     declared = {f"paper/generated/{name}/{table}.tex" for name, spec in SPECS.items() for table in spec.tables}
     assert set(paper_check.table_inputs()) == declared | set(paper_check.STUDY_TABLES)

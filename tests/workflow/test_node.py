@@ -10,7 +10,8 @@ import textwrap
 
 import pytest
 
-from throughput import archive, harness
+from throughput.machines import archive
+from throughput.core import harness
 
 from conftest import REPO, command_env
 

@@ -1,4 +1,4 @@
-"""python -m throughput.notebook, what every notebook rule runs: Ctrl-C (or a cluster's
+"""python -m throughput.core.notebook, what every notebook rule runs: Ctrl-C (or a cluster's
 SIGTERM) stops the notebook's kernel and what it started at once, and leaves no output."""
 from __future__ import annotations
 
@@ -29,7 +29,7 @@ def test_a_signal_kills_the_kernel_and_its_children_at_once(tmp_path, signum):
         "child.wait()\n")], metadata={"kernelspec": {"name": "python3", "display_name": "Python 3",
                                                     "language": "python"}}), notebook)
     output = tmp_path / "out.ipynb"
-    runner = subprocess.Popen([sys.executable, "-m", "throughput.notebook", str(notebook), str(output),
+    runner = subprocess.Popen([sys.executable, "-m", "throughput.core.notebook", str(notebook), str(output),
                                "--cwd", str(tmp_path), "--parameters", json.dumps({"marker": str(marker)})],
                               env={**command_env(), "THROUGHPUT_LOCK_FILE": str(tmp_path / "lock")},
                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)

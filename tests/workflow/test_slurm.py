@@ -11,7 +11,7 @@ import pytest
 import yaml
 
 from slurm_cluster import PROFILE
-from throughput import paper_check
+from throughput.report import paper_check
 from throughput.experiments import SPECS
 
 

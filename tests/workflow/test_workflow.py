@@ -12,8 +12,11 @@ import pytest
 import yaml
 
 from conftest import REPO, TINY_CONFIG, command_env, snakemake
-from throughput import config as study_config
-from throughput import archive, paper_check, paths, provenance
+from throughput.setup import config as study_config
+from throughput.machines import archive
+from throughput.report import paper_check
+from throughput.setup import paths
+from throughput.core import provenance
 from throughput.experiments import memory_bandwidth
 
 SEED_ROWS = {"inplace, seed": ["87.8", "27.2", "27.1", "25.6"], "immutable, seed": ["91.2", "38.7", "39.2", "39.2"]}
@@ -63,8 +66,8 @@ def test_tiny_run_produces_the_paper_with_the_memory_bandwidth_table(tiny_study)
     rows = _table_rows((workdir / "paper/generated/memory_bandwidth/opt_table.tex").read_text())
     assert list(rows) == ["inplace, seed", "inplace, this run", "immutable, seed", "immutable, this run"]
     for label, cells in rows.items():
-        # a figure that stayed noisy carries the mark (throughput.paper.NOISY_MARK)
-        # this run's cells carry their 95% interval (throughput.paper.with_interval)
+        # a figure that stayed noisy carries the mark (throughput.report.paper.NOISY_MARK)
+        # this run's cells carry their 95% interval (throughput.report.paper.with_interval)
         numbers = [re.fullmatch(r"\\num\{([0-9.e+-]+)\}(?:\\,\$\\pm\$\\,[0-9.e+]+\\%)?(?:\\textsuperscript\{\\dag\})?",
                                 c).group(1) for c in cells]
         assert len(numbers) == 4 and all(float(n) > 0 for n in numbers)
@@ -211,7 +214,7 @@ def test_interrupted_run_leaves_no_false_output_and_finishes_when_run_again(tmp_
     # kernel rule) are asked for: the interruption lands in the middle of its measurements.
     # Its runs are stored a group (a thread count) at a time, each pass a process of its
     # own: arrays of 160 MB keep the group after the first one long enough to be
-    # interrupted, which throughput.notebook does at once (it kills the kernel). Two -O
+    # interrupted, which throughput.core.notebook does at once (it kills the kernel). Two -O
     # levels and no numba keep the rest short: the table and the reuse are what is tested.
     config = tmp_path / "slow.yaml"
     settings = yaml.safe_load(TINY_CONFIG.read_text())

@@ -39,7 +39,7 @@ for _spec in SPECS.values():
             parameters=_notebook_parameters_of(_spec),
         threads: workflow.cores
         shell:
-            "python -m throughput.notebook {input.notebook:q} {output.notebook:q} "
+            "python -m throughput.core.notebook {input.notebook:q} {output.notebook:q} "
             "--cwd {REPO:q}/notebooks --parameters {params.parameters:q}"
 
     PAPER_INPUTS += getattr(rules, _spec.name).output

@@ -1,4 +1,4 @@
-# NanoAOD-like inputs (src/throughput/datasets.py), shared by the experiments:
+# NanoAOD-like inputs (src/throughput/inputs/datasets.py), shared by the experiments:
 #   data/nanoaod/<compression>/part<k>.root          resampled from the real CMS file
 #   data/nanoaod/<compression>/part<k>.ntuple.root   the same events as an RNTuple
 # An experiment asks for them with nanoaod_files(compression, count).
@@ -20,12 +20,12 @@ rule nanoaod_like:
         kernel=KERNELS["datasets"][0],
     output:
         "data/nanoaod/{compression}/part{index}.root",
-        # the values readers must find in it, taken when it is made (throughput.references)
+        # the values readers must find in it, taken when it is made (throughput.inputs.references)
         "data/nanoaod/{compression}/part{index}.root.reference.json",
     params:
         section=json.dumps(STUDY["datasets"]),
     shell:
-        "python -m throughput.datasets nanoaod {output[0]:q} --compression {wildcards.compression} "
+        "python -m throughput.inputs.datasets nanoaod {output[0]:q} --compression {wildcards.compression} "
         "--index {wildcards.index} --section {params.section:q}"
 
 
@@ -38,5 +38,5 @@ rule nanoaod_rntuple:
     params:
         section=json.dumps(STUDY["datasets"]),
     shell:
-        "python -m throughput.datasets rntuple {output:q} --input {input.tree:q} "
+        "python -m throughput.inputs.datasets rntuple {output:q} --input {input.tree:q} "
         "--compression {wildcards.compression} --section {params.section:q}"

@@ -1,9 +1,9 @@
 # One rule per compiled kernel (KERNELS, filled by the experiments' rules),
-# its inputs exactly the sources it is made from (src/throughput/kernel_sources.py):
+# its inputs exactly the sources it is made from (src/throughput/setup/kernel_sources.py):
 # an edit to one experiment's kernel re-runs that experiment alone, and a
 # dataset is re-made only when its generator's sources change. The CMake build
 # (kernels/build.sh) is incremental and takes turns between jobs.
-from throughput import kernel_sources
+from throughput.setup import kernel_sources
 
 KERNEL_NAMES = sorted({Path(binary).name for group in KERNELS.values() for binary in group})
 

@@ -6,14 +6,14 @@ PAPER_SOURCES = [str(p) for p in (REPO / "paper").glob("**/*.tex") if "generated
 rule study_macros:
     input:
         KERNELS["common"],
-        seeds=str(REPO / "src/throughput/seeds.py"),  # the seeds' figures: a change rewrites their macros
+        seeds=str(REPO / "src/throughput/report/seeds.py"),  # the seeds' figures: a change rewrites their macros
     output:
         "paper/generated/study.tex",
     run:
         import json
         import subprocess
 
-        from throughput import paper, seeds
+        from throughput.report import paper, seeds
 
         root = json.loads(subprocess.run([input[0]], capture_output=True, text=True, check=True).stdout)
         paper.write_macros({**paper.study_macros(root["root_version"]), **seeds.macros()}, output[0])
@@ -22,7 +22,7 @@ rule study_macros:
 def live_provenances():
     """The provenance of every run of this machine that the experiments' latest executions
     used (not the stored runs of another configuration), per experiment."""
-    from throughput import results
+    from throughput.core import results
 
     return {raw.parent.name: [results.read_provenance(p) for p in results.current_raw_files(raw)]
             for raw in sorted(Path("results").glob("*/raw"))}
@@ -36,13 +36,13 @@ rule study_noise:
     output:
         "paper/generated/noise.tex",
     run:
-        from throughput import noise, paper
+        from throughput.report import noise_sentences, paper
 
-        paper.write_macros(noise.study_macros(live_provenances()), output[0])
+        paper.write_macros(noise_sentences.study_macros(live_provenances()), output[0])
 
 
 # The machines the paper shows (the method section): this one, from its runs'
-# provenance, and every archived one the config names (throughput.machines).
+# provenance, and every archived one the config names (throughput.machines.tables).
 rule study_machines:
     input:
         PAPER_INPUTS,
@@ -51,7 +51,8 @@ rule study_machines:
         table="paper/generated/machines.tex",
         macros="paper/generated/machines_macros.tex",
     run:
-        from throughput import machines, paper
+        from throughput.machines import tables as machines
+        from throughput.report import paper
 
         archived = machines.load_archived(STUDY["machines"])
         paper.write_table(machines.paper_table(machines.table(live_provenances(), archived)), output.table,

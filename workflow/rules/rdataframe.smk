@@ -27,7 +27,7 @@ rule rdataframe_input:
     params:
         section=json.dumps(STUDY["datasets"]),
     shell:
-        "python -m throughput.datasets nanoaod {output:q} --compression {wildcards.compression} "
+        "python -m throughput.inputs.datasets nanoaod {output:q} --compression {wildcards.compression} "
         "--index {wildcards.index} --events {wildcards.events} --section {params.section:q}"
 
 

@@ -13,7 +13,7 @@ RC = STUDY["reader_comparison"]
 RC_COMPRESSION = STUDY["datasets"]["compression"]
 RC_DATA = "data/reader_comparison"
 # The real files: local copies in datasets.source, else fetched by scikit-hep-testdata.
-from throughput import datasets as _datasets
+from throughput.inputs import datasets as _datasets
 
 RC_REAL = {Path(name).stem: _datasets.real_file(name, STUDY["datasets"]) for name in RC["real_files"]}
 RC_JAVA = "build/java/reader_comparison/laurelin-reader.jar"

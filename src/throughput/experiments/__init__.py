@@ -1,13 +1,13 @@
 """The experiments: one package each (throughput.experiments.<name>: its
-measured methods, measuring through the generic loop of throughput.experiment,
+measured methods, measuring through the generic loop of throughput.core.experiment,
 analysis and report) and one entry each in SPECS, which declares its kernels
-and outputs once (throughput.spec). Adding an experiment: its package,
+and outputs once (throughput.setup.spec). Adding an experiment: its package,
 notebook, kernels folder and paper section, and one entry here.
 
 This module stays light (Snakemake imports SPECS while it plans); the
 experiments' packages are imported by their notebooks and tests.
 """
-from ..spec import Spec
+from ..setup.spec import Spec
 
 SPECS: dict[str, Spec] = {spec.name: spec for spec in (
     Spec("memory_bandwidth",  # seed 000, "Memory bandwidth"

@@ -36,14 +36,14 @@ traffic) or, for transfers between host and device, the bytes that cross the
 link. "Fraction of nominal" is GB/s over the device's nominal memory bandwidth
 (2 x memory clock x bus width, read from the device).
 
-Modules, one role each. The names the notebook, the tests and throughput.config
+Modules, one role each. The names the notebook, the tests and throughput.setup.config
 use are imported here from them, so that
 `from throughput.experiments import gpu_bandwidth as gb; gb.<name>` works:
 
 - cases: what is measured: Table 2's cases, the jagged operations, the methods,
   the shared constants, the seed's figures, and the CUDA program's case table
   (bytes per pass, expected adds, clock; its `--list-cases` is checked against it);
-- configuration: sizes of the runs; check_config (called by throughput.config)
+- configuration: sizes of the runs; check_config (called by throughput.setup.config)
   and check_device_fit (against the GPU's free memory);
 - device: is there a GPU, which, and why each GPU method cannot run here;
 - data: initial values, the jagged events, expected outputs, exact validation,

@@ -7,8 +7,8 @@ from typing import Any
 
 import pandas as pd
 
-from ... import experiment, intervals
-from ...intervals import Estimate, Verdict
+from ...core import experiment, intervals
+from ...core.intervals import Estimate, Verdict
 from .cases import CONSTANT, GPU_METHODS, JAGGED_OPS, NOT_MEASURED, TARGET_FRACTION
 from .device import GpuStatus
 
@@ -71,7 +71,7 @@ def summary(frame: pd.DataFrame) -> pd.DataFrame:
                   passes=("time_s", "count"), clock=("clock", "first"), noisy=("noisy", "any"))
              .reset_index())
     # the fraction of the nominal bandwidth the target judges: each process's best pass, across
-    # the processes with its interval (throughput.intervals), as bandwidths are reported
+    # the processes with its interval (throughput.core.intervals), as bandwidths are reported
     if "round" not in measured:  # results from before rounds were recorded: each pass its own
         measured = measured.assign(round=measured.groupby(keys, sort=False).cumcount())
     # and each rate the tables print likewise (`ghz_best`, `ghz_low`, `ghz_high`)
@@ -162,7 +162,7 @@ def targets(table: pd.DataFrame, status: GpuStatus, dtypes: list[str]) -> dict[s
 
 
 def archived_summary(runs: list[tuple[pd.DataFrame, dict[str, Any], dict[str, Any]]]) -> tuple[pd.DataFrame, GpuStatus]:
-    """An archived machine's runs (rows, provenance, reuse key each: throughput.machines)
+    """An archived machine's runs (rows, provenance, reuse key each: throughput.machines.tables)
     summarised as this machine's, with each GPU rate's fraction of the nominal bandwidth
     of the device its runs' keys name; and that machine's GPU as this machine's is
     detected (its device, None where no run had one; a GPU method its archive holds no

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ... import seeds
+from ...report import seeds
 from .. import SPECS
 
 
@@ -18,7 +18,7 @@ HOST_KERNEL = "host_copy"
 NO_GPU = "no GPU on this host"
 NOT_MEASURED = "not measured"
 
-# ---- seed 000, Table 2: the figures live in throughput.seeds (with where each comes from) ------
+# ---- seed 000, Table 2: the figures live in throughput.report.seeds (with where each comes from) ------
 # Rates in GHz: 10^9 values per second of 32-bit floats, as its caption says (see seeds.GPU_TABLE2).
 SEED_GPUS = seeds.GPU_NAMES
 SEED_GPU_SHORT = seeds.GPU_SHORT

@@ -1,13 +1,13 @@
 """Sizes of the runs, and the checks of the configuration against this machine
-(throughput.config calls check_config) and against the GPU's free memory."""
+(throughput.setup.config calls check_config) and against the GPU's free memory."""
 from __future__ import annotations
 
 from typing import Any
 
 import numpy as np
 
-from ... import machine_fit
-from ...config import usable_cores
+from ...setup import machine_fit
+from ...setup.config import usable_cores
 from .cases import MIB
 from .device import GpuStatus, driver_present
 
@@ -33,7 +33,7 @@ def jagged_bytes(events: int, mean: int) -> int:
 
 
 def check_config(section: dict[str, Any], fit: machine_fit.Fitter) -> None:
-    """Sizes against this machine's memory and threads against its cores (see throughput.machine_fit)."""
+    """Sizes against this machine's memory and threads against its cores (see throughput.setup.machine_fit)."""
     budget = fit.memory_budget
     fit.size(section, "cpu_array_mib", 2 * section["cpu_array_mib"] * MIB, budget // (2 * MIB) or None,
              "the host copy's two arrays")
@@ -50,7 +50,7 @@ def check_config(section: dict[str, Any], fit: machine_fit.Fitter) -> None:
 
 def check_device_fit(params: dict[str, Any], status: GpuStatus) -> None:
     """Stop before measuring if the GPU cases do not fit the device's free memory."""
-    from ...config import ConfigError
+    from ...setup.config import ConfigError
 
     if not status.device:
         return

@@ -10,7 +10,7 @@ import numba
 import numpy as np
 import pandas as pd
 
-from ... import flat_add, harness
+from ...core import flat_add, harness
 from .cases import CONSTANT, CPU_METHOD_JAGGED, CPU_METHODS
 from .data import (Jagged, exact_checksum, from_counts, jagged_bytes_moved, jagged_values, reference,
                    validate_output)

@@ -9,7 +9,7 @@ from typing import Any, Callable
 import numpy as np
 import pandas as pd
 
-from ... import harness
+from ...core import harness
 from .cases import CONSTANT, GPU_CASES, KERNEL_CASE
 from .data import added, case_bytes_moved, case_shape, initial, validate_output
 

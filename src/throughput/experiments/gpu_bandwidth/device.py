@@ -10,7 +10,7 @@ import subprocess
 from dataclasses import dataclass, field
 from typing import Any
 
-from ... import harness
+from ...core import harness
 from .cases import CUDA_KERNEL, GPU_METHODS, MIB, NO_GPU
 
 EXIT_NO_DEVICE = 4  # gpu_bandwidth_cuda's exit code where there is no usable GPU

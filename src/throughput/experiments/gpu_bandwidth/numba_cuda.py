@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ... import harness
+from ...core import harness
 from .cases import CONSTANT, JAGGED_OPS
 from .cupy_backend import NumpyBackend, no_setup, passes_taking, takes_made
 from .data import Jagged, from_counts, jagged_bytes_moved, jagged_values, reference, validate_output

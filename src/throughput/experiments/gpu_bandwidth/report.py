@@ -9,8 +9,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ... import intervals
-from ...intervals import Estimate
+from ...core import intervals
+from ...core.intervals import Estimate
 from .analysis import _pick, jagged_estimate, jagged_table, summary, targets
 from .cases import (CASE_BY_NAME, CASES, CUDA_KERNEL, GPU_METHODS, JAGGED_OPS, NOT_MEASURED, SEED_ARRAY_MIB,
                     SEED_GPU_SHORT, SEED_TABLE2, TARGET_FRACTION)
@@ -45,7 +45,7 @@ def table2_rows(table: pd.DataFrame, skipped: pd.DataFrame, dtypes: list[str]) -
 
 def table2_tex(rows: list[dict[str, Any]], dtypes: list[str]) -> str:
     """LaTeX tabular of table2_rows; a case not measured spans our columns with its reason."""
-    from ... import paper
+    from ...report import paper
 
     ours = len(dtypes) + 1
     header = ["", *SEED_GPU_SHORT, *[f"ours {d}" for d in dtypes], f"frac. ({dtypes[0]})"]
@@ -73,7 +73,7 @@ def gpu_detail_rows(table: pd.DataFrame) -> pd.DataFrame:
 
 def _method_cell(row) -> str:
     """A row's method, after the machine's label where rows of several machines share a table."""
-    from ... import paper
+    from ...report import paper
 
     machine = getattr(row, "machine", None)
     return paper.escape(f"{machine}: {row.method}" if machine else row.method)
@@ -81,7 +81,7 @@ def _method_cell(row) -> str:
 
 def gpu_detail_tex(table: pd.DataFrame, skipped: pd.DataFrame) -> str:
     """Every GPU Table 2 run (CUDA C++ and CuPy, both value types), or why there is none."""
-    from ... import paper
+    from ...report import paper
 
     header = ["case", "method", "type", "GHz (min--max)", "GB/s", "fraction of nominal", "clock"]
     lines = [r"\begin{tabular}{lllrrrl}", r"\toprule", " & ".join(header) + r" \\", r"\midrule"]
@@ -101,7 +101,7 @@ def gpu_detail_tex(table: pd.DataFrame, skipped: pd.DataFrame) -> str:
 
 
 def jagged_tex(wide: pd.DataFrame, skipped: pd.DataFrame) -> str:
-    from ... import paper
+    from ...report import paper
 
     header = ["method", "threads", "type", "flat in place", "flat immutable", "explode", "combine",
               "explode/flat", "combine/flat"]
@@ -193,7 +193,7 @@ def machines_tex(machines: dict[str, tuple[pd.DataFrame, GpuStatus]], dtypes: li
     group per machine (its GHz per value type and the first type's fraction of its own
     device's nominal bandwidth); `machines`: label -> (its summary, its GPU status).
     Where none holds GPU runs, one row says so."""
-    from ... import paper
+    from ...report import paper
 
     with_gpu = {label: (table, status.device["name"]) for label, (table, status) in machines.items()
                 if status.device and not table[table["method"] == "CUDA C++"].empty}
@@ -282,8 +282,10 @@ def paper_macros(params: dict[str, Any], table: pd.DataFrame, skipped: pd.DataFr
     """Every number and sentence the paper section quotes, as macro name -> LaTeX: the sizes, the
     device (or why it was not measured), the 85% target's verdict by its interval, NUMA,
     explode/combine, and the archived machines'."""
-    from ... import harness, noise, paper
-    from ...machines import archived_sentence
+    from ...core import harness
+    from ...report import noise_sentences
+    from ...report import paper
+    from ...machines.tables import archived_sentence
 
     goal = targets(table, status, params["dtypes"])
     jagged = make_jagged(params["events"], params["mean_particles"], "float64")  # its particle and pair counts
@@ -309,5 +311,5 @@ def paper_macros(params: dict[str, Any], table: pd.DataFrame, skipped: pd.DataFr
         "GpubJaggedSentence": paper.escape(jagged_sentence(wide)),
         "GpubMachinesSentence": paper.escape(archived_sentence(archived, "gpu_bandwidth")),
         "GpubArchivedVerdicts": paper.escape(archived_sentences(archived_gpu, params["dtypes"])),
-        **noise.paper_macros("Gpub", frame, settings),
+        **noise_sentences.paper_macros("Gpub", frame, settings),
     }

@@ -1,7 +1,7 @@
 """The plan of runs, and measuring it: every run of the experiment and why one
-cannot run here; the C++ and CUDA C++ programs through throughput.harness
+cannot run here; the C++ and CUDA C++ programs through throughput.core.harness
 (host_copy also under numactl: local against remote memory); the Python methods
-in this process; the runs of a group interleaved (throughput.experiment), each
+in this process; the runs of a group interleaved (throughput.core.experiment), each
 group stored, or reused, under the raw results folder."""
 from __future__ import annotations
 
@@ -13,8 +13,8 @@ from typing import Any
 
 import pandas as pd
 
-from ... import experiment, harness, noise, provenance
-from ...results import sha256
+from ...core import experiment, harness, noise, provenance
+from ...core.results import sha256
 from .analysis import rated_time, with_rates
 from .cases import (CPU_METHOD_JAGGED, CPU_METHODS, CUDA_KERNEL, GPU_METHOD_CASES, GPU_METHOD_JAGGED, GPU_METHODS,
                     HOST_KERNEL, JAGGED_KERNEL_CASE, NOT_MEASURED)

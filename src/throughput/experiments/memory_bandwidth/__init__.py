@@ -15,7 +15,7 @@ Modules, one role each:
 - vocabulary: the seed's figures, the targets, the modes and bytes per value;
 - methods: the measured Python methods (numpy, numba) and the exact check of
   every output value;
-- measuring: check_config (called by throughput.config), the plan, the groups
+- measuring: check_config (called by throughput.setup.config), the plan, the groups
   (one per thread count) measured interleaved, or reused when stored;
 - analysis: rates, agreement, the summary, the -O and ratio tables, targets,
   and the machine table (this machine beside the archived ones);

@@ -1,20 +1,20 @@
 """From the raw runs to numbers: rates, the methods' agreement, the summary,
 the -O and STREAM-ratio tables, the targets and the plateau verdict, and the
-machines side by side (this one and the archived ones, throughput.machines).
+machines side by side (this one and the archived ones, throughput.machines.tables).
 
 Every rate is the geometric mean over the run's processes (rounds) of each
 one's best timed pass, as STREAM reports the best, with its 95% interval; every
 ratio of two runs comes from their paired per-round rates (the runs of one
 thread count ran in the same rounds), and every verdict from its interval
-(throughput.intervals)."""
+(throughput.core.intervals)."""
 from __future__ import annotations
 
 from typing import Any, Mapping
 
 import pandas as pd
 
-from ... import intervals, provenance
-from ...intervals import Estimate, Verdict
+from ...core import intervals, provenance
+from ...core.intervals import Estimate, Verdict
 from .vocabulary import BUS_BYTES_PER_VALUE, CONSTANT, MODES, PLATEAU_BAND, SEED_N, SEED_SECONDS, SINGLE_TARGET
 
 def with_rates(frame: pd.DataFrame) -> pd.DataFrame:

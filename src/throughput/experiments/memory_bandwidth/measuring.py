@@ -1,5 +1,5 @@
 """Fitting the section to the machine, the plan of runs, their groups (one per
-thread count) and measuring them interleaved (throughput.experiment), or
+thread count) and measuring them interleaved (throughput.core.experiment), or
 reusing them when stored with the same parameters and binaries on this machine."""
 from __future__ import annotations
 
@@ -8,15 +8,16 @@ from typing import Any
 
 import pandas as pd
 
-from ... import experiment, harness, machine_fit, noise, provenance
-from ...config import thread_counts, usable_cores
-from ...results import sha256
+from ...core import experiment, harness, noise, provenance
+from ...setup import machine_fit
+from ...setup.config import thread_counts, usable_cores
+from ...core.results import sha256
 from .analysis import with_rates
 from .methods import _numba_method, _numpy_method, expected_checksum
 from .vocabulary import ARRAYS_ALIVE, CONSTANT, MIN_VALUES, MODES
 
 def check_config(section: dict[str, Any], fit: machine_fit.Fitter) -> None:
-    """Fit this section to the machine (see throughput.machine_fit): the arrays to
+    """Fit this section to the machine (see throughput.setup.machine_fit): the arrays to
     the memory a run may use, threads to the cores (null: every core)."""
     largest = fit.memory_budget // (ARRAYS_ALIVE * 8)
     fit.size(section, "n_values", ARRAYS_ALIVE * 8 * section["n_values"],
@@ -51,7 +52,7 @@ def _measure_pass(run: dict[str, Any], params: dict[str, Any],
     `settings.samples_per_process` samples of at least `settings.min_sample_s` each (the
     kernel repeats the pass inside one sample: `loops`), each taken again while its process
     waited too long for a CPU (settings.sample_retakes: `sample_retakes`). The interleaving loop
-    (throughput.experiment) calls this once per round. A single-threaded kernel is pinned to one
+    (throughput.core.experiment) calls this once per round. A single-threaded kernel is pinned to one
     core (harness.single_core); the Python methods run in the notebook's process, unpinned."""
     n, warmup, threads = params["n_values"], params["warmup"], run["threads"]
     core = harness.single_core() if run["kernel"] and threads == 1 else None

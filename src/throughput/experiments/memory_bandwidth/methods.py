@@ -6,7 +6,7 @@ import numba
 import numpy as np
 import pandas as pd
 
-from ... import flat_add, harness
+from ...core import flat_add, harness
 from .vocabulary import CONSTANT, INIT_PERIOD
 
 def huge_page_bytes() -> int:

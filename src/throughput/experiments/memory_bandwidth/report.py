@@ -1,15 +1,18 @@
 """The paper's tables and numbers of the memory-bandwidth experiment, built from the analysis's
 frames: the -O table (this run's seconds beside the seed's), the ratio table (each rate against
 STREAM scale, paired round by round), the machine table (this machine beside the archived ones),
-and every macro the paper section quotes. The notebook only writes them (throughput.outputs)."""
+and every macro the paper section quotes. The notebook only writes them (throughput.report.outputs)."""
 from __future__ import annotations
 
 from typing import Any
 
 import pandas as pd
 
-from ... import harness, machine_fit, noise, paper
-from ...machines import archived_sentence
+from ...core import harness, noise
+from ...report import noise_sentences
+from ...setup import machine_fit
+from ...report import paper
+from ...machines.tables import archived_sentence
 from .analysis import (SINGLE_VERDICT_WORDS, cache_note, huge_page_note, machine_table, opt_table, opt_verdict,
                        plateau_verdict, ratio_table, targets)
 from .vocabulary import MODES, SINGLE_TARGET
@@ -94,7 +97,7 @@ def paper_macros(params: dict[str, Any], table: pd.DataFrame, frame: pd.DataFram
         "MbwSingleVerdict": SINGLE_VERDICT_WORDS[goal["single_verdict"]],
         "MbwSingleTarget": paper.number(100 * SINGLE_TARGET),  # the target the verdict is against
         "MbwPlateauVerdict": paper.escape(plateau_verdict(goal)),
-        **noise.paper_macros("Mbw", frame, settings, run_labels),
+        **noise_sentences.paper_macros("Mbw", frame, settings, run_labels),
         "MbwMachinesSentence": paper.escape(archived_sentence(archived, "memory_bandwidth")),
         # the compiler that built the kernels, as the kernel itself reports it
         "MbwCompiler": paper.escape(harness.build_info("add_constant_O3")["compiler"]),

@@ -2,9 +2,9 @@
 kernels' initial values, the modes, and the bytes each value moves."""
 from __future__ import annotations
 
-from ... import seeds
+from ...report import seeds
 
-# Seed 000 (figures in throughput.seeds): single thread, SEED_N doubles, seconds per pass.
+# Seed 000 (figures in throughput.report.seeds): single thread, SEED_N doubles, seconds per pass.
 SEED_N = seeds.MBW_VALUES
 SEED_SECONDS = seeds.MBW_SECONDS
 SEED_PLATEAU_GHZ = seeds.MBW_PLATEAU_GHZ  # the multi-thread limit on a conventional memory bus

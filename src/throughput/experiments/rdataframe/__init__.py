@@ -26,11 +26,11 @@ bytes (compressed, as stored), so that the rates add as the model assumes;
 event rates are in kHz (1e3 events/s).
 
 Modules, one role each. The names the notebook, the tests, the workflow's rule
-and throughput.config use are imported here from them, so that
+and throughput.setup.config use are imported here from them, so that
 `from throughput.experiments import rdataframe as rdf; rdf.<name>` works:
 
 - configuration: thread, worker and process counts resolved to this machine,
-  the files each part needs, check_config (called by throughput.config);
+  the files each part needs, check_config (called by throughput.setup.config);
 - dask_scheduler: whether the configured Dask scheduler answers, and a Client
   connected to it;
 - inputs: where the input files live, generated or taken from the workflow's
@@ -46,7 +46,7 @@ and throughput.config use are imported here from them, so that
   Amdahl and USL fits;
 - report: the seeds' figures, the paper's tables, numbers (paper_macros) and
   figures, and the thread scan of every machine shown (this one and the
-  archived ones, throughput.machines).
+  archived ones, throughput.machines.tables).
 """
 from __future__ import annotations
 

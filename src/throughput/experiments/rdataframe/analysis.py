@@ -11,8 +11,8 @@ from typing import Any, Iterable, Sequence
 import numpy as np
 import pandas as pd
 
-from ... import experiment, intervals
-from ...intervals import Estimate
+from ...core import experiment, intervals
+from ...core.intervals import Estimate
 
 # Histograms whose name starts with this hold sums of weights (the PDF-weight
 # histograms); all others hold counts, which must agree exactly.
@@ -129,7 +129,7 @@ def summary(frame: pd.DataFrame, by: list[str]) -> pd.DataFrame:
     measured["cpu_eff"] = measured["cpu_s"] / (measured["wall_s"] * measured["threads"].clip(lower=1))
     extra = {c: (c, "first") for c in ("events", "file_bytes", "read_zip_bytes", "read_tot_bytes", "files", "open_s")
              if c in measured.columns}
-    if "noisy" in measured:  # the interleaved runs' spread (throughput.experiment; Dask runs have none)
+    if "noisy" in measured:  # the interleaved runs' spread (throughput.core.experiment; Dask runs have none)
         extra.update(cv=("cv", "max"), noisy=("noisy", "any"))
     out = (measured.groupby(by, sort=False)
            .agg(wall_s=("wall_s", "median"), wall_min=("wall_s", "min"), wall_max=("wall_s", "max"),
@@ -160,7 +160,7 @@ def passes_estimate(passes: Sequence[float]) -> Estimate:
 
 def speedup(reference: pd.Series, row: pd.Series) -> Estimate:
     """How many times faster `row`'s run is than `reference`'s, paired round by round with its
-    interval where both were measured interleaved (throughput.intervals); otherwise the ratio
+    interval where both were measured interleaved (throughput.core.intervals); otherwise the ratio
     of their medians, with no interval."""
     if isinstance(reference.get("wall_by_round"), dict) and isinstance(row.get("wall_by_round"), dict):
         ratio = intervals.paired_by_round(reference["wall_by_round"], row["wall_by_round"])

@@ -1,13 +1,14 @@
 """The rdataframe section of the configuration against this machine: thread, worker and process
 counts resolved to the usable cores, the input files each part needs, and check_config (called by
-throughput.config before any job starts)."""
+throughput.setup.config before any job starts)."""
 from __future__ import annotations
 
 import copy
 from typing import Any
 
-from ... import datasets, machine_fit
-from ...config import thread_counts, usable_cores
+from ...inputs import datasets
+from ...setup import machine_fit
+from ...setup.config import thread_counts, usable_cores
 from .dask_scheduler import scheduler_problem
 
 # The I/O rate model may oversubscribe the cores: a reader waiting on I/O leaves its core to
@@ -41,7 +42,7 @@ def file_sets(section: dict[str, Any]) -> dict[str, int]:
 
 
 def check_config(section: dict[str, Any], fit: machine_fit.Fitter) -> None:
-    """Check this section against the machine (see throughput.machine_fit): thread, worker and
+    """Check this section against the machine (see throughput.setup.machine_fit): thread, worker and
     process counts within the cores, the scheduler reachable, the input files' size on disk."""
     problems, cores = fit.problems, usable_cores()
     rate, dask = section["rate_model"], section["dask"]

@@ -10,8 +10,9 @@ from typing import Any, Iterable
 
 from tqdm.auto import tqdm
 
-from ... import datasets, harness
-from ...config import usable_cores
+from ...inputs import datasets
+from ...core import harness
+from ...setup.config import usable_cores
 from .configuration import file_sets
 from .dask_scheduler import connect_scheduler
 from .measuring import _list_file

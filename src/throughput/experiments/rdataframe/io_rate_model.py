@@ -17,9 +17,10 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ... import experiment, harness, intervals, io_throttle, noise, provenance
-from ...config import usable_cores
-from ...results import input_identity, sha256
+from ...core import experiment, harness, intervals, io_throttle, noise, provenance
+from ...report import noise_sentences
+from ...setup.config import usable_cores
+from ...core.results import input_identity, sha256
 from .analysis import _lstsq_nonnegative
 from .configuration import counts
 from .measuring import KERNELS, _list_file, set_cache
@@ -480,12 +481,12 @@ def _across_rounds(per_round: pd.Series) -> intervals.Estimate:
 
 
 def samples_sentence(frames: dict[str, Any], settings: noise.Settings) -> str:
-    """What delayed the model's timed passes (their run delay, throughput.noise), and which were
+    """What delayed the model's timed passes (their run delay, throughput.core.noise), and which were
     taken again for it: the raw reads and the phases' one reader alone, each from its cache state
     set afresh; never the R(Np) readers, whose pass is timed together (run_processes)."""
     timed = pd.concat([frames[part] for part in ("raw", "components", "rate")], ignore_index=True)
     timed = timed[~timed["warmup"].astype(bool)] if "warmup" in timed else timed
-    sentence = noise._samples_sentence(timed, settings).strip()
+    sentence = noise_sentences.samples_sentence(timed, settings).strip()
     if not sentence or "sample_retakes" not in timed or timed["sample_retakes"].notna().all():
         return sentence
     return (sentence + " The reader processes of each R(Np) pass are timed together, from the first start "
@@ -500,7 +501,7 @@ def rate_summary(frames: dict[str, Any], settings: noise.Settings | None = None)
 
     Every rate is computed within each round (the raw reads and one reader's phases ran in the
     same rounds as R(Np)), then taken across the rounds with its 95% interval (`estimates`:
-    throughput.intervals.Estimate; `r_io`, `r_dec`, `r_proc`, `r1_predicted` their values)."""
+    throughput.core.intervals.Estimate; `r_io`, `r_dec`, `r_proc`, `r1_predicted` their values)."""
     settings = settings or noise.Settings()
     size = frames["bytes"] / 1e6
     check_raw_bytes(frames["raw"], frames["bytes"])  # the bytes R_IO divides by were the bytes read
@@ -539,7 +540,7 @@ def rate_summary(frames: dict[str, Any], settings: noise.Settings | None = None)
                   khz=("khz", "median"), cpu_s=("cpu_s", "median"), wall_s=("wall_s", "median"),
                   read_calls=("read_calls", "median"), cv=("wall_s", noise.coefficient_of_variation))
              .reset_index())
-    # noisy by the interval across rounds, each round's median process one value (throughput.noise)
+    # noisy by the interval across rounds, each round's median process one value (throughput.core.noise)
     keys = ["cache", "ttree_cache", "processes"]
     per_round = measured.groupby([*keys, "round"], sort=False)["wall_s"].median()
     widths = per_round.groupby(level=keys, sort=False).agg(noise.interval_half_width).rename("half_width")

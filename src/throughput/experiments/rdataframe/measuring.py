@@ -1,7 +1,7 @@
 """Measuring with the compiled kernels: the file lists they read, the page cache set and checked
 by the page_cache tool, what a stored run's reuse key holds (also for the Dask runs and the rate model),
 and the compiled RDataFrame runs (rdf_bench): their plan, arguments and groups, measured
-interleaved (throughput.experiment) or reused."""
+interleaved (throughput.core.experiment) or reused."""
 from __future__ import annotations
 
 import hashlib
@@ -10,9 +10,9 @@ from typing import Any, Iterable
 
 import pandas as pd
 
-from ... import experiment, harness, noise, provenance
+from ...core import experiment, harness, noise, provenance
 from .. import SPECS
-from ...results import atomic_path, input_identity, sha256
+from ...core.results import atomic_path, input_identity, sha256
 from .configuration import counts
 
 KERNELS = SPECS["rdataframe"].kernels

@@ -8,17 +8,18 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ... import intervals, seeds
-from ...intervals import UNKNOWN, Estimate
-from ...config import usable_cores
-from ...datasets import MIN_COMPARED_VALUES
+from ...core import intervals
+from ...report import seeds
+from ...core.intervals import UNKNOWN, Estimate
+from ...setup.config import usable_cores
+from ...inputs.datasets import MIN_COMPARED_VALUES
 from .analysis import agreement_summary, passes_estimate, speedup, summary, time_estimate
 from . import io_rate_model
 from .io_rate_model import rate_model
 
 
 # ----------------------------------------------------------------------------------------------
-# The seeds' published figures (seeds 002 and 004, in throughput.seeds with where each comes
+# The seeds' published figures (seeds 002 and 004, in throughput.report.seeds with where each comes
 # from), used only as "seed" columns beside ours.
 
 SEED_EVENTS_BENCHMARK = seeds.RDF_BENCH_EVENTS  # "fill 9 TH3D's from 513M Monte Carlo events", LZMA
@@ -42,7 +43,7 @@ def _seconds(text: str) -> float:
 # Tables and numbers for the paper (cells formatted for paper.write_table)
 
 def _num(value: float, digits: int = 3) -> str:
-    from ... import paper
+    from ...report import paper
 
     return paper.number(value, digits) if value is not None and math.isfinite(value) else "--"
 
@@ -54,8 +55,8 @@ def _threads_label(t: int) -> str:
 def scaling_table(table: pd.DataFrame) -> pd.DataFrame:
     """The thread scan: wall time and rate across the processes with their interval (min-max of
     the passes), speed-up over the sequential run (paired round by round, with its interval), CPU
-    efficiency; a figure from a run that stayed noisy is marked (throughput.noise)."""
-    from ... import paper
+    efficiency; a figure from a run that stayed noisy is marked (throughput.core.noise)."""
+    from ...report import paper
 
     scan = table[table["part"] == "scan"].sort_values("threads")
     sequential = scan[scan["threads"] == 0].iloc[0]
@@ -74,7 +75,7 @@ def scaling_table(table: pd.DataFrame) -> pd.DataFrame:
 def storage_table(table: pd.DataFrame, cpu: str, max_threads: int) -> pd.DataFrame:
     """Seed 002's benchmark table (its rates derived from 513M events) with our all-threads row
     (its time and rate with their intervals across the processes)."""
-    from ... import paper
+    from ...report import paper
 
     ours = table[(table["part"] == "scan") & (table["threads"] == max_threads)].iloc[0]
     time = time_estimate(ours)
@@ -92,7 +93,7 @@ def compression_table(table: pd.DataFrame, levels: dict[str, int], compressions:
     """Seed 002's compression table beside ours: sizes (total, branches read), CPU efficiency and time
     at all threads (with its interval across the processes); sizes also as ratios to LZMA, the
     comparison that travels."""
-    from ... import paper
+    from ...report import paper
 
     ours = table[(table["part"] == "compression") & (table["threads"] == max_threads)].set_index("compression")
     seed = SEED_COMPRESSION.set_index("compression")
@@ -120,7 +121,7 @@ def compression_table(table: pd.DataFrame, levels: dict[str, int], compressions:
 def nhist_table(table: pd.DataFrame, max_threads: int) -> pd.DataFrame:
     """Seed 002's number-of-histograms table beside ours (wall time with its interval across the
     processes, also relative to one histogram, paired round by round)."""
-    from ... import paper
+    from ...report import paper
 
     ours = table[(table["part"] == "nhist") & (table["threads"] == max_threads)].set_index("histograms")
     seed = SEED_NHIST.set_index("histograms")
@@ -149,7 +150,7 @@ PDF_LABELS = {"defines": "Define + Histo2D per weight", "histo3d": "Histo3D tric
 def pdf_table(table: pd.DataFrame, max_threads: int) -> pd.DataFrame:
     """The PDF-weight methods: wall time (with its interval across the processes), CPU efficiency
     and speed-up over one Define per weight (paired round by round, with its interval)."""
-    from ... import paper
+    from ...report import paper
 
     ours = table[(table["part"] == "pdf") & (table["threads"] == max_threads)].set_index("method")
     reference = ours.loc["defines"]
@@ -194,7 +195,7 @@ def dask_table(dask: pd.DataFrame, table: pd.DataFrame) -> pd.DataFrame:
 
 
 def agreement_table(agreement: pd.DataFrame) -> pd.DataFrame:
-    from ... import paper
+    from ...report import paper
 
     return pd.DataFrame({
         "run": [paper.escape(r) for r in agreement["run"]],
@@ -208,7 +209,7 @@ def agreement_table(agreement: pd.DataFrame) -> pd.DataFrame:
 def rate_components_table(rs: dict[str, Any], measured: pd.DataFrame) -> pd.DataFrame:
     """R_IO, R_dec, R_proc, and R1 predicted from them beside R1 measured (one reader), each
     across the rounds with its 95% interval."""
-    from ... import paper
+    from ...report import paper
 
     def np1(cache: str) -> tuple[Estimate, bool]:
         row = measured[(measured["cache"] == cache) & (measured["ttree_cache"] == "on") & (measured["processes"] == 1)]
@@ -239,7 +240,7 @@ def rate_components_table(rs: dict[str, Any], measured: pd.DataFrame) -> pd.Data
 
 def _estimate(value: Estimate, digits: int = 3) -> str:
     """An Estimate as the tables print it (paper.estimate), or "--" where it is unknown."""
-    from ... import paper
+    from ...report import paper
 
     return paper.estimate(value, digits) if math.isfinite(value.value) else "--"
 
@@ -257,7 +258,7 @@ def _fitted_r_io(fit: Any) -> str:
 def rate_fit_table(rs: dict[str, Any]) -> pd.DataFrame:
     """Per cache state and TTreeCache setting: the measured rates at one and at the most processes
     (marked where they outnumber the cores), and the fit with one-standard-deviation uncertainties."""
-    from ... import paper
+    from ...report import paper
 
     table = rs["table"]
     rows = []
@@ -343,7 +344,7 @@ def paper_macros(params: dict[str, Any], table: pd.DataFrame, agreement: pd.Data
                  rs: dict[str, Any] | None, not_measured: dict[str, str], levels: dict[str, int],
                  max_threads_requested: int | None) -> dict[str, str]:
     """Every number the paper section quotes, as macro name -> LaTeX."""
-    from ... import paper
+    from ...report import paper
 
     top = params["max_threads"]
     scan = table[table["part"] == "scan"].set_index("threads")
@@ -480,11 +481,11 @@ def paper_macros(params: dict[str, Any], table: pd.DataFrame, agreement: pd.Data
 
 
 def precision_macros(branches: pd.DataFrame, jitter: float) -> dict[str, str]:
-    """How the inputs' floats compare with the real file's (throughput.datasets.
+    """How the inputs' floats compare with the real file's (throughput.inputs.datasets.
     float_compression_against_real): the smear, the branches stored with reduced precision, and
     the compared branches' compression factors against the real file's (largest and median
     relative difference)."""
-    from ... import paper
+    from ...report import paper
 
     compared = branches[branches["compared"]]
     off = (compared["ratio"] - 1).abs()
@@ -591,7 +592,7 @@ def rate_figure(rs: dict[str, Any], extrapolate_to: int = 24):
 
 
 def archived_scan(rows: pd.DataFrame | None) -> pd.DataFrame | None:
-    """An archived machine's thread-scan runs (throughput.machines), summarised as this
+    """An archived machine's thread-scan runs (throughput.machines.tables), summarised as this
     machine's (`summary` by part and threads); None where it holds no complete scan."""
     if rows is None or "part" not in rows.columns:
         return None
@@ -604,7 +605,7 @@ def archived_scan(rows: pd.DataFrame | None) -> pd.DataFrame | None:
 def machine_table(scans: dict[str, pd.DataFrame]) -> pd.DataFrame:
     """One row per machine, from its own thread scan: events, sequential rate, and at its
     most threads the rate, speed-up over its own sequential run and CPU efficiency."""
-    from ... import paper
+    from ...report import paper
 
     rows = []
     for label, table in scans.items():

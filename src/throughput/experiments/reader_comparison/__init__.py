@@ -39,7 +39,7 @@ Modules, one role each:
 - readers: the Python readers whose speed is measured (uproot, the Numpy
   baseline; ``read``) and the checksum every reader computes;
 - inputs: what an input file holds, making the files (MiniAOD-like, RNTuple and
-  Numpy copies), check_config (called by throughput.config), prepare_inputs;
+  Numpy copies), check_config (called by throughput.setup.config), prepare_inputs;
 - processes: running a reader as a process (JSON lines) and classifying its
   failure, building the Java reader, rootreadspeed, the page_cache kernel;
 - measuring: the plan of runs, their groups (one per input set and cache
@@ -52,11 +52,11 @@ Modules, one role each:
 - command_line: ``main``, what ``python -m throughput.experiments.reader_comparison``
   runs (through __main__) for the workflow's rules and the reader processes.
 
-The names the notebook, the workflow, the tests, throughput.config and
-throughput.references use are imported here, so that
+The names the notebook, the workflow, the tests, throughput.setup.config and
+throughput.inputs.references use are imported here, so that
 ``from throughput.experiments import reader_comparison as rc; rc.<name>`` works.
 """
-from ...checksums import GOLDEN, _mix_sum_numpy, checksum, hex_checksum
+from ...inputs.checksums import GOLDEN, _mix_sum_numpy, checksum, hex_checksum
 from .analysis import (cannot_read, check_agreement, check_references, collection_shapes, fill_bytes, rate_estimate,
                        ratios, summary, targets, timeline)
 from .command_line import main

@@ -12,8 +12,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ... import intervals, references
-from ...intervals import Estimate
+from ...core import intervals
+from ...inputs import references
+from ...core.intervals import Estimate
 from .inputs import collection_attributes
 from .vocabulary import (LAYOUTS, NUMPY_TARGET, TIMELINE_READERS, TREE_CPP_METHODS, branch_name, collection_of,
                          set_tree, tree_name)
@@ -46,7 +47,7 @@ def check_agreement(frame: pd.DataFrame) -> pd.DataFrame:
 def check_references(agreed: pd.DataFrame, inputs: dict[str, dict[str, Any]]) -> pd.DataFrame:
     """What the readers agreed on must be what each input holds: its reference
     values, taken when the file was made (a real file: when first registered),
-    kept outside it (throughput.references). Readers that all read the same
+    kept outside it (throughput.inputs.references). Readers that all read the same
     damaged bytes agree with each other, not with this. Returns the rows
     compared; raises AssertionError naming each input set, branch and file."""
     rows, problems = [], []
@@ -78,7 +79,7 @@ def reading_time(frame: pd.DataFrame) -> pd.Series:
 
 def summary(frame: pd.DataFrame) -> pd.DataFrame:
     """Median (min, max) over the measured passes per set, cache, reader and branch,
-    their spread (`cv`, `noisy`: throughput.noise) and the load they saw, with kHz
+    their spread (`cv`, `noisy`: throughput.core.noise) and the load they saw, with kHz
     (events/s/1e3 per process), MHz of values, ns per value, MB/s of compressed and
     uncompressed bytes; rootreadspeed gets events and items from the other
     readers of the same files."""
@@ -103,7 +104,7 @@ def summary(frame: pd.DataFrame) -> pd.DataFrame:
     counts = table.groupby(["set", "branch"])[["events", "items"]].transform("max")
     table[["events", "items"]] = table[["events", "items"]].fillna(counts)
     # Each process's (round's) best pass, whole and reading part: what paired ratios pair (the
-    # reader processes of one set and cache state ran in the same rounds, throughput.experiment).
+    # reader processes of one set and cache state ran in the same rounds, throughput.core.experiment).
     if "round" not in timing:  # results from before rounds were recorded: each pass its own
         timing["round"] = timing.groupby(by, sort=False).cumcount()
     timing["read_part_s"] = reading_time(timing)

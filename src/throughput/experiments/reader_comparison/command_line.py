@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import sys
 
-from ... import harness
+from ...core import harness
 from .inputs import make_aod_like, make_numpy_copy, make_rntuple_copy
 from .processes import build_java_reader, build_root4j_reader
 from .readers import ReaderError, read_main

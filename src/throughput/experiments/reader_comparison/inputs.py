@@ -11,8 +11,10 @@ from typing import Any
 
 import numpy as np
 
-from ... import datasets, harness, machine_fit, references
-from ...results import atomic_path
+from ...inputs import datasets, references
+from ...core import harness
+from ...setup import machine_fit
+from ...core.results import atomic_path
 from .readers import ReaderError, checksum, hex_checksum, numeric_dtype
 from .vocabulary import (AOD_BYTES_PER_EVENT_ESTIMATE, COLLECTIONS, COMPRESSIONS, LAYOUTS,
                          NANOAOD_BYTES_PER_EVENT_ESTIMATE, branch_name, tree_name)
@@ -213,7 +215,7 @@ def collection_attributes(path: str, tree: str, branches: list[str]) -> dict[str
 # --- configuration -------------------------------------------------------------------------------
 
 def check_config(section: dict[str, Any], fit: machine_fit.Fitter) -> None:
-    """Names and sizes that fit (see throughput.config.validate): collections
+    """Names and sizes that fit (see throughput.setup.config.validate): collections
     known, real files present, generated data fitting on disk."""
     problems = fit.problems
     for key in ("cold_collections", "scan_collections"):
@@ -253,7 +255,7 @@ def prepare_inputs(params: dict[str, Any], datasets_section: dict[str, Any], dat
     NanoAOD-like and MiniAOD-like files with their RNTuple and Numpy copies, the
     compression scan, and copies of the real files. Snakemake makes the same
     files through its rules (workflow/rules/reader_comparison.smk)."""
-    from ... import datasets
+    from ...inputs import datasets
 
     data_dir = Path(data_dir)
     compression = params["compression"]

@@ -13,8 +13,8 @@ from typing import Any, Callable
 
 import pandas as pd
 
-from ... import experiment, harness, noise, provenance
-from ...results import input_identity, sha256
+from ...core import experiment, harness, noise, provenance
+from ...core.results import input_identity, sha256
 from . import readers
 from .analysis import reading_time
 from .inputs import counter_of
@@ -249,7 +249,7 @@ def measure(params: dict[str, Any], inputs: dict[str, dict[str, Any]], raw_dir: 
             noise_settings: noise.Settings | None = None, progress: bool = True) -> pd.DataFrame:
     """Run (or reuse, when stored with the same parameters, inputs and reader
     versions on this machine) every run of `plan`, the processes of each group of
-    `groups` interleaved round by round (throughput.experiment)."""
+    `groups` interleaved round by round (throughput.core.experiment)."""
     grouped = groups(params, inputs)
     runs = [run for group in grouped for run in group.runs]
     # A missing input is bad input, not a reader's failure: stop before any run.

@@ -12,7 +12,7 @@ or a collection per event).
 Readers that agree can all be wrong alike: a damaged byte in a basket without a
 checksum of its own (uncompressed, ZSTD) is read as a value by every one of them.
 So the values are compared with the file's registered reference where there is one
-(throughput.references), and where there is none the output says whose values are
+(throughput.inputs.references), and where there is none the output says whose values are
 unverified and why."""
 from __future__ import annotations
 
@@ -25,7 +25,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ... import harness, measurement_lock, noise, references
+from ...core import harness, measurement_lock, noise
+from ...inputs import references
 from .analysis import UNREAD_RECORDS, check_agreement, fill_bytes, summary
 from .inputs import (basket_formats, compression_name, counter_of, file_compression, file_compression_setting,
                      make_numpy_copy, make_rntuple_copy)
@@ -179,7 +180,7 @@ def table(frame: pd.DataFrame, inputs: dict[str, dict[str, Any]], types: dict[st
 
 def reference_values(files: list[str], branch: str, dtype: np.dtype) -> tuple[dict[str, Any] | None, str]:
     """What the readers of `branch` over `files` must find, from the files' registered
-    references (throughput.references: beside a file or under data/references/), and the
+    references (throughput.inputs.references: beside a file or under data/references/), and the
     references' paths; (None, why) where a file has none, or the one registered under its
     name is of another file, or it lacks the branch. Its "checksum" is None where the
     reference checksummed other values than the readers do (an old, float32 one of a branch
@@ -263,7 +264,7 @@ def verify(result: pd.DataFrame, files: list[str], tree: str, types: dict[str, n
                "only the Java readers ran, and whether they check the baskets' checksums is not known here")
         register = ", ".join(f"references.register({path!r}, {tree!r}, {list(types)!r})" for path in files)
         notes[branch] = (f"Values unverified ({labels}): {source}; {why}. To check them, register the intact "
-                         f"file's reference: python -c \"from throughput import references; {register}\"")
+                         f"file's reference: python -c \"from throughput.inputs import references; {register}\"")
     if problems:
         raise WrongValues("\n".join(problems))
     return result, notes
@@ -328,7 +329,7 @@ def run(files: list[str], branches: list[str], tree: str | None = None, readers:
 
 
 def _lock(files: list[str]) -> contextlib.AbstractContextManager:
-    """The machine's measurement lock (throughput.measurement_lock), taken after the request
+    """The machine's measurement lock (throughput.core.measurement_lock), taken after the request
     is checked; not again where this process or its parent holds it (a notebook's cell)."""
     if os.environ.get(measurement_lock.HELD_ENV):
         return contextlib.nullcontext()

@@ -17,8 +17,10 @@ from typing import Any
 
 import pandas as pd
 
-from ... import REPO, harness, paths
-from ...results import sha256
+from ... import REPO
+from ...core import harness
+from ...setup import paths
+from ...core.results import sha256
 
 class ReaderFailed(harness.KernelError):
     """A reader process stopped with an error (exit code, exception, timeout) on an

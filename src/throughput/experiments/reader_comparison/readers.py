@@ -16,8 +16,8 @@ from typing import Any
 
 import numpy as np
 
-from ... import harness
-from ...checksums import NUMERIC_KINDS, checksum, hex_checksum  # noqa: F401 (the readers' names)
+from ...core import harness
+from ...inputs.checksums import NUMERIC_KINDS, checksum, hex_checksum  # noqa: F401 (the readers' names)
 from .vocabulary import PYTHON_READERS
 
 class ReaderError(RuntimeError):

@@ -13,8 +13,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ... import intervals, paper, provenance
-from ...intervals import Estimate, Verdict
+from ...core import intervals, provenance
+from ...report import paper
+from ...core.intervals import Estimate, Verdict
 from .analysis import (UNREAD_RECORDS, _rate, cold_over_warm, collection_shapes, opening_ms, rank_correlation,
                        rate_estimate, summary_row, targets, warm_paired_ratio, warmup_factor, whole_pass_khz)
 from .inputs import collection_attributes, tree_compression_factor

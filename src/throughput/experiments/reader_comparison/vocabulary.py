@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ... import seeds
+from ...report import seeds
 
 COLLECTIONS = ("Photon", "Electron", "Muon", "Tau", "Jet", "FatJet")
 HZZ_COLLECTIONS = ("Jet", "Muon", "Electron", "Photon")
@@ -75,7 +75,7 @@ OBJECT_METHODS = ("columnar", "members", "cmssw", "baskets", "bulk", "ttreereade
 AOD_BYTES_PER_EVENT_ESTIMATE = {"none": 21300, "ZLIB": 6800, "LZ4": 9540, "ZSTD": 6320, "LZMA": 4030}
 NANOAOD_BYTES_PER_EVENT_ESTIMATE = {"none": 4550, "ZLIB": 1880, "LZ4": 2370, "ZSTD": 1900, "LZMA": 1590}
 
-# Seed 000 (figures in throughput.seeds): Table 1, events per millisecond per process (kHz),
+# Seed 000 (figures in throughput.report.seeds): Table 1, events per millisecond per process (kHz),
 # and the data it read; root4j's slowdown against C++; the FemtoCode reader against Numpy.
 SEED_TABLE1 = seeds.READER_TABLE1
 SEED_JAVA_SLOWDOWN = seeds.READER_JAVA_SLOWDOWN

@@ -53,7 +53,7 @@ Modules:
   machine_table: the speed-ups of this machine and every archived one side by side)
   and number macros (macros).
 
-The names used from outside (notebooks/writing.ipynb, tests, throughput.config's
+The names used from outside (notebooks/writing.ipynb, tests, throughput.setup.config's
 check_config) are re-exported here.
 """
 from .analysis import (SEED001, SEED001_THREADS, efficiency_target, fixed_cost, random_setup_rows, seed001_rows,

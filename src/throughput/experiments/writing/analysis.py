@@ -9,11 +9,12 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ... import experiment, intervals, seeds
-from ...intervals import Estimate, Verdict
+from ...core import experiment, intervals
+from ...report import seeds
+from ...core.intervals import Estimate, Verdict
 from .measuring import LABELS, PART_LABELS, SETUP_METHODS
 
-# Seed 001 (CMS, output to /dev/null; figures in throughput.seeds): how many times faster
+# Seed 001 (CMS, output to /dev/null; figures in throughput.report.seeds): how many times faster
 # the simple format was than ROOT (LZ4 + IMT), at 1 and at SEED001_THREADS threads, and how
 # many times larger its files were.
 SEED001 = seeds.WRITE_SEED001
@@ -63,7 +64,7 @@ def summary(frame: pd.DataFrame, scale: int = 1) -> pd.DataFrame:
     single = table[table["threads"] == 1].set_index(GROUP)
     keys = pd.MultiIndex.from_frame(table[GROUP])
     _add_ratio(table, "speedup", single["wall_by_round"].reindex(keys).to_list(), table["wall_by_round"])
-    # a ratio is as noisy as the noisier of its two runs (throughput.noise)
+    # a ratio is as noisy as the noisier of its two runs (throughput.core.noise)
     table["speedup_noisy"] = table["noisy"] | single["noisy"].reindex(keys).fillna(False).to_numpy(dtype=bool)
     for end in ("", "_low", "_high"):
         table[f"efficiency{end}"] = table[f"speedup{end}"] / table["threads"]
@@ -73,7 +74,7 @@ def summary(frame: pd.DataFrame, scale: int = 1) -> pd.DataFrame:
 
 def _add_ratio(table: pd.DataFrame, column: str, reference: list, runs: pd.Series) -> None:
     """`column` (and its _low, _high) of each row: the reference's time over the row's, paired
-    round by round (throughput.intervals.paired_by_round); NaN where a side is missing."""
+    round by round (throughput.core.intervals.paired_by_round); NaN where a side is missing."""
     ratios = [intervals.paired_by_round(ref, own) if isinstance(ref, dict) else intervals.UNKNOWN
               for ref, own in zip(reference, runs)]
     table[column] = [r.value for r in ratios]
@@ -173,7 +174,7 @@ def _per_round(frame: pd.DataFrame) -> pd.DataFrame:
 def fixed_cost(measured: pd.DataFrame, **where: Any) -> dict[str, Any]:
     """A run's fixed cost per pass from its passes of N and 2N entries in the same rounds:
     2 T(N) - T(2N) per round (seconds; `setup`, `share` of the N-entry pass), each the mean over
-    rounds with its interval (throughput.intervals.mean_across, as a round's value may be
+    rounds with its interval (throughput.core.intervals.mean_across, as a round's value may be
     negative), and the times by round (`single`, `double`)."""
     single = _rounds(measured[measured["scale"] == 1], "pass_s", **where)
     double = _rounds(measured[measured["scale"] == 2], "pass_s", **where)

@@ -5,7 +5,7 @@ check that all writers read back the same entries.
 The runs that ratios compare (every writer and thread count of one workload,
 medium and compression: seed 001 and 003 compare writers, speed-ups compare
 thread counts) form one group, measured interleaved through the generic loop
-(throughput.experiment): one pass of each run in turn, each pass a kernel
+(throughput.core.experiment): one pass of each run in turn, each pass a kernel
 process of its own with its own warm-up. Writers cannot share one process: ROOT's
 implicit multi-threading, once enabled for the TTree writer, changes what the
 others do."""
@@ -19,9 +19,10 @@ from typing import Any
 import pandas as pd
 import psutil
 
-from ... import experiment, harness, machine_fit, noise, provenance
-from ...results import input_identity, sha256
-from ...config import MEMORY_SHARE, thread_counts, usable_cores
+from ...core import experiment, harness, noise, provenance
+from ...setup import machine_fit
+from ...core.results import input_identity, sha256
+from ...setup.config import MEMORY_SHARE, thread_counts, usable_cores
 
 KERNEL = "write_bench"
 READER = "read_simple"
@@ -68,11 +69,11 @@ def _largest_file(section: dict[str, Any]) -> float:
 
 
 def check_config(section: dict[str, Any], fit: machine_fit.Fitter) -> None:
-    """Fit this section to the machine (see throughput.machine_fit): threads to
+    """Fit this section to the machine (see throughput.setup.machine_fit): threads to
     the usable cores; the tmpfs directory must be a writable tmpfs with room for one
     output; a given disk directory must be writable (or makeable) with room for one;
     memory must hold the events, an in-memory output and every thread's buffers."""
-    from ...config import directory_problem
+    from ...setup.config import directory_problem
 
     problems, cores = fit.problems, usable_cores()
     fit.count(section, "max_threads", cores)  # null stays null (every core; resolve_threads)

@@ -7,9 +7,10 @@ from typing import Any
 
 import pandas as pd
 
-from ... import intervals, noise
-from ...config import thread_counts
-from ...intervals import Estimate, Verdict
+from ...core import intervals, noise
+from ...report import noise_sentences
+from ...setup.config import thread_counts
+from ...core.intervals import Estimate, Verdict
 from .analysis import (EFFICIENCY_TARGET, GROUP, RANDOM_SETUP_SHARE, efficiency_target, estimate, one,
                        random_setup_rows, rate, seed001_parts, seed001_rows, seed003_claims, setup_rows, size_rows,
                        target_medium, versus)
@@ -110,8 +111,8 @@ def figure_events(table: pd.DataFrame, params: dict[str, Any]):
 # ---- tables and numbers for the paper ------------------------------------------------------
 
 def _num(value: float, digits: int = 3, noisy: bool = False) -> str:
-    """`value` for the paper, marked when the run(s) it comes from stayed noisy (throughput.noise)."""
-    from ... import paper
+    """`value` for the paper, marked when the run(s) it comes from stayed noisy (throughput.core.noise)."""
+    from ...report import paper
     if value is None or not math.isfinite(value):
         return "n/a"
     return paper.flagged(paper.number(value, digits), bool(noisy))
@@ -120,7 +121,7 @@ def _num(value: float, digits: int = 3, noisy: bool = False) -> str:
 def _ratio(row: pd.Series, column: str, digits: int = 3, noisy: bool = False) -> str:
     """A paired ratio of `row` (`column`, `column`_low, `column`_high) with its interval, marked
     when a run behind it stayed noisy."""
-    from ... import paper
+    from ...report import paper
     value = row[column]
     if value is None or not math.isfinite(value):
         return "n/a"
@@ -129,7 +130,7 @@ def _ratio(row: pd.Series, column: str, digits: int = 3, noisy: bool = False) ->
 
 def _figure(value: Estimate, noisy: bool) -> str:
     """A measured figure with its interval, marked when its run stayed noisy."""
-    from ... import paper
+    from ...report import paper
     return paper.flagged(paper.estimate(value), noisy) if math.isfinite(value.value) else "n/a"
 
 
@@ -186,7 +187,7 @@ def seed001_table(table: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
 def _span(value: Estimate, digits: int = 2, factor: float = 1.0) -> str:
     """An estimate that may be near zero or negative (a fixed cost, a share) with its interval as
     its two bounds: "value [low, high]" (the value alone without an interval)."""
-    from ... import paper
+    from ...report import paper
     if not math.isfinite(value.value):
         return "n/a"
     cell = paper.number(value.value * factor, digits)
@@ -195,7 +196,7 @@ def _span(value: Estimate, digits: int = 2, factor: float = 1.0) -> str:
     return cell
 
 
-# A verdict's word in a table, by its interval (throughput.intervals): a seed's claim on this run.
+# A verdict's word in a table, by its interval (throughput.core.intervals): a seed's claim on this run.
 VERDICT_WORDS = {Verdict.MET: "met", Verdict.MISSED: "missed", Verdict.INCONCLUSIVE: "inconclusive"}
 
 
@@ -207,7 +208,7 @@ def _word(verdict: Any, words: dict[Verdict, str] = VERDICT_WORDS) -> str:
 def seed001_size_table(frame: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
     """size_rows for the paper: MB per event, the simple format over ROOT with its interval and
     its verdict on "larger", ROOT's metadata share in percent."""
-    from ... import paper
+    from ...report import paper
     rows = size_rows(frame, params)
     return pd.DataFrame({"": rows["who"], "events": [_num(v, 6) for v in rows["events"]],
                          "ROOT [MB/event]": [_num(v) for v in rows["root_mb"]],
@@ -221,7 +222,7 @@ def seed001_setup_table(frame: pd.DataFrame, params: dict[str, Any]) -> pd.DataF
     """setup_rows for the paper: each writer's fixed cost per pass in ms (ROOT's also as a share
     of its pass), and the simple format's speed-up over ROOT + IMT with and without it, each
     with its interval and its verdict on "faster"."""
-    from ... import paper
+    from ...report import paper
     rows = setup_rows(frame, params)
     return pd.DataFrame({
         "": [f"{PART_LABELS[r.part]}, {SHORT[r.method]}" for r in rows.itertuples()],
@@ -237,7 +238,7 @@ def seed001_setup_table(frame: pd.DataFrame, params: dict[str, Any]) -> pd.DataF
         "verdict, no set-up": [_word(v) for v in rows.get("faster_without_verdict", [])]})
 
 
-# How the efficiency target's sentence ends, by the verdict of its interval (throughput.intervals).
+# How the efficiency target's sentence ends, by the verdict of its interval (throughput.core.intervals).
 TARGET_WORDS = {Verdict.MET: "it meets it (its whole interval is above the target)",
                 Verdict.MISSED: "it misses it (its whole interval is below the target)",
                 Verdict.INCONCLUSIVE: "this run cannot tell whether it meets it (its interval contains the target)"}
@@ -245,7 +246,7 @@ TARGET_WORDS = {Verdict.MET: "it meets it (its whole interval is above the targe
 
 def _than(row: pd.Series | None) -> str:
     """How a sentence places a method against ROOT + IMT from its paired `faster` ratio: faster or
-    slower only where the interval excludes 1 (throughput.intervals.comparison)."""
+    slower only where the interval excludes 1 (throughput.core.intervals.comparison)."""
     if row is None or not math.isfinite(row["faster"]):
         return "not measured"
     words = {"higher": "faster", "lower": "slower", "not separated": "not separated from it by this run"}
@@ -256,7 +257,7 @@ def macros(table: pd.DataFrame, params: dict[str, Any], frame: pd.DataFrame, dir
            max_threads_requested: int | None, compiler: str,
            noise_settings: noise.Settings | None = None) -> dict[str, str]:
     """Every number the paper's writing section quotes (names: letters only, prefix Wrt)."""
-    from ... import paper
+    from ...report import paper
     noise_settings = noise_settings or noise.Settings()
     top, medium = params["max_threads"], target_medium(params)
     goal = efficiency_target(table, params)
@@ -275,7 +276,7 @@ def macros(table: pd.DataFrame, params: dict[str, Any], frame: pd.DataFrame, dir
     }
     labels = {run_name(r): f"{r['part']} {SHORT[r['method']]} {r['medium']} {r['compression']} {r['threads']}t"
                            + ("" if r["scale"] == 1 else f" x{r['scale']}") for r in plan(params)}
-    values.update(noise.paper_macros("Wrt", frame, noise_settings, labels, section="writing"))
+    values.update(noise_sentences.paper_macros("Wrt", frame, noise_settings, labels, section="writing"))
     events = frame[(frame["part"] == "events") & _single(frame)]
     values["WrtColumns"] = str(int(events["columns"].iloc[0])) if len(events) else "n/a"
     values["WrtEventBytes"] = _num(events["raw_bytes"].iloc[0] / events["entries"].iloc[0]) if len(events) else "n/a"
@@ -358,7 +359,7 @@ def _setup_macros(frame: pd.DataFrame, params: dict[str, Any]) -> dict[str, str]
     WrtSetupSentence (ROOT's fixed cost per pass at one thread and how it moves the speed-up),
     WrtRandomSetupSentence (whether seed 003's passes were large enough: set-up and last flush
     under RANDOM_SETUP_SHARE of each, by their intervals)."""
-    from ... import paper
+    from ...report import paper
     sizes = size_rows(frame, params)
     ours = sizes[~sizes["who"].str.startswith("seed")].drop_duplicates("who")  # N entries: listed first
     values = {"WrtSizeSentence": "; ".join(
@@ -402,7 +403,7 @@ def _workload(part: str) -> str:
 
 
 def _est(value: Estimate) -> str:
-    from ... import paper
+    from ...report import paper
     return paper.estimate(value) if math.isfinite(value.value) else "n/a"
 
 

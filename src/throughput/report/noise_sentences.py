@@ -1,259 +1,18 @@
-"""How quiet the machine was while a run measured, and whether its timings are.
-
-The study runs on shared machines: another process can take a core or the
-memory bus for seconds, and the same binary then measures half its rate. Two
-things make that visible instead of printing it as a result:
-
-* `LoadMonitor` records, for every run, what the rest of the machine did
-  meanwhile: the load average, the CPU time the hypervisor stole, and the CPU
-  time used by processes other than this one and its children (from
-  /proc/stat and /proc/loadavg: psutil does not give machine-wide steal or
-  other processes' time in one reading); and what delayed the pass itself:
-  the share of its wall time in which some runnable task waited for a CPU
-  (the kernel's pressure stall information, /proc/pressure/cpu "some") and
-  the involuntary context switches of this process and its children. With
-  `Settings.max_retakes` above 0 (none by default, see there), a pass whose
-  stall share exceeds `max_stall_share` is taken again (throughput.experiment). A
-  process's own run delay (/proc/<pid>/schedstat) cannot be read here: the
-  kernel's process has exited by the time its pass is judged; the kernels and
-  Python methods that sample (bench::Sampler, harness.time_python, the readers)
-  take it themselves, per sample (`run_delay_s`), take a sample again while it
-  exceeds `max_run_delay_share` of the sample (`sample_retakes`, at most
-  `max_sample_retakes`: harness.Retakes), and `_samples_sentence` reports both;
-* `interval_half_width` and `Settings` decide whether a run's figure is too
-  uncertain to be printed as clean: its 95% interval across processes
-  (throughput.intervals) wider than `max_half_width` either side (the generic
-  loop in throughput.experiment re-measures such a group, then flags it).
-  `coefficient_of_variation` stays as a description of the passes' spread: from
-  five passes it is too uncertain itself to judge by (a sample CV of 10% puts
-  the true one anywhere from 6.5 to 24%).
-"""
+"""How a run's noise control reads in the paper: the sentences and macros made from the rows
+and provenance that throughput.core.noise and throughput.core.experiment record while measuring
+(what delayed the samples and which were taken again, how wide the intervals came out, which
+runs stayed noisy, and how quiet the machine was over the whole study)."""
 from __future__ import annotations
 
-import dataclasses
 import json
-import math
 import os
-import resource
-import statistics
-import time
-from dataclasses import dataclass
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any, Mapping, Sequence
 
-import numpy as np
 import pandas as pd
-import psutil
 
-from . import harness, intervals
-
-CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
-# Columns of the "cpu" line of /proc/stat, in order (proc(5)); guest time is
-# already counted in user and nice.
-_STAT_FIELDS = ("user", "nice", "system", "idle", "iowait", "irq", "softirq", "steal")
-_IDLE = ("idle", "iowait")
-
-
-def _cpu_seconds() -> dict[str, float] | None:
-    """Machine-wide CPU seconds by kind since boot, None where /proc/stat is missing."""
-    try:
-        with open("/proc/stat") as stat:
-            fields = stat.readline().split()
-    except OSError:
-        return None
-    values = [int(v) for v in fields[1:1 + len(_STAT_FIELDS)]]
-    values += [0] * (len(_STAT_FIELDS) - len(values))
-    return {name: value / CLOCK_TICKS for name, value in zip(_STAT_FIELDS, values)}
-
-
-def _load_average() -> float | None:
-    try:
-        return os.getloadavg()[0]
-    except OSError:
-        return None
-
-
-def _cpu_stall_seconds() -> float | None:
-    """Seconds since boot in which some runnable task waited for a CPU (/proc/pressure/cpu's
-    "some" total, in microseconds); None where the kernel gives no pressure information."""
-    try:
-        with open("/proc/pressure/cpu") as pressure:
-            some = pressure.readline().split()
-    except OSError:
-        return None
-    fields = dict(field.split("=") for field in some[1:])
-    return int(fields["total"]) / 1e6 if some[:1] == ["some"] and "total" in fields else None
-
-
-def _involuntary_switches() -> int:
-    """Involuntary context switches of this process and of its children that have been waited for."""
-    return sum(resource.getrusage(who).ru_nivcsw for who in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN))
-
-
-def _own_cpu_seconds() -> float:
-    """CPU time of this process and of its children that have been waited for."""
-    times = psutil.Process().cpu_times()
-    return times.user + times.system + times.children_user + times.children_system
-
-
-@dataclass
-class Load:
-    """What the machine did during one measurement (NaN where the OS does not say)."""
-
-    wall_s: float
-    load_avg_1min: float         # at the end of the measurement
-    others_cpu_s: float          # CPU time of every process but this one and its children
-    steal_s: float               # CPU time the hypervisor gave to other guests
-    cores: int
-    stall_s: float = math.nan    # wall time in which some runnable task waited for a CPU
-    involuntary_switches: int = 0  # of this process and its children
-
-    @property
-    def stall_share(self) -> float:
-        """Share of the wall time in which some runnable task waited for a CPU (NaN: unknown)."""
-        return self.stall_s / self.wall_s if self.wall_s > 0 else math.nan
-
-    @property
-    def others_cores(self) -> float:
-        """Cores kept busy by other work, on average over the measurement."""
-        return self.others_cpu_s / self.wall_s if self.wall_s > 0 else math.nan
-
-    @property
-    def steal_fraction(self) -> float:
-        """Share of the machine's CPU time stolen by the hypervisor."""
-        return self.steal_s / (self.wall_s * self.cores) if self.wall_s > 0 else math.nan
-
-    def as_columns(self) -> dict[str, float]:
-        """The load as columns stored beside a run's timings."""
-        return {"load_avg_1min": self.load_avg_1min, "others_cores": self.others_cores,
-                "steal_fraction": self.steal_fraction, "cpu_stall_share": self.stall_share,
-                "involuntary_switches": self.involuntary_switches}
-
-
-class LoadMonitor:
-    """Context manager: `with LoadMonitor() as monitor: ...`, then `monitor.load`."""
-
-    def __enter__(self) -> "LoadMonitor":
-        self._wall0 = time.monotonic()
-        self._machine0 = _cpu_seconds()
-        self._own0 = _own_cpu_seconds()
-        self._stall0, self._switches0 = _cpu_stall_seconds(), _involuntary_switches()
-        self.load: Load | None = None
-        return self
-
-    def __exit__(self, *exc: Any) -> None:
-        wall = time.monotonic() - self._wall0
-        machine1, own1 = _cpu_seconds(), _own_cpu_seconds()
-        if self._machine0 is None or machine1 is None:
-            others = steal = math.nan
-        else:
-            delta = {k: machine1[k] - self._machine0[k] for k in _STAT_FIELDS}
-            busy = sum(v for k, v in delta.items() if k not in _IDLE)
-            steal = delta["steal"]
-            # Steal is time this VM did not run at all, not work of its processes.
-            others = max(0.0, busy - steal - (own1 - self._own0))
-        load_avg = _load_average()
-        stall1 = _cpu_stall_seconds()
-        stall = math.nan if self._stall0 is None or stall1 is None else stall1 - self._stall0
-        self.load = Load(wall_s=wall, load_avg_1min=math.nan if load_avg is None else load_avg,
-                         others_cpu_s=others, steal_s=steal, cores=os.cpu_count() or 1, stall_s=stall,
-                         involuntary_switches=_involuntary_switches() - self._switches0)
-
-
-def interval_half_width(per_process: Iterable[float]) -> float:
-    """Relative half-width of the 95% interval of a run's figure from one value per process
-    (throughput.intervals.across_processes: 0.05 for +-5%); NaN for fewer than two positive
-    values (no interval known). A NaN, zero or negative value (a pass too short for its tool
-    to time) is left out."""
-    return intervals.across_timed(per_process).relative_half_width
-
-
-def coefficient_of_variation(values: Iterable[float]) -> float:
-    """Sample standard deviation over mean; NaN for fewer than two values (spread
-    unknown). A NaN value (a pass too short for its tool to time) is left out."""
-    values = [float(v) for v in values if not math.isnan(float(v))]
-    if len(values) < 2:
-        return math.nan
-    mean = statistics.fmean(values)
-    return statistics.stdev(values) / mean if mean else math.nan
-
-
-@dataclass(frozen=True)
-class Settings:
-    """The `noise` section of the configuration."""
-
-    max_half_width: float = 0.10  # a figure whose 95% interval is wider than +-10% is noisy
-    max_remeasures: int = 2
-    # Within each process (round): this many timed samples, each repeating the work until it
-    # lasts min_sample_s (pyperf's floor per value), where the experiment's kernel calibrates.
-    samples_per_process: int = 3
-    min_sample_s: float = 0.1
-    # No sample planned to cost more than this in all, where a reader's opening dwarfs its reading
-    # (uproot opens a NanoAOD-like file in about 1 s and reads its pT in 10 ms): it falls short, and
-    # the method section says so. Measured here on the reader comparison's default config (median
-    # half-width of its series; the rule's time): one pass per process +-24% (about 9 min), this cap
-    # +-19% (12.4 min), 1 s +-15% (14.7 min). A reader's thread waited for a CPU during a median
-    # 0.05% of a sample: what is left is how its processes differ, which only more rounds narrow.
-    max_sample_s: float = 0.3
-    order_seed: int = 0  # the rounds' orders (round_order); part of every run's reuse key
-    max_stall_share: float = 0.02  # a pass stalled longer than this share of its wall time is retaken
-    # Per pass; none by default: on a 2-core host the pressure counts this study's own threads
-    # waiting for each other too (measured with nothing else running: a median 1.8% of each
-    # memory-bandwidth pass, 6% of each writing pass, so a 2% rule retook every writing pass).
-    max_retakes: int = 0
-    # Per sample, where the kernel or Python method samples (bench::Sampler, harness.time_python,
-    # the readers): a sample during which its process waited for a CPU longer than this share of
-    # its wall time (its own run delay, /proc/self/task/*/schedstat, so not this study's other
-    # processes' waiting) is taken again, at most max_sample_retakes times (harness.Retakes).
-    max_run_delay_share: float = 0.02
-    max_sample_retakes: int = 3
-
-    @classmethod
-    def from_config(cls, section: dict[str, Any] | None) -> "Settings":
-        section = section or {}
-        return cls(max_half_width=float(section.get("max_half_width", cls.max_half_width)),
-                   max_remeasures=int(section.get("max_remeasures", cls.max_remeasures)),
-                   samples_per_process=int(section.get("samples_per_process", cls.samples_per_process)),
-                   min_sample_s=float(section.get("min_sample_s", cls.min_sample_s)),
-                   max_sample_s=float(section.get("max_sample_s", cls.max_sample_s)),
-                   order_seed=int(section.get("order_seed", cls.order_seed)),
-                   max_stall_share=float(section.get("max_stall_share", cls.max_stall_share)),
-                   max_retakes=int(section.get("max_retakes", cls.max_retakes)),
-                   max_run_delay_share=float(section.get("max_run_delay_share", cls.max_run_delay_share)),
-                   max_sample_retakes=int(section.get("max_sample_retakes", cls.max_sample_retakes)))
-
-    @property
-    def sample_retakes(self) -> harness.Retakes:
-        """The per-sample retake rule that kernels and Python methods are given."""
-        return harness.Retakes(self.max_run_delay_share, self.max_sample_retakes)
-
-    @classmethod
-    def for_experiment(cls, section: dict[str, Any], noise_section: dict[str, Any] | None) -> "Settings":
-        """The noise section, without re-measures for an experiment whose config
-        `section` leaves `remeasure_noisy` off (its schema says why); a noisy
-        figure is flagged either way."""
-        settings = cls.from_config(noise_section)
-        return settings if section.get("remeasure_noisy", True) else dataclasses.replace(settings, max_remeasures=0)
-
-    def is_disturbed(self, load: Load) -> bool:
-        """Whether some runnable task waited for a CPU during more than max_stall_share of the pass
-        (an unknown stall, without pressure information, is not called disturbed)."""
-        return not math.isnan(load.stall_share) and load.stall_share > self.max_stall_share
-
-    def is_noisy(self, half_width: float) -> bool:
-        """Too uncertain to print as clean: a 95% interval wider than max_half_width either side
-        (an unknown interval, from one process, is not flagged; the paper says none is known)."""
-        return not math.isnan(half_width) and half_width > self.max_half_width
-
-
-def round_order(items: Sequence[Any], round_index: int, seed: int) -> list[Any]:
-    """`items` in a fresh random order for round `round_index`: a permutation drawn from
-    (`seed`, `round_index`), so a run is neither always first nor always right after the same
-    neighbour (a rotation would keep each run's successor, and with it whatever one run leaves
-    behind: evicted caches, dirty pages, freshly backed pages), and the same seed gives the
-    same orders again."""
-    permutation = np.random.default_rng([seed, round_index]).permutation(len(items))
-    return [items[i] for i in permutation]
-
+from ..core.noise import Settings
+from ..setup import machine_fit
+from . import paper
 
 NAMED_NOISY = 8  # noisy runs a sentence names, the noisiest first
 
@@ -276,7 +35,7 @@ def _retakes_sentence(measured: pd.DataFrame, settings: Settings) -> str:
 
 
 def describe(frame: pd.DataFrame, settings: Settings, labels: Mapping[str, str] | None = None) -> str:
-    """One sentence, from the rows of throughput.experiment.measure_interleaved,
+    """One sentence, from the rows of throughput.core.experiment.measure_interleaved,
     on how quiet the machine was and which runs stayed noisy (named by
     `labels[run]` where given, with their interval's half-width; the
     noisiest NAMED_NOISY of them)."""
@@ -306,10 +65,10 @@ def describe(frame: pd.DataFrame, settings: Settings, labels: Mapping[str, str] 
                    f"(the widest ±{known.max():.1%}, the median ±{known.median():.1%}{few})")
     again = (f" ({remeasured} of the {len(series)} runs were measured again with their group)"
              if remeasured else "")
-    return f"While measuring, {load}; {verdict}{again}.{retaken}{_samples_sentence(measured, settings)}"
+    return f"While measuring, {load}; {verdict}{again}.{retaken}{samples_sentence(measured, settings)}"
 
 
-def _samples_sentence(measured: pd.DataFrame, settings: Settings) -> str:
+def samples_sentence(measured: pd.DataFrame, settings: Settings) -> str:
     """How long the timed samples were (" " first), where the experiment calibrates them (rows
     with `loops`: kernels/common/bench.hpp's Calibration); a sample below the minimum is said,
     with its cause; and, for every sample that took it, calibrated or not (an RDataFrame event
@@ -411,7 +170,6 @@ def paper_macros(prefix: str, frame: pd.DataFrame, settings: Settings, labels: M
     <prefix>Remeasured (what happened to a noisy group; `section` names the
     config section whose `remeasure_noisy` turned re-measures off) and
     <prefix>NoisyMark (the mark of a noisy figure in the tables)."""
-    from . import paper  # here: paper's table helpers are not needed while measuring
 
     if settings.max_remeasures:
         again = f"measured for as many rounds again, its earlier rounds kept, up to {settings.max_remeasures} times"
@@ -439,7 +197,7 @@ def study_summary(provenances: Mapping[str, Sequence[dict[str, Any]]]) -> str:
                 f"{loads['others_cores'].max():.2f}{f' (in {busiest.experiment})' if busiest is not None else ''}; "
                 f"the one-minute load average reached {loads['load_avg_1min'].max():.2f}, and the hypervisor "
                 f"stole at most {loads['steal_fraction'].max():.1%} of the CPU time.")
-    # Runs of the generic interleaved loop (throughput.experiment) record their noise settings.
+    # Runs of the generic interleaved loop (throughput.core.experiment) record their noise settings.
     interleaved = sorted(e.replace("_", " ") for e, runs in provenances.items() if any("noise" in p for p in runs))
     one_by_one = sorted(e.replace("_", " ") for e, runs in provenances.items()
                         if runs and not any("noise" in p for p in runs))
@@ -466,7 +224,7 @@ def study_summary(provenances: Mapping[str, Sequence[dict[str, Any]]]) -> str:
 
 def _widths_sentence(provenances: Mapping[str, Sequence[dict[str, Any]]]) -> str:
     """How wide the stored interleaved runs' 95% intervals are (" " first): their distribution,
-    per experiment and over all (each run's widest series, throughput.experiment)."""
+    per experiment and over all (each run's widest series, throughput.core.experiment)."""
     widths = pd.DataFrame([{"experiment": experiment.replace("_", " "), "width": p["noise"]["half_width"]}
                            for experiment, runs in provenances.items() for p in runs
                            if p.get("noise", {}).get("half_width") is not None])
@@ -483,7 +241,7 @@ def _widths_sentence(provenances: Mapping[str, Sequence[dict[str, Any]]]) -> str
 
 def study_macros(provenances: Mapping[str, Sequence[dict[str, Any]]]) -> dict[str, str]:
     """The method section's macro (paper/generated/noise.tex), from every stored run."""
-    from . import machine_fit, paper  # here: paper's table helpers are not needed while measuring
+    from ..setup import machine_fit
 
     # each value lowered to fit this machine, once (every run of an experiment records the same)
     fits = {json.dumps(f, sort_keys=True): f for runs in provenances.values() for p in runs

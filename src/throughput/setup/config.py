@@ -10,7 +10,7 @@ sizes, directories and thread counts fit this machine's memory, disk and cores.
 All problems of a stage are reported at once, each naming its key and value,
 before any job starts.
 
-`python -m throughput.config check [FILE...]` checks config files before
+`python -m throughput.setup.config check [FILE...]` checks config files before
 Snakemake reads them (`make paper CONFIG=...` runs it): config/config.yaml and
 each FILE over it, as the workflow merges them, each read strictly (naming the
 file, and the line and column of bad YAML), then validated. Exit status 1 and
@@ -33,7 +33,8 @@ from typing import TYPE_CHECKING, Any
 import psutil
 import yaml
 
-from . import REPO, machine_fit
+from .. import REPO
+from . import machine_fit
 
 if TYPE_CHECKING:  # imported where it is used: a GPU node may lack it (throughput.node)
     import jsonschema
@@ -66,12 +67,15 @@ def sections() -> list[str]:
     return sorted(p.name.removesuffix(".schema.yaml") for p in SECTION_SCHEMAS.glob("*.schema.yaml"))
 
 
+# The sections owned by a module outside throughput.experiments (an experiment's section is its package's).
+_SECTION_OWNERS = {"datasets": "throughput.inputs.datasets", "machines": "throughput.machines.tables"}
+
+
 def section_module(section: str):
-    """The module that owns a section: throughput.experiments.<section>, else throughput.<section>."""
-    for name in (f"throughput.experiments.{section}", f"throughput.{section}"):
-        if importlib.util.find_spec(name) is not None:
-            return importlib.import_module(name)
-    return None
+    """The module that owns a section and may check it (`check_config`): an experiment's package, or
+    the one `_SECTION_OWNERS` names. Imported by name because it lives in a room above this one."""
+    name = _SECTION_OWNERS.get(section, f"throughput.experiments.{section}")
+    return importlib.import_module(name) if importlib.util.find_spec(name) is not None else None
 
 
 def fill_defaults(config: dict[str, Any], schema: dict[str, Any]) -> dict[str, Any]:
@@ -262,7 +266,7 @@ def validate(config: dict[str, Any], check_resources: bool = True, workdir: str 
 def fit_sections(resolved: dict[str, Any], names: list[str], available_memory: int | None = None) -> list[str]:
     """Check the named sections of a filled configuration against this machine: a section's
     module may check its sizes, files and threads, fitting them by the one rule of
-    throughput.machine_fit (check_config(section_values, fitter)). Fills
+    throughput.setup.machine_fit (check_config(section_values, fitter)). Fills
     resolved["fitted_to_machine"]; returns the problems."""
     problems: list[str] = []
     available = psutil.virtual_memory().available if available_memory is None else available_memory
@@ -381,10 +385,10 @@ def check(paths: list[str | os.PathLike], **kwargs: Any) -> dict[str, Any]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """`python -m throughput.config check [FILE...]`: 0 if the workflow would take these config files."""
+    """`python -m throughput.setup.config check [FILE...]`: 0 if the workflow would take these config files."""
     import argparse
 
-    parser = argparse.ArgumentParser(prog="python -m throughput.config",
+    parser = argparse.ArgumentParser(prog="python -m throughput.setup.config",
                                      description="Check config files before the workflow reads them.")
     commands = parser.add_subparsers(dest="command", required=True)
     checking = commands.add_parser("check", help="config/config.yaml and each FILE over it, read strictly and validated")
@@ -403,6 +407,6 @@ def main(argv: list[str] | None = None) -> int:
 
 if __name__ == "__main__":
     # Through the package's module, so that every ConfigError is the one class.
-    from throughput.config import main as _main
+    from throughput.setup.config import main as _main
 
     sys.exit(_main())

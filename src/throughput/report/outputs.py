@@ -1,5 +1,5 @@
 """The one way a notebook writes what the paper uses: only the figures and
-tables its experiment declares (throughput.spec), each atomically, and a
+tables its experiment declares (throughput.setup.spec), each atomically, and a
 check at the end that every declared one was written.
 
     outputs = Outputs(SPECS["writing"], figures_dir, paper_dir)
@@ -19,8 +19,8 @@ from pathlib import Path
 from typing import Any
 
 from . import paper, plotstyle
-from .results import atomic_path
-from .spec import MACROS, Spec
+from ..core.results import atomic_path
+from ..setup.spec import MACROS, Spec
 
 
 class UndeclaredOutput(ValueError):
@@ -45,7 +45,7 @@ class Outputs:
         return plotstyle.save(fig, self.figures_dir / name)
 
     def table(self, name: str, frame: Any, column_format: str | None = None, text_columns: int = 1) -> Path:
-        """A booktabs table of `frame` (throughput.paper.write_table)."""
+        """A booktabs table of `frame` (throughput.report.paper.write_table)."""
         self._declared("table", name, self.spec.tables)
         return paper.write_table(frame, self.paper_dir / f"{name}.tex", column_format=column_format,
                                  text_columns=text_columns)
@@ -59,7 +59,7 @@ class Outputs:
         return path
 
     def macros(self, values: dict[str, Any]) -> Path:
-        """The experiment's number macros (throughput.paper.write_macros)."""
+        """The experiment's number macros (throughput.report.paper.write_macros)."""
         self.written.add(("macros", MACROS))
         return paper.write_macros(values, self.paper_dir / f"{MACROS}.tex")
 

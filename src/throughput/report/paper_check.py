@@ -1,6 +1,6 @@
 """Checks a built paper as a reader would see it (CI runs it after `make paper`).
 
-    python -m throughput.paper_check [--workdir DIR]
+    python -m throughput.report.paper_check [--workdir DIR]
 
 Reads the PDF back with pdftotext and the generated tables from disk: every
 section and subsection of paper/sections/ is in the PDF, no unresolved
@@ -16,7 +16,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from . import REPO
+from .. import REPO
 
 PDF = Path("paper/build/paper.pdf")
 _HEADING = re.compile(r"\\(?:sub)*section\*?\{((?:[^{}]|\{[^{}]*\})*)\}")
@@ -79,7 +79,7 @@ def problems(workdir: Path, sources: Path = REPO / "paper") -> list[str]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m throughput.paper_check", description=__doc__,
+    parser = argparse.ArgumentParser(prog="python -m throughput.report.paper_check", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--workdir", default=".", type=Path, help="where the workflow ran (default: here)")
     args = parser.parse_args(argv)

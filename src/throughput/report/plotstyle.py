@@ -7,7 +7,7 @@ from pathlib import Path
 import matplotlib.pyplot as plt
 import mplhep
 
-from .results import atomic_path
+from ..core.results import atomic_path
 
 
 def use() -> None:

@@ -1,6 +1,6 @@
 """Every figure with its 95% interval, every verdict met, missed or inconclusive by it.
 
-A run is measured in P fresh processes (its rounds, throughput.experiment), each
+A run is measured in P fresh processes (its rounds, throughput.core.experiment), each
 giving one value: the median of its timed samples for a time, the best of them
 for a bandwidth (as STREAM and BabelStream report). The figure is the geometric
 mean of the P values; its interval is Student's t on their logarithms, so it is

@@ -12,7 +12,8 @@ from typing import Any
 
 import psutil
 
-from . import REPO, machine_fit
+from .. import REPO
+from ..setup import machine_fit
 
 # The config key warm_min_resident reaches every kernel (and the Python and Java
 # readers through the page_cache kernel) in this variable: one hand-off instead
@@ -104,7 +105,7 @@ def gpus() -> list[str]:
 
 def fingerprint() -> dict[str, Any]:
     """What identifies the machine a result was measured on: a stored run is
-    reused only where this is the same (throughput.results.reuse_key)."""
+    reused only where this is the same (throughput.core.results.reuse_key)."""
     host = machine()
     return {"hostname": host["hostname"], "cpu_model": host["cpu_model"],
             "logical_cores": host["logical_cores"], "memory_bytes": host["memory_bytes"], "gpus": gpus()}
@@ -131,9 +132,9 @@ def capture(config: dict[str, Any], cache_state: str, build_info: dict[str, Any]
         "pinned_core": pinned_core,
         # what "warm" had to reach (kernels/common/page_cache.hpp)
         "warm_min_resident": float(os.environ.get(WARM_MIN_RESIDENT_ENV, DEFAULT_WARM_MIN_RESIDENT)),
-        # whether this run had the machine's measurement lock (throughput.measurement_lock)
-        "measurement_lock": os.environ.get("THROUGHPUT_MEASUREMENT_LOCK", "not held (run outside throughput.notebook)"),
+        # whether this run had the machine's measurement lock (throughput.core.measurement_lock)
+        "measurement_lock": os.environ.get("THROUGHPUT_MEASUREMENT_LOCK", "not held (run outside throughput.core.notebook)"),
         "config": config,
-        # config values lowered to fit this machine (throughput.machine_fit)
+        # config values lowered to fit this machine (throughput.setup.machine_fit)
         "fitted_to_machine": machine_fit.recorded(),
     }

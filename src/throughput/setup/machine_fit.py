@@ -1,6 +1,6 @@
 """One rule for fitting the config's sizes and counts to the machine it runs on.
 
-Every experiment's check_config (called by throughput.config.validate before
+Every experiment's check_config (called by throughput.setup.config.validate before
 any job starts) goes through a `Fitter`:
 
 * a thread, worker or process count beyond this machine's usable cores, and a

@@ -13,7 +13,7 @@ from typing import Any
 
 import pandas as pd
 
-from .results import atomic_path
+from ..core.results import atomic_path
 
 _SPECIAL = {"&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_", "{": r"\{", "}": r"\}",
             "~": r"\textasciitilde{}", "^": r"\textasciicircum{}", "\\": r"\textbackslash{}",
@@ -74,11 +74,11 @@ def with_interval(value: float, low: float, high: float, digits: int = 3) -> str
 
 
 def estimate(value: Any, digits: int = 3) -> str:
-    """An Estimate of throughput.intervals as `with_interval` prints it."""
+    """An Estimate of throughput.core.intervals as `with_interval` prints it."""
     return with_interval(value.value, value.low, value.high, digits)
 
 
-# The mark of a cell measured on a machine too noisy to trust it (throughput.noise);
+# The mark of a cell measured on a machine too noisy to trust it (throughput.core.noise);
 # every section that uses it says what it means, with the spread and load seen.
 NOISY_MARK = r"\textsuperscript{\dag}"
 
@@ -90,7 +90,7 @@ def flagged(cell: str, noisy: bool) -> str:
 
 def study_macros(root_version: str) -> dict[str, str]:
     """Where the paper's numbers were made: commit, date, machine, ROOT."""
-    from . import intervals, provenance  # here: provenance imports psutil, which the table helpers do not need
+    from ..core import intervals, provenance  # here: provenance imports psutil, which the table helpers do not need
 
     state = provenance.git_state()
     host = provenance.machine()
@@ -105,6 +105,6 @@ def study_macros(root_version: str) -> dict[str, str]:
         "StudyOSKernel": escape(host["os_kernel"]),
         "StudyROOT": escape(root_version),
         "StudyPython": escape(host["python"]),
-        # the confidence of every interval the paper prints (throughput.intervals), in percent
+        # the confidence of every interval the paper prints (throughput.core.intervals), in percent
         "StudyConfidence": f"{100 * intervals.CONFIDENCE:g}",
     }

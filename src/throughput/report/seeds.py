@@ -17,7 +17,7 @@ from typing import Any
 
 import pandas as pd
 
-from . import paths
+from ..setup import paths
 
 SEEDS_DIR = paths.SHARED / "seeds"
 FILES = {

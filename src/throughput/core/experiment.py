@@ -5,16 +5,16 @@ repetition by repetition, each round in a fresh random order
 (noise.round_order, seeded by the noise section's order_seed), so a
 disturbance of the machine lands on all of them rather than on one side of
 the ratio, and no run always follows the same neighbour. Each pass
-records the load the machine saw and what delayed it (throughput.noise); with
+records the load the machine saw and what delayed it (throughput.core.noise); with
 noise.max_retakes above 0 (none by default), a pass during which some task
 waited for a CPU too long is taken again (the count is kept with its rows:
 `retakes`). When the 95% interval of a series of the group (across its
-rounds, each round a fresh process: throughput.intervals) is wider than the
+rounds, each round a fresh process: throughput.core.intervals) is wider than the
 configured half-width, the whole group is measured for as many rounds again,
 up to the configured number of times, its earlier rounds kept; a group still
 noisy is stored with `noisy` set, and tables and the paper flag it.
 
-Each run is stored in its own raw file (throughput.results: one Parquet file
+Each run is stored in its own raw file (throughput.core.results: one Parquet file
 per run, provenance in its metadata), written once its group is complete. A
 group is reused only when every run of it is stored with the same key on
 this machine (results.reuse_key), so an interrupted notebook re-measures at
@@ -64,7 +64,7 @@ def time_per_pass(frame: pd.DataFrame) -> pd.Series:
 def _spread(frame: pd.DataFrame, series: Sequence[str], quantity: Quantity, per_round: str) -> pd.DataFrame:
     """Per run and series, over its timed passes of the printed `quantity`: the relative
     half-width of the 95% interval across rounds (`half_width`, each round's `per_round` pass,
-    median or min, one value: throughput.noise.interval_half_width), which decides `noisy`,
+    median or min, one value: throughput.core.noise.interval_half_width), which decides `noisy`,
     and the coefficient of variation (`cv`), which describes."""
     measured = frame[~frame["warmup"].astype(bool)]
     if "record" in measured:
@@ -81,7 +81,7 @@ def by_round(measured: pd.DataFrame, keys: list[str], table: pd.DataFrame, colum
              reduce: str = "median") -> list[dict[int, float]]:
     """For each row of `table` (one per `keys`), `column` of its timed rows in each round, one
     value per round (`reduce`: "median", "min", "max"): {round: value}, what paired ratios pair
-    (throughput.intervals.paired_by_round) and figures take across processes."""
+    (throughput.core.intervals.paired_by_round) and figures take across processes."""
     per_round = measured.groupby([*keys, "round"], sort=False)[column].agg(reduce)
     found = {key: group.droplevel(keys).to_dict() for key, group in per_round.groupby(level=keys, sort=False)}
     return [found[key] for key in table[keys].itertuples(index=False, name=None)]
@@ -142,7 +142,7 @@ def measure_interleaved(groups: Sequence[Group], raw_dir: str | Path, key_of: Ca
     are judged separately, each by the printed `quantity` (the time per pass
     unless given), each round's median sample one value (`per_round` "min": its
     best, for a bandwidth). Rows carry `run`, `round`, `attempt`, the load columns of
-    throughput.noise, `half_width`, `cv` and `noisy`.
+    throughput.core.noise, `half_width`, `cv` and `noisy`.
     """
     raw_dir = Path(raw_dir)
     frames, to_measure = [], []

@@ -24,7 +24,10 @@ import numpy as np
 import pandas as pd
 from tqdm.auto import tqdm
 
-from . import REPO, harness, machine_fit, paths, references
+from .. import REPO
+from ..core import harness
+from ..setup import machine_fit, paths
+from . import references
 
 COMPRESSIONS = ("none", "ZLIB", "LZ4", "ZSTD", "LZMA")
 # The branches the readers measure (one attribute per particle collection),
@@ -138,7 +141,7 @@ def make_nanoaod_like(output: str | os.PathLike, events: int, compression: str, 
             "compression": compression, "level": level(section, compression),
             "seed": section["seed"] + index, "jitter": section["jitter"], "resample": int(resample),
         }, on_progress=lambda record: bar.update(record["done"] - bar.n))
-    # the values the readers must find in it, kept outside the file (throughput.references)
+    # the values the readers must find in it, kept outside the file (throughput.inputs.references)
     references.record(output, "Events", VALUE_BRANCHES)
     return run.validation
 
@@ -223,7 +226,7 @@ def main(argv: list[str] | None = None) -> None:
     import argparse
     import json
 
-    parser = argparse.ArgumentParser(prog="python -m throughput.datasets", description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(prog="python -m throughput.inputs.datasets", description=__doc__.split("\n\n")[0])
     parser.add_argument("kind", choices=["nanoaod", "rntuple"])
     parser.add_argument("output")
     parser.add_argument("--input", help="for rntuple: the TTree file to copy")

@@ -4,7 +4,7 @@ The executed copy is written under a temporary name and renamed when the
 notebook finished without error, so an interrupted or failed run never leaves
 an output that looks done; a temporary left by a killed job is removed by the
 next run. Every notebook measures, so it runs holding the machine-wide
-measurement lock (throughput.measurement_lock).
+measurement lock (throughput.core.measurement_lock).
 """
 from __future__ import annotations
 
@@ -41,7 +41,7 @@ class _StopOnSignal:
     kernel or the measurement it runs: papermill went on waiting for the cell,
     and a run interrupted at its start measured for minutes more. Killing the
     kernel (and what it started) makes papermill fail at once; the groups
-    already stored are kept (throughput.experiment), the partial output is
+    already stored are kept (throughput.core.experiment), the partial output is
     removed (atomic_path)."""
 
     def __init__(self):
@@ -58,14 +58,14 @@ class _StopOnSignal:
 
 
 def main(argv: list[str] | None = None) -> None:
-    """python -m throughput.notebook NOTEBOOK OUTPUT --cwd DIR --parameters JSON
+    """python -m throughput.core.notebook NOTEBOOK OUTPUT --cwd DIR --parameters JSON
 
     A process of its own, so that Ctrl-C or a cluster's kill reaches the
     notebook's kernel and the partial output is removed."""
     import argparse
     import json
 
-    parser = argparse.ArgumentParser(prog="python -m throughput.notebook", description=main.__doc__)
+    parser = argparse.ArgumentParser(prog="python -m throughput.core.notebook", description=main.__doc__)
     parser.add_argument("notebook")
     parser.add_argument("output")
     parser.add_argument("--cwd", default=None, help="folder the notebook runs in")

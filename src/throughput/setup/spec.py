@@ -3,14 +3,14 @@ and the figures and tables it hands to the paper.
 
 From these declarations, and nowhere else:
 * Snakemake makes every experiment's notebook rule (workflow/rules/common.smk);
-* a notebook writes its outputs through `throughput.outputs.Outputs`, which
+* a notebook writes its outputs through `throughput.report.outputs.Outputs`, which
   refuses a name not declared here and fails when a declared one was not written;
 * the tests check that the paper's \\input and \\includegraphics name exactly
   the declared files, and that every declared kernel exists.
 
 The name is the experiment's config section, notebook (notebooks/<name>.ipynb),
 module (throughput.experiments.<name>) and output folders
-(throughput.paths). This module imports nothing heavy: Snakemake reads it
+(throughput.setup.paths). This module imports nothing heavy: Snakemake reads it
 while it plans.
 """
 from __future__ import annotations
@@ -18,7 +18,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from . import REPO, paths
+from .. import REPO
+from . import paths
 
 # Every experiment hands the paper one file of number macros besides its tables.
 MACROS = "macros"
@@ -31,7 +32,7 @@ class Spec:
     figures: tuple[str, ...]          # figures/<name>/<figure>.pdf (and .png)
     tables: tuple[str, ...]           # paper/generated/<name>/<table>.tex, besides macros.tex
     cuda_kernels: tuple[str, ...] = ()  # built only where an nvcc is found
-    # whether its notebook shows the archived machines beside this one (throughput.machines):
+    # whether its notebook shows the archived machines beside this one (throughput.machines.tables):
     # it then gets the config section `machines`, and the archive as an input
     shows_archived: bool = False
 

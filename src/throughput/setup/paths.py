@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from . import REPO
+from .. import REPO
 
 # ../shared beside the repository (as CI has it): the seeds' texts, the real data, vendored sources.
 SHARED = REPO.parent / "shared"

@@ -1,7 +1,7 @@
 """Archived machines: one machine's raw results, packed to be read beside another's.
 
 `pack` copies the raw result files of the experiments (one Parquet file per
-run, provenance and reuse key in its metadata: throughput.results) from a
+run, provenance and reuse key in its metadata: throughput.core.results) from a
 results folder into `archive/<label>/<experiment>/`, and writes
 `manifest.json`: the label, the machine's fingerprint and description, the
 commits the runs were measured at, and each file's size and SHA-256. No
@@ -16,8 +16,8 @@ history, and no file the manifest does not list. A file that fails is named
 in a problem and left out whole, never half-read; a manifest that fails
 leaves the whole archive out.
 
-    python -m throughput.archive pack LABEL [--results DIR] [--to DIR]
-    python -m throughput.archive check DIR...
+    python -m throughput.machines.archive pack LABEL [--results DIR] [--to DIR]
+    python -m throughput.machines.archive check DIR...
 """
 from __future__ import annotations
 
@@ -34,8 +34,9 @@ from typing import Any
 
 import pandas as pd
 
-from . import REPO, provenance
-from .results import current_raw_files, read_metadata, read_raw, sha256
+from .. import REPO
+from ..core import provenance
+from ..core.results import current_raw_files, read_metadata, read_raw, sha256
 
 ARCHIVE_DIR = REPO / "archive"
 MANIFEST = "manifest.json"
@@ -204,7 +205,7 @@ def read_all(directory: str | Path = ARCHIVE_DIR, labels: list[str] | None = Non
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m throughput.archive", description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(prog="python -m throughput.machines.archive", description=__doc__.split("\n\n")[0])
     commands = parser.add_subparsers(dest="command", required=True)
     packing = commands.add_parser("pack", help="pack this machine's raw results into archive/LABEL")
     packing.add_argument("label")
@@ -229,7 +230,7 @@ def main(argv: list[str] | None = None) -> int:
                 status = 1
         return status
     except ArchiveError as error:
-        print(f"throughput.archive: {error}", file=sys.stderr)
+        print(f"throughput.machines.archive: {error}", file=sys.stderr)
         return 2
 
 

@@ -22,8 +22,8 @@ import os
 from pathlib import Path
 from typing import Any, Iterable
 
-from . import REPO
-from .results import atomic_path
+from .. import REPO
+from ..core.results import atomic_path
 
 SUFFIX = ".reference.json"
 REGISTERED = REPO / "data" / "references"

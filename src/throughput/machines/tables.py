@@ -1,8 +1,8 @@
 """The machines one paper shows: this one, measured live, and the archived ones
-(throughput.archive), read beside it.
+(throughput.machines.archive), read beside it.
 
 The config section `machines` names the archived machines (null: every one
-under archive/). Each is validated when read (throughput.archive.read); a
+under archive/). Each is validated when read (throughput.machines.archive.read); a
 damaged or foreign file is named and left out whole, a wrong manifest leaves
 the whole machine out, and what was left out is warned and said in the paper.
 An experiment whose spec sets `shows_archived` gets the section as its
@@ -56,7 +56,7 @@ def check_config(section: dict[str, Any], fit) -> None:
 
 
 def load_archived(section: Mapping[str, Any]) -> list[archive.Archive]:
-    """The archived machines the section names, each validated (throughput.archive.read).
+    """The archived machines the section names, each validated (throughput.machines.archive.read).
     A machine whose manifest is wrong is left out whole; every problem is also warned."""
     found = archive.read_all(archive_dir(section), section.get("archived"))
     for read in found:
@@ -126,7 +126,7 @@ def archived_sentence(archived: Sequence[archive.Archive], experiment: str | Non
 
 def paper_table(frame: pd.DataFrame) -> pd.DataFrame:
     """`table`'s rows as the method section prints them: four columns of escaped text."""
-    from . import paper  # here: the table helpers are not needed to read archives
+    from ..report import paper  # here: the table helpers are not needed to read archives
 
     return pd.DataFrame({
         "machine": [paper.escape(m) for m in frame["machine"]],
@@ -140,6 +140,6 @@ def paper_table(frame: pd.DataFrame) -> pd.DataFrame:
 
 def paper_macros(archived: Sequence[archive.Archive]) -> dict[str, str]:
     """The method section's macro (paper/generated/machines_macros.tex): which archived machines are shown."""
-    from . import paper
+    from ..report import paper
 
     return {"StudyMachines": paper.escape(archived_sentence(archived))}

@@ -21,7 +21,7 @@ import sysconfig
 from functools import lru_cache
 from pathlib import Path
 
-from . import REPO
+from .. import REPO
 
 KERNELS_DIR = REPO / "kernels"
 SOURCE_SUFFIXES = (".cpp", ".cu")

@@ -20,7 +20,7 @@ from typing import Any, Callable
 
 import pandas as pd
 
-from . import REPO
+from .. import REPO
 
 DEFAULT_KERNELS_DIR = REPO / "build" / "kernels" / "bin"
 
