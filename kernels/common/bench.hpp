@@ -1,5 +1,5 @@
 // What every benchmark kernel shares: clocks, command-line options, and the
-// JSON-lines output that the Python harness (src/throughput/harness.py) parses.
+// JSON-lines output that the Python harness (src/throughput/core/harness.py) parses.
 //
 // Wall time comes from std::chrono::steady_clock (never std::clock(), which is
 // CPU time and made the seed's GPU figures wrong); CPU time from

@@ -21,7 +21,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-PROVENANCE_KEY = b"throughput.core.provenance"
+PROVENANCE_KEY = b"throughput.provenance"  # stored in every raw result and archive: never renamed
 PARAMS_KEY = b"throughput.params"
 # Which raw files of a folder the latest execution used (stored or measured): the runs of
 # another configuration stay, so switching back reuses them, but they are not this one's.
