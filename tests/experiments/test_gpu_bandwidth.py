@@ -20,6 +20,7 @@ from throughput.setup import config, kernel_sources
 from throughput.core import harness, noise
 from throughput.report import noise_sentences
 from throughput.experiments import gpu_bandwidth as gb
+from throughput.experiments.gpu_bandwidth import cpu_jagged as gb_cpu
 from throughput.experiments.gpu_bandwidth import analysis as gb_analysis
 from throughput.experiments.gpu_bandwidth import runs as gb_runs  # numa_reason looks up provenance and shutil there
 
@@ -260,7 +261,7 @@ def test_numba_explode_and_combine_on_awkward_arrays(name, dtype):
 @pytest.mark.parametrize("name", list(JAGGED_CASES))
 def test_awkward_ops_match_the_reference(name):
     data = awkward_jagged(JAGGED_CASES[name])
-    array = gb._awkward_array(data)
+    array = gb_cpu._awkward_array(data)
     for op in gb.CPU_METHOD_JAGGED["awkward"]:
         got = gb.awkward_op(op, array, data.event_values, np.float64(1))
         assert np.array_equal(got, gb.reference(op, data, passes=1)), op

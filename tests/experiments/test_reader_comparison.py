@@ -24,6 +24,7 @@ from throughput.report import noise_sentences
 from throughput.report import paper
 from throughput import repeatability
 from throughput.experiments import reader_comparison as rc
+from throughput.inputs import checksums
 from throughput.experiments.reader_comparison.analysis import summary_row
 from throughput.core.intervals import Estimate, Verdict
 
@@ -111,7 +112,7 @@ def test_checksum_is_the_documented_mix_and_order_independent():
     for bits in values.view(np.uint32).tolist():
         h = ((bits + 1) * rc.GOLDEN) % 2**64
         expected = (expected + (h ^ (h >> 32))) % 2**64
-    assert rc.checksum(values) == expected == rc._mix_sum_numpy(values.view(np.uint32))
+    assert rc.checksum(values) == expected == checksums._mix_sum_numpy(values.view(np.uint32))
     assert rc.checksum(values[::-1]) == expected
     changed = values.copy()
     changed[2] = np.nextafter(changed[2], np.float32(0))

@@ -36,6 +36,7 @@ if IN_SIMULATOR:
     from numba import cuda
 
     from throughput.experiments import gpu_bandwidth as gb
+    from throughput.experiments.gpu_bandwidth import device as gb_device
 
 LISTS = [[], [1, 2, 3], [], [4, 5], [6], [], [7, 8, 9, 10, 11], []]  # empty events first, between, last
 
@@ -45,7 +46,7 @@ def test_this_process_runs_the_simulator():
     from numba.core import config
 
     assert config.ENABLE_CUDASIM and cuda.is_available()
-    assert gb._numba_cuda_reason().startswith("numba's CUDA simulator is enabled")
+    assert gb_device._numba_cuda_reason().startswith("numba's CUDA simulator is enabled")
 
 
 @simulator_only

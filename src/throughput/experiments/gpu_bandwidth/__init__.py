@@ -70,11 +70,11 @@ from .cases import (CASES, CPU_METHOD_JAGGED, CUDA_KERNEL, DTYPES, GPU_CASES, GP
                     HOST_KERNEL, JAGGED_KERNEL_CASE, JAGGED_LABELS, JAGGED_OPS, KERNEL_CASE, KERNEL_CASES, NO_GPU,
                     NOT_MEASURED, SEED_ARRAY_MIB, SEED_GPU_SHORT, SEED_GPUS, SEED_TABLE2, TARGET_FRACTION)
 from .configuration import check_config, check_device_fit, max_threads
-from .cpu_jagged import _awkward_array, awkward_op, combine_cpu, explode_cpu, jagged_cpu
+from .cpu_jagged import awkward_op, combine_cpu, explode_cpu, jagged_cpu
 from .cupy_backend import NumpyBackend, table2_python
 from .data import (Jagged, case_bytes_moved, case_shape, exact_checksum, from_counts, initial, jagged_bytes_moved,
                    jagged_counts, jagged_shape, jagged_values, make_jagged, reference, validate_output)
-from .device import (EXIT_NO_DEVICE, GpuStatus, _numba_cuda_reason, detect_gpu, driver_present, l2_note,
+from .device import (EXIT_NO_DEVICE, GpuStatus, detect_gpu, driver_present, l2_note,
                      listed_cases, nominal_gb_s, query_cuda_device)
 from .numba_cuda import combine_gpu, cuda_kernels, jagged_gpu_python, launch
 from .report import (archived_detail_tex, archived_jagged_tex, archived_sentences, gpu_detail_tex, jagged_sentence,

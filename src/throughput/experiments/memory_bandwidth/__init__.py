@@ -29,6 +29,6 @@ from .analysis import (SINGLE_VERDICT_WORDS, cache_note, check_agreement, estima
                        with_rates)
 from .measuring import check_config, groups, measure, plan, run_label, run_name
 from .report import machine_table_frame, opt_table_frame, paper_macros, ratio_table_frame
-from .methods import _check, _check_outputs, _initial, _numba_method, _numpy_method, expected_checksum
+from .methods import expected_checksum
 from .vocabulary import (BUS_BYTES_PER_VALUE, CONSTANT, MODES, PLATEAU_BAND, SEED_N, SEED_PLATEAU_GHZ, SEED_SECONDS,
                          SINGLE_TARGET, STREAM_OPS)

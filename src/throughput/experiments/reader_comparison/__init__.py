@@ -56,7 +56,7 @@ The names the notebook, the workflow, the tests, throughput.setup.config and
 throughput.inputs.references use are imported here, so that
 ``from throughput.experiments import reader_comparison as rc; rc.<name>`` works.
 """
-from ...inputs.checksums import GOLDEN, _mix_sum_numpy, checksum, hex_checksum
+from ...inputs.checksums import GOLDEN, checksum, hex_checksum
 from .analysis import (cannot_read, check_agreement, check_references, collection_shapes, fill_bytes, rate_estimate,
                        ratios, summary, targets, timeline)
 from .command_line import main
