@@ -44,10 +44,9 @@ def nanoaod(tmp_path_factory) -> Path:
 
 @pytest.fixture(scope="module")
 def aod_flat(tmp_path_factory) -> Path:
-    """The reader comparison's flat AOD-like file, from which the data products are built."""
-    from throughput.experiments import reader_comparison
+    """A flat AOD-like file (the one the reader comparison reads too), from which the data products are built."""
     path = tmp_path_factory.mktemp("writing_aod") / "aod.root"
-    reader_comparison.make_aod_like(path, AOD_EVENTS, "ZLIB", 1, seed=3, progress=False)
+    datasets.make_aod_like(path, AOD_EVENTS, "ZLIB", 1, seed=3, progress=False)
     return path
 
 

@@ -1,4 +1,5 @@
-"""NanoAOD-like input files, shared by the reader, writing and RDataFrame experiments.
+"""The generated input files, shared by the reader, writing and RDataFrame experiments:
+NanoAOD-like and MiniAOD-like files and their RNTuple copies.
 
 Files are made by the `make_nanoaod_like` kernel (kernels/datasets/), which
 resamples the events of a real CMS NanoAOD file: the same 947 branches with
@@ -8,10 +9,12 @@ real file's values lie (its discrete values, else its branch's precision:
 NanoAOD stores many floats with fewer mantissa bits), so that they compress
 as the real file's do (`float_compression_against_real` measures it). File k of a set
 uses seed + k, so every file of a set differs and every set is reproducible.
+MiniAOD-like files (seed 000's particle types, flat or as split objects) are made by
+`make_aod_like` (kernels/datasets/), every value a real particle's of the same file.
 RNTuple copies are made with ROOT's RNTupleImporter (`tree_to_rntuple`).
 
-Snakemake makes them through workflow/rules/datasets.smk; notebooks and
-tests can call the functions here directly.
+Snakemake makes them through workflow/rules/datasets.smk, whose commands call the
+functions here; a standalone notebook calls the same functions directly.
 """
 from __future__ import annotations
 
@@ -33,6 +36,8 @@ COMPRESSIONS = ("none", "ZLIB", "LZ4", "ZSTD", "LZMA")
 # The branches the readers measure (one attribute per particle collection),
 # whose reference values each generated file carries.
 VALUE_BRANCHES = tuple(f"{c}_pt" for c in ("Photon", "Electron", "Muon", "Tau", "Jet", "FatJet"))
+# The same in a MiniAOD-like file of split objects (a member is named <collection>.<member>).
+OBJECT_VALUE_BRANCHES = tuple(b.replace("_", ".", 1) for b in VALUE_BRANCHES)
 # Bytes per event of a generated file, measured here on 10000 events at the default levels
 # and jitter (none: on 20000 events, before floats kept the real file's precision, which does not
 # change an uncompressed file); used only to check free disk before generating.
@@ -146,13 +151,44 @@ def make_nanoaod_like(output: str | os.PathLike, events: int, compression: str, 
     return run.validation
 
 
+def make_aod_like(output: str | os.PathLike, events: int, compression: str, level: int, seed: int,
+                  progress: bool = True, objects: bool = False,
+                  source: str | os.PathLike | None = None) -> dict[str, Any]:
+    """Write `events` MiniAOD-like events (kernel make_aod_like), as flat leaf-list branches or, with
+    `objects`, as split std::vector<aod::Type> of the generated classes, every value a real particle's
+    of `source` (the real NanoAOD file; None: the one datasets.source's default names); return its
+    validation record, with the real branch of each generated one ("sources") and the tree's
+    uncompressed and compressed bytes read back ("tot_bytes", "zip_bytes")."""
+    if compression not in COMPRESSIONS:
+        raise ValueError(f"unknown compression {compression!r} (one of {', '.join(COMPRESSIONS)})")
+    Path(output).parent.mkdir(parents=True, exist_ok=True)
+    if source is None:
+        source = source_path({"source": None})
+    with tqdm(total=events, desc=Path(output).name, unit="event", disable=not progress) as bar:
+        run = harness.run_kernel("make_aod_like", {
+            "output": output, "events": events, "compression": compression,
+            "level": 0 if compression == "none" else level, "seed": seed,
+            "layout": "objects" if objects else "flat", "source": str(source),
+        }, on_progress=lambda record: bar.update(record["done"] - bar.n))
+    references.record(output, "Events", OBJECT_VALUE_BRANCHES if objects else VALUE_BRANCHES)
+    return run.validation
+
+
+def rntuple_copy(source: str | os.PathLike, output: str | os.PathLike, compression: str, level: int,
+                 tree: str = "Events") -> dict[str, Any]:
+    """The same events as an RNTuple (kernel tree_to_rntuple, ROOT's RNTupleImporter); return
+    the validation record. Every RNTuple copy of the study is made here."""
+    Path(output).parent.mkdir(parents=True, exist_ok=True)
+    return harness.run_kernel("tree_to_rntuple", {
+        "source": source, "output": output, "tree": tree, "compression": compression,
+        "level": 0 if compression == "none" else max(level, 1),
+    }).validation
+
+
 def to_rntuple(tree_file: str | os.PathLike, output: str | os.PathLike, compression: str,
                section: dict[str, Any]) -> dict[str, Any]:
-    """Copy the Events tree of `tree_file` into an RNTuple; return the validation record."""
-    return harness.run_kernel("tree_to_rntuple", {
-        "source": tree_file, "output": output, "compression": compression,
-        "level": level(section, compression),
-    }).validation
+    """Copy the Events tree of `tree_file` into an RNTuple at the datasets section's level."""
+    return rntuple_copy(tree_file, output, compression, level(section, compression))
 
 
 # Branches with fewer values than this compress by chance, not by their data: not compared.
@@ -227,18 +263,23 @@ def main(argv: list[str] | None = None) -> None:
     import json
 
     parser = argparse.ArgumentParser(prog="python -m throughput.inputs.datasets", description=__doc__.split("\n\n")[0])
-    parser.add_argument("kind", choices=["nanoaod", "rntuple"])
+    parser.add_argument("kind", choices=["nanoaod", "aod", "rntuple"])
     parser.add_argument("output")
     parser.add_argument("--input", help="for rntuple: the TTree file to copy")
     parser.add_argument("--compression", required=True, choices=COMPRESSIONS)
     parser.add_argument("--index", type=int, default=0, help="file number within its set (seed offset)")
     parser.add_argument("--events", type=int, help="events (default: datasets.events_per_file)")
+    parser.add_argument("--objects", action="store_true",
+                        help="for aod: collections as split std::vector of the generated classes")
     parser.add_argument("--section", required=True, help="the validated datasets config section, as JSON")
     args = parser.parse_args(argv)
     section = json.loads(args.section)
+    events = args.events or section["events_per_file"]
     if args.kind == "nanoaod":
-        make_nanoaod_like(args.output, args.events or section["events_per_file"], args.compression, section,
-                          index=args.index)
+        make_nanoaod_like(args.output, events, args.compression, section, index=args.index)
+    elif args.kind == "aod":
+        make_aod_like(args.output, events, args.compression, level(section, args.compression),
+                      section["seed"] + args.index, objects=args.objects, source=source_path(section))
     else:
         to_rntuple(args.input, args.output, args.compression, section)
 

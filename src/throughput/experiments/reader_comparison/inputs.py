@@ -1,7 +1,7 @@
 """The input files: what a file holds (layout, compression, a branch's counter,
-a collection's attributes), making them (MiniAOD-like files, RNTuple and Numpy
-copies: the workflow's dataset commands), the configuration's names and sizes,
-and every input of a standalone notebook run."""
+a collection's attributes), making them (Numpy copies here; MiniAOD-like files and
+RNTuple copies by throughput.inputs.datasets: the workflow's dataset commands), the
+configuration's names and sizes, and every input of a standalone notebook run."""
 from __future__ import annotations
 
 import math
@@ -11,13 +11,12 @@ from typing import Any
 
 import numpy as np
 
-from ...inputs import datasets, references
-from ...core import harness
+from ...inputs import datasets
 from ...setup import machine_fit
 from ...core.results import atomic_path
 from .readers import ReaderError, checksum, hex_checksum, numeric_dtype
-from .vocabulary import (AOD_BYTES_PER_EVENT_ESTIMATE, COLLECTIONS, COMPRESSIONS, LAYOUTS,
-                         NANOAOD_BYTES_PER_EVENT_ESTIMATE, branch_name, tree_name)
+from .vocabulary import (AOD_BYTES_PER_EVENT_ESTIMATE, LAYOUTS, NANOAOD_BYTES_PER_EVENT_ESTIMATE, branch_name,
+                         tree_name)
 
 def real_layout(name: str) -> str:
     """Layout of a real file in ../shared/data by its name."""
@@ -49,30 +48,10 @@ def file_compression_setting(path: str | os.PathLike) -> int:
     return struct.unpack(">i", header[offset:offset + 4])[0]
 
 
-def make_aod_like(output: str | os.PathLike, events: int, compression: str, level: int, seed: int,
-                  progress: bool = True, objects: bool = False,
-                  source: str | os.PathLike | None = None) -> dict[str, Any]:
-    """Write `events` MiniAOD-like events (kernel make_aod_like), as flat leaf-list branches or, with
-    `objects`, as split std::vector<aod::Type> of the generated classes, every value a real particle's
-    of `source` (the real NanoAOD file; None: the one datasets.source's default names); return its
-    validation record, with the real branch of each generated one ("sources") and the tree's
-    uncompressed and compressed bytes read back ("tot_bytes", "zip_bytes")."""
-    from tqdm.auto import tqdm
-
-    if compression not in COMPRESSIONS:
-        raise ValueError(f"unknown compression {compression!r} (one of {', '.join(COMPRESSIONS)})")
-    Path(output).parent.mkdir(parents=True, exist_ok=True)
-    if source is None:
-        source = datasets.source_path({"source": None})
-    with tqdm(total=events, desc=Path(output).name, unit="event", disable=not progress) as bar:
-        run = harness.run_kernel("make_aod_like", {
-            "output": output, "events": events, "compression": compression,
-            "level": 0 if compression == "none" else level, "seed": seed,
-            "layout": "objects" if objects else "flat", "source": str(source),
-        }, on_progress=lambda record: bar.update(record["done"] - bar.n))
-    layout = "aod_objects" if objects else "aod"
-    references.record(output, tree_name(layout), [branch_name(layout, c) for c in COLLECTIONS])
-    return run.validation
+# The generators live with every other generated input (throughput.inputs.datasets); these names stay
+# the reader comparison's too (its command line, notebook and tests).
+make_aod_like = datasets.make_aod_like
+make_rntuple_copy = datasets.rntuple_copy
 
 
 def tree_compression_factor(paths: list[str], tree: str = "Events") -> float:
@@ -94,16 +73,6 @@ def aod_sources(validation: dict[str, Any]) -> dict[str, str]:
     """make_aod_like's validation record's "sources": {generated flat branch: the real file's branch,
     without its collection, suffixed "!=0" where a boolean takes a UChar_t's value != 0}."""
     return dict(item.split("=", 1) for item in validation["sources"].split(";"))
-
-
-def make_rntuple_copy(source: str | os.PathLike, output: str | os.PathLike, compression: str, level: int,
-                      tree: str = "Events") -> dict[str, Any]:
-    """The same events as an RNTuple (kernel tree_to_rntuple, ROOT's RNTupleImporter)."""
-    Path(output).parent.mkdir(parents=True, exist_ok=True)
-    return harness.run_kernel("tree_to_rntuple", {
-        "source": source, "output": output, "tree": tree, "compression": compression,
-        "level": 0 if compression == "none" else max(level, 1),
-    }).validation
 
 
 def make_numpy_copy(source: str | os.PathLike, output: str | os.PathLike, tree: str,
@@ -254,7 +223,8 @@ def prepare_inputs(params: dict[str, Any], datasets_section: dict[str, Any], dat
     """Generate (or reuse) every input the parameters ask for under `data_dir`:
     NanoAOD-like and MiniAOD-like files with their RNTuple and Numpy copies, the
     compression scan, and copies of the real files. Snakemake makes the same
-    files through its rules (workflow/rules/reader_comparison.smk)."""
+    files with the same functions through its rules (workflow/rules/datasets.smk,
+    the Numpy and real files' copies workflow/rules/reader_comparison.smk)."""
     from ...inputs import datasets
 
     data_dir = Path(data_dir)
