@@ -143,10 +143,10 @@ _AFTER_AN_EXPERIMENT = {"study_noise": 1, "study_machines": 1, "paper": 1, "all"
 _EDITS = {
     "memory_bandwidth/add_constant.cpp": {"kernel": 4, "memory_bandwidth": 1, **_AFTER_AN_EXPERIMENT},
     "reader_comparison/read_branch.cpp": {"kernel": 1, "reader_comparison": 1, **_AFTER_AN_EXPERIMENT},
-    "reader_comparison/make_aod_like.cpp":
+    "datasets/make_aod_like.cpp":
         # the flat AOD-like file and the split-object one, each with its RNTuple and Numpy copies;
         # the writing experiment builds its data products from the flat one
-        {"kernel": 1, "reader_comparison_aod": 1, "reader_comparison_aod_objects": 1, "reader_comparison_aod_rntuple": 2,
+        {"kernel": 1, "aod_like": 1, "aod_like_objects": 1, "rntuple_copy": 2,
          "reader_comparison_numpy": 2, "reader_comparison": 1, "writing": 1, **_AFTER_AN_EXPERIMENT},
 }
 

@@ -1,45 +1,56 @@
-# Every experiment's notebook rule, made from its spec (throughput.experiments.SPECS):
-# the notebook and kernels it needs, the figures and tables it declares, all cores
-# (a benchmark needs the machine to itself: no other job runs beside it).
-# An experiment's own rule file (rules/<experiment>.smk, read before this one)
-# adds what else it needs:
-#   EXPERIMENT_INPUTS[name]      generated inputs the notebook reads (datasets, the Java reader)
-#   EXPERIMENT_PARAMETERS[name]  notebook parameters besides its config section (a dict)
-# The parameters are one string, made here from the config: Snakemake records it with
-# the notebook's output and re-runs the notebook when it changes (--rerun-triggers
-# params). It must not be a function of `input`: Snakemake neither records nor
-# compares such params, so a changed config would re-run nothing.
-# An experiment whose spec sets `shows_archived` also gets the config section `machines`
-# and every archived machine's files as inputs: a machine archived or changed re-runs it.
-_ARCHIVE_DIR = machines.archive_dir(STUDY["machines"])
-ARCHIVED_FILES = sorted(str(p) for p in _ARCHIVE_DIR.glob("*/**/*") if p.is_file()) if _ARCHIVE_DIR.is_dir() else []
+# What every rule file shares, made once from the validated config (the Snakefile's STUDY):
+# the notebooks' parameters, the kernel binaries each experiment needs (KERNELS, filled
+# further by rules/datasets.smk), and the dicts an experiment's own rule file fills
+# (EXPERIMENT_INPUTS, EXPERIMENT_PARAMETERS; rules/notebooks.smk reads them) and
+# PAPER_INPUTS (rules/notebooks.smk fills it, rules/paper.smk reads it).
+import json
+import os
+
+from throughput.setup import kernel_sources, paths
+from throughput.machines import tables as machines
+from throughput.experiments import SPECS
 
 
-def _notebook_parameters_of(spec):
-    machines = {"machines": STUDY["machines"]} if spec.shows_archived else {}
-    return notebook_parameters(spec.name, **machines, **EXPERIMENT_PARAMETERS.get(spec.name, {}))
+def _keys_sorted(value):
+    """`value` with every mapping's keys in sorted order."""
+    return {key: _keys_sorted(value[key]) for key in sorted(value)} if isinstance(value, dict) else value
 
 
+# Rules' params are made from STUDY and Snakemake re-runs a job whose params changed: the
+# same settings written in another key order (another config file) must give the same params.
+STUDY = _keys_sorted(STUDY)
+
+
+def notebook_parameters(experiment, **extra):
+    """Papermill parameters of one experiment's notebook, as JSON: its whole
+    config section as one parameter named after it, the shared keys (repetitions,
+    warmup, noise), `extra`,
+    and where its outputs go (under the working directory)."""
+    root = Path.cwd()
+    return json.dumps({
+        experiment: STUDY[experiment],
+        # what of it was lowered to fit this machine (throughput.setup.machine_fit)
+        "fitted_to_machine": STUDY["fitted_to_machine"].get(experiment, []),
+        "repetitions": STUDY["repetitions"],
+        "warmup": STUDY["warmup"],
+        "noise": STUDY["noise"],  # every experiment measures through the generic loop's noise control
+        **extra,
+        "results_dir": str(paths.results_dir(experiment, root)),
+        "figures_dir": str(paths.figures_dir(experiment, root)),
+        "paper_dir": str(paths.paper_dir(experiment, root)),
+    })
+
+
+KERNEL_BIN = "build/kernels/bin"
+# The notebooks (run by papermill from this process's children) use these binaries.
+os.environ["THROUGHPUT_KERNELS_DIR"] = str(Path(KERNEL_BIN).resolve())
+# How resident a "warm" input must be (kernels/common/page_cache.hpp reads it).
+os.environ["THROUGHPUT_WARM_MIN_RESIDENT"] = str(STUDY["warm_min_resident"])
+KERNELS = {"common": [f"{KERNEL_BIN}/root_info"]}
+# The CUDA kernels only where an nvcc is found (kernels/build.sh says so when it is not).
+_CUDA = kernel_sources.find_nvcc() is not None
 for _spec in SPECS.values():
-    _outputs = _spec.outputs()
-
-    rule:
-        name:
-            _spec.name
-        input:
-            notebook=str(_spec.notebook),
-            kernels=KERNELS[_spec.name],
-            data=EXPERIMENT_INPUTS.get(_spec.name, []),
-            archived=ARCHIVED_FILES if _spec.shows_archived else [],
-        output:
-            notebook=str(_outputs["notebook"]),
-            figures=[str(p) for p in _outputs["figures"]],
-            tables=[str(p) for p in _outputs["tables"]],
-        params:
-            parameters=_notebook_parameters_of(_spec),
-        threads: workflow.cores
-        shell:
-            "python -m throughput.core.notebook {input.notebook:q} {output.notebook:q} "
-            "--cwd {REPO:q}/notebooks --parameters {params.parameters:q}"
-
-    PAPER_INPUTS += getattr(rules, _spec.name).output
+    KERNELS[_spec.name] = [f"{KERNEL_BIN}/{k}" for k in _spec.kernels + (_spec.cuda_kernels if _CUDA else ())]
+EXPERIMENT_INPUTS = {}
+EXPERIMENT_PARAMETERS = {}
+PAPER_INPUTS = []

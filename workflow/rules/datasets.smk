@@ -1,8 +1,21 @@
-# NanoAOD-like inputs (src/throughput/inputs/datasets.py), shared by the experiments:
-#   data/nanoaod/<compression>/part<k>.root          resampled from the real CMS file
+# Every generated input (src/throughput/inputs/datasets.py), shared by the experiments:
+#   data/nanoaod/<compression>/part<k>.root          NanoAOD-like, resampled from the real CMS file
 #   data/nanoaod/<compression>/part<k>.ntuple.root   the same events as an RNTuple
-# An experiment asks for them with nanoaod_files(compression, count).
-KERNELS["datasets"] = [f"{KERNEL_BIN}/make_nanoaod_like", f"{KERNEL_BIN}/tree_to_rntuple"]
+#   data/rdataframe/<compression>/e<events>/part<k>.root
+#                                                    NanoAOD-like sets of the RDataFrame experiment's size
+#   data/reader_comparison/aod/<compression>/part<k>.root[.ntuple.root]
+#   data/reader_comparison/aod_objects/<compression>/part0.root[.ntuple.root]
+#                                                    MiniAOD-like (seed 000's particle types), flat and as
+#                                                    split objects; the reader comparison reads them, the
+#                                                    writing experiment builds its data products from the flat one
+# File k of a set uses seed datasets.seed + k. An experiment asks for them with
+# nanoaod_files(compression, count) and aod_files(layout, compression, count).
+from throughput.inputs import datasets as _datasets
+
+KERNELS["datasets"] = [f"{KERNEL_BIN}/{name}" for name in ("make_nanoaod_like", "make_aod_like", "tree_to_rntuple")]
+DATASET_KERNEL = dict(zip(("nanoaod", "aod", "rntuple"), KERNELS["datasets"]))
+# (under the reader comparison's folder, where they were first made: existing files stay valid)
+AOD_DATA = "data/reader_comparison"
 
 
 def nanoaod_files(compression, count, rntuple=False):
@@ -10,31 +23,85 @@ def nanoaod_files(compression, count, rntuple=False):
     return [f"data/nanoaod/{compression}/part{k}{suffix}" for k in range(count)]
 
 
+def aod_files(layout, compression, count, rntuple=False):
+    """The MiniAOD-like files of `layout` ("aod": flat, "aod_objects": split objects, one file)."""
+    suffix = ".ntuple.root" if rntuple else ".root"
+    return [f"{AOD_DATA}/{layout}/{compression}/part{k}{suffix}" for k in range(count)]
+
+
+def aod_events(index):
+    """Events in flat AOD-like file `index` (reader_comparison.aod_events in files of
+    reader_comparison.aod_events_per_file; the last file takes the rest)."""
+    per_file = STUDY["reader_comparison"]["aod_events_per_file"]
+    return min(per_file, STUDY["reader_comparison"]["aod_events"] - int(index) * per_file)
+
+
 wildcard_constraints:
     compression="none|ZLIB|LZ4|ZSTD|LZMA",
     index=r"\d+",
+    events=r"\d+",
+    tree_set=f"data/nanoaod|{AOD_DATA}/aod|{AOD_DATA}/aod_objects",
 
 
 rule nanoaod_like:
     input:
-        kernel=KERNELS["datasets"][0],
+        kernel=DATASET_KERNEL["nanoaod"],
     output:
         "data/nanoaod/{compression}/part{index}.root",
         # the values readers must find in it, taken when it is made (throughput.inputs.references)
         "data/nanoaod/{compression}/part{index}.root.reference.json",
     params:
         section=json.dumps(STUDY["datasets"]),
+        events=STUDY["datasets"]["events_per_file"],
     shell:
         "python -m throughput.inputs.datasets nanoaod {output[0]:q} --compression {wildcards.compression} "
-        "--index {wildcards.index} --section {params.section:q}"
+        "--index {wildcards.index} --events {params.events} --section {params.section:q}"
 
 
-rule nanoaod_rntuple:
-    input:
-        kernel=KERNELS["datasets"][1],
-        tree="data/nanoaod/{compression}/part{index}.root",
+# The same, in sets of another size (the RDataFrame experiment's rdataframe.events_per_file).
+use rule nanoaod_like as nanoaod_like_sized with:
     output:
-        "data/nanoaod/{compression}/part{index}.ntuple.root",
+        "data/rdataframe/{compression}/e{events}/part{index}.root",
+        "data/rdataframe/{compression}/e{events}/part{index}.root.reference.json",
+    params:
+        section=json.dumps(STUDY["datasets"]),
+        events=lambda wildcards: int(wildcards.events),
+
+
+# MiniAOD-like: flat files of aod_events(index) events ...
+rule aod_like:
+    input:
+        kernel=DATASET_KERNEL["aod"],
+        source=_datasets.source_path(STUDY["datasets"]),
+    output:
+        f"{AOD_DATA}/aod/{{compression}}/part{{index}}.root",
+        f"{AOD_DATA}/aod/{{compression}}/part{{index}}.root.reference.json",
+    params:
+        section=json.dumps(STUDY["datasets"]),
+        events=lambda wildcards: aod_events(wildcards.index),
+        objects="",
+    shell:
+        "python -m throughput.inputs.datasets aod {output[0]:q} {params.objects} --compression {wildcards.compression} "
+        "--index {wildcards.index} --events {params.events} --section {params.section:q}"
+
+
+# ... and one file of split std::vector<aod::Type> (reader_comparison.object_events events)
+use rule aod_like as aod_like_objects with:
+    output:
+        f"{AOD_DATA}/aod_objects/{{compression}}/part{{index}}.root",
+        f"{AOD_DATA}/aod_objects/{{compression}}/part{{index}}.root.reference.json",
+    params:
+        section=json.dumps(STUDY["datasets"]),
+        events=STUDY["reader_comparison"]["object_events"],
+        objects="--objects",
+
+
+rule rntuple_copy:  # of every generated TTree file: NanoAOD-like, flat AOD-like and split-object
+    input:
+        kernel=DATASET_KERNEL["rntuple"],
+        tree="{tree_set}/{compression}/part{index}.root",
+    output:
+        "{tree_set}/{compression}/part{index}.ntuple.root",
     params:
         section=json.dumps(STUDY["datasets"]),
     shell:

@@ -1,12 +1,12 @@
 # RDataFrame thread scaling, distributed RDataFrame on Dask, and the PROOF-Lite
 # I/O rate model (seeds 002 and 004): notebooks/rdataframe.ipynb measures with
 # the kernels of kernels/rdataframe/ (and distributed RDataFrame from Python). Its
-# notebook rule comes from its spec (rules/common.smk); here its input files.
+# notebook rule comes from its spec (rules/notebooks.smk); here its input files.
 #
 # Its inputs are its own NanoAOD-like files (rdataframe.files of
-# rdataframe.events_per_file events, per compression), made by the shared
-# generator: data/rdataframe/<compression>/e<events>/part<k>.root. File k holds
-# the same events in every compression (seed datasets.seed + k).
+# rdataframe.events_per_file events, per compression), made by rules/datasets.smk
+# (nanoaod_like_sized): data/rdataframe/<compression>/e<events>/part<k>.root. File k
+# holds the same events in every compression (seed datasets.seed + k).
 from throughput.experiments import rdataframe as rdataframe_experiment
 
 RDATAFRAME = STUDY["rdataframe"]
@@ -15,20 +15,6 @@ RDATAFRAME_INPUTS = [
     for compression, count in rdataframe_experiment.file_sets(RDATAFRAME).items()
     for k in range(count)
 ]
-
-
-rule rdataframe_input:
-    input:
-        kernel=KERNELS["datasets"][0],
-    output:
-        "data/rdataframe/{compression}/e{events}/part{index}.root",
-    wildcard_constraints:
-        events=r"\d+",
-    params:
-        section=json.dumps(STUDY["datasets"]),
-    shell:
-        "python -m throughput.inputs.datasets nanoaod {output:q} --compression {wildcards.compression} "
-        "--index {wildcards.index} --events {wildcards.events} --section {params.section:q}"
 
 
 EXPERIMENT_INPUTS["rdataframe"] = [str(REPO / "kernels" / "rdataframe" / "analysis.hpp"), *RDATAFRAME_INPUTS]

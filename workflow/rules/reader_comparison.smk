@@ -2,32 +2,21 @@
 # reads one attribute of every particle collection with every reader (C++
 # methods, uproot, Java/laurelin, RNTuple, a Numpy file, rootreadspeed) and
 # writes Table 1's analogue, the rate-vs-values figure and the ratio tables. Its
-# notebook rule comes from its spec (rules/common.smk); here its inputs: the shared NanoAOD-like files (rules/datasets.smk), and here the
-# AOD-like files with the seed's particle types, RNTuple and Numpy copies, the
-# copies of the real files, and the Java reader.
-import math
+# notebook rule comes from its spec (rules/notebooks.smk); here its inputs: the shared
+# NanoAOD-like and MiniAOD-like files with their RNTuple copies (rules/datasets.smk), and
+# here their Numpy copies, the copies of the real files, and the Java reader.
+from functools import partial
 
 from throughput.experiments import reader_comparison as rc_module
+from throughput.inputs import datasets as _datasets
 
 RC = STUDY["reader_comparison"]
 RC_COMPRESSION = STUDY["datasets"]["compression"]
 RC_DATA = "data/reader_comparison"
 # The real files: local copies in datasets.source, else fetched by scikit-hep-testdata.
-from throughput.inputs import datasets as _datasets
-
 RC_REAL = {Path(name).stem: _datasets.real_file(name, STUDY["datasets"]) for name in RC["real_files"]}
 RC_JAVA = "build/java/reader_comparison/laurelin-reader.jar"
 RC_WANTS_JAVA = "laurelin" in RC["readers"] and rc_module.java_available() is None
-
-
-def rc_level(compression):
-    return 0 if compression == "none" else STUDY["datasets"]["levels"][compression]
-
-
-def rc_aod_events(index):
-    """Events in AOD-like file `index` (the last file takes the rest)."""
-    per_file = RC["aod_events_per_file"]
-    return min(per_file, RC["aod_events"] - int(index) * per_file)
 
 
 def rc_inputs():
@@ -45,14 +34,13 @@ def rc_inputs():
     count = rc_module.file_count(RC["aod_events"], RC["aod_events_per_file"])
     sets[f"aod/{RC_COMPRESSION}"] = {
         "role": "main", "layout": "aod", "compression": RC_COMPRESSION,
-        "root": [f"{RC_DATA}/aod/{RC_COMPRESSION}/part{k}.root" for k in range(count)],
-        "rntuple": [f"{RC_DATA}/aod/{RC_COMPRESSION}/part{k}.ntuple.root" for k in range(count)],
+        "root": aod_files("aod", RC_COMPRESSION, count), "rntuple": aod_files("aod", RC_COMPRESSION, count, rntuple=True),
         "numpy": [f"{RC_DATA}/numpy/aod/{RC_COMPRESSION}/part{k}.npz" for k in range(count)]}
     if RC["object_events"]:  # one file of split std::vector<aod::Type>, with its RNTuple and Numpy copies
         sets[f"aod_objects/{RC_COMPRESSION}"] = {
             "role": "objects", "layout": "aod_objects", "compression": RC_COMPRESSION,
-            "root": [f"{RC_DATA}/aod_objects/{RC_COMPRESSION}/part0.root"],
-            "rntuple": [f"{RC_DATA}/aod_objects/{RC_COMPRESSION}/part0.ntuple.root"],
+            "root": aod_files("aod_objects", RC_COMPRESSION, 1),
+            "rntuple": aod_files("aod_objects", RC_COMPRESSION, 1, rntuple=True),
             "numpy": [f"{RC_DATA}/numpy/aod_objects/{RC_COMPRESSION}/part0.npz"]}
     for compression in RC["compression_scan"]:
         if compression != RC_COMPRESSION:
@@ -77,59 +65,12 @@ def rc_inputs_absolute():
 
 wildcard_constraints:
     rc_layout="nanoaod|aod|aod_objects",
-    rc_aod="aod|aod_objects",
     rc_stem=r"[A-Za-z0-9_.-]+",
 
 
-rule reader_comparison_aod:
-    input:
-        kernel=f"{KERNEL_BIN}/make_aod_like",
-        source=_datasets.source_path(STUDY["datasets"]),
-    output:
-        f"{RC_DATA}/aod/{{compression}}/part{{index}}.root",
-        f"{RC_DATA}/aod/{{compression}}/part{{index}}.root.reference.json",
-    params:
-        events=lambda wildcards: rc_aod_events(wildcards.index),
-        level=lambda wildcards: rc_level(wildcards.compression),
-        seed=lambda wildcards: STUDY["datasets"]["seed"] + int(wildcards.index),
-    shell:
-        "python -m throughput.experiments.reader_comparison make-aod {output[0]:q} --source {input.source:q} --events {params.events} "
-        "--compression {wildcards.compression} --level {params.level} --seed {params.seed}"
-
-
-rule reader_comparison_aod_objects:
-    input:
-        kernel=f"{KERNEL_BIN}/make_aod_like",
-        source=_datasets.source_path(STUDY["datasets"]),
-    output:
-        f"{RC_DATA}/aod_objects/{{compression}}/part0.root",
-        f"{RC_DATA}/aod_objects/{{compression}}/part0.root.reference.json",
-    params:
-        events=RC["object_events"],
-        level=lambda wildcards: rc_level(wildcards.compression),
-        seed=STUDY["datasets"]["seed"],
-    shell:
-        "python -m throughput.experiments.reader_comparison make-aod {output[0]:q} --objects --source {input.source:q} "
-        "--events {params.events} --compression {wildcards.compression} --level {params.level} --seed {params.seed}"
-
-
-rule reader_comparison_aod_rntuple:  # the flat AOD-like files' and the split-object file's
-    input:
-        kernel=KERNELS["datasets"][1],
-        tree=f"{RC_DATA}/{{rc_aod}}/{{compression}}/part{{index}}.root",
-    output:
-        f"{RC_DATA}/{{rc_aod}}/{{compression}}/part{{index}}.ntuple.root",
-    params:
-        level=lambda wildcards: rc_level(wildcards.compression),
-    shell:
-        "python -m throughput.experiments.reader_comparison make-rntuple {input.tree:q} {output:q} "
-        "--layout {wildcards.rc_aod} --compression {wildcards.compression} --level {params.level}"
-
-
 def rc_numpy_source(wildcards):
-    if wildcards.rc_layout in ("aod", "aod_objects"):
-        return f"{RC_DATA}/{wildcards.rc_layout}/{wildcards.compression}/part{wildcards.index}.root"
-    return f"data/nanoaod/{wildcards.compression}/part{wildcards.index}.root"
+    files = nanoaod_files if wildcards.rc_layout == "nanoaod" else partial(aod_files, wildcards.rc_layout)
+    return files(wildcards.compression, int(wildcards.index) + 1)[-1]
 
 
 rule reader_comparison_numpy:
@@ -151,7 +92,7 @@ rule reader_comparison_real_copies:
     params:
         layout=lambda wildcards: rc_module.real_layout(wildcards.rc_stem),
         compression=lambda wildcards: rc_module.file_compression(RC_REAL[wildcards.rc_stem]),
-        level=lambda wildcards: rc_level(rc_module.file_compression(RC_REAL[wildcards.rc_stem])),
+        level=lambda wildcards: _datasets.level(STUDY["datasets"], rc_module.file_compression(RC_REAL[wildcards.rc_stem])),
     shell:
         "python -m throughput.experiments.reader_comparison make-numpy {input.source:q} {output.numpy:q} "
         "--layout {params.layout} && "

@@ -2,7 +2,7 @@
 and the figures and tables it hands to the paper.
 
 From these declarations, and nowhere else:
-* Snakemake makes every experiment's notebook rule (workflow/rules/common.smk);
+* Snakemake makes every experiment's notebook rule (workflow/rules/notebooks.smk);
 * a notebook writes its outputs through `throughput.report.outputs.Outputs`, which
   refuses a name not declared here and fails when a declared one was not written;
 * the tests check that the paper's \\input and \\includegraphics name exactly

@@ -1,12 +1,13 @@
 """The command line, ``python -m throughput.experiments.reader_comparison
-{read,make-aod,make-numpy,make-rntuple,build-java,build-root4j} ...``: the entry points of
-the workflow's rules and of the Python reader processes."""
+{read,make-numpy,make-rntuple,build-java,build-root4j} ...``: the entry points of
+the workflow's rules and of the Python reader processes (the generated files' own
+commands, MiniAOD-like files included, are ``python -m throughput.inputs.datasets``)."""
 from __future__ import annotations
 
 import sys
 
 from ...core import harness
-from .inputs import make_aod_like, make_numpy_copy, make_rntuple_copy
+from .inputs import make_numpy_copy, make_rntuple_copy
 from .processes import build_java_reader, build_root4j_reader
 from .readers import ReaderError, read_main
 from .vocabulary import COMPRESSIONS, LAYOUTS, branch_name, tree_name
@@ -16,7 +17,7 @@ def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     if not argv:
         print("usage: python -m throughput.experiments.reader_comparison "
-              "{read,make-aod,make-numpy,make-rntuple,build-java,build-root4j} ...", file=sys.stderr)
+              "{read,make-numpy,make-rntuple,build-java,build-root4j} ...", file=sys.stderr)
         return 2
     command, rest = argv[0], argv[1:]
     try:
@@ -25,19 +26,7 @@ def main(argv: list[str] | None = None) -> int:
         import argparse
 
         parser = argparse.ArgumentParser(prog=f"reader_comparison {command}")
-        if command == "make-aod":
-            parser.add_argument("output")
-            parser.add_argument("--events", type=int, required=True)
-            parser.add_argument("--compression", required=True, choices=COMPRESSIONS)
-            parser.add_argument("--level", type=int, default=1)
-            parser.add_argument("--seed", type=int, default=1)
-            parser.add_argument("--objects", action="store_true",
-                                help="collections as split std::vector of the generated classes")
-            parser.add_argument("--source", default=None,
-                                help="the real NanoAOD file whose particles fill it (default: datasets.source's)")
-            a = parser.parse_args(rest)
-            make_aod_like(a.output, a.events, a.compression, a.level, a.seed, objects=a.objects, source=a.source)
-        elif command == "make-numpy":
+        if command == "make-numpy":
             parser.add_argument("source")
             parser.add_argument("output")
             parser.add_argument("--layout", required=True, choices=sorted(LAYOUTS))
