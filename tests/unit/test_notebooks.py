@@ -154,3 +154,43 @@ def test_every_parameter_the_workflow_passes_is_a_notebook_parameter(tmp_path):
         unknown = sorted(set(parameters) - set(namespace))
         assert not unknown, f"the workflow passes {name}.ipynb parameters it does not define: {unknown}"
         assert set(parameters[name]) == set(tiny[name]), f"{name}: the section is not passed whole"
+
+
+def _study_names(code: str) -> dict[str, str]:
+    """Local name -> the throughput module it was imported as, from a notebook's code."""
+    import ast
+
+    names = {}
+    for node in ast.walk(ast.parse(code)):
+        if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("throughput"):
+            for alias in node.names:
+                names[alias.asname or alias.name] = f"{node.module}.{alias.name}"
+        elif isinstance(node, ast.Import):
+            names.update({a.asname: a.name for a in node.names if a.name.startswith("throughput") and a.asname})
+    return names
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_every_study_name_a_notebook_uses_exists(path):
+    """Each `module.name` a notebook reaches through a throughput module it imported exists (a name
+    that moved between modules fails here, in seconds, not at the end of a notebook's run)."""
+    import ast
+    import importlib
+
+    code = "\n".join(_without_magics(cell.source) for cell in nbformat.read(path, as_version=4).cells
+                     if cell.cell_type == "code")
+    modules = {}
+    for local, dotted in _study_names(code).items():
+        try:
+            modules[local] = importlib.import_module(dotted)
+        except ModuleNotFoundError:
+            continue  # a function or class imported by name: the import itself checks it
+    missing = sorted({f"{node.value.id}.{node.attr}" for node in ast.walk(ast.parse(code))
+                      if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name)
+                      and node.value.id in modules and not hasattr(modules[node.value.id], node.attr)})
+    assert not missing, f"{path.name} uses names its modules do not have: {missing}"
+
+
+def _without_magics(source: str) -> str:
+    """A cell's source without IPython's magics and shell escapes (not Python)."""
+    return "\n".join(line for line in source.splitlines() if not line.lstrip().startswith(("%", "!")))
