@@ -9,6 +9,7 @@ from functools import partial
 
 from throughput.experiments import reader_comparison as rc_module
 from throughput.inputs import datasets as _datasets
+from throughput.experiments.reader_comparison import processes as _rc_processes
 
 RC = STUDY["reader_comparison"]
 RC_COMPRESSION = STUDY["datasets"]["compression"]
@@ -102,12 +103,13 @@ rule reader_comparison_real_copies:
 
 rule reader_comparison_java:
     input:
-        [str(p) for p in (REPO / "kernels" / "reader_comparison" / "java").rglob("*") if p.is_file()],
+        [str(p) for p in _rc_processes.source_files(_rc_processes.LAURELIN_SOURCES)],
     output:
         RC_JAVA,
     shell:
-        # Maven: offline from the local repository under $XDG_CACHE_HOME/m2 when it has
-        # everything, else from Maven Central (laurelin 1.0.1 and the build plugins).
+        # Maven (the parent kernels/reader_comparison/java/pom.xml, -pl laurelin -am): offline
+        # from the local repository under $XDG_CACHE_HOME/m2 when it has everything, else
+        # from Maven Central (laurelin 1.0.1 and the build plugins).
         "python -m throughput.experiments.reader_comparison build-java build/java/reader_comparison"
 
 

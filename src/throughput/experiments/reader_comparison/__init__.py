@@ -15,9 +15,10 @@ is read by every reader, one process per reader group and input set:
 * uproot (today's non-C++ implementation, as root4j was) and the same values
   as a deflate-compressed Numpy file (the seed's baseline), in Python
   (``python -m throughput.experiments.reader_comparison read``);
-* two Java readers: laurelin from Maven Central (kernels/reader_comparison/java)
-  and the seed's root4j, built from its pinned source with our patch
-  (kernels/reader_comparison/root4j; processes.build_root4j_reader);
+* two Java readers, modules of one Maven parent (kernels/reader_comparison/java, with
+  their shared module common): laurelin from Maven Central (java/laurelin) and the
+  seed's root4j, built from its pinned source with our patch (java/root4j;
+  processes.build_root4j_reader);
 * ROOT's own ``rootreadspeed`` on the same branches, the reference the C++
   readers are held against.
 

@@ -19,7 +19,8 @@ from . import readers
 from .analysis import reading_time
 from .inputs import counter_of
 from .processes import (LAURELIN_SOURCES, ROOT4J_SOURCES, ReaderFailed, build_java_reader, build_root4j_reader,
-                        classify_failure, java_available, java_dir, root4j_dir, run_json_process, run_rootreadspeed)
+                        classify_failure, java_available, java_dir, root4j_dir, run_json_process, run_rootreadspeed,
+                        source_files)
 from .vocabulary import (COLLECTIONS, CPP_METHODS, HZZ_COLLECTIONS, JAVA_READERS, LAYOUTS, OBJECT_METHODS,
                          PYTHON_READERS, READER_BY_NAME, READER_TABLE, branch_name, collection_of, set_tree)
 
@@ -214,12 +215,11 @@ JAVA_BUILDS = {
 }
 
 
-def _tree_hash(*folders: Path) -> str:
-    """sha256 over every file below `folders`, in order."""
+def _tree_hash(*sources: Path) -> str:
+    """sha256 over every file of `sources` (files, and every file below folders), in order."""
     digest = hashlib.sha256()
-    for folder in folders:
-        for path in sorted(p for p in folder.rglob("*") if p.is_file()):
-            digest.update(path.read_bytes())
+    for path in source_files(sources):
+        digest.update(path.read_bytes())
     return digest.hexdigest()
 
 

@@ -156,16 +156,25 @@ def java_available() -> str | None:
 
 # What each Java reader is built from: a newer file than its jar rebuilds it, and their
 # hash is part of its runs' reuse key (measuring.JAVA_BUILDS).
+# One Maven parent (JAVA_DIR/pom.xml: versions, plugins, build layout) with the sibling
+# modules common, laurelin and root4j; a reader is built with `-pl MODULE -am`.
 SOURCE_DIR = REPO / "kernels" / "reader_comparison"  # its kernels and Java readers
-JAVA_COMMON = SOURCE_DIR / "java" / "common"  # options, records, passes
-LAURELIN_SOURCES = (SOURCE_DIR / "java",)  # JAVA_COMMON included
-ROOT4J_DIR = SOURCE_DIR / "root4j"  # root4j.patch, reader/
-ROOT4J_SOURCES = (ROOT4J_DIR, JAVA_COMMON)
+JAVA_DIR = SOURCE_DIR / "java"  # the parent pom.xml and its modules
+JAVA_COMMON = JAVA_DIR / "common"  # options, records, passes
+ROOT4J_DIR = JAVA_DIR / "root4j"  # the reader module and root4j.patch
+LAURELIN_SOURCES = (JAVA_DIR / "pom.xml", JAVA_COMMON, JAVA_DIR / "laurelin")
+ROOT4J_SOURCES = (JAVA_DIR / "pom.xml", JAVA_COMMON, ROOT4J_DIR)
+
+
+def source_files(sources: tuple[Path, ...]) -> list[Path]:
+    """The files of `sources` (files, and folders searched recursively), in order."""
+    return [p for source in sources
+            for p in ([source] if source.is_file() else sorted(q for q in source.rglob("*") if q.is_file()))]
 
 
 def _built_after_sources(jar: Path, sources: tuple[Path, ...]) -> bool:
-    """Whether `jar` exists and is newer than every file below `sources`."""
-    newest = max(p.stat().st_mtime for folder in sources for p in folder.rglob("*") if p.is_file())
+    """Whether `jar` exists and is newer than every file of `sources`."""
+    newest = max(p.stat().st_mtime for p in source_files(sources))
     return jar.exists() and jar.stat().st_mtime >= newest
 
 
@@ -179,7 +188,8 @@ def build_java_reader(target: str | os.PathLike | None = None) -> Path:
     reason = java_available()
     if reason:
         raise harness.KernelError(f"cannot build the Java reader: {reason}")
-    _maven("package", LAURELIN_SOURCES[0], [f"-Drc.build.dir={target.resolve()}"], "the Java reader", jar)
+    _maven("package", JAVA_DIR, ["-pl", "laurelin", "-am", f"-Drc.build.dir={target.resolve()}"], "the Java reader",
+           jar)
     jar.touch()
     return jar
 
@@ -251,10 +261,10 @@ def root4j_dir() -> Path:
 def build_root4j_reader(target: str | os.PathLike | None = None) -> Path:
     """Build the root4j reader, unless it is already built; return its jar (run it as
     `java -jar JAR` with the laurelin reader's options). root4j at ROOT4J_COMMIT is
-    unpacked (or fetched), patched with kernels/reader_comparison/root4j/root4j.patch,
+    unpacked (or fetched), patched with kernels/reader_comparison/java/root4j/root4j.patch,
     installed with Maven into the local repository under $XDG_CACHE_HOME/m2 as
-    org.diana-hep:root4j:0.1.7-624b697-throughput, and the reader module
-    (root4j/reader, compiling java/common too) packaged into `target`."""
+    org.diana-hep:root4j:0.1.7-624b697-throughput, and the reader module (java/root4j,
+    with its sibling java/common) packaged into `target`."""
     target = Path(target) if target else root4j_dir()
     jar = target / "root4j-reader.jar"
     patch = ROOT4J_DIR / "root4j.patch"
@@ -272,7 +282,8 @@ def build_root4j_reader(target: str | os.PathLike | None = None) -> Path:
         raise harness.KernelError(f"root4j: {patch} does not apply to {ROOT4J_COMMIT}: "
                                   f"{(proc.stdout + proc.stderr)[-2000:]}")
     _maven("install", source, ROOT4J_MAVEN, "root4j", source / "target" / "root4j-0.1.7-624b697-throughput.jar")
-    _maven("package", ROOT4J_DIR / "reader", [f"-Drc.build.dir={target.resolve()}"], "the root4j reader", jar)
+    _maven("package", JAVA_DIR, ["-pl", "root4j", "-am", f"-Drc.build.dir={target.resolve()}"], "the root4j reader",
+           jar)
     jar.touch()
     return jar
 

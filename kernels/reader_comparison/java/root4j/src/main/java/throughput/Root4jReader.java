@@ -26,12 +26,12 @@ import static throughput.ReaderCommon.wallSeconds;
 /**
  * The second Java reader of the reader comparison: root4j, the pure-Java ROOT
  * reader seed 000 measured (github.com/diana-hep/root4j at 624b697, built from
- * source with ../root4j.patch, which makes it read ROOT 6 files, LZ4 and ZSTD).
+ * source with root4j.patch (this module's), which makes it read ROOT 6 files, LZ4 and ZSTD).
  * It reads one numeric branch (flat, jagged as a leaf list X_pt[nX]/F, or a member
  * of a split object collection, X.pt; floats, integers and bools) basket by basket
  * with root4j's own file parsing, decompression and entry offsets, and prints the
  * same JSON lines as LaurelinReader and the C++ kernel read_branch (options,
- * records, passes and exit codes: ReaderCommon, compiled from ../../java/common). Exit code 2 carries root4j's own exception.
+ * records, passes and exit codes: ReaderCommon, of the module ../common). Exit code 2 carries root4j's own exception.
  */
 public final class Root4jReader {
     static final ReaderCommon.FileReader READER =

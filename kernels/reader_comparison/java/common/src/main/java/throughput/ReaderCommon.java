@@ -12,11 +12,11 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * What the Java readers of the reader comparison share (laurelin: LaurelinReader in
- * this module; root4j: kernels/reader_comparison/root4j/reader, which compiles this
- * folder too): the options, the JSON lines, the clocks, the page_cache preparation,
- * one pass with its checksum, the compression named from the file header, and the
- * repetitions with their check that passes agree. A reader gives only how to read one
+ * What the Java readers of the reader comparison share (this module, common, a
+ * dependency of its siblings laurelin (LaurelinReader) and root4j (Root4jReader)):
+ * the options, the JSON lines, the clocks, the page_cache preparation, one pass with
+ * its checksum, the compression named from the file header, and the repetitions with
+ * their check that passes agree. A reader gives only how to read one
  * numeric branch of one file (FileReader) and its names.
  *
  * Exit codes: 0 fine; 2 a missing or damaged file, a missing branch, or any read error

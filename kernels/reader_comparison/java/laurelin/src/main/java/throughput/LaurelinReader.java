@@ -35,7 +35,7 @@ import static throughput.ReaderCommon.wallSeconds;
  * prints the same JSON lines as the C++ kernel read_branch: "timing" per
  * pass, "sample" every --sample-every items, "result" per branch and one
  * "validation". The checksum is the one of kernels/reader_comparison/pass.hpp.
- * Options, records, passes and exit codes are ReaderCommon's (java/common/),
+ * Options, records, passes and exit codes are ReaderCommon's (module ../common),
  * shared with the root4j reader; this class is how laurelin reads a file.
  *
  * Exit codes: 0 fine; 2 a missing or damaged file, a missing branch, or any
