@@ -85,7 +85,7 @@ rule reader_comparison_numpy:
 
 rule reader_comparison_real_copies:
     input:
-        kernel=KERNELS["datasets"][1],
+        kernel=DATASET_KERNEL["rntuple"],  # the RNTuple copy (tree_to_rntuple)
         source=lambda wildcards: str(RC_REAL[wildcards.rc_stem]),
     output:
         numpy=f"{RC_DATA}/real/{{rc_stem}}.npz",
