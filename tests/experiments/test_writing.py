@@ -96,9 +96,11 @@ def test_random_workload_every_writer_reads_back_the_same_entries(medium, tmpfs_
 @pytest.mark.parametrize("medium", ["memory", "tmpfs"])
 def test_samples_repeat_the_write_to_their_minimum_length_and_read_back_every_pass(medium, tmpfs_dir):
     result = run({"workload": "random", "method": "rntuple", "mb": 0.04, "random-branches": 2, "medium": medium,
-                  "dir": tmpfs_dir, "reps": 3, "min-sample-s": 0.02})
+                  "dir": tmpfs_dir, "reps": 3, "min-sample-s": 0.2})
     v, t = result.validation, result.timings
-    assert (t.loc[~t["warmup"], "loops"] > 1).all() and loops_follow_the_calibration_rule(t, 1, 0.02)
+    # Whether one sample repeats depends on how long the pass before it took on a busy host (CI
+    # once saw a 40 kB write take over 20 ms); 0.2 s leaves room, and the rule itself is replayed.
+    assert (t["loops"] > 1).any() and loops_follow_the_calibration_rule(t, 1, 0.2)
     assert v["ok"] and v["passes_checked"] == t["loops"].sum()
     assert set(t["checksum"]) == {v["source_checksum"]} and (t["read_entries"] == 2500).all()
     assert not list(Path(tmpfs_dir).iterdir()), "outputs were left behind"
