@@ -144,6 +144,10 @@ def test_every_pass_records_the_load_and_every_run_its_spread(tmp_path):
     assert frame["half_width"].eq(half_width).all() and 0.04 < half_width < 0.1 and not frame["noisy"].any()
     assert frame["cv"].round(6).eq(0.02).all()
     _, stored_provenance, key = results.read_raw(tmp_path / "A.parquet")
+    # the three methods moved together, round by round: all of it common, none their own
+    drift = stored_provenance["noise"].pop("round_drift")
+    assert drift["common"] == pytest.approx(np.std(np.log([1.0, 1.02, 0.98]), ddof=1)) and drift["own"] < 1e-12
+    assert (drift["figures"], drift["rounds"]) == (3, 3)
     assert stored_provenance["noise"] == {"max_half_width": 0.1, "attempts": 1, "retakes": 0, "sample_retakes": 0,
                                           "earlier_attempts_widest": [], "noisy": False, "half_width": half_width}
     assert set(stored_provenance["load"]) == {"load_avg_1min", "others_cores", "steal_fraction", "cpu_stall_share"}
@@ -351,3 +355,39 @@ def test_the_retake_rule_comes_from_the_noise_section():
     assert noise.Settings.from_config({}).sample_retakes == harness.Retakes(0.02, 3)
     settings = noise.Settings.from_config({"max_run_delay_share": 0.05, "max_sample_retakes": 1})
     assert settings.sample_retakes == harness.Retakes(0.05, 1)
+
+
+def test_round_drift_splits_what_all_figures_shared_in_a_round_from_their_own():
+    rng = np.random.default_rng(1)
+    common = np.array([0.10, -0.10, 0.05, -0.05, 0.0, 0.08, -0.08, 0.0])  # the machine's speed per round
+    figures, rounds = 12, len(common)
+    own = 0.01 * rng.standard_normal((figures, rounds))
+    logs = np.log(rng.uniform(1, 100, figures))[:, None] + common[None, :] + own
+    per_round = pd.Series(np.exp(logs).ravel(), index=pd.MultiIndex.from_product(
+        [range(figures), range(rounds)], names=["figure", "round"]))
+    drift = noise.round_drift(per_round)
+    assert drift.figures == figures and drift.rounds == rounds
+    assert drift.common == pytest.approx(np.std(common, ddof=1), rel=0.1)
+    assert drift.own == pytest.approx(0.01, rel=0.3)
+    # without a shared part, what is left as common is the figures' own noise averaged: small
+    still = noise.round_drift(per_round / np.exp(np.tile(common, figures)))
+    assert still.common < 0.01 and still.own == pytest.approx(drift.own, rel=0.1)
+    # too few figures or rounds to split; a figure missing a round is left out
+    assert noise.round_drift(per_round.loc[[0, 1]]) is None
+    assert noise.round_drift(per_round[per_round.index.get_level_values("round") < 2]) is None
+    assert noise.round_drift(per_round.drop((0, 3))).figures == figures - 1
+
+
+def test_the_method_section_says_how_the_groups_moved_between_rounds():
+    def run(common, own):
+        return {"load": {"others_cores": 0.0, "load_avg_1min": 0.1, "steal_fraction": 0.0},
+                "noise": {"half_width": 0.05, "max_half_width": 0.1,
+                          "round_drift": {"common": common, "own": own, "figures": 4, "rounds": 5}}}
+    sentence = noise_sentences.study_summary({"memory_bandwidth": [run(0.02, 0.01)] * 2,
+                                              "reader_comparison": [run(0.1, 0.05), run(0.12, 0.07)]})
+    # one value per group (both memory-bandwidth runs record their group's): median of 2%, 10%, 12%
+    assert ("the figures of an interleaved group moved together (the machine's speed at the time, which a ratio "
+            "paired by round cancels) by a median ±10.0%") in sentence
+    assert "per experiment: memory bandwidth ±2.0% together, ±1.0% apart; reader comparison ±11.0% together" in sentence
+    unsplit = {**run(0, 0), "noise": {"half_width": 0.05, "max_half_width": 0.1, "round_drift": None}}
+    assert "moved together" not in noise_sentences.study_summary({"memory_bandwidth": [unsplit]})

@@ -61,20 +61,34 @@ def time_per_pass(frame: pd.DataFrame) -> pd.Series:
     return frame["wall_s"] / frame["loops"].fillna(1) if "loops" in frame else frame["wall_s"]
 
 
+def _timed_quantity(frame: pd.DataFrame, quantity: Quantity) -> pd.DataFrame:
+    """The timed rows of `frame` (no warm-up, no rate samples), with the printed `quantity`."""
+    measured = frame[~frame["warmup"].astype(bool)]
+    if "record" in measured:
+        measured = measured[measured["record"] == "timing"]
+    return measured.assign(quantity=quantity(measured))
+
+
 def _spread(frame: pd.DataFrame, series: Sequence[str], quantity: Quantity, per_round: str) -> pd.DataFrame:
     """Per run and series, over its timed passes of the printed `quantity`: the relative
     half-width of the 95% interval across rounds (`half_width`, each round's `per_round` pass,
     median or min, one value: throughput.core.noise.interval_half_width), which decides `noisy`,
     and the coefficient of variation (`cv`), which describes."""
-    measured = frame[~frame["warmup"].astype(bool)]
-    if "record" in measured:
-        measured = measured[measured["record"] == "timing"]
-    measured = measured.assign(quantity=quantity(measured))
+    measured = _timed_quantity(frame, quantity)
     keys = ["run", *series]
     by_round = measured.groupby([*keys, "round"], sort=False)["quantity"].agg(per_round)
     half_width = by_round.groupby(level=keys, sort=False).agg(noise.interval_half_width).rename("half_width")
     cv = measured.groupby(keys, sort=False)["quantity"].agg(noise.coefficient_of_variation).rename("cv")
     return pd.concat([half_width, cv], axis=1).reset_index()
+
+
+def _round_drift(frame: pd.DataFrame, series: Sequence[str], quantity: Quantity,
+                 per_round: str) -> dict[str, float] | None:
+    """How the group's figures moved between its rounds, common and own (noise.round_drift),
+    for the method section: what part of an interval the machine's speed made, alike for all."""
+    measured = _timed_quantity(frame, quantity)
+    drift = noise.round_drift(measured.groupby(["run", *series, "round"], sort=False)["quantity"].agg(per_round))
+    return None if drift is None else dataclasses.asdict(drift)
 
 
 def by_round(measured: pd.DataFrame, keys: list[str], table: pd.DataFrame, column: str = "wall_s",
@@ -89,7 +103,7 @@ def by_round(measured: pd.DataFrame, keys: list[str], table: pd.DataFrame, colum
 
 def _measure_group(group: Group, measure_pass: MeasurePass, repetitions: int, settings: noise.Settings,
                    series: Sequence[str], quantity: Quantity, per_round: str,
-                   bar: tqdm) -> tuple[pd.DataFrame, dict[str, dict[str, Any]], list[float]]:
+                   bar: tqdm) -> tuple[pd.DataFrame, dict[str, dict[str, Any]], list[float], dict[str, float] | None]:
     """Measure `group` until no series is noisy or the re-measures are spent. A re-measure adds
     `repetitions` rounds to those already taken (the interval narrows with more processes, and
     whatever was spread between processes stays in the figure), rather than starting afresh."""
@@ -124,9 +138,10 @@ def _measure_group(group: Group, measure_pass: MeasurePass, repetitions: int, se
         earlier.append(widest)
         then = "measuring again" if attempt < settings.max_remeasures else "flagged"
         bar.set_postfix_str(f"{group.name}: interval ±{widest:.0%} > ±{settings.max_half_width:.0%}, {then}")
+    drift = _round_drift(frame, series, quantity, per_round)
     frame = frame.merge(spread, on=["run", *series], how="left")
     frame["noisy"] = [settings.is_noisy(width) for width in frame["half_width"]]
-    return frame, provenance, earlier
+    return frame, provenance, earlier, drift
 
 
 def measure_interleaved(groups: Sequence[Group], raw_dir: str | Path, key_of: Callable[[dict[str, Any]], dict[str, Any]],
@@ -161,8 +176,8 @@ def measure_interleaved(groups: Sequence[Group], raw_dir: str | Path, key_of: Ca
     total = sum(repetitions * len(group.runs) for group, _ in to_measure)
     with tqdm(total=total, desc=desc, unit="pass", disable=not progress or not total) as bar:
         for group, keys in to_measure:
-            frame, provenance, earlier = _measure_group(group, measure_pass, repetitions, settings, series,
-                                                         quantity, per_round, bar)
+            frame, provenance, earlier, drift = _measure_group(group, measure_pass, repetitions, settings, series,
+                                                                quantity, per_round, bar)
             for run in group.runs:
                 rows = frame[frame["run"] == run["name"]].reset_index(drop=True)
                 record = {**provenance[run["name"]],
@@ -176,6 +191,8 @@ def measure_interleaved(groups: Sequence[Group], raw_dir: str | Path, key_of: Ca
                                     "sample_retakes": int(rows["sample_retakes"].fillna(0).sum())
                                     if "sample_retakes" in rows else 0,
                                     "earlier_attempts_widest": earlier, "noisy": bool(rows["noisy"].any()),
+                                    # the group's drift between rounds, common and own (noise.round_drift)
+                                    "round_drift": drift,
                                     # the run's widest interval (None: one round, none known)
                                     "half_width": None if rows["half_width"].isna().all()
                                     else float(rows["half_width"].max())}}

@@ -178,6 +178,33 @@ def coefficient_of_variation(values: Iterable[float]) -> float:
 
 
 @dataclass(frozen=True)
+class RoundDrift:
+    """How a group's figures moved between its rounds, split in two (standard deviations of
+    the per-round logarithms, so 0.05 is about 5%): `common`, the part all figures of the group
+    shared in a round (the machine's speed at that time, which a ratio paired by round cancels),
+    and `own`, what each figure moved apart from that (the median over figures)."""
+
+    common: float
+    own: float
+    figures: int
+    rounds: int
+
+
+def round_drift(per_round: pd.Series, min_figures: int = 3) -> RoundDrift | None:
+    """`per_round`: one positive value per figure and round, indexed by the figure's keys and a
+    last level "round". None where it cannot be split: fewer than `min_figures` figures measured
+    in every one of at least three rounds (with few figures, their own noise passes for common)."""
+    logs = np.log(per_round.where(per_round > 0)).unstack("round").dropna()
+    if len(logs) < min_figures or logs.shape[1] < 3:
+        return None
+    centred = logs.sub(logs.mean(axis=1), axis=0)
+    common = centred.mean(axis=0)
+    own = centred.sub(common, axis=1).std(axis=1, ddof=1)
+    return RoundDrift(common=float(common.std(ddof=1)), own=float(own.median()),
+                      figures=len(logs), rounds=logs.shape[1])
+
+
+@dataclass(frozen=True)
 class Settings:
     """The `noise` section of the configuration."""
 

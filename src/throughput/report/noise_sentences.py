@@ -236,7 +236,25 @@ def _widths_sentence(provenances: Mapping[str, Sequence[dict[str, Any]]]) -> str
     wide = int((widths["width"] > limit).sum())
     return (f" The half-widths of the {len(widths)} interleaved runs' 95% intervals (each run's widest figure): "
             f"median ±{widths['width'].median():.1%}, 90th percentile ±{widths['width'].quantile(0.9):.1%}, "
-            f"{wide} wider than ±{limit:.0%}; median per experiment: {'; '.join(parts)}.")
+            f"{wide} wider than ±{limit:.0%}; median per experiment: {'; '.join(parts)}.{_drift_sentence(provenances)}")
+
+
+def _drift_sentence(provenances: Mapping[str, Sequence[dict[str, Any]]]) -> str:
+    """How the interleaved groups' figures moved between rounds (" " first): the part they shared
+    in a round (the machine's speed then) and each figure's own part (noise.round_drift), so a
+    reader sees which part of the intervals no longer sample and no pairing within a figure removes."""
+    drifts = pd.DataFrame([{"experiment": experiment.replace("_", " "), **p["noise"]["round_drift"]}
+                           for experiment, runs in provenances.items() for p in runs
+                           if p.get("noise", {}).get("round_drift")])
+    if drifts.empty:
+        return ""
+    drifts = drifts.drop_duplicates()  # every run of a group records the group's
+    parts = [f"{experiment} ±{group['common'].median():.1%} together, ±{group['own'].median():.1%} apart"
+             for experiment, group in drifts.groupby("experiment", sort=True)]
+    return (f" Between rounds, the figures of an interleaved group moved together (the machine's speed at the "
+            f"time, which a ratio paired by round cancels) by a median ±{drifts['common'].median():.1%} "
+            f"(standard deviation over rounds), and each apart from the others by ±{drifts['own'].median():.1%}; "
+            f"per experiment: {'; '.join(parts)}.")
 
 
 def study_macros(provenances: Mapping[str, Sequence[dict[str, Any]]]) -> dict[str, str]:
