@@ -27,6 +27,9 @@ def test_dry_run_lists_the_plan_even_with_more_cores_than_the_machine(tmp_path):
     assert result.returncode == 0, result.stderr
     for rule in ("kernel", "memory_bandwidth", "study_macros", "paper"):
         assert re.search(rf"\b{rule}\b", result.stdout), f"rule {rule} missing from the plan"
+    # a kernel job builds with the jobs it asked for (on Slurm, its cpus_per_task), not every core
+    levels = set(re.findall(r"CMAKE_BUILD_PARALLEL_LEVEL=(\d+) ", result.stdout))
+    assert levels == {"4"} and re.search(r"rule kernel:(?:\n    .*)*\n    threads: 4\n", result.stdout), levels
     assert not (tmp_path / "results").exists()
 
 

@@ -17,8 +17,12 @@ rule kernel:
         kernel="|".join(KERNEL_NAMES),
     log:
         "results/logs/kernels/{kernel}.log",
+    # the compiler jobs it may run: what Slurm gives the job (cpus_per_task follows threads)
+    # and what cmake --parallel uses, rather than ninja's default of every core of the node
+    threads: 4
     # ninja leaves a binary alone when what it is built from did not change in a
     # way that matters to it; touching it keeps Snakemake from seeing it older
     # than an edited CMake file forever. Only this binary: nothing else re-runs.
     shell:
-        "{REPO:q}/kernels/build.sh build/kernels python {wildcards.kernel:q} > {log:q} 2>&1 && touch {output:q}"
+        "CMAKE_BUILD_PARALLEL_LEVEL={threads} {REPO:q}/kernels/build.sh build/kernels python {wildcards.kernel:q} "
+        "> {log:q} 2>&1 && touch {output:q}"
