@@ -808,9 +808,11 @@ def test_the_throttled_fit_uses_every_process_count_and_is_judged_against_the_th
     assert check["ratio"].processes == 3 and check["ratio"].low < 1 < check["ratio"].high
     assert check["ratio"].value == pytest.approx(1.0, rel=0.02)
     macros = rdf.throttle_macros(rs)
-    assert macros["RdfThrottleVerdict"].startswith("recovers") and macros["RdfThrottleDof"] == "2"
+    assert macros["RdfThrottleState"] == "met" and macros["RdfThrottleDof"] == "2"
     # a device that read at 80 MB/s is not what the readers saturated at
-    assert rdf.rate_summary(_throttled_frames(80.0, 0.002))["throttled_check"]["verdict"] is intervals.Verdict.MISSED
+    missed = rdf.rate_summary(_throttled_frames(80.0, 0.002))
+    assert missed["throttled_check"]["verdict"] is intervals.Verdict.MISSED
+    assert rdf.throttle_macros(missed)["RdfThrottleState"] == "missed"  # the section words it
     # passes scattered so far that the asymptote's interval is wider than the noise limit
     loose = rdf.rate_summary(_throttled_frames(50.0, 0.15))["throttled_check"]
     assert loose["verdict"] is intervals.Verdict.INCONCLUSIVE
@@ -820,7 +822,7 @@ def test_the_throttled_fit_uses_every_process_count_and_is_judged_against_the_th
     plain["raw"] = plain["raw"][plain["raw"]["cache"] != rdf.THROTTLED].drop(columns="throttle_bps")
     plain["rate"] = plain["rate"].assign(cache="cold")
     assert rdf.rate_summary(plain)["throttled_check"] is None
-    assert rdf.throttle_macros(None)["RdfThrottleVerdict"].startswith("was not checked")
+    assert rdf.throttle_macros(None)["RdfThrottleState"] == "notmeasured"
     # a round whose rate did not bend gives no asymptote: nothing to pair, inconclusive
     flat = _throttled_frames(50.0, 0.002)
     flat["rate"].loc[flat["rate"]["round"] == 0, "wall_s"] = 10 / 33.0 / flat["rate"]["processes"]

@@ -6,11 +6,14 @@ import ast
 import json
 import math
 import re
+import shutil
+import subprocess
 
 import pandas as pd
 import pytest
 
 from throughput import REPO
+from throughput.core import intervals
 from throughput.machines import tables as machines
 from throughput.report import noise_sentences
 from throughput.report import paper, seeds
@@ -155,6 +158,7 @@ TEX_STRUCTURE = [
     r"\\includegraphics\[[^\]]*\]\{[^}]*\}",
     r"\\(?:documentclass|usepackage)\[[^\]]*\]",                  # class and package options
     r"\\setlength\{[^}]*\}\{[^}]*\}",
+    r"\\newcommand\{\\[A-Za-z]+\}\[[1-9]\]", r"#[1-9]",       # a command's arguments (paper.tex's \wording)
     r"\d*\.?\d+\\(?:linewidth|textwidth)",                        # lengths
 ]
 # Allowed where they stand: names, unit definitions and symbols, never a figure.
@@ -247,7 +251,8 @@ MACRO_PREFIXES = ("Study", "Seed", "Mbw", "Gpub", "Rc", "Rdf", "Wrt")
 
 def _used_macros(text: str) -> set[str]:
     text = re.sub(r"(?<!\\)%[^\n]*", "", text)
-    return {m for m in re.findall(r"\\([A-Za-z]+)", text) if m.startswith(MACRO_PREFIXES)}
+    used = {m for m in re.findall(r"\\([A-Za-z]+)", text) if m.startswith(MACRO_PREFIXES)}
+    return used | {name + "State" for name in re.findall(r"\\wording\{([A-Za-z]+)\}", text)}  # the state it picks by
 
 
 def _producer_patterns(sources: list[str]) -> list[re.Pattern]:
@@ -374,3 +379,61 @@ def test_seed_macros_are_computed_from_the_tables(tmp_path):
     assert values["SeedMbwValues"] == r"\num{1e10}" and values["SeedRdfBenchEvents"] == r"\num{5.13e8}"
     text = paper.write_macros(values, tmp_path / "seeds.tex").read_text()
     assert text.count(r"\newcommand") == len(values)
+
+
+# --- worded variants: the states come from Python, their words from the sections --------------------
+
+# Every \wording{Name} of the sections and the states its generator writes to \NameState
+# (the section must word each, and only these).
+WORDED = {
+    "RdfThrottle": {"met", "missed", "inconclusive", "notmeasured"},  # rdataframe.report.throttle_macros
+}
+
+
+def _variants(text: str) -> dict[str, set[str]]:
+    text = re.sub(r"(?<!\\)%[^\n]*", "", text)
+    found: dict[str, set[str]] = {name: set() for name in re.findall(r"\\wording\{([A-Za-z]+)\}", text)}
+    for name, state in re.findall(r"\\variant\{([A-Za-z]+)\}\{([a-z]+)\}", text):
+        found.setdefault(name, set()).add(state)
+    return found
+
+
+def test_every_worded_verdict_words_each_state_its_generator_writes():
+    found = {}
+    for path in TEX_SOURCES[1:]:
+        found.update(_variants(path.read_text()))
+    assert found == WORDED
+
+
+def test_a_state_is_a_verdicts_value_or_not_measured():
+    assert [paper.state(v) for v in (intervals.Verdict.MET, intervals.Verdict.MISSED, intervals.Verdict.INCONCLUSIVE, None)] \
+        == ["met", "missed", "inconclusive", paper.NOT_MEASURED]
+
+
+def _mechanism() -> str:
+    text = (REPO / "paper" / "paper.tex").read_text()
+    return text[text.index(r"\makeatletter"):text.index(r"\makeatother") + len(r"\makeatother")]
+
+
+@pytest.mark.skipif(shutil.which("pdflatex") is None, reason="no pdflatex")
+@pytest.mark.parametrize("state, error", [
+    ("missed", None),
+    ("bogus", r"\RdfThrottleState is 'bogus'"),  # a state the section does not word
+    (None, r"\RdfThrottleState is not defined"),  # no state macro at all
+])
+def test_wording_prints_the_states_variant_or_stops_the_build(tmp_path, state, error):
+    source = "\n".join([
+        r"\documentclass{article}", _mechanism(),
+        rf"\newcommand{{\RdfThrottleState}}{{{state}}}" if state else "",
+        r"\begin{document}",
+        r"\variant{RdfThrottle}{met}{recovers it}\variant{RdfThrottle}{missed}{misses it}",
+        r"Eq. \wording{RdfThrottle}.", r"\end{document}"])
+    (tmp_path / "t.tex").write_text(source)
+    run = subprocess.run(["pdflatex", "-interaction=nonstopmode", "-halt-on-error", "t.tex"],
+                         cwd=tmp_path, capture_output=True, text=True)
+    log = " ".join((tmp_path / "t.log").read_text(errors="replace").replace("\n", "").split())
+    if error is None:
+        assert run.returncode == 0 and "misses it" in subprocess.run(
+            ["pdftotext", str(tmp_path / "t.pdf"), "-"], capture_output=True, text=True).stdout
+    else:
+        assert run.returncode != 0 and error in log

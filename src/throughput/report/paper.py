@@ -13,6 +13,7 @@ from typing import Any
 
 import pandas as pd
 
+from ..core.intervals import Verdict
 from ..core.results import atomic_path
 
 _SPECIAL = {"&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_", "{": r"\{", "}": r"\}",
@@ -86,6 +87,17 @@ NOISY_MARK = r"\textsuperscript{\dag}"
 def flagged(cell: str, noisy: bool) -> str:
     """`cell` with the noisy mark when its measurement stayed noisy."""
     return cell + NOISY_MARK if noisy else cell
+
+
+# The state by which a section's \\wording{Name} picks one of its worded variants (paper/paper.tex
+# defines the mechanism; a state the section has no wording for stops the build): a verdict's
+# value (met, missed, inconclusive), or NOT_MEASURED where there was nothing to judge.
+NOT_MEASURED = "notmeasured"
+
+
+def state(verdict: Verdict | None) -> str:
+    """The state macro's value for `verdict` (None: not measured)."""
+    return NOT_MEASURED if verdict is None else Verdict(verdict).value
 
 
 def study_macros(root_version: str) -> dict[str, str]:

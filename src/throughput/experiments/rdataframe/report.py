@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 
 from ...core import intervals
-from ...report import seeds
+from ...report import paper, seeds
 from ...core.intervals import UNKNOWN, Estimate
 from ...setup.config import usable_cores
 from ...inputs.datasets import MIN_COMPARED_VALUES
@@ -301,31 +301,23 @@ def model_check_text(rs: dict[str, Any]) -> str:
     return "; ".join(parts) if parts else "one reader was not measured, so it is not checked"
 
 
-# How the throttled check's verdict reads after "so Eq. (1)" (io_rate_model.throttled_check).
-_THROTTLE_VERDICT = {
-    intervals.Verdict.MET: "recovers the throttled device's rate: the ratio's interval holds 1",
-    intervals.Verdict.MISSED: "misses the throttled device's rate: the ratio's interval excludes 1",
-    intervals.Verdict.INCONCLUSIVE: "cannot be said to recover the throttled device's rate or to miss it: the ratio's "
-                                    "interval holds 1 only by being wider than the noise limit, or a round's rate "
-                                    "did not bend"}
-
-
 def throttle_macros(rs: dict[str, Any] | None) -> dict[str, str]:
     """The throttled variant of the rate model: its read limit, the raw read under it, the fit's
     asymptote on every process count, the asymptote over the raw read paired round by round, and
-    whether it recovers that rate (or that it was not run)."""
+    whether it recovers that rate: RdfThrottleState, met, missed, inconclusive or notmeasured
+    (paper/sections/rdataframe.tex words each)."""
     check = rs["throttled_check"] if rs is not None else None
     if check is None:
         return {"RdfThrottleFactor": "--", "RdfThrottleLimit": "--", "RdfRIOThrottled": "--",
                 "RdfThrottleAsymptote": "--", "RdfThrottleDof": "--", "RdfThrottleRatio": "--",
-                "RdfThrottleVerdict": "was not checked: the throttled state was not measured (see below)"}
+                "RdfThrottleState": paper.state(None)}
     return {"RdfThrottleFactor": _num(check["factor"], 2) if math.isfinite(check["factor"]) else "--",
             "RdfThrottleLimit": _num(check["limit_mb_s"]),
             "RdfRIOThrottled": _estimate(check["raw"]),
             "RdfThrottleAsymptote": _fitted_r_io(check["fit"]),
             "RdfThrottleDof": str(int(check["fit"].dof)),
             "RdfThrottleRatio": _estimate(check["ratio"]),
-            "RdfThrottleVerdict": _THROTTLE_VERDICT[check["verdict"]]}
+            "RdfThrottleState": paper.state(check["verdict"])}
 
 
 def _oversubscribed(rs: dict[str, Any]) -> str:
