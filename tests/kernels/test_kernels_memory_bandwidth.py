@@ -359,6 +359,24 @@ def test_opt_verdict_ranks_levels_only_where_their_paired_interval_excludes_one(
     assert unranked.count("include 1, so this run does not rank them") == 2, unranked
 
 
+@pytest.mark.parametrize("plateau, immutable, state, immutable_state", [
+    ((0.97, 0.95, 0.99), (0.97, 0.95, 0.99), "met", "met"),
+    ((0.80, 0.78, 0.82), (0.97, 0.95, 0.99), "missed", "met"),  # the in-place kernel's own access pattern
+    ((0.80, 0.78, 0.82), (0.80, 0.70, 0.95), "missed", "inconclusive"),
+    ((0.92, 0.85, 0.99), (0.80, 0.78, 0.82), "inconclusive", "missed"),
+])
+def test_the_plateau_verdict_is_the_state_its_interval_gives(plateau, immutable, state, immutable_state):
+    """The paper words the plateau target by these states (paper/sections/memory_bandwidth.tex)."""
+    band = (1 - mb.PLATEAU_BAND, 1 + mb.PLATEAU_BAND)
+    ratio, immutable_ratio = intervals.Estimate(*plateau, 5), intervals.Estimate(*immutable, 5)
+    verdict = mb.plateau_verdict({"plateau": ratio, "plateau_verdict": intervals.within(ratio, *band),
+                                  "plateau_bus_ratio": 0.75, "plateau_immutable": immutable_ratio,
+                                  "plateau_immutable_verdict": intervals.within(immutable_ratio, *band)})
+    assert (verdict["state"], verdict["immutable_state"]) == (state, immutable_state)
+    assert verdict["band_percent"] == pytest.approx(100 * mb.PLATEAU_BAND) and verdict["interval"] == ratio.interval_text()
+    assert verdict["immutable"] == immutable[0] and verdict["immutable_interval"] == immutable_ratio.interval_text()
+
+
 def test_the_paper_tables_and_numbers_come_from_the_package(tmp_path):
     """What the notebook writes for the paper is built in the package (report): every table has a
     row per cell it shows, the -O table this run's seconds with their interval, and every macro
@@ -379,4 +397,5 @@ def test_the_paper_tables_and_numbers_come_from_the_package(tmp_path):
     macros = mb.paper_macros(params, table, frame, None, settings, labels, [])
     assert macros["MbwN"] == rf"\num{{{N}}}" and macros["MbwMaxThreads"] == 1  # a count: every digit
     assert macros["MbwSingleVerdict"] in mb.SINGLE_VERDICT_WORDS.values()
+    assert macros["MbwPlateauState"] in {"met", "missed", "inconclusive"} and "MbwPlateauVerdict" not in macros
     assert macros["MbwCompiler"]

@@ -204,21 +204,16 @@ def targets(table: pd.DataFrame, max_threads: int) -> dict[str, Any]:
     }
 
 
-def plateau_verdict(goal: dict[str, Any]) -> str:
-    """One sentence for the paper on the plateau target, from the measured ratio's interval."""
-    band = f"{PLATEAU_BAND:.0%}"
-    if goal["plateau_verdict"] is Verdict.MET:
-        return f"is within {band} of it ({goal['plateau'].interval_text()})"
-    if goal["plateau_verdict"] is Verdict.INCONCLUSIVE:
-        return (f"cannot be placed inside or outside the {band} band: the ratio's {goal['plateau'].interval_text()} "
-                f"crosses the band's edge")
+def plateau_verdict(goal: dict[str, Any]) -> dict[str, Any]:
+    """The plateau target's state (met, missed or inconclusive by the measured ratio's interval)
+    and the numbers the paper's worded variants quote (paper/sections/memory_bandwidth.tex): the
+    band, the ratio's interval and, said where the plateau is outside the band, the bus-traffic
+    ratio and the immutable kernel's ratio with its own state."""
     immutable = goal["plateau_immutable"]
-    placed = {Verdict.MET: "within", Verdict.MISSED: "outside",
-              Verdict.INCONCLUSIVE: "not placed inside or outside"}[goal["plateau_immutable_verdict"]]
-    return (f"is outside the {band} band ({goal['plateau'].interval_text()}). STREAM has no in-place kernel: each of its "
-            f"four kernels stores to an array it does not read, while the in-place update writes back lines it has "
-            f"just read (bus-traffic ratio {goal['plateau_bus_ratio']:.2f}). The immutable kernel, which has STREAM "
-            f"scale's access pattern, reaches {immutable.value:.2f} of it ({immutable.interval_text()}), {placed} the band")
+    return {"state": Verdict(goal["plateau_verdict"]).value, "band_percent": 100 * PLATEAU_BAND,
+            "interval": goal["plateau"].interval_text(), "bus_ratio": goal["plateau_bus_ratio"],
+            "immutable": immutable.value, "immutable_interval": immutable.interval_text(),
+            "immutable_state": Verdict(goal["plateau_immutable_verdict"]).value}
 
 
 SINGLE_VERDICT_WORDS = {Verdict.MET: "reaches", Verdict.MISSED: "does not reach",

@@ -73,6 +73,16 @@ def _single_thread_ghz(table: pd.DataFrame, mode: str) -> float:
     return rows["ghz"].iloc[0]
 
 
+def _plateau_macros(plateau: dict[str, Any]) -> dict[str, str]:
+    """The plateau target's states (MbwPlateauState, MbwPlateauImmutableState) and numbers."""
+    return {"MbwPlateauState": plateau["state"], "MbwPlateauBand": paper.number(plateau["band_percent"]),
+            "MbwPlateauInterval": paper.escape(plateau["interval"]),
+            "MbwPlateauBusRatio": rf"\num{{{plateau['bus_ratio']:.2f}}}",
+            "MbwPlateauImmutable": rf"\num{{{plateau['immutable']:.2f}}}",
+            "MbwPlateauImmutableInterval": paper.escape(plateau["immutable_interval"]),
+            "MbwPlateauImmutableState": plateau["immutable_state"]}
+
+
 def paper_macros(params: dict[str, Any], table: pd.DataFrame, frame: pd.DataFrame, fits: Any,
                  settings: noise.Settings, run_labels: dict[str, str], archived: list[Any]) -> dict[str, Any]:
     """Every number and verdict the paper section quotes, as macro name -> LaTeX; the verdicts are
@@ -96,7 +106,7 @@ def paper_macros(params: dict[str, Any], table: pd.DataFrame, frame: pd.DataFram
         # met, missed or inconclusive by the ratio's 95% interval, never by its value alone
         "MbwSingleVerdict": SINGLE_VERDICT_WORDS[goal["single_verdict"]],
         "MbwSingleTarget": paper.number(100 * SINGLE_TARGET),  # the target the verdict is against
-        "MbwPlateauVerdict": paper.escape(plateau_verdict(goal)),
+        **_plateau_macros(plateau_verdict(goal)),  # its state; the section words each
         **noise_sentences.paper_macros("Mbw", frame, settings, run_labels),
         "MbwMachinesSentence": paper.escape(archived_sentence(archived, "memory_bandwidth")),
         # the compiler that built the kernels, as the kernel itself reports it
