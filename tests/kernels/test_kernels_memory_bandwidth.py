@@ -352,11 +352,12 @@ def test_opt_verdict_ranks_levels_only_where_their_paired_interval_excludes_one(
     shared = {(mode, opt): [r * (1 + 0.03 * k) for r in rounds] for mode in mb.MODES
               for k, opt in enumerate(("O1", "O2", "O3"))}
     verdict = mb.opt_verdict(_single_thread(shared))
-    assert "inplace, -O3 is faster than -O1 and -O2: the 95% intervals of their paired ratios lie above 1" in verdict
+    assert verdict["inplace"]["state"] == "ranked" and verdict["inplace"]["fastest"] == "O3"
+    assert verdict["inplace"]["behind"] == ["O1", "O2"] and verdict["inplace"]["apart"] == pytest.approx(0.06)
     # the same levels with noise of their own in every round: not ranked
     noise = {"O1": [1.0, 1.1, 0.9, 1.05, 0.95], "O2": [0.95, 1.1, 1.0, 0.9, 1.1], "O3": [1.1, 0.9, 1.05, 1.0, 0.96]}
     unranked = mb.opt_verdict(_single_thread({(mode, opt): noise[opt] for mode in mb.MODES for opt in noise}))
-    assert unranked.count("include 1, so this run does not rank them") == 2, unranked
+    assert [unranked[mode]["state"] for mode in mb.MODES] == ["unranked", "unranked"], unranked
 
 
 @pytest.mark.parametrize("plateau, immutable, state, immutable_state", [
@@ -398,4 +399,6 @@ def test_the_paper_tables_and_numbers_come_from_the_package(tmp_path):
     assert macros["MbwN"] == rf"\num{{{N}}}" and macros["MbwMaxThreads"] == 1  # a count: every digit
     assert macros["MbwSingleVerdict"] in mb.SINGLE_VERDICT_WORDS.values()
     assert macros["MbwPlateauState"] in {"met", "missed", "inconclusive"} and "MbwPlateauVerdict" not in macros
+    assert {macros["MbwOptInplaceState"], macros["MbwOptImmutableState"]} <= {"ranked", "unranked"}
+    assert macros["MbwOptInplaceFastest"] in {"-O1", "-O2", "-O3"} and "MbwOptVerdict" not in macros
     assert macros["MbwCompiler"]

@@ -389,6 +389,7 @@ WORDED = {
     "RdfThrottle": {"met", "missed", "inconclusive", "notmeasured"},  # rdataframe.report.throttle_macros
     "MbwPlateau": {"met", "missed", "inconclusive"},  # memory_bandwidth.analysis.plateau_verdict
     "MbwPlateauImmutable": {"met", "missed", "inconclusive"},  # said only where the plateau is outside the band
+    "MbwOptInplace": {"ranked", "unranked"}, "MbwOptImmutable": {"ranked", "unranked"},  # ...analysis.opt_verdict
 }
 
 

@@ -136,27 +136,23 @@ def opt_table(table: pd.DataFrame) -> pd.DataFrame:
 OPTIMIZED = ("O1", "O2", "O3")
 
 
-def opt_verdict(table: pd.DataFrame) -> str:
+def opt_verdict(table: pd.DataFrame) -> dict[str, dict[str, Any]]:
     """Whether this run ranks -O1, -O2 and -O3 (C++, one thread), per mode: one level counts as
     faster than another only where the interval of their paired ratio lies above 1, so
-    that a level ahead by noise is not printed as a result. With the seed's spread beside ours."""
+    that a level ahead by noise is not printed as a result. Per mode its state (`ranked` or
+    `unranked`; paper/sections/memory_bandwidth.tex words each), the fastest level and those
+    behind it, and how far apart the fastest and slowest level are, ours and the seed's (fractions)."""
     single = table[(table["method"] == "C++") & (table["threads"] == 1) & table["opt"].isin(OPTIMIZED)]
-    parts = []
+    verdicts = {}
     for mode in MODES:
         rows = single[single["mode"] == mode].set_index("opt")
         seed = SEED_SECONDS.loc[mode, list(OPTIMIZED)]
-        apart, seed_apart = rows["ghz"].max() / rows["ghz"].min() - 1, seed.max() / seed.min() - 1
         fastest = rows["ghz"].idxmax()
         behind = [o for o in rows.index if o != fastest
                   and intervals.comparison(paired_ratio(rows.loc[fastest], rows.loc[o])) == "higher"]
-        if behind:
-            ranking = (f"-{fastest} is faster than -{' and -'.join(behind)}: the {intervals.CONFIDENCE:.0%} intervals of their paired "
-                       f"ratios lie above 1 ({apart:.0%} between the fastest and slowest level)")
-        else:
-            ranking = (f"-O1 to -O3 lie within {apart:.0%} of each other and the {intervals.CONFIDENCE:.0%} intervals of their paired "
-                       f"ratios include 1, so this run does not rank them")
-        parts.append(f"{mode}, {ranking} (the seed's levels: within {seed_apart:.0%})")
-    return "; ".join(parts)
+        verdicts[mode] = {"state": "ranked" if behind else "unranked", "fastest": fastest, "behind": behind,
+                          "apart": rows["ghz"].max() / rows["ghz"].min() - 1, "seed_apart": seed.max() / seed.min() - 1}
+    return verdicts
 
 
 def ratio_table(table: pd.DataFrame) -> pd.DataFrame:
