@@ -702,6 +702,8 @@ def test_a_method_is_called_faster_or_slower_only_where_its_paired_interval_excl
     frame.loc[target & frame["threads"].eq(2) & frame["rep"].eq(1), "wall_s"] /= 0.9
     goal = wr.efficiency_target(wr.summary(wr.with_rates(frame)), PARAMS)
     assert goal["verdict"] == "inconclusive" and goal["estimate"].low < 0.85 < goal["estimate"].high
+    values = wr.macros(wr.summary(wr.with_rates(frame)), PARAMS, frame, {"disk": str(tmp_path)}, None, "GNU 12")
+    assert values["WrtTargetState"] == "inconclusive"  # the section words it
 
 
 def test_seed003s_scaling_claim_is_judged_by_the_whole_intervals():
@@ -725,8 +727,7 @@ def test_macros_figures_and_tables_are_written(tmp_path):
     paper.write_macros(values, tmp_path / "macros.tex")
     exact = r"\,$\pm$\,0\%"  # the synthetic rounds slow every run alike: paired ratios without spread
     assert values["WrtSimpleFasterOne"] == r"\num{3}" + exact and values["WrtSimpleThanOne"] == "faster"
-    assert values["WrtTargetResult"] == (r"at an efficiency of \num{1}" + exact +
-                                         " it meets it (its whole interval is above the target)")
+    assert values["WrtTargetState"] == "met" and values["WrtSimpleEffTwo"] == r"\num{1}" + exact
     assert values["WrtRandomBranches"] == "one double branch" and values["WrtMaxHalfWidth"] == r"\num{10}"
     assert "kept 0.25 cores busy" in values["WrtNoise"] and "flagged: events simple tmpfs LZ4 4t" in values["WrtNoise"]
     # the data products against ROOT + IMT (synthetic: ROOT-serialized 1.5x at one thread, files 2x)
@@ -776,10 +777,13 @@ def test_check_agreement_fails_on_a_lost_entry_and_on_different_sources():
         wr.check_agreement(frame)
 
 
-def test_efficiency_target_not_measured_is_said_with_the_reason():
+def test_efficiency_target_not_measured_is_said_with_the_reason(tmp_path):
     params = {**PARAMS, "event_media": ["memory"]}
-    goal = wr.efficiency_target(wr.summary(_synthetic(params)), params)
+    frame = _synthetic(params)
+    goal = wr.efficiency_target(wr.summary(frame), params)
     assert not goal["measured"] and "tmpfs" in goal["reason"]
+    values = wr.macros(wr.summary(frame), params, frame, {"disk": str(tmp_path)}, None, "GNU 12")
+    assert values["WrtTargetState"] == "notmeasured" and "tmpfs" in values["WrtTargetReason"]
 
 
 # ---- measure(): stored runs, reuse, failure leaves earlier results ---------------------------------

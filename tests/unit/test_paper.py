@@ -390,6 +390,7 @@ WORDED = {
     "MbwPlateau": {"met", "missed", "inconclusive"},  # memory_bandwidth.analysis.plateau_verdict
     "MbwPlateauImmutable": {"met", "missed", "inconclusive"},  # said only where the plateau is outside the band
     "MbwOptInplace": {"ranked", "unranked"}, "MbwOptImmutable": {"ranked", "unranked"},  # ...analysis.opt_verdict
+    "WrtTarget": {"met", "missed", "inconclusive", "notmeasured"},  # writing.report.macros
 }
 
 

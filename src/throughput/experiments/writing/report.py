@@ -238,12 +238,6 @@ def seed001_setup_table(frame: pd.DataFrame, params: dict[str, Any]) -> pd.DataF
         "verdict, no set-up": [_word(v) for v in rows.get("faster_without_verdict", [])]})
 
 
-# How the efficiency target's sentence ends, by the verdict of its interval (throughput.core.intervals).
-TARGET_WORDS = {Verdict.MET: "it meets it (its whole interval is above the target)",
-                Verdict.MISSED: "it misses it (its whole interval is below the target)",
-                Verdict.INCONCLUSIVE: "this run cannot tell whether it meets it (its interval contains the target)"}
-
-
 def _than(row: pd.Series | None) -> str:
     """How a sentence places a method against ROOT + IMT from its paired `faster` ratio: faster or
     slower only where the interval excludes 1 (throughput.core.intervals.comparison)."""
@@ -296,8 +290,10 @@ def macros(table: pd.DataFrame, params: dict[str, Any], frame: pd.DataFrame, dir
     values.update(_object_macros(table, params, frame, medium, top))
     values.update(_setup_macros(frame, params))
     values["WrtSimpleEffTwo"] = paper.estimate(goal["estimate"], 3) if goal["measured"] else "n/a"
-    values["WrtTargetResult"] = (rf"at an efficiency of {values['WrtSimpleEffTwo']} {TARGET_WORDS[goal['verdict']]}"
-                                 if goal["measured"] else paper.escape(f"it was not measured here ({goal['reason']})"))
+    # the efficiency target's state (met, missed, inconclusive by its interval; notmeasured, and why):
+    # paper/sections/writing.tex words each
+    values["WrtTargetState"] = paper.state(goal["verdict"] if goal["measured"] else None)
+    values["WrtTargetReason"] = paper.escape(goal["reason"])
     random = table[(table["part"] == "random") & (table["threads"] == top)]
     tbm = random[random["method"] == "tbuffermerger"].set_index(["medium", "compression"])["wall_s"]
     ntuple = random[random["method"] == "rntuple"].set_index(["medium", "compression"])["wall_s"]
