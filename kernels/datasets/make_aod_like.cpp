@@ -15,7 +15,9 @@
 //   --layout objects  each collection as CMSSW stores its products: a
 //                     std::vector<aod::C> of the generated classes, written
 //                     through their ROOT dictionary and split one sub-branch
-//                     per member (C.pt, C.a001, ...; the count is branch C).
+//                     per member (C.pt, C.a001, ...; the count is branch C),
+//                     and the empty product Empty, no object in any event
+//                     (Empty.pt: what reading a product costs per event).
 // The values are the real CMS NanoAOD file's (--source): each event's multiplicity
 // is Poisson-distributed around the seed's mean, each particle a whole particle of
 // the real file's matching collection drawn at random, its branches mapped onto the
@@ -162,6 +164,17 @@ struct ObjectBranchOf : ObjectBranch {
     objects.assign(c.n, T{});
     for (UInt_t j = 0; j < c.n; ++j)
       objects[j].visit([&](int a, auto &member) { c.set(member, a, j); });
+  }
+};
+
+// The objects layout's empty product (aod_classes.cmake): a std::vector<aod::Empty>, split as
+// the collections are, written in every event with no object in it.
+struct EmptyProduct {
+  std::vector<aod::Empty> objects;
+  std::vector<aod::Empty> *address = &objects;
+  explicit EmptyProduct(TTree &tree) {
+    if (!tree.Branch(aod::kEmptyProduct, &address, 32000, 99))
+      throw std::runtime_error(std::string("cannot create the empty product ") + aod::kEmptyProduct);
   }
 };
 
@@ -319,13 +332,16 @@ class Generator {
 };
 
 // The counters read back: nC of the flat layout, or the split branch C itself
-// read as its count (MakeClass mode: no objects built).
+// read as its count (MakeClass mode: no objects built), the empty product's too.
 long long counter_sum(TTree &tree, bool objects) {
   tree.SetBranchStatus("*", false);
   if (objects) tree.SetMakeClass(1);
-  std::vector<UInt_t> n(std::size(kCollections));
+  std::vector<std::string> counters;
+  for (const auto &spec : kCollections) counters.push_back(objects ? spec.name : aod::flat_counter(spec.name));
+  if (objects) counters.push_back(aod::kEmptyProduct);
+  std::vector<UInt_t> n(counters.size());
   for (std::size_t k = 0; k < n.size(); ++k) {
-    const std::string counter = objects ? kCollections[k].name : aod::flat_counter(kCollections[k].name);
+    const std::string &counter = counters[k];
     if (!tree.GetBranch(counter.c_str())) return -1;
     tree.SetBranchStatus(counter.c_str(), true);
     tree.SetBranchAddress(counter.c_str(), &n[k]);
@@ -390,6 +406,7 @@ int main(int argc, char **argv) {
         if (objects) object_branches.push_back(make_object_branch(tree, c.spec.name));
         else make_flat_branches(tree, c);
       }
+      std::unique_ptr<EmptyProduct> empty = objects ? std::make_unique<EmptyProduct>(tree) : nullptr;
       Generator generator(static_cast<std::uint64_t>(opt.integer("seed", 0)));
       const long long step = std::max(1LL, events / 100);
       for (long long i = 0; i < events; ++i) {

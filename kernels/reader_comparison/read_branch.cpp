@@ -565,6 +565,7 @@ ObjectReader object_reader(const std::string &class_name) {
 #define AOD_READER(type, mean, attributes, pt_min) \
   if (class_name == "vector<aod::" #type ">") return read_objects<aod::type>;
   AOD_COLLECTIONS(AOD_READER)
+  AOD_READER(Empty, 0, 1, 0)  // the empty product: what a product costs per event
 #undef AOD_READER
   return nullptr;
 }

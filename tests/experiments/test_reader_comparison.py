@@ -494,7 +494,10 @@ def objects(files, tmp_path_factory):
 def test_object_file_holds_the_flat_files_values_as_split_classes(files, objects):
     with uproot.open(objects["root"]) as o, uproot.open(files["aod"]["root"]) as flat:
         tree, flat_tree = o["Events"], flat["Events"]
-        assert tree.num_entries == 150 and set(tree.keys(recursive=False)) == set(rc.COLLECTIONS)
+        assert tree.num_entries == 150 and set(tree.keys(recursive=False)) == {*rc.COLLECTIONS, "Empty"}
+        # the empty product: a split vector of its class in every event, never an object in it
+        assert tree["Empty"].member("fClassName") == "vector<aod::Empty>"
+        assert ak.all(ak.num(tree["Empty.pt"].array()) == 0)
         for collection, seed in rc.SEED_TABLE1.iterrows():
             top = tree[collection]
             assert top.member("fClassName") == f"vector<aod::{collection}>"
