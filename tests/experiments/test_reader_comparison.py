@@ -17,6 +17,7 @@ import pytest
 import uproot
 from conftest import aod_small_arrays, flip_basket_bytes
 
+from throughput import configuration
 from throughput.setup import config
 from throughput.inputs import datasets, references
 from throughput.core import harness, intervals, noise
@@ -28,7 +29,7 @@ from throughput.inputs import checksums
 from throughput.experiments.reader_comparison.analysis import summary_row
 from throughput.core.intervals import Estimate, Verdict
 
-SECTION = config.validate({}, check_resources=False)["datasets"]
+SECTION = configuration.validate({}, check_resources=False)["datasets"]
 CPP = list(rc.CPP_METHODS)
 BRANCHES = ["Jet_pt", "Muon_pt"]
 
@@ -573,21 +574,23 @@ def test_object_set_is_planned_measured_and_tabled(files, objects, tmp_path):
 def test_numpy_verdict_splits_the_gap_by_the_baskets_limit():
     goal = {"numpy_ratio": 0.5, "numpy_verdict": Verdict.MISSED, "per_event": 16.0}
     # the baskets reach 0.9 of Numpy, the per-entry calls take 45% of the columnar reader's time
-    calls = rc.report._verdict_numpy({**goal, "baskets_numpy_ratio": 0.9, "per_entry_share": 0.45}, load=0.2)
-    assert calls.startswith("does not reach it") and calls.endswith("most of the gap is the per-entry calls")
-    baskets = rc.report._verdict_numpy({**goal, "baskets_numpy_ratio": 0.55, "per_entry_share": 0.1}, load=2.0)
-    assert "most of the gap is reading and decompressing the baskets" in baskets
-    assert baskets.endswith("the machine was also busy (mean load 2.0)")
-    short = rc.report._verdict_numpy({**goal, "baskets_numpy_ratio": 0.55, "per_entry_share": 0.1}, 0.2, False)
-    assert short == "does not reach it (the baskets alone, with no per-entry call, reach 0.55 of the Numpy rate; " \
-                    "16.0 values per event)"
-    unsplit = rc.report._verdict_numpy({**goal, "baskets_numpy_ratio": float("nan"), "per_entry_share": float("nan")}, 0.2)
-    assert "not split" in unsplit
-    met = {**goal, "numpy_ratio": 0.97, "numpy": Estimate(0.97, 0.96, 0.98, 5), "numpy_verdict": Verdict.MET}
-    assert rc.report._verdict_numpy(met, 0.2) == "reaches it (95% interval 0.96 to 0.98)"
+    calls = rc.report._numpy_macros({**goal, "baskets_numpy_ratio": 0.9, "per_entry_share": 0.45}, "Aod")
+    assert calls["RcNumpyAodState"] == "missed" and calls["RcNumpyAodGapState"] == "perentry"
+    baskets = rc.report._numpy_macros({**goal, "baskets_numpy_ratio": 0.55, "per_entry_share": 0.1}, "Nano")
+    assert baskets["RcNumpyNanoState"] == "missed" and baskets["RcNumpyNanoGapState"] == "baskets"
+    assert baskets["RcNumpyNanoBaskets"] == r"\num{0.55}" and baskets["RcNumpyNanoPerEvent"] == r"\num{16.0}"
+    assert rc.report._busy_macros(2.0) == {"RcNumpyBusyState": "busy", "RcNumpyMeanLoad": r"\num{2.0}"}
+    assert rc.report._busy_macros(0.2)["RcNumpyBusyState"] == "quiet"
+    unsplit = rc.report._numpy_macros({**goal, "baskets_numpy_ratio": float("nan"), "per_entry_share": float("nan")}, "Aod")
+    assert unsplit["RcNumpyAodState"] == "missednosplit"
+    met = {**goal, "numpy_ratio": 0.97, "numpy": Estimate(0.97, 0.96, 0.98, 5), "numpy_verdict": Verdict.MET,
+           "baskets_numpy_ratio": 0.99, "per_entry_share": 0.1}
+    assert rc.report._numpy_macros(met, "Aod")["RcNumpyAodState"] == "met"
+    assert rc.report._numpy_macros(met, "Aod")["RcNumpyAodInterval"] == r"95\% interval 0.96 to 0.98"
     # an interval that holds the target: neither reached nor missed, whatever the ratio's value
-    open_ = {**goal, "numpy_ratio": 0.97, "numpy": Estimate(0.97, 0.9, 1.05, 5), "numpy_verdict": Verdict.INCONCLUSIVE}
-    assert rc.report._verdict_numpy(open_, 0.2).startswith("cannot be said to reach or miss it")
+    open_ = {**met, "numpy": Estimate(0.97, 0.9, 1.05, 5), "numpy_verdict": Verdict.INCONCLUSIVE}
+    assert rc.report._numpy_macros(open_, "Nano")["RcNumpyNanoState"] == "inconclusive"
+    assert rc.report._numpy_macros({**met, "numpy_ratio": float("nan")}, "Aod")["RcNumpyAodState"] == "notmeasured"
 
 
 def test_rootreadspeed_verdict_names_the_files_it_cannot_separate():
@@ -647,7 +650,7 @@ def test_time_split_figure_stacks_the_columnar_readers_time(tmp_path):
 # --- planning, configuration, parsing ------------------------------------------------------------
 
 def _params(**changes):
-    section = config.validate({"reader_comparison": changes}, check_resources=False)["reader_comparison"]
+    section = configuration.validate({"reader_comparison": changes}, check_resources=False)["reader_comparison"]
     return {**section, "repetitions": 1, "warmup": 0, "compression": "ZLIB"}
 
 
@@ -682,7 +685,7 @@ def test_plan_covers_every_reader_set_and_cache_state():
 ])
 def test_config_errors_name_the_key(tmp_path, bad, key):
     with pytest.raises(config.ConfigError) as error:
-        config.validate({"reader_comparison": bad}, workdir=tmp_path)
+        configuration.validate({"reader_comparison": bad}, workdir=tmp_path)
     assert f"'{key}'" in str(error.value)
 
 
@@ -771,8 +774,9 @@ def test_measure_summarize_and_tables(files, tmp_path):
         expected = f["Events"].member("fTotBytes") / f["Events"].member("fZipBytes")
     assert len(inputs["aod/ZLIB"]["root"]) == 1 and numbers["RcAodTreeCompression"] == paper.number(expected, 3)
     assert all(name.isalpha() and name.startswith("Rc") for name in numbers)
-    assert numbers["RcNumpyVerdict"].startswith(("reaches", "does not reach", "cannot be said"))
-    assert numbers["RcNumpyVerdictNano"].startswith(("reaches", "does not reach", "cannot be said"))  # each its own
+    for layout, name in (("aod", "Aod"), ("nanoaod", "Nano")):  # each layout's state, from its own verdict
+        verdict = rc.targets(table, f"{layout}/ZLIB", "Jet_pt")["numpy_verdict"]
+        assert numbers[f"RcNumpy{name}State"].startswith(verdict.value)  # missed: missed or missednosplit
     # the target's ratio paired round by round, printed with its interval, the verdict from it
     for layout in ("aod", "nanoaod"):
         goal = rc.targets(table, f"{layout}/ZLIB", "Jet_pt")

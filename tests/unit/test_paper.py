@@ -391,6 +391,10 @@ WORDED = {
     "MbwPlateauImmutable": {"met", "missed", "inconclusive"},  # said only where the plateau is outside the band
     "MbwOptInplace": {"ranked", "unranked"}, "MbwOptImmutable": {"ranked", "unranked"},  # ...analysis.opt_verdict
     "WrtTarget": {"met", "missed", "inconclusive", "notmeasured"},  # writing.report.macros
+    # reader_comparison.report._numpy_macros, per layout; the MiniAOD-like one's gap and the load beside it
+    "RcNumpyAod": {"met", "missed", "missednosplit", "inconclusive", "notmeasured"},
+    "RcNumpyNano": {"met", "missed", "missednosplit", "inconclusive", "notmeasured"},
+    "RcNumpyAodGap": {"perentry", "baskets"}, "RcNumpyBusy": {"busy", "quiet"},
 }
 
 

@@ -399,35 +399,36 @@ def _verdict_own_work(goal: dict[str, Any], explain: bool = True) -> str:
     return text + f", at least the {100 * gap:.2g}% by which it trails the Numpy baseline"
 
 
-def _verdict_numpy(goal: dict[str, Any], load: float, explain: bool = True) -> str:
-    """The numpy target's outcome on one layout, and (`explain`) where the gap lies, from
-    the baskets limit measured beside it: the columnar reader's time is the baskets' (read,
-    decompressed, checksummed with no per-entry call) plus its per-entry calls, so the gap to
-    Numpy splits (as a product of ratios) into the baskets' own and the per-entry calls'."""
-    if math.isnan(goal["numpy_ratio"]):
-        return "could not be compared: the columnar reader or the Numpy baseline was not run"
-    if goal["numpy_verdict"] is Verdict.MET:
-        return f"reaches it ({goal['numpy'].interval_text()})"
-    if goal["numpy_verdict"] is Verdict.INCONCLUSIVE:
-        return (f"cannot be said to reach or miss it: the paired ratio's {goal['numpy'].interval_text()} holds the "
-                f"target")
+def _numpy_macros(goal: dict[str, Any], layout: str) -> dict[str, str]:
+    """The numpy target's state on one layout (RcNumpy<layout>State; the section words each):
+    notmeasured (the columnar reader or the Numpy baseline was not run), met, inconclusive,
+    missed, or missednosplit (missed, with no baskets limit measured beside it to split the gap).
+    A missed one's gap splits, from the baskets limit, as a product of ratios: the columnar
+    reader's time is the baskets' (read, decompressed, checksummed with no per-entry call) plus its
+    per-entry calls; RcNumpy<layout>GapState says which factor is larger (perentry or baskets).
+    With the ratio's interval, the baskets' rate over Numpy's and the values per event."""
     baskets = goal["baskets_numpy_ratio"]
-    if math.isnan(baskets):
-        return "does not reach it (the baskets limit was not measured, so the gap is not split)"
-    if not explain:
-        return (f"does not reach it (the baskets alone, with no per-entry call, reach {baskets:.2f} of the "
-                f"Numpy rate; {goal['per_event']:.1f} values per event)")
-    text = ("does not reach it. The Numpy file is one deflate stream decompressed in one call into one "
-            "array; the columnar reader decompresses the branch basket by basket and makes two "
-            "TBranch::GetEntry calls per event. ")
-    # columnar time / Numpy's = (columnar / baskets) x (baskets / Numpy): the larger factor is most of the gap
-    per_entry_factor = 1 / (1 - goal["per_entry_share"])  # columnar / baskets
-    where = ("the per-entry calls" if per_entry_factor * baskets >= 1 else
-             "reading and decompressing the baskets (each a few tens of kB with its own key and buffer)")
-    text += f"Split by the baskets limit measured beside it, most of the gap is {where}"
-    if load > 1.5:
-        text += f"; the machine was also busy (mean load {load:.1f})"
-    return text
+    if math.isnan(goal["numpy_ratio"]):
+        state = paper.NOT_MEASURED
+    elif goal["numpy_verdict"] is not Verdict.MISSED:
+        state = paper.state(goal["numpy_verdict"])
+    else:
+        state = "missednosplit" if math.isnan(baskets) else "missed"
+    gap = paper.NOT_MEASURED
+    if state == "missed":  # columnar time / Numpy's = (columnar / baskets) x (baskets / Numpy)
+        gap = "perentry" if baskets / (1 - goal["per_entry_share"]) >= 1 else "baskets"
+    interval = goal["numpy"].interval_text() if state in ("met", "inconclusive") else "--"
+    return {f"RcNumpy{layout}State": state, f"RcNumpy{layout}GapState": gap,
+            f"RcNumpy{layout}Interval": paper.escape(interval),
+            f"RcNumpy{layout}Baskets": rf"\num{{{baskets:.2f}}}" if math.isfinite(baskets) else "--",
+            f"RcNumpy{layout}PerEvent": (rf"\num{{{goal['per_event']:.1f}}}" if math.isfinite(goal["per_event"])
+                                         else "--")}
+
+
+def _busy_macros(load: float) -> dict[str, str]:
+    """Whether the machine was busy while the readers ran (RcNumpyBusyState: busy where the mean
+    one-minute load was over 1.5, else quiet) and that load: said beside a missed numpy target."""
+    return {"RcNumpyBusyState": "busy" if load > 1.5 else "quiet", "RcNumpyMeanLoad": rf"\num{{{load:.1f}}}"}
 
 
 def _verdict_rootreadspeed(goals: dict[str, dict[str, Any]]) -> str:
@@ -571,10 +572,9 @@ def macros(params: dict[str, Any], table: pd.DataFrame, rated: pd.DataFrame, unr
         # paired round by round, with the 95% interval its verdict comes from
         "RcNumpyRatioAod": _estimate(goal_aod["numpy"], 2), "RcNumpyRatioNano": _estimate(goal_nano["numpy"], 2),
         "RcNumpyRatioWithOpenAod": n(goal_aod["numpy_ratio_with_open"], 2),
-        "RcNumpyVerdict": paper.escape(_verdict_numpy(goal_aod, float(table["load_avg_1min"].mean()))),
-        # each layout's ratio with its own verdict (the MiniAOD-like one's explains a gap)
-        "RcNumpyVerdictNano": paper.escape(_verdict_numpy(goal_nano, float(table["load_avg_1min"].mean()),
-                                                          explain=False)),
+        # each layout's state (the section explains the MiniAOD-like one's gap)
+        **_numpy_macros(goal_aod, "Aod"), **_numpy_macros(goal_nano, "Nano"),
+        **_busy_macros(float(table["load_avg_1min"].mean())),
         "RcColumnarNsAod": n(goal_aod["columnar_ns_per_item"]), "RcNumpyNsAod": n(goal_aod["numpy_ns_per_item"]),
         "RcBasketsNsAod": n(goal_aod["baskets_ns_per_item"]), "RcBasketsNsNano": n(goal_nano["baskets_ns_per_item"]),
         "RcColumnarNsNano": n(goal_nano["columnar_ns_per_item"]),
