@@ -395,6 +395,8 @@ WORDED = {
     "RcNumpyAod": {"met", "missed", "missednosplit", "inconclusive", "notmeasured"},
     "RcNumpyNano": {"met", "missed", "missednosplit", "inconclusive", "notmeasured"},
     "RcNumpyAodGap": {"perentry", "baskets"}, "RcNumpyBusy": {"busy", "quiet"},
+    "RcOwnWorkAod": {"notsplit", "nogap", "less", "atleast"},  # reader_comparison.report._own_work_macros
+    "RcOwnWorkNano": {"notsplit", "nogap", "less", "atleast"},
 }
 
 

@@ -379,24 +379,23 @@ def plot_time_split(ax, goals: dict[str, dict[str, Any]]) -> None:
               bbox_to_anchor=(0.5, -0.25))
 
 
-def _verdict_own_work(goal: dict[str, Any], explain: bool = True) -> str:
-    """What of the columnar reader's time is its own work (the checksum and the rate
-    samples) against the gap to the Numpy baseline (the share of its time Numpy does not
-    spend): removing its own work can close at most that much. `explain=False`: the
-    shares alone, for a second layout after an explained first."""
+def _own_work_macros(goal: dict[str, Any], layout: str) -> dict[str, str]:
+    """What of the columnar reader's time is its own work (the checksum and the rate samples)
+    against the gap to the Numpy baseline (the share of its time Numpy does not spend): removing
+    its own work can close at most that much. RcOwnWork<layout>State (the section words each):
+    notsplit (no baskets limit measured), nogap (the reader does not trail Numpy), less (its own
+    work is less than the gap) or atleast; with both shares in percent."""
     own = goal["checksum_share"] + goal["sampling_share"]
-    if math.isnan(own):
-        return "could not be split (the baskets limit was not measured)"
     gap = 1 - goal["numpy_ns_per_item"] / goal["columnar_ns_per_item"]
-    if not explain:
-        return f"{100 * own:.2g}% against {100 * gap:.2g}%" if gap > 0 else f"{100 * own:.2g}%"
-    text = f"its own work, the checksum and the rate samples, is {100 * own:.2g}% of its time"
-    if math.isnan(gap) or gap <= 0:
-        return text
-    if own < gap:
-        return (text + f", less than the {100 * gap:.2g}% of its time by which it trails the Numpy baseline "
-                "(which computes the same checksum): the rest of the gap is ROOT's, not the reader's own")
-    return text + f", at least the {100 * gap:.2g}% by which it trails the Numpy baseline"
+    if math.isnan(own):
+        state = "notsplit"
+    elif math.isnan(gap) or gap <= 0:
+        state = "nogap"
+    else:
+        state = "less" if own < gap else "atleast"
+    return {f"RcOwnWork{layout}State": state,
+            f"RcOwnWork{layout}Percent": paper.number(100 * own, 2) if math.isfinite(own) else "--",
+            f"RcOwnWork{layout}GapPercent": paper.number(100 * gap, 2) if math.isfinite(gap) else "--"}
 
 
 def _numpy_macros(goal: dict[str, Any], layout: str) -> dict[str, str]:
@@ -584,8 +583,7 @@ def macros(params: dict[str, Any], table: pd.DataFrame, rated: pd.DataFrame, unr
            for name, goal in (("Aod", goal_aod), ("Nano", goal_nano))
            for part, key in (("Checksum", "checksum_share"), ("Sampling", "sampling_share"),
                              ("Decompress", "baskets_share"))},
-        "RcOwnWorkVerdictAod": paper.escape(_verdict_own_work(goal_aod)),
-        "RcOwnWorkVerdictNano": paper.escape(_verdict_own_work(goal_nano, explain=False)),
+        **_own_work_macros(goal_aod, "Aod"), **_own_work_macros(goal_nano, "Nano"),  # the section words each
         "RcBasketsVsNumpyAod": n(goal_aod["baskets_numpy_ratio"], 2),
         "RcBasketsVsNumpyNano": n(goal_nano["baskets_numpy_ratio"], 2),
         "RcFastestCpp": paper.escape(LABELS.get(goal_aod["fastest_cpp"], "none")),
