@@ -609,14 +609,16 @@ def test_numpy_verdict_splits_the_gap_by_the_baskets_limit():
 
 def test_rootreadspeed_verdict_names_the_files_it_cannot_separate():
     goal = lambda verdict: {"rootreadspeed_ratio": 1.0, "rootreadspeed_verdict": verdict}  # noqa: E731
-    both = rc.report._verdict_rootreadspeed({"MiniAOD-like": goal(Verdict.MET), "NanoAOD-like": goal(Verdict.INCONCLUSIVE)})
-    assert both == ("is at least as fast as ROOT's own tool on the MiniAOD-like files; is not separated by this run from "
-                    "ROOT's own tool on the NanoAOD-like files (the 95% intervals of their paired ratios hold 1)")
-    alone = rc.report._verdict_rootreadspeed({"MiniAOD-like": goal(Verdict.INCONCLUSIVE)})
-    assert alone.startswith("is not separated by this run")  # the paper reads "so it <verdict>"
-    slower = rc.report._verdict_rootreadspeed({"MiniAOD-like": goal(Verdict.MISSED), "NanoAOD-like": goal(Verdict.MET)})
-    assert slower.startswith("is slower than ROOT's own tool on the MiniAOD-like files (it is at least as fast on the "
-                             "NanoAOD-like ones). Possible reasons")
+    both = rc.report._rootreadspeed_macros({"MiniAOD-like": goal(Verdict.MET), "NanoAOD-like": goal(Verdict.INCONCLUSIVE)})
+    assert both == {"RcRrsState": "metopen", "RcRrsMissed": "--", "RcRrsMet": "MiniAOD-like", "RcRrsOpen": "NanoAOD-like"}
+    alone = rc.report._rootreadspeed_macros({"MiniAOD-like": goal(Verdict.INCONCLUSIVE)})
+    assert alone["RcRrsState"] == "open"  # the paper reads "so it <its wording>"
+    slower = rc.report._rootreadspeed_macros({"MiniAOD-like": goal(Verdict.MISSED), "NanoAOD-like": goal(Verdict.MET)})
+    assert slower["RcRrsState"] == "slowermet" and slower["RcRrsMissed"] == "MiniAOD-like"
+    two = rc.report._rootreadspeed_macros({"MiniAOD-like": goal(Verdict.MISSED), "NanoAOD-like": goal(Verdict.MISSED)})
+    assert two["RcRrsState"] == "slower" and two["RcRrsMissed"] == "MiniAOD-like and NanoAOD-like"
+    never = rc.report._rootreadspeed_macros({"MiniAOD-like": {**goal(Verdict.INCONCLUSIVE), "rootreadspeed_ratio": float("nan")}})
+    assert never["RcRrsState"] == "notmeasured"
 
 
 def test_time_split_figure_stacks_the_columnar_readers_time(tmp_path):
@@ -787,6 +789,8 @@ def test_measure_summarize_and_tables(files, tmp_path):
     for layout, name in (("aod", "Aod"), ("nanoaod", "Nano")):
         rrs = rc.targets(table, f"{layout}/ZLIB", "Jet_pt")["rootreadspeed"]
         assert (numbers[f"RcRrsRatio{name}"] == "--") == (rrs.processes == 0)
+    timed = [rc.targets(table, f"{layout}/ZLIB", "Jet_pt")["rootreadspeed"].processes > 0 for layout in ("aod", "nanoaod")]
+    assert (numbers["RcRrsState"] == "notmeasured") == (not any(timed))  # else the verdicts the timed layouts had
     # the limit: the share of the columnar reader's time above the baskets alone, less the rate samples it
     # takes beyond the limit's, recomputed from the same table (near zero on these small files, so the
     # printed two significant digits are compared with their own rounding)

@@ -397,6 +397,8 @@ WORDED = {
     "RcNumpyAodGap": {"perentry", "baskets"}, "RcNumpyBusy": {"busy", "quiet"},
     "RcOwnWorkAod": {"notsplit", "nogap", "less", "atleast"},  # reader_comparison.report._own_work_macros
     "RcOwnWorkNano": {"notsplit", "nogap", "less", "atleast"},
+    # reader_comparison.report._rootreadspeed_macros: which verdicts the layouts had
+    "RcRrs": {"notmeasured", "met", "open", "metopen", "slower", "slowermet", "sloweropen", "slowermetopen"},
 }
 
 

@@ -430,29 +430,19 @@ def _busy_macros(load: float) -> dict[str, str]:
     return {"RcNumpyBusyState": "busy" if load > 1.5 else "quiet", "RcNumpyMeanLoad": rf"\num{{{load:.1f}}}"}
 
 
-def _verdict_rootreadspeed(goals: dict[str, dict[str, Any]]) -> str:
-    """The rootreadspeed target's outcome over the layouts measured ({label: targets(...)})."""
+def _rootreadspeed_macros(goals: dict[str, dict[str, Any]]) -> dict[str, str]:
+    """The rootreadspeed target's outcome over the layouts measured ({label: targets(...)}):
+    RcRrsState names which verdicts occur, "slower" (some missed), then "met", then "open"
+    (inconclusive), e.g. slowermet, metopen (notmeasured: rootreadspeed was not run); the section
+    words each. RcRrsMissed, RcRrsMet and RcRrsOpen: the layouts of each verdict ("--": none)."""
     goals = {label: goal for label, goal in goals.items() if goal["rootreadspeed_ratio"] == goal["rootreadspeed_ratio"]}
-    if not goals:
-        return "could not be compared with rootreadspeed, which was not run"
     by = {verdict: [label for label, goal in goals.items() if goal["rootreadspeed_verdict"] is verdict]
           for verdict in Verdict}
     met, missed, open_ = by[Verdict.MET], by[Verdict.MISSED], by[Verdict.INCONCLUSIVE]
-    # a verb phrase, as the others: the paper's sentence reads "so it <verdict>"
-    unseparated = (f"is not separated by this run from ROOT's own tool on the {' and '.join(open_)} files (the "
-                   f"{intervals.CONFIDENCE:.0%} intervals of their paired ratios hold 1)") if open_ else ""
-    if not missed:
-        faster = f"is at least as fast as ROOT's own tool on the {' and '.join(met)} files" if met else ""
-        return "; ".join(part for part in (faster, unseparated) if part)
-    where = f"on the {' and '.join(missed)} files"
-    if met:
-        where += f" (it is at least as fast on the {' and '.join(met)} ones)"
-    if open_:
-        where += f"; {unseparated}"
-    return (f"is slower than ROOT's own tool {where}. Possible reasons, not separated here: rootreadspeed does "
-            f"nothing with the values it reads, while our readers compute the checksum of every value and sample "
-            f"the rate; and its time per pass is the difference of two runs of the tool, noisy when a pass takes "
-            f"only milliseconds")
+    state = "slower" * bool(missed) + "met" * bool(met) + "open" * bool(open_)
+    return {"RcRrsState": state or paper.NOT_MEASURED,
+            **{name: paper.escape(" and ".join(labels)) if labels else "--"
+               for name, labels in (("RcRrsMissed", missed), ("RcRrsMet", met), ("RcRrsOpen", open_))}}
 
 
 def _outcome(reader: str, table: pd.DataFrame, unreadable: pd.DataFrame) -> str:
@@ -590,7 +580,7 @@ def macros(params: dict[str, Any], table: pd.DataFrame, rated: pd.DataFrame, unr
         "RcRrsRatioAod": _estimate(goal_aod["rootreadspeed"], 2),
         "RcFastestCppNano": paper.escape(LABELS.get(goal_nano["fastest_cpp"], "none")),
         "RcRrsRatioNano": _estimate(goal_nano["rootreadspeed"], 2),
-        "RcRrsVerdict": paper.escape(_verdict_rootreadspeed({"MiniAOD-like": goal_aod, "NanoAOD-like": goal_nano})),
+        **_rootreadspeed_macros({"MiniAOD-like": goal_aod, "NanoAOD-like": goal_nano}),  # the section words it
         "RcJavaVsCpp": times("laurelin", slower=True),
         "RcUprootVsCpp": times("uproot", slower=True),
         "RcCmsswVsColumnar": times("cmssw", slower=True, digits=3),
