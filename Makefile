@@ -39,7 +39,7 @@ paper: check-config system-tex kernels
 	python -m throughput.report.paper_check
 
 check-config: env
-	python -m throughput.setup.config check $(CONFIG)
+	python -m throughput.configuration check $(CONFIG)
 
 test: env system-tex system-slurm kernels
 	pytest

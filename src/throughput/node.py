@@ -34,10 +34,16 @@ from typing import Any
 
 from . import REPO
 from .machines import archive
+from .experiments.gpu_bandwidth import spec as gpu_bandwidth_spec
+from .experiments.memory_bandwidth import spec as memory_bandwidth_spec
 from .setup import config, machine_fit
 from .core import noise
 
-EXPERIMENTS = ("memory_bandwidth", "gpu_bandwidth")
+# The experiments measured here, each with its section's check against this machine (its spec's
+# check_config; throughput.configuration checks every section, importing the others' owners too).
+SECTION_CHECKS = {"memory_bandwidth": memory_bandwidth_spec.check_config,
+                  "gpu_bandwidth": gpu_bandwidth_spec.check_config}
+EXPERIMENTS = tuple(SECTION_CHECKS)
 STEPS = ("build", *EXPERIMENTS, "pack")
 # Sizes for a test of this path (the tests' tiny config, one round): not a measurement to publish.
 QUICK = {"repetitions": 1, "warmup": 1, "memory_bandwidth": {"n_values": 200_000},
@@ -85,7 +91,7 @@ def settings(quick: bool) -> tuple[dict[str, Any], dict[str, str]]:
     if not _installed("awkward") and "awkward" in resolved["gpu_bandwidth"]["cpu_methods"]:
         resolved["gpu_bandwidth"]["cpu_methods"].remove("awkward")
         left_out["jagged awkward"] = "awkward is not installed on this host"
-    problems = config.fit_sections(resolved, list(EXPERIMENTS))
+    problems = config.fit_sections(resolved, SECTION_CHECKS)
     if problems:
         raise config.ConfigError(problems)
     return resolved, left_out

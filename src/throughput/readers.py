@@ -16,7 +16,7 @@ import sys
 
 from .core import harness
 from .experiments.reader_comparison.own_file import ALL_READERS, WrongValues, print_table, run
-from .experiments.reader_comparison.readers import ReaderError
+from .experiments.reader_comparison.spec import ReaderError
 
 
 def main(argv: list[str] | None = None) -> int:

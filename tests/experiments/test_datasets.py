@@ -11,11 +11,12 @@ import pytest
 import requests
 import uproot
 
+from throughput import configuration
 from throughput.setup import config
 from throughput.inputs import datasets
 from throughput.core import harness
 
-SECTION = config.validate({}, check_resources=False)["datasets"]
+SECTION = configuration.validate({}, check_resources=False)["datasets"]
 SOURCE = datasets.source_path(SECTION)
 
 
@@ -204,8 +205,8 @@ def test_unknown_compression_is_refused_before_running(tmp_path):
 
 def test_config_names_an_unknown_compression_and_a_missing_source(tmp_path):
     with pytest.raises(config.ConfigError) as error:
-        config.validate({"datasets": {"compression": "BROTLI"}}, workdir=tmp_path)
+        configuration.validate({"datasets": {"compression": "BROTLI"}}, workdir=tmp_path)
     assert "'datasets.compression' = 'BROTLI'" in str(error.value)
     with pytest.raises(config.ConfigError) as error:  # datasets.source is a folder of copies, not a file
-        config.validate({"datasets": {"source": str(SOURCE)}}, workdir=tmp_path)
+        configuration.validate({"datasets": {"source": str(SOURCE)}}, workdir=tmp_path)
     assert f"'datasets.source' = {str(SOURCE)!r}" in str(error.value)

@@ -16,6 +16,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from throughput import configuration
 from throughput.setup import config, kernel_sources
 from throughput.core import harness, noise
 from throughput.report import noise_sentences
@@ -558,12 +559,12 @@ def test_numa_reasons_and_command(monkeypatch):
 ])
 def test_bad_config_names_the_key(bad, key):
     with pytest.raises(config.ConfigError) as error:
-        config.validate({"gpu_bandwidth": bad})
+        configuration.validate({"gpu_bandwidth": bad})
     assert f"'{key}'" in str(error.value)
 
 
 def test_config_defaults_and_max_threads():
-    section = config.validate({"gpu_bandwidth": {}})["gpu_bandwidth"]
+    section = configuration.validate({"gpu_bandwidth": {}})["gpu_bandwidth"]
     assert section["max_threads"] is None and gb.max_threads(section) == config.usable_cores()
     assert {r["threads"] for r in gb.plan({**section, "repetitions": 1, "warmup": 0})
             if r["method"] == "numba"} == {1, config.usable_cores()}

@@ -15,6 +15,7 @@ import pytest
 import uproot
 from conftest import Daemons, command_env, flip_basket_bytes
 
+from throughput import configuration
 from throughput.setup import config
 from throughput.inputs import datasets
 from throughput.core import harness, intervals, io_throttle, results
@@ -31,7 +32,7 @@ KERNELS_USED = rdf.KERNELS  # checked by conftest's built_kernels
 
 @pytest.fixture(scope="module")
 def settings():
-    return config.validate({"repetitions": 1, "warmup": 0, "rdataframe": TINY}, check_resources=False)
+    return configuration.validate({"repetitions": 1, "warmup": 0, "rdataframe": TINY}, check_resources=False)
 
 
 @pytest.fixture(scope="module")
@@ -240,20 +241,20 @@ def test_bad_scheduler_fails_fast_naming_key_and_address(inputs, section, tmp_pa
     assert time.monotonic() - start < 15
     assert "not a scheduler address" in rdf.scheduler_problem("no-port-here", 2)
     with pytest.raises(config.ConfigError, match="'rdataframe.dask.scheduler' = 'tcp://127.0.0.1:9'"):
-        config.validate({"rdataframe": {"dask": {"scheduler": address, "connect_timeout_s": 2}}})
+        configuration.validate({"rdataframe": {"dask": {"scheduler": address, "connect_timeout_s": 2}}})
     assert not (tmp_path / "raw").exists()
 
 
 def test_config_checks_threads_against_the_cores():
     cores = config.usable_cores()
     with pytest.raises(config.ConfigError, match=f"'rdataframe.max_threads' = {cores + 1}"):
-        config.validate({"rdataframe": {"max_threads": cores + 1}})
-    asked = config.validate({"fit_to_machine": True, "rdataframe": {"max_threads": 256}})["rdataframe"]
+        configuration.validate({"rdataframe": {"max_threads": cores + 1}})
+    asked = configuration.validate({"fit_to_machine": True, "rdataframe": {"max_threads": 256}})["rdataframe"]
     fitted = rdf.resolve_counts(asked)
     assert fitted["max_threads"] == cores and fitted["rate_model"]["max_processes"] == 3 * cores
-    assert rdf.resolve_counts(config.validate({})["rdataframe"])["dask"]["max_workers"] == cores
+    assert rdf.resolve_counts(configuration.validate({})["rdataframe"])["dask"]["max_workers"] == cores
     with pytest.raises(config.ConfigError, match="'rdataframe.pdf_methods'"):
-        config.validate({"rdataframe": {"pdf_methods": ["histo3d"]}})
+        configuration.validate({"rdataframe": {"pdf_methods": ["histo3d"]}})
 
 
 # --- the I/O rate model -------------------------------------------------------------------------
@@ -326,7 +327,7 @@ def test_split_ranges_are_disjoint_and_cover_every_entry():
 def test_concurrent_readers_add_up_to_one_reader(inputs):
     _, chosen, info = inputs
     entries = {f: info["entries"][f] for f in chosen["rate"]}
-    primer = str(datasets.source_path(config.validate({}, check_resources=False)["datasets"]))
+    primer = str(datasets.source_path(configuration.validate({}, check_resources=False)["datasets"]))
     one = rdf.run_processes(rdf.split_ranges(entries, chosen["rate"], 1), 1 << 20, primer)
     two = rdf.run_processes(rdf.split_ranges(entries, chosen["rate"], 2), 0)
     assert one["entries"] == two["entries"] == sum(entries.values())

@@ -5,10 +5,11 @@ from __future__ import annotations
 import pytest
 import requests
 
+from throughput import configuration
 from throughput.setup import config
 from throughput.inputs import datasets
 
-SECTION = config.validate({}, check_resources=False)["datasets"]
+SECTION = configuration.validate({}, check_resources=False)["datasets"]
 NAME = "uproot-HZZ-lz4.root"
 
 
@@ -72,4 +73,4 @@ def test_a_source_that_is_not_a_folder_is_refused_before_any_job(tmp_path):
     text = tmp_path / "notes.txt"
     text.write_text("not a folder")
     with pytest.raises(config.ConfigError, match="datasets.source"):
-        config.validate({"datasets": {"source": str(text)}})
+        configuration.validate({"datasets": {"source": str(text)}})

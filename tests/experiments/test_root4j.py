@@ -15,12 +15,12 @@ import numpy as np
 import pytest
 import uproot
 
-from throughput.setup import config
+from throughput import configuration
 from throughput.inputs import datasets
 from throughput.core import harness
 from throughput.experiments import reader_comparison as rc
 
-SECTION = config.validate({}, check_resources=False)["datasets"]
+SECTION = configuration.validate({}, check_resources=False)["datasets"]
 KERNELS_USED = ("page_cache", "make_nanoaod_like", "make_aod_like")  # checked by conftest's built_kernels
 
 # ROOT's compression settings (algorithm * 100 + level) of the files written here.

@@ -16,6 +16,7 @@ import pytest
 import uproot
 
 from conftest import aod_small_arrays, loops_follow_the_calibration_rule
+from throughput import configuration
 from throughput.setup import config
 from throughput.inputs import datasets
 from throughput.core import harness, noise
@@ -24,7 +25,7 @@ from throughput.experiments.reader_comparison import SEED_TABLE1
 
 METHODS = ("tbuffermerger", "rntuple", "root_imt", "simple")
 EVENTS_IN_FILE = 60
-SECTION = config.validate({}, check_resources=False)
+SECTION = configuration.validate({}, check_resources=False)
 
 
 KERNELS_USED = (wr.KERNEL, wr.READER, "make_aod_like")  # checked by conftest's built_kernels
@@ -563,7 +564,7 @@ def test_missing_branch_pattern_is_named(nanoaod):
 
 def _problems(section: dict) -> str:
     with pytest.raises(config.ConfigError) as error:
-        config.validate({"writing": section})
+        configuration.validate({"writing": section})
     return str(error.value)
 
 
@@ -578,9 +579,9 @@ def test_config_names_bad_values():
 
 
 def test_config_lowers_threads_to_the_cores():
-    section = config.validate({"fit_to_machine": True, "writing": {"max_threads": 1024}})["writing"]
+    section = configuration.validate({"fit_to_machine": True, "writing": {"max_threads": 1024}})["writing"]
     assert section["max_threads"] == config.usable_cores()
-    section = config.validate({})["writing"]
+    section = configuration.validate({})["writing"]
     assert section["max_threads"] is None
     assert wr.resolve_threads(section)["max_threads"] == config.usable_cores()
 
@@ -631,7 +632,7 @@ def _synthetic(params: dict) -> pd.DataFrame:
     return wr.with_rates(pd.DataFrame(rows))
 
 
-PARAMS = {**config.validate({"writing": {"media": ["tmpfs", "slow"], "random_compressions": ["none", "LZMA"]}},
+PARAMS = {**configuration.validate({"writing": {"media": ["tmpfs", "slow"], "random_compressions": ["none", "LZMA"]}},
                             check_resources=False)["writing"], "max_threads": 4, "repetitions": 2, "warmup": 1}
 
 
@@ -789,7 +790,7 @@ def test_efficiency_target_not_measured_is_said_with_the_reason(tmp_path):
 # ---- measure(): stored runs, reuse, failure leaves earlier results ---------------------------------
 
 def test_measure_stores_reuses_and_a_failure_leaves_earlier_results(nanoaod, tmp_path, tmpfs_dir):
-    params = {**config.validate({"writing": {"media": ["memory"], "event_media": ["memory", "tmpfs"],
+    params = {**configuration.validate({"writing": {"media": ["memory"], "event_media": ["memory", "tmpfs"],
                                               "random_compressions": ["LZ4"], "random_mb": 0.1, "events": 30,
                                               "event_branches": ["Jet_*", "MET_*"], "object_events": 0,
                                               "max_threads": 1, "tmpfs_dir": tmpfs_dir}},

@@ -1,15 +1,20 @@
 """The package's import structure (.importlinter): layers that import only downward, experiments
 that do not import each other, no import circle. import-linter checks the package as it is,
-and a copy with one upward import shows that the check can fail."""
+and a copy with one upward import shows that the check can fail. Each experiment's spec imports
+nothing heavy (a copy with one heavy import shows that check can fail too)."""
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from throughput import REPO
+from throughput.experiments import SPECS
 
 LINT_IMPORTS = Path(sys.executable).with_name("lint-imports")
 
@@ -36,3 +41,48 @@ def test_an_upward_import_breaks_the_layers(tmp_path):
     result = _lint(tmp_path)
     assert result.returncode != 0
     assert "throughput.core.results -> throughput.report.paper" in result.stdout
+
+
+# --- each experiment's spec is cheap to import (what Snakemake and throughput.configuration take) ---------
+
+HEAVY = ("ROOT", "numba", "cupy", "awkward", "uproot", "matplotlib", "pandas", "numpy")
+_HEAVY_LOADED = ("import importlib, json, sys; importlib.import_module(sys.argv[1]); "
+                 f"print(json.dumps([m for m in {HEAVY!r} if m in sys.modules]))")
+
+
+def _heavy_loaded(module: str, package_parent: Path | None = None) -> list[str]:
+    """The heavy modules a fresh interpreter has loaded once it imported `module` alone."""
+    env = dict(os.environ)
+    if package_parent is not None:  # a copy of the package, found before the installed one
+        env["PYTHONPATH"] = f"{package_parent}{os.pathsep}{env.get('PYTHONPATH', '')}"
+    run = subprocess.run([sys.executable, "-c", _HEAVY_LOADED, module], cwd=REPO, env=env, capture_output=True,
+                         text=True, timeout=120)
+    assert run.returncode == 0, run.stderr
+    return json.loads(run.stdout)
+
+
+@pytest.mark.parametrize("name", sorted(SPECS))
+def test_an_experiments_spec_imports_nothing_heavy(name):
+    assert _heavy_loaded(f"throughput.experiments.{name}.spec") == []
+
+
+def test_a_heavy_import_in_a_spec_is_found(tmp_path):
+    copy = tmp_path / "throughput"
+    shutil.copytree(REPO / "src" / "throughput", copy, ignore=shutil.ignore_patterns("__pycache__"))
+    with open(copy / "experiments" / "writing" / "spec.py", "a") as stream:
+        stream.write("\nimport numpy  # noqa\n")
+    assert _heavy_loaded("throughput.experiments.writing.spec", tmp_path) == ["numpy"]
+
+
+def test_an_experiment_package_imports_its_measured_code_on_first_use():
+    from throughput.experiments import writing
+
+    assert writing.measure.__module__ == "throughput.experiments.writing.measuring"
+    assert writing.check_config.__module__ == "throughput.experiments.writing.spec"
+    with pytest.raises(AttributeError, match="has no attribute 'no_such_name'"):
+        writing.no_such_name  # noqa: B018
+
+
+def test_the_configuration_reaches_no_module_by_name():
+    # Each section's check is handed to setup/config.py by throughput.configuration, which imports it.
+    assert "importlib" not in (REPO / "src" / "throughput" / "setup" / "config.py").read_text()

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from throughput import REPO
+from throughput import REPO, configuration
 from throughput.setup import config, machine_fit
 from throughput.setup.config import ConfigError
 
@@ -16,7 +16,7 @@ BIG = 64 * 10**9  # plenty of memory, so only the values under test matter
 
 def _validate(cfg, **kwargs):
     kwargs.setdefault("available_memory", BIG)
-    return config.validate(cfg, **kwargs)
+    return configuration.validate(cfg, **kwargs)
 
 
 def _walk(schema, prefix=""):
@@ -73,7 +73,7 @@ def test_empty_config_gets_all_defaults(tmp_path):
 
 
 def test_defaults_without_resource_check_keep_null_threads():
-    resolved = config.validate({}, check_resources=False)
+    resolved = configuration.validate({}, check_resources=False)
     assert resolved["memory_bandwidth"]["max_threads"] is None
 
 
@@ -158,7 +158,7 @@ def test_several_problems_reported_together():
 
 def test_n_values_too_large_for_memory(tmp_path):
     with pytest.raises(ConfigError) as info:
-        config.validate({"memory_bandwidth": {"n_values": 10**9}}, workdir=tmp_path, available_memory=10**9)
+        configuration.validate({"memory_bandwidth": {"n_values": 10**9}}, workdir=tmp_path, available_memory=10**9)
     message = str(info.value)
     assert "'memory_bandwidth.n_values'" in message
     assert str(10**9) in message
@@ -168,13 +168,13 @@ def test_n_values_too_large_for_memory(tmp_path):
 
 def test_n_values_that_fits_is_kept(tmp_path):
     n = 10**6  # 24 MB for three arrays, well within 60% of 1 GB
-    resolved = config.validate({"memory_bandwidth": {"n_values": n}}, workdir=tmp_path, available_memory=10**9)
+    resolved = configuration.validate({"memory_bandwidth": {"n_values": n}}, workdir=tmp_path, available_memory=10**9)
     assert resolved["memory_bandwidth"]["n_values"] == n
 
 
 def test_fit_to_machine_lowers_n_values_and_records_it(tmp_path):
     available = 10**9
-    resolved = config.validate({"fit_to_machine": True, "memory_bandwidth": {"n_values": 10**9}},
+    resolved = configuration.validate({"fit_to_machine": True, "memory_bandwidth": {"n_values": 10**9}},
                                workdir=tmp_path, available_memory=available)
     n = resolved["memory_bandwidth"]["n_values"]
     assert 1000 <= n < 10**9
@@ -196,10 +196,10 @@ def test_one_rule_for_every_count_above_the_cores(tmp_path, section, key):
         holder = holder.setdefault(part, {})
     holder[last] = asked
     with pytest.raises(ConfigError) as info:
-        config.validate(given, workdir=tmp_path, available_memory=BIG)
+        configuration.validate(given, workdir=tmp_path, available_memory=BIG)
     assert f"config key '{section}.{key}' = {asked}: more than the {cores} usable cores" in str(info.value)
     assert f"fit_to_machine: true to use {cores}" in str(info.value)
-    resolved = config.validate({**given, "fit_to_machine": True}, workdir=tmp_path, available_memory=BIG)
+    resolved = configuration.validate({**given, "fit_to_machine": True}, workdir=tmp_path, available_memory=BIG)
     used = resolved[section]
     for part in key.split("."):
         used = used[part]
@@ -210,11 +210,11 @@ def test_one_rule_for_every_count_above_the_cores(tmp_path, section, key):
 
 def test_the_rate_models_processes_may_oversubscribe_the_cores_three_times(tmp_path):
     cores = config.usable_cores()
-    allowed = config.validate({"rdataframe": {"rate_model": {"max_processes": 3 * cores}}}, workdir=tmp_path,
+    allowed = configuration.validate({"rdataframe": {"rate_model": {"max_processes": 3 * cores}}}, workdir=tmp_path,
                               available_memory=BIG)
     assert allowed["rdataframe"]["rate_model"]["max_processes"] == 3 * cores
     with pytest.raises(ConfigError) as info:
-        config.validate({"rdataframe": {"rate_model": {"max_processes": 3 * cores + 1}}}, workdir=tmp_path,
+        configuration.validate({"rdataframe": {"rate_model": {"max_processes": 3 * cores + 1}}}, workdir=tmp_path,
                         available_memory=BIG)
     assert (f"config key 'rdataframe.rate_model.max_processes' = {3 * cores + 1}: more than 3 per usable core "
             f"({cores} cores)") in str(info.value)
@@ -238,14 +238,14 @@ def test_a_fit_is_recorded_in_every_runs_provenance():
 
 
 def test_no_resource_check_keeps_large_n_values():
-    resolved = config.validate({"memory_bandwidth": {"n_values": 10**12}}, check_resources=False)
+    resolved = configuration.validate({"memory_bandwidth": {"n_values": 10**12}}, check_resources=False)
     assert resolved["memory_bandwidth"]["n_values"] == 10**12
 
 
 # --- loading files ----------------------------------------------------------------------------
 
 def test_load_default_config(tmp_path):
-    resolved = config.load(REPO / "config" / "config.yaml", workdir=tmp_path, available_memory=BIG)
+    resolved = configuration.load(REPO / "config" / "config.yaml", workdir=tmp_path, available_memory=BIG)
     with open(REPO / "config" / "config.yaml") as stream:
         raw = yaml.safe_load(stream)
     assert resolved["repetitions"] == raw["repetitions"]
@@ -258,7 +258,7 @@ def test_load_full_config_fits_to_memory(tmp_path):
     from throughput.experiments import memory_bandwidth
 
     available = 16 * 10**9
-    resolved = config.load(REPO / "config" / "full.yaml", check_resources=False)
+    resolved = configuration.load(REPO / "config" / "full.yaml", check_resources=False)
     mb, problems = resolved["memory_bandwidth"], []
     fitter = machine_fit.Fitter("memory_bandwidth", resolved["fit_to_machine"], problems, available)
     memory_bandwidth.check_config(mb, fitter)
@@ -272,7 +272,7 @@ def test_load_full_config_on_this_machine(tmp_path):
     # Paper scale fits this machine's memory and cores (it is fitted to them);
     # its tens of GB of inputs may not fit its disk, and then only that is said.
     try:
-        resolved = config.load(REPO / "config" / "full.yaml", workdir=tmp_path)
+        resolved = configuration.load(REPO / "config" / "full.yaml", workdir=tmp_path)
     except config.ConfigError as error:
         assert all("on disk" in problem for problem in error.problems), error.problems
     else:
@@ -301,11 +301,11 @@ def test_a_larger_scale_sets_every_key_the_default_sets(scale):
 
 def test_medium_config_fits_a_24_gb_machine_without_lowering(tmp_path):
     available = 20 * 10**9  # what a 24 GB machine has available with its system running
-    resolved = config.load(REPO / "config" / "medium.yaml", workdir=tmp_path, available_memory=available)
+    resolved = configuration.load(REPO / "config" / "medium.yaml", workdir=tmp_path, available_memory=available)
     assert resolved["fit_to_machine"] is False
     assert not any(resolved["fitted_to_machine"].values()), resolved["fitted_to_machine"]
     # it is larger than the default in every experiment it scales
-    default = config.load(REPO / "config" / "config.yaml", workdir=tmp_path, available_memory=available)
+    default = configuration.load(REPO / "config" / "config.yaml", workdir=tmp_path, available_memory=available)
     for section, key in [("memory_bandwidth", "n_values"), ("writing", "events"), ("rdataframe", "files"),
                          ("reader_comparison", "nanoaod_events"), ("gpu_bandwidth", "events")]:
         assert resolved[section][key] > default[section][key], (section, key)
@@ -314,7 +314,7 @@ def test_medium_config_fits_a_24_gb_machine_without_lowering(tmp_path):
 def test_load_empty_file(tmp_path):
     path = tmp_path / "empty.yaml"
     path.write_text("# nothing\n")
-    resolved = config.load(path, check_resources=False)
+    resolved = configuration.load(path, check_resources=False)
     assert resolved["repetitions"] == 5
 
 
@@ -322,14 +322,14 @@ def test_load_non_mapping_raises(tmp_path):
     path = tmp_path / "list.yaml"
     path.write_text("- 1\n- 2\n")
     with pytest.raises(ConfigError, match="mapping"):
-        config.load(path, check_resources=False)
+        configuration.load(path, check_resources=False)
 
 
 def test_load_bad_file_names_key(tmp_path):
     path = tmp_path / "bad.yaml"
     path.write_text("repetitions: 0\nmemory_bandwidth:\n  n_valeus: 5\n")
     with pytest.raises(ConfigError) as info:
-        config.load(path, check_resources=False)
+        configuration.load(path, check_resources=False)
     assert len(info.value.problems) == 2
     assert "'repetitions' = 0" in str(info.value)
     assert "'memory_bandwidth.n_valeus'" in str(info.value)
@@ -355,18 +355,18 @@ def test_thread_counts(max_threads, counts):
 def test_more_threads_than_cores_is_refused_with_the_key(tmp_path):
     too_many = config.usable_cores() + 1
     with pytest.raises(config.ConfigError) as error:
-        config.validate({"memory_bandwidth": {"max_threads": too_many}}, workdir=tmp_path, available_memory=10**10)
+        configuration.validate({"memory_bandwidth": {"max_threads": too_many}}, workdir=tmp_path, available_memory=10**10)
     assert f"'memory_bandwidth.max_threads' = {too_many}" in str(error.value)
 
 
 def test_fit_to_machine_never_goes_below_the_schema_minimum(tmp_path):
     with pytest.raises(config.ConfigError, match="memory_bandwidth.n_values.*cannot be fitted"):
-        config.validate({"fit_to_machine": True, "memory_bandwidth": {"n_values": 10**9}},
+        configuration.validate({"fit_to_machine": True, "memory_bandwidth": {"n_values": 10**9}},
                         workdir=tmp_path, available_memory=10**4)
 
 
 def test_load_tiny_config(tmp_path):
-    resolved = config.load(REPO / "tests" / "data" / "tiny.yaml", workdir=tmp_path, available_memory=BIG)
+    resolved = configuration.load(REPO / "tests" / "data" / "tiny.yaml", workdir=tmp_path, available_memory=BIG)
     assert resolved["memory_bandwidth"]["n_values"] == 200000
     assert resolved["writing"]["random_mb"] == 0.5
 
@@ -404,11 +404,11 @@ def test_float_for_an_integer_key_is_refused(key, sub):
     good = sub["default"] if sub["default"] is not None else sub.get("minimum", 1)
     cfg = yaml.safe_load(yaml.safe_dump(_set({}, key, float(good))))  # as a YAML file gives it
     with pytest.raises(ConfigError) as info:
-        config.validate(cfg, check_resources=False)
+        configuration.validate(cfg, check_resources=False)
     assert info.value.problems == [f"config key '{key}' = {float(good)!r}: {float(good)!r} is not of type "
                                    + ("'integer'" if sub["type"] == "integer" else "'integer', 'null'")]
     # and the same value as an integer passes
-    config.validate(_set({}, key, int(good)), check_resources=False)
+    configuration.validate(_set({}, key, int(good)), check_resources=False)
 
 
 @pytest.mark.parametrize("text, key, value", [
@@ -421,7 +421,7 @@ def test_float_or_bool_in_a_yaml_file_is_refused_naming_key_and_value(tmp_path, 
     path = tmp_path / "c.yaml"
     path.write_text(text)
     with pytest.raises(ConfigError) as info:
-        config.load(path, check_resources=False)
+        configuration.load(path, check_resources=False)
     assert len(info.value.problems) == 1
     assert f"config key '{key}' = {value}:" in info.value.problems[0]
 
@@ -440,7 +440,7 @@ def test_nan_and_infinity_in_a_yaml_file_are_each_named(tmp_path):
     path.write_text("writing:\n  random_mb: .nan\n  slow_mb_s: .inf\n  flush_mb: .inf\n"
                     "rdataframe:\n  rtol: .nan\n  dask:\n    connect_timeout_s: .NaN\ndatasets:\n  jitter: -.inf\n")
     with pytest.raises(ConfigError) as info:
-        config.load(path, workdir=tmp_path, available_memory=BIG)
+        configuration.load(path, workdir=tmp_path, available_memory=BIG)
     assert sorted(info.value.problems) == sorted([
         "config key 'writing.random_mb' = nan: not a finite number",
         "config key 'writing.slow_mb_s' = inf: not a finite number",
@@ -465,7 +465,7 @@ def test_duplicate_key_is_refused_naming_key_file_and_lines(tmp_path, text, prob
     path = tmp_path / "dup.yaml"
     path.write_text(text)
     with pytest.raises(ConfigError) as info:
-        config.load(path, check_resources=False)
+        configuration.load(path, check_resources=False)
     assert info.value.problems == [f"config file {path}: {problem}"]
 
 
@@ -482,7 +482,7 @@ def test_empty_file_means_every_default(tmp_path, text):
     path = tmp_path / "empty.yaml"
     path.write_text(text)
     assert config.read(path) == {}
-    assert config.load(path, check_resources=False) == config.validate({}, check_resources=False)
+    assert configuration.load(path, check_resources=False) == configuration.validate({}, check_resources=False)
 
 
 @pytest.mark.parametrize("text, kind", [("- 1\n- 2\n", "list"), ("5\n", "int"), ("just words\n", "str")])
@@ -490,7 +490,7 @@ def test_non_mapping_file_is_refused_naming_the_file(tmp_path, text, kind):
     path = tmp_path / "notamap.yaml"
     path.write_text(text)
     with pytest.raises(ConfigError) as info:
-        config.load(path, check_resources=False)
+        configuration.load(path, check_resources=False)
     assert info.value.problems == [f"config file {path}: the configuration must be a mapping of keys, got {kind}"]
 
 
@@ -498,9 +498,9 @@ def test_bad_yaml_and_missing_file_name_the_file(tmp_path):
     path = tmp_path / "broken.yaml"
     path.write_text("writing:\n  events: [1, 2\n")
     with pytest.raises(ConfigError, match=f"config file {path}: not valid YAML"):
-        config.load(path, check_resources=False)
+        configuration.load(path, check_resources=False)
     with pytest.raises(ConfigError, match=f"config file {tmp_path / 'absent.yaml'}: cannot be read"):
-        config.load(tmp_path / "absent.yaml", check_resources=False)
+        configuration.load(tmp_path / "absent.yaml", check_resources=False)
 
 
 def test_workflow_refuses_a_duplicate_key_before_any_job(tmp_path):
@@ -543,19 +543,19 @@ def test_relative_disk_dir_is_checked_and_returned_from_the_workdir(tmp_path, mo
 
 
 def test_relative_tmpfs_dir_is_made_absolute_from_the_workdir(tmp_path):
-    resolved = config.validate({"writing": {"tmpfs_dir": "shm"}}, check_resources=False, workdir=tmp_path)
+    resolved = configuration.validate({"writing": {"tmpfs_dir": "shm"}}, check_resources=False, workdir=tmp_path)
     assert resolved["writing"]["tmpfs_dir"] == str(tmp_path / "shm")
-    assert config.validate({}, check_resources=False, workdir=tmp_path)["writing"]["tmpfs_dir"] == "/dev/shm"
+    assert configuration.validate({}, check_resources=False, workdir=tmp_path)["writing"]["tmpfs_dir"] == "/dev/shm"
 
 
 READ_ONLY_CHECK = """
 import json, sys
-from throughput.setup import config
+from throughput import configuration
 try:
-    config.validate({"writing": {"tmpfs_dir": sys.argv[1], "disk_dir": sys.argv[2], "media": ["tmpfs", "disk"],
+    configuration.validate({"writing": {"tmpfs_dir": sys.argv[1], "disk_dir": sys.argv[2], "media": ["tmpfs", "disk"],
                                  "event_media": ["tmpfs"]}}, workdir="/", available_memory=64 * 10**9)
     print(json.dumps([]))
-except config.ConfigError as error:
+except configuration.ConfigError as error:
     print(json.dumps(error.problems))
 """
 # Mounts a read-only tmpfs on each of the two directories, in a mount namespace of its own.
@@ -681,7 +681,7 @@ def test_a_running_dask_scheduler_passes_the_check(tmp_path):
         scheduler.wait()
 
 
-# --- config files checked before Snakemake reads them (python -m throughput.setup.config check) --------
+# --- config files checked before Snakemake reads them (python -m throughput.configuration check) --------
 
 BAD_FILES = [  # (name, content or None for a folder, the problem after "config file <path>: ")
     ("list.yaml", "- 1\n- 2\n", "the configuration must be a mapping of keys, got list"),
@@ -717,7 +717,7 @@ def test_check_names_the_bad_file_and_where(tmp_path, name, content, problem):
     good = tmp_path / "good.yaml"
     good.write_text("repetitions: 2\n")
     with pytest.raises(ConfigError) as info:  # with another, good file: the bad one is the one named
-        config.check([good, path], check_resources=False)
+        configuration.check([good, path], check_resources=False)
     assert info.value.problems == [f"config file {path}: {problem}"]
 
 
@@ -725,20 +725,20 @@ def test_check_merges_the_files_over_the_default_config_as_snakemake_does(tmp_pa
     first, second = tmp_path / "first.yaml", tmp_path / "second.yaml"
     first.write_text("repetitions: 2\nwriting:\n  events: 10\n  random_mb: 0.5\n")
     second.write_text("writing:\n  events: 20\n")
-    resolved = config.check([first, second], check_resources=False)
+    resolved = configuration.check([first, second], check_resources=False)
     assert resolved["repetitions"] == 2 and resolved["writing"]["events"] == 20
     assert resolved["writing"]["random_mb"] == 0.5  # kept from the first file
     assert resolved["writing"]["media"] == config.read(config.DEFAULT_CONFIG)["writing"]["media"]  # the default's
     # values are validated too, naming the key
     second.write_text("reader_comparison:\n  sample_every: 0\n")
     with pytest.raises(ConfigError, match="'reader_comparison.sample_every' = 0"):
-        config.check([first, second], check_resources=False)
+        configuration.check([first, second], check_resources=False)
 
 
 @pytest.mark.parametrize("name", ["config.yaml", "medium.yaml", "full.yaml"])
 def test_check_takes_the_study_configs(name):
-    config.check([REPO / "config" / name], check_resources=False)
-    config.check([REPO / "tests" / "data" / "tiny.yaml"], check_resources=False)
+    configuration.check([REPO / "config" / name], check_resources=False)
+    configuration.check([REPO / "tests" / "data" / "tiny.yaml"], check_resources=False)
 
 
 def test_check_command_exits_non_zero_naming_each_bad_file(tmp_path):
@@ -746,12 +746,12 @@ def test_check_command_exits_non_zero_naming_each_bad_file(tmp_path):
     import sys
 
     bad = [_bad_file(tmp_path, name, content) for name, content, _ in BAD_FILES if name in ("tabs.yaml", "list.yaml")]
-    run = subprocess.run([sys.executable, "-m", "throughput.setup.config", "check", "--no-resources", *map(str, bad)],
+    run = subprocess.run([sys.executable, "-m", "throughput.configuration", "check", "--no-resources", *map(str, bad)],
                          capture_output=True, text=True)
     assert run.returncode == 1 and not run.stdout
     assert f"config file {bad[0]}: the configuration must be a mapping of keys, got list" in run.stderr
     assert f"config file {bad[1]}: not valid YAML at line 2, column 1" in run.stderr
-    good = subprocess.run([sys.executable, "-m", "throughput.setup.config", "check", "--no-resources",
+    good = subprocess.run([sys.executable, "-m", "throughput.configuration", "check", "--no-resources",
                            str(REPO / "config" / "medium.yaml")], capture_output=True, text=True)
     assert good.returncode == 0 and "valid" in good.stdout, good.stderr
 
@@ -770,7 +770,7 @@ def test_make_paper_checks_the_config_before_snakemake_reads_it(tmp_path):
     dry = subprocess.run(["make", "-n", "paper", "CONFIG=config/medium.yaml"], cwd=REPO, capture_output=True,
                          text=True, env=command_env())
     lines = dry.stdout.splitlines()
-    check = lines.index("python -m throughput.setup.config check config/medium.yaml")
+    check = lines.index("python -m throughput.configuration check config/medium.yaml")
     assert check < next(i for i, line in enumerate(lines) if line.startswith("snakemake "))
 
 
@@ -805,12 +805,12 @@ def test_a_value_beyond_its_kernels_range_stops_naming_key_and_value(tmp_path, k
 @pytest.mark.parametrize("key", [k for k, _ in INTEGER_KEYS])
 def test_every_integer_key_stops_beyond_the_64_bit_range_once(key):
     with pytest.raises(ConfigError) as info:
-        config.validate(_set({}, key, 2**63), check_resources=False)
+        configuration.validate(_set({}, key, 2**63), check_resources=False)
     assert info.value.problems == [f"config key '{key}' = {2**63}: {BEYOND_INT64}"]
 
 
 def test_the_largest_values_the_kernels_take_pass():
-    config.validate({"reader_comparison": {"sample_every": 2**63 - 1}, "datasets": {"seed": 2**32 - 1},
+    configuration.validate({"reader_comparison": {"sample_every": 2**63 - 1}, "datasets": {"seed": 2**32 - 1},
                      "rdataframe": {"rate_model": {"ttree_cache_bytes": 2**31 - 1}},
                      "writing": {"random_mb": 0.1, "slow_mb_s": 1}}, check_resources=False)
 
@@ -921,9 +921,26 @@ def test_a_path_that_root_would_expand_is_named_before_any_job(tmp_path):
     work = tmp_path / "work $USER"
     work.mkdir()
     with pytest.raises(ConfigError) as info:
-        config.validate({"writing": {"disk_dir": str(disk)}}, check_resources=False, workdir=work)
+        configuration.validate({"writing": {"disk_dir": str(disk)}}, check_resources=False, workdir=work)
     assert info.value.problems == [
         f"config key 'writing.disk_dir' = {str(disk)!r}: holds '$', which ROOT expands in file names ($VAR, $(VAR)): "
         "rename or move it",
         f"working directory {str(work)!r}: holds '$', which ROOT expands in file names ($VAR, $(VAR)): rename or move it"]
-    assert config.validate({"writing": {"disk_dir": str(tmp_path)}}, check_resources=False, workdir=tmp_path)
+    assert configuration.validate({"writing": {"disk_dir": str(tmp_path)}}, check_resources=False, workdir=tmp_path)
+
+
+# --- each section's check, handed to setup.config by throughput.configuration ---------------------------
+
+def test_every_section_but_noise_has_its_owners_check():
+    from throughput.experiments import SPECS
+
+    assert set(configuration.SECTION_CHECKS) == set(config.sections()) - {"noise"}
+    assert set(SPECS) <= set(configuration.SECTION_CHECKS)
+    for name in SPECS:  # an experiment's check lives in its cheap spec
+        assert configuration.SECTION_CHECKS[name].__module__ == f"throughput.experiments.{name}.spec"
+
+
+def test_a_resource_check_without_the_sections_checks_is_refused():
+    with pytest.raises(TypeError, match="throughput.configuration.validate"):
+        config.validate({}, available_memory=BIG)
+    assert config.validate({}, check_resources=False)["fitted_to_machine"] == {}

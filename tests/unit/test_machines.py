@@ -10,6 +10,7 @@ import pandas as pd
 import pytest
 
 from throughput.machines import archive, tables as machines
+from throughput import configuration
 from throughput.setup import config
 from throughput.core import noise, provenance, results
 from throughput.report import paper
@@ -23,7 +24,7 @@ KERNELS_USED = ["add_constant_O0", "add_constant_O3", "stream_O3"]  # checked by
 def archived_memory_bandwidth(tmp_path_factory):
     """Real memory-bandwidth runs of this machine (small arrays), packed as an archived machine."""
     root = tmp_path_factory.mktemp("machines")
-    settings = config.validate({"repetitions": 2, "warmup": 0, "memory_bandwidth": {
+    settings = configuration.validate({"repetitions": 2, "warmup": 0, "memory_bandwidth": {
         "n_values": 200_000, "max_threads": 2, "opt_levels": ["O0", "O3"], "python_methods": []}},
         check_resources=False)
     params = {**settings["memory_bandwidth"], "repetitions": 2, "warmup": 0}
@@ -35,19 +36,19 @@ def archived_memory_bandwidth(tmp_path_factory):
 
 
 def _section(root, labels=None):
-    return config.validate({"machines": {"archived": labels, "archive_dir": str(root / "archive")}},
+    return configuration.validate({"machines": {"archived": labels, "archive_dir": str(root / "archive")}},
                            check_resources=False)["machines"]
 
 
 def test_a_label_that_is_not_archived_stops_the_config_naming_it(archived_memory_bandwidth):
     root, _, _ = archived_memory_bandwidth
     with pytest.raises(config.ConfigError) as error:
-        config.validate({"machines": {"archived": ["laptop"], "archive_dir": str(root / "archive")}})
+        configuration.validate({"machines": {"archived": ["laptop"], "archive_dir": str(root / "archive")}})
     message = str(error.value)
     assert "machines.archived" in message and "'laptop'" in message and "other-node" in message
-    assert config.validate({"machines": {"archived": ["other-node"], "archive_dir": str(root / "archive")}})
+    assert configuration.validate({"machines": {"archived": ["other-node"], "archive_dir": str(root / "archive")}})
     with pytest.raises(config.ConfigError, match="machines.archived"):
-        config.validate({"machines": {"archived": ["../elsewhere"]}}, check_resources=False)
+        configuration.validate({"machines": {"archived": ["../elsewhere"]}}, check_resources=False)
 
 
 def test_the_machine_table_describes_each_machine_from_its_runs(archived_memory_bandwidth):

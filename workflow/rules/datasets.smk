@@ -8,8 +8,16 @@
 #                                                    MiniAOD-like (seed 000's particle types), flat and as
 #                                                    split objects; the reader comparison reads them, the
 #                                                    writing experiment builds its data products from the flat one
+#   data/reader_comparison/numpy/<layout>/<compression>/part<k>.npz
+#                                                    the Numpy copy of a NanoAOD-like or MiniAOD-like file
+#   data/reader_comparison/real/<stem>.npz, <stem>.ntuple.root
+#                                                    the real files' Numpy and RNTuple copies (reader_comparison.real_files)
 # File k of a set uses seed datasets.seed + k. An experiment asks for them with
-# nanoaod_files(compression, count) and aod_files(layout, compression, count).
+# nanoaod_files(compression, count), aod_files(layout, compression, count),
+# numpy_files(layout, compression, count) and real_copy(stem, suffix).
+from functools import partial
+
+from throughput.experiments.reader_comparison import spec as _rc_spec
 from throughput.inputs import datasets as _datasets
 
 KERNELS["datasets"] = [f"{KERNEL_BIN}/{name}" for name in ("make_nanoaod_like", "make_aod_like", "tree_to_rntuple")]
@@ -29,6 +37,21 @@ def aod_files(layout, compression, count, rntuple=False):
     return [f"{AOD_DATA}/{layout}/{compression}/part{k}{suffix}" for k in range(count)]
 
 
+def numpy_files(layout, compression, count):
+    """The Numpy copies of the files of `layout` ("nanoaod", "aod" or "aod_objects")."""
+    return [f"{AOD_DATA}/numpy/{layout}/{compression}/part{k}.npz" for k in range(count)]
+
+
+# The real files: local copies in datasets.source, else fetched by scikit-hep-testdata.
+REAL_FILES = {Path(name).stem: _datasets.real_file(name, STUDY["datasets"])
+              for name in STUDY["reader_comparison"]["real_files"]}
+
+
+def real_copy(stem, suffix):
+    """The copy of real file `stem` as a Numpy (".npz") or RNTuple (".ntuple.root") file."""
+    return f"{AOD_DATA}/real/{stem}{suffix}"
+
+
 def aod_events(index):
     """Events in flat AOD-like file `index` (reader_comparison.aod_events in files of
     reader_comparison.aod_events_per_file; the last file takes the rest)."""
@@ -41,6 +64,8 @@ wildcard_constraints:
     index=r"\d+",
     events=r"\d+",
     tree_set=f"data/nanoaod|{AOD_DATA}/aod|{AOD_DATA}/aod_objects",
+    rc_layout="nanoaod|aod|aod_objects",
+    rc_stem=r"[A-Za-z0-9_.-]+",
 
 
 rule nanoaod_like:
@@ -107,3 +132,37 @@ rule rntuple_copy:  # of every generated TTree file: NanoAOD-like, flat AOD-like
     shell:
         "python -m throughput.inputs.datasets rntuple {output:q} --input {input.tree:q} "
         "--compression {wildcards.compression} --section {params.section:q}"
+
+
+# The Numpy copy of a NanoAOD-like or MiniAOD-like file (the reader comparison's Numpy baseline) ...
+def rc_numpy_source(wildcards):
+    files = nanoaod_files if wildcards.rc_layout == "nanoaod" else partial(aod_files, wildcards.rc_layout)
+    return files(wildcards.compression, int(wildcards.index) + 1)[-1]
+
+
+rule reader_comparison_numpy:
+    input:
+        rc_numpy_source,
+    output:
+        f"{AOD_DATA}/numpy/{{rc_layout}}/{{compression}}/part{{index}}.npz",
+    shell:
+        "python -m throughput.experiments.reader_comparison make-numpy {input:q} {output:q} --layout {wildcards.rc_layout}"
+
+
+# ... and the real files' Numpy and RNTuple copies.
+rule reader_comparison_real_copies:
+    input:
+        kernel=DATASET_KERNEL["rntuple"],  # the RNTuple copy (tree_to_rntuple)
+        source=lambda wildcards: str(REAL_FILES[wildcards.rc_stem]),
+    output:
+        numpy=real_copy("{rc_stem}", ".npz"),
+        rntuple=real_copy("{rc_stem}", ".ntuple.root"),
+    params:
+        layout=lambda wildcards: _rc_spec.real_layout(wildcards.rc_stem),
+        compression=lambda wildcards: _rc_spec.file_compression(REAL_FILES[wildcards.rc_stem]),
+        level=lambda wildcards: _datasets.level(STUDY["datasets"], _rc_spec.file_compression(REAL_FILES[wildcards.rc_stem])),
+    shell:
+        "python -m throughput.experiments.reader_comparison make-numpy {input.source:q} {output.numpy:q} "
+        "--layout {params.layout} && "
+        "python -m throughput.experiments.reader_comparison make-rntuple {input.source:q} {output.rntuple:q} "
+        "--layout {params.layout:q} --compression {params.compression:q} --level {params.level}"

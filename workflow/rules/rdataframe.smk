@@ -7,12 +7,12 @@
 # rdataframe.events_per_file events, per compression), made by rules/datasets.smk
 # (nanoaod_like_sized): data/rdataframe/<compression>/e<events>/part<k>.root. File k
 # holds the same events in every compression (seed datasets.seed + k).
-from throughput.experiments import rdataframe as rdataframe_experiment
+from throughput.experiments.rdataframe import spec as rdataframe_spec
 
 RDATAFRAME = STUDY["rdataframe"]
 RDATAFRAME_INPUTS = [
-    str(rdataframe_experiment.data_path("data/rdataframe", compression, RDATAFRAME["events_per_file"], k))
-    for compression, count in rdataframe_experiment.file_sets(RDATAFRAME).items()
+    str(rdataframe_spec.data_path("data/rdataframe", compression, RDATAFRAME["events_per_file"], k))
+    for compression, count in rdataframe_spec.file_sets(RDATAFRAME).items()
     for k in range(count)
 ]
 

@@ -4,10 +4,29 @@ analysis and report) and one entry each in SPECS, which declares its kernels
 and outputs once (throughput.setup.spec). Adding an experiment: its package,
 notebook, kernels folder and paper section, and one entry here.
 
-This module stays light (Snakemake imports SPECS while it plans); the
-experiments' packages are imported by their notebooks and tests.
+This module stays light (Snakemake imports SPECS while it plans), and so does each
+experiment's package: importing it runs only its cheap `spec` module (the config
+section's check, constants, input paths: what Snakemake and throughput.configuration
+take); its measured code, analysis and report are imported on first use of one of
+their names, by the package's `__getattr__` and `load_later` below.
 """
+from __future__ import annotations
+
+from typing import Any
+
 from ..setup.spec import Spec
+
+
+def load_later(namespace: dict[str, Any], loaded: dict[str, Any], name: str) -> Any:
+    """For an experiment package's `__getattr__`, once it has imported the names of its measured
+    code, analysis and report (`loaded`, its locals): put them in the package (`namespace`, its
+    globals; none starting with '_'), and give `name`, or AttributeError when it has none."""
+    namespace.update((key, value) for key, value in loaded.items() if not key.startswith("_"))
+    try:
+        return namespace[name]
+    except KeyError:
+        raise AttributeError(f"module {namespace['__name__']!r} has no attribute {name!r}") from None
+
 
 SPECS: dict[str, Spec] = {spec.name: spec for spec in (
     Spec("memory_bandwidth",  # seed 000, "Memory bandwidth"

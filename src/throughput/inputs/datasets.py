@@ -19,7 +19,6 @@ functions here; a standalone notebook calls the same functions directly.
 from __future__ import annotations
 
 import os
-import shutil
 from pathlib import Path
 from typing import Any
 
@@ -120,16 +119,6 @@ def check_config(section: dict[str, Any], fit: machine_fit.Fitter) -> None:
 
 def level(section: dict[str, Any], compression: str) -> int:
     return 0 if compression == "none" else section["levels"][compression]
-
-
-def disk_problem(need: float, what: str, directory: str | os.PathLike = ".") -> str | None:
-    """'<what> need about N GB on disk, M GB free in <directory>' when `need` bytes
-    would take more than 80% of the free space there, else None (one wording for
-    every experiment's check: the tests and users look for "on disk")."""
-    free = shutil.disk_usage(Path(directory).resolve()).free
-    if need <= 0.8 * free:
-        return None
-    return f"{what} need about {need / 1e9:.1f} GB on disk, {free / 1e9:.1f} GB free in {Path(directory).resolve()}"
 
 
 def make_nanoaod_like(output: str | os.PathLike, events: int, compression: str, section: dict[str, Any],

@@ -10,25 +10,21 @@ sizes, directories and thread counts fit this machine's memory, disk and cores.
 All problems of a stage are reported at once, each naming its key and value,
 before any job starts.
 
-`python -m throughput.setup.config check [FILE...]` checks config files before
-Snakemake reads them (`make paper CONFIG=...` runs it): config/config.yaml and
-each FILE over it, as the workflow merges them, each read strictly (naming the
-file, and the line and column of bad YAML), then validated. Exit status 1 and
-every problem on stderr when anything is wrong.
+A section's own check against this machine (`check_config(section_values, fitter)`)
+lives with the section's owner, in a room above this one: the caller passes them
+(`checks`, section -> check_config). throughput.configuration passes every section's,
+and is the command that checks config files before Snakemake reads them.
 """
 from __future__ import annotations
 
 import copy
 import functools
-import importlib
-import importlib.util
 import math
 import os
 import shutil
-import sys
 import tempfile
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Callable, Mapping
 
 import psutil
 import yaml
@@ -67,15 +63,9 @@ def sections() -> list[str]:
     return sorted(p.name.removesuffix(".schema.yaml") for p in SECTION_SCHEMAS.glob("*.schema.yaml"))
 
 
-# The sections owned by a module outside throughput.experiments (an experiment's section is its package's).
-_SECTION_OWNERS = {"datasets": "throughput.inputs.datasets", "machines": "throughput.machines.tables"}
-
-
-def section_module(section: str):
-    """The module that owns a section and may check it (`check_config`): an experiment's package, or
-    the one `_SECTION_OWNERS` names. Imported by name because it lives in a room above this one."""
-    name = _SECTION_OWNERS.get(section, f"throughput.experiments.{section}")
-    return importlib.import_module(name) if importlib.util.find_spec(name) is not None else None
+# A section's check against this machine: check_config(section_values, fitter), which fits
+# the section's values in place and appends the problems to fitter.problems.
+SectionCheck = Callable[[dict[str, Any], machine_fit.Fitter], None]
 
 
 def fill_defaults(config: dict[str, Any], schema: dict[str, Any]) -> dict[str, Any]:
@@ -232,10 +222,16 @@ MIN_FREE_DISK = 200 * 10**6
 
 
 def validate(config: dict[str, Any], check_resources: bool = True, workdir: str | os.PathLike = ".",
-             available_memory: int | None = None, schema_check: bool = True) -> dict[str, Any]:
+             available_memory: int | None = None, schema_check: bool = True,
+             checks: Mapping[str, SectionCheck] | None = None) -> dict[str, Any]:
     """The configuration with defaults filled, sizes resolved and paths absolute, or ConfigError.
+    With check_resources, the free disk and each section of `checks` (section -> check_config:
+    throughput.configuration.SECTION_CHECKS; required then) are checked against this machine.
     schema_check=False (only throughput.node, on a host without jsonschema) fills and fits the
     values without checking them against the schema."""
+    if check_resources and checks is None:
+        raise TypeError("validate(check_resources=True) needs the sections' checks (checks=...): "
+                        "throughput.configuration.validate passes every section's")
     schema = load_schema()
     resolved = fill_defaults(config, schema)
     non_finite, too_large = _non_finite(resolved), _beyond_int64(resolved)
@@ -253,7 +249,7 @@ def validate(config: dict[str, Any], check_resources: bool = True, workdir: str 
     problems += root_expanded_paths(resolved, schema, workdir)
     resolved["fitted_to_machine"] = {}
     if check_resources:
-        problems += fit_sections(resolved, sections(), available_memory)
+        problems += fit_sections(resolved, checks, available_memory)
         free = shutil.disk_usage(Path(workdir).resolve()).free
         if free < MIN_FREE_DISK:
             problems.append(f"working directory {Path(workdir).resolve()}: {free / 1e6:.0f} MB free on disk, "
@@ -263,19 +259,18 @@ def validate(config: dict[str, Any], check_resources: bool = True, workdir: str 
     return resolved
 
 
-def fit_sections(resolved: dict[str, Any], names: list[str], available_memory: int | None = None) -> list[str]:
-    """Check the named sections of a filled configuration against this machine: a section's
-    module may check its sizes, files and threads, fitting them by the one rule of
-    throughput.setup.machine_fit (check_config(section_values, fitter)). Fills
-    resolved["fitted_to_machine"]; returns the problems."""
+def fit_sections(resolved: dict[str, Any], checks: Mapping[str, SectionCheck],
+                 available_memory: int | None = None) -> list[str]:
+    """Check sections of a filled configuration against this machine, each by its check in
+    `checks` (section -> check_config(section_values, fitter), its owner's), which checks its
+    sizes, files and threads, fitting them by the one rule of throughput.setup.machine_fit.
+    Fills resolved["fitted_to_machine"]; returns the problems."""
     problems: list[str] = []
     available = psutil.virtual_memory().available if available_memory is None else available_memory
-    for section in names:
-        module = section_module(section)
-        if hasattr(module, "check_config"):
-            fitter = machine_fit.Fitter(section, resolved["fit_to_machine"], problems, available, study=resolved)
-            module.check_config(resolved[section], fitter)
-            resolved["fitted_to_machine"][section] = machine_fit.as_records(fitter.fits)
+    for section, check_config in checks.items():
+        fitter = machine_fit.Fitter(section, resolved["fit_to_machine"], problems, available, study=resolved)
+        check_config(resolved[section], fitter)
+        resolved["fitted_to_machine"][section] = machine_fit.as_records(fitter.fits)
     return problems
 
 
@@ -382,31 +377,3 @@ def check(paths: list[str | os.PathLike], **kwargs: Any) -> dict[str, Any]:
     if problems:
         raise ConfigError(problems)
     return validate(given, **kwargs)
-
-
-def main(argv: list[str] | None = None) -> int:
-    """`python -m throughput.setup.config check [FILE...]`: 0 if the workflow would take these config files."""
-    import argparse
-
-    parser = argparse.ArgumentParser(prog="python -m throughput.setup.config",
-                                     description="Check config files before the workflow reads them.")
-    commands = parser.add_subparsers(dest="command", required=True)
-    checking = commands.add_parser("check", help="config/config.yaml and each FILE over it, read strictly and validated")
-    checking.add_argument("files", nargs="*", metavar="FILE", help="config files, in the order given to --configfile")
-    checking.add_argument("--no-resources", action="store_true",
-                          help="check files and values only, not this machine's memory, disk and cores")
-    args = parser.parse_args(argv)
-    try:
-        check(args.files, check_resources=not args.no_resources)
-    except ConfigError as error:
-        print(f"{parser.prog} check: {error}", file=sys.stderr)
-        return 1
-    print(f"{parser.prog} check: valid: {' + '.join(str(p) for p in [DEFAULT_CONFIG, *args.files])}")
-    return 0
-
-
-if __name__ == "__main__":
-    # Through the package's module, so that every ConfigError is the one class.
-    from throughput.setup.config import main as _main
-
-    sys.exit(_main())

@@ -1,7 +1,7 @@
 """One rule for fitting the config's sizes and counts to the machine it runs on.
 
-Every experiment's check_config (called by throughput.setup.config.validate before
-any job starts) goes through a `Fitter`:
+Every experiment's check_config (its spec's, called through throughput.setup.config.validate
+by throughput.configuration before any job starts) goes through a `Fitter`:
 
 * a thread, worker or process count beyond this machine's usable cores, and a
   size beyond the share of available memory one run may use, is lowered to
@@ -15,12 +15,16 @@ any job starts) goes through a `Fitter`:
   (`requested`).
 
 A null count (every usable core) is resolved by the experiment itself and is
-not a fit: the run's provenance has the machine's cores.
+not a fit: the run's provenance has the machine's cores. `disk_problem` is the one
+wording of a check's "too little disk".
 """
 from __future__ import annotations
 
 import dataclasses
+import os
+import shutil
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 # Share of the available memory one benchmark may take: the rest is for the
@@ -116,3 +120,13 @@ def record(fits: list[dict[str, Any]] | None) -> list[dict[str, Any]]:
 
 def recorded() -> list[dict[str, Any]]:
     return list(_RECORDED)
+
+
+def disk_problem(need: float, what: str, directory: str | os.PathLike = ".") -> str | None:
+    """'<what> need about N GB on disk, M GB free in <directory>' when `need` bytes
+    would take more than 80% of the free space there, else None (one wording for
+    every section's check: the tests and users look for "on disk")."""
+    free = shutil.disk_usage(Path(directory).resolve()).free
+    if need <= 0.8 * free:
+        return None
+    return f"{what} need about {need / 1e9:.1f} GB on disk, {free / 1e9:.1f} GB free in {Path(directory).resolve()}"

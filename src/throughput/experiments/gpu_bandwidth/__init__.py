@@ -36,15 +36,18 @@ traffic) or, for transfers between host and device, the bytes that cross the
 link. "Fraction of nominal" is GB/s over the device's nominal memory bandwidth
 (2 x memory clock x bus width, read from the device).
 
-Modules, one role each. The names the notebook, the tests and throughput.setup.config
-use are imported here from them, so that
+Modules, one role each. The names the notebook, the tests and throughput.configuration
+use are imported here from them (all but the spec's on first use:
+throughput.experiments.load_later), so that
 `from throughput.experiments import gpu_bandwidth as gb; gb.<name>` works:
+
+- spec: what Snakemake and throughput.configuration take, cheap to import:
+  check_config (sizes against this machine), max_threads, whether a driver is present;
 
 - cases: what is measured: Table 2's cases, the jagged operations, the methods,
   the shared constants, the seed's figures, and the CUDA program's case table
   (bytes per pass, expected adds, clock; its `--list-cases` is checked against it);
-- configuration: sizes of the runs; check_config (called by throughput.setup.config)
-  and check_device_fit (against the GPU's free memory);
+- configuration: sizes of the runs; check_device_fit (against the GPU's free memory);
 - device: is there a GPU, which, and why each GPU method cannot run here;
 - data: initial values, the jagged events, expected outputs, exact validation,
   bytes moved;
@@ -65,19 +68,26 @@ imports numba.cuda.
 """
 from __future__ import annotations
 
-from .analysis import archived_summary, check_agreement, jagged_table, summary, targets, with_rates
-from .cases import (CASES, CPU_METHOD_JAGGED, CUDA_KERNEL, DTYPES, GPU_CASES, GPU_METHOD_JAGGED, GPU_METHODS,
-                    HOST_KERNEL, JAGGED_KERNEL_CASE, JAGGED_LABELS, JAGGED_OPS, KERNEL_CASE, KERNEL_CASES, NO_GPU,
-                    NOT_MEASURED, SEED_ARRAY_MIB, SEED_GPU_SHORT, SEED_GPUS, SEED_TABLE2, TARGET_FRACTION)
-from .configuration import check_config, check_device_fit, max_threads
-from .cpu_jagged import awkward_op, combine_cpu, explode_cpu, jagged_cpu
-from .cupy_backend import NumpyBackend, table2_python
-from .data import (Jagged, case_bytes_moved, case_shape, exact_checksum, from_counts, initial, jagged_bytes_moved,
-                   jagged_counts, jagged_shape, jagged_values, make_jagged, reference, validate_output)
-from .device import (EXIT_NO_DEVICE, GpuStatus, detect_gpu, driver_present, l2_note,
-                     listed_cases, nominal_gb_s, query_cuda_device)
-from .numba_cuda import combine_gpu, cuda_kernels, jagged_gpu_python, launch
-from .report import (archived_detail_tex, archived_jagged_tex, archived_sentences, gpu_detail_tex, jagged_sentence,
-                     jagged_tex, machines_tex, numa_sentence, paper_macros, table2_rows, table2_tex, target_sentence)
-from .runs import RUN_KEYS, groups, measure, node_cpus, numa_command, numa_reason, plan, run_name
+from .. import load_later
+from .spec import check_config, driver_present, max_threads
 
+
+def __getattr__(_name: str):
+    if _name.startswith("_"):
+        raise AttributeError(f"module {__name__!r} has no attribute {_name!r}")
+    from .analysis import archived_summary, check_agreement, jagged_table, summary, targets, with_rates
+    from .cases import (CASES, CPU_METHOD_JAGGED, CUDA_KERNEL, DTYPES, GPU_CASES, GPU_METHOD_JAGGED, GPU_METHODS,
+                        HOST_KERNEL, JAGGED_KERNEL_CASE, JAGGED_LABELS, JAGGED_OPS, KERNEL_CASE, KERNEL_CASES, NO_GPU,
+                        NOT_MEASURED, SEED_ARRAY_MIB, SEED_GPU_SHORT, SEED_GPUS, SEED_TABLE2, TARGET_FRACTION)
+    from .configuration import check_device_fit
+    from .cpu_jagged import awkward_op, combine_cpu, explode_cpu, jagged_cpu
+    from .cupy_backend import NumpyBackend, table2_python
+    from .data import (Jagged, case_bytes_moved, case_shape, exact_checksum, from_counts, initial, jagged_bytes_moved,
+                       jagged_counts, jagged_shape, jagged_values, make_jagged, reference, validate_output)
+    from .device import EXIT_NO_DEVICE, GpuStatus, detect_gpu, l2_note, listed_cases, nominal_gb_s, query_cuda_device
+    from .numba_cuda import combine_gpu, cuda_kernels, jagged_gpu_python, launch
+    from .report import (archived_detail_tex, archived_jagged_tex, archived_sentences, gpu_detail_tex, jagged_sentence,
+                         jagged_tex, machines_tex, numa_sentence, paper_macros, table2_rows, table2_tex,
+                         target_sentence)
+    from .runs import RUN_KEYS, groups, measure, node_cpus, numa_command, numa_reason, plan, run_name
+    return load_later(globals(), locals(), _name)

@@ -9,7 +9,6 @@ from ...report import seeds
 from .. import SPECS
 
 
-MIB = 2**20
 CONSTANT = 1.0
 INIT_PERIOD = 1000  # values are i % 1000: small integers, exact in float32 and float64
 DTYPES = ("float32", "float64")

@@ -2,7 +2,6 @@
 and for each GPU method why it cannot run here."""
 from __future__ import annotations
 
-import ctypes
 import functools
 import json
 import os
@@ -11,18 +10,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ...core import harness
-from .cases import CUDA_KERNEL, GPU_METHODS, MIB, NO_GPU
+from .cases import CUDA_KERNEL, GPU_METHODS, NO_GPU
+from .spec import MIB, driver_present
 
 EXIT_NO_DEVICE = 4  # gpu_bandwidth_cuda's exit code where there is no usable GPU
-
-
-def driver_present() -> bool:
-    """Whether the NVIDIA driver library can be loaded (no driver: no GPU to use)."""
-    try:
-        ctypes.CDLL("libcuda.so.1")
-    except OSError:
-        return False
-    return True
 
 
 @dataclass

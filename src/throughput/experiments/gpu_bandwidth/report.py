@@ -14,7 +14,7 @@ from ...core.intervals import Estimate
 from .analysis import _pick, jagged_estimate, jagged_table, summary, targets
 from .cases import (CASE_BY_NAME, CASES, CUDA_KERNEL, GPU_METHODS, JAGGED_OPS, NOT_MEASURED, SEED_ARRAY_MIB,
                     SEED_GPU_SHORT, SEED_TABLE2, TARGET_FRACTION)
-from .configuration import max_threads
+from .spec import max_threads
 from .data import make_jagged
 from .device import GpuStatus, l2_note
 

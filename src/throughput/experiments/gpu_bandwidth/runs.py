@@ -18,12 +18,13 @@ from ...core.results import sha256
 from .analysis import rated_time, with_rates
 from .cases import (CPU_METHOD_JAGGED, CPU_METHODS, CUDA_KERNEL, GPU_METHOD_CASES, GPU_METHOD_JAGGED, GPU_METHODS,
                     HOST_KERNEL, JAGGED_KERNEL_CASE, NOT_MEASURED)
-from .configuration import max_threads, values_per_array
+from .configuration import values_per_array
 from .cpu_jagged import jagged_cpu
 from .cupy_backend import CupyBackend, table2_python
 from .data import Jagged, jagged_counts, make_jagged
 from .device import GpuStatus
 from .numba_cuda import jagged_gpu_python
+from .spec import max_threads
 
 
 # ---- NUMA: local against remote memory ---------------------------------------------------

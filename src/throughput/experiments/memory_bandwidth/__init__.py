@@ -15,20 +15,30 @@ Modules, one role each:
 - vocabulary: the seed's figures, the targets, the modes and bytes per value;
 - methods: the measured Python methods (numpy, numba) and the exact check of
   every output value;
-- measuring: check_config (called by throughput.setup.config), the plan, the groups
-  (one per thread count) measured interleaved, or reused when stored;
+- spec: check_config (called by throughput.configuration), cheap to import;
+- measuring: the plan, the groups (one per thread count) measured interleaved,
+  or reused when stored;
 - analysis: rates, agreement, the summary, the -O and ratio tables, targets,
   and the machine table (this machine beside the archived ones);
 - report: those tables as the paper prints them, and every macro it quotes.
 
 The names the notebook, throughput.repeatability and the tests use are
-imported here: ``from throughput.experiments import memory_bandwidth as mb``.
+imported here: ``from throughput.experiments import memory_bandwidth as mb``; all
+but the spec's on first use (throughput.experiments.load_later).
 """
-from .analysis import (SINGLE_VERDICT_WORDS, cache_note, check_agreement, estimate, huge_page_note, machine_table,
-                       opt_table, opt_verdict, paired_ratio, plateau_verdict, ratio_table, stream_at, summary, targets,
-                       with_rates)
-from .measuring import check_config, groups, measure, plan, run_label, run_name
-from .report import machine_table_frame, opt_table_frame, paper_macros, ratio_table_frame
-from .methods import expected_checksum
-from .vocabulary import (BUS_BYTES_PER_VALUE, CONSTANT, MODES, PLATEAU_BAND, SEED_N, SEED_PLATEAU_GHZ, SEED_SECONDS,
-                         SINGLE_TARGET, STREAM_OPS)
+from .. import load_later
+from .spec import check_config
+
+
+def __getattr__(_name: str):
+    if _name.startswith("_"):
+        raise AttributeError(f"module {__name__!r} has no attribute {_name!r}")
+    from .analysis import (SINGLE_VERDICT_WORDS, cache_note, check_agreement, estimate, huge_page_note, machine_table,
+                           opt_table, opt_verdict, paired_ratio, plateau_verdict, ratio_table, stream_at, summary,
+                           targets, with_rates)
+    from .measuring import groups, measure, plan, run_label, run_name
+    from .report import machine_table_frame, opt_table_frame, paper_macros, ratio_table_frame
+    from .methods import expected_checksum
+    from .vocabulary import (BUS_BYTES_PER_VALUE, CONSTANT, MODES, PLATEAU_BAND, SEED_N, SEED_PLATEAU_GHZ,
+                             SEED_SECONDS, SINGLE_TARGET, STREAM_OPS)
+    return load_later(globals(), locals(), _name)

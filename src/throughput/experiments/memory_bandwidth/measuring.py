@@ -1,4 +1,4 @@
-"""Fitting the section to the machine, the plan of runs, their groups (one per
+"""The plan of runs, their groups (one per
 thread count) and measuring them interleaved (throughput.core.experiment), or
 reusing them when stored with the same parameters and binaries on this machine."""
 from __future__ import annotations
@@ -9,25 +9,11 @@ from typing import Any
 import pandas as pd
 
 from ...core import experiment, harness, noise, provenance
-from ...setup import machine_fit
-from ...setup.config import thread_counts, usable_cores
+from ...setup.config import thread_counts
 from ...core.results import sha256
 from .analysis import with_rates
 from .methods import _numba_method, _numpy_method, expected_checksum
-from .vocabulary import ARRAYS_ALIVE, CONSTANT, MIN_VALUES, MODES
-
-def check_config(section: dict[str, Any], fit: machine_fit.Fitter) -> None:
-    """Fit this section to the machine (see throughput.setup.machine_fit): the arrays to
-    the memory a run may use, threads to the cores (null: every core)."""
-    largest = fit.memory_budget // (ARRAYS_ALIVE * 8)
-    fit.size(section, "n_values", ARRAYS_ALIVE * 8 * section["n_values"],
-             largest if largest >= MIN_VALUES else None, f"{ARRAYS_ALIVE} arrays of 8-byte values")
-    cores = usable_cores()
-    if section["max_threads"] is None:
-        section["max_threads"] = cores
-    # numba refuses more threads than cores, and oversubscribed threads would
-    # measure the scheduler rather than the memory bus.
-    fit.count(section, "max_threads", cores)
+from .vocabulary import CONSTANT, MODES
 
 
 def plan(params: dict[str, Any]) -> list[dict[str, Any]]:

@@ -19,7 +19,3 @@ STREAM_OPS = ("copy", "scale", "add", "triad")
 # Bytes actually crossing the memory bus per value, write-allocate included
 # (a store to a line not in cache first reads it).
 BUS_BYTES_PER_VALUE = {"inplace": 16, "immutable": 24, "copy": 24, "scale": 24, "add": 32, "triad": 32}
-
-
-MIN_VALUES = 1000  # the schema's minimum of memory_bandwidth.n_values
-ARRAYS_ALIVE = 3  # STREAM keeps three arrays; the immutable cases two

@@ -26,11 +26,13 @@ bytes (compressed, as stored), so that the rates add as the model assumes;
 event rates are in kHz (1e3 events/s).
 
 Modules, one role each. The names the notebook, the tests, the workflow's rule
-and throughput.setup.config use are imported here from them, so that
+and throughput.configuration use are imported here from them (all but the spec's
+and dask_scheduler's on first use: throughput.experiments.load_later), so that
 `from throughput.experiments import rdataframe as rdf; rdf.<name>` works:
 
-- configuration: thread, worker and process counts resolved to this machine,
-  the files each part needs, check_config (called by throughput.setup.config);
+- spec: what Snakemake and throughput.configuration take, cheap to import:
+  thread, worker and process counts resolved to this machine, the files each
+  part needs and where each lives, check_config;
 - dask_scheduler: whether the configured Dask scheduler answers, and a Client
   connected to it;
 - inputs: where the input files live, generated or taken from the workflow's
@@ -50,16 +52,25 @@ and throughput.setup.config use are imported here from them, so that
 """
 from __future__ import annotations
 
-from .analysis import (HistogramMismatch, check_agreement, compare_histograms, fit_amdahl, fit_usl, load_histograms,
-                       summary)
-from .configuration import check_config, file_sets, resolve_counts
+from .. import load_later
 from .dask_scheduler import SchedulerError, scheduler_problem
-from .distributed_rdf import measure_dask
-from .inputs import InputError, data_path, make_inputs, preflight, resolve_inputs, select_inputs
-from .io_rate_model import (THROTTLED, asymptote_against_raw_read, check_model_passes, check_raw_bytes,
-                            cold_reads_verdict, fit_rate_model, fitted_up_to, measure_rate_model, model_check, rate_model,
-                            rate_summary, run_processes, saturation, slowest_limit, split_ranges, throttled_check)
-from .measuring import KERNELS, cpp_groups, cpp_plan, measure_cpp, set_cache
-from .report import (SEED_NHIST, SEED_PDF, SEED_STORAGE, agreement_table, archived_scan, compression_table, dask_table,
-                     machine_table, model_check_text, nhist_table, paper_macros, pdf_table, precision_macros, rate_components_table, rate_figure,
-                     rate_fit_table, scaling_figure, scaling_table, storage_table, throttle_macros)
+from .spec import check_config, data_path, file_sets, resolve_counts
+
+
+def __getattr__(_name: str):
+    if _name.startswith("_"):
+        raise AttributeError(f"module {__name__!r} has no attribute {_name!r}")
+    from .analysis import (HistogramMismatch, check_agreement, compare_histograms, fit_amdahl, fit_usl,
+                           load_histograms, summary)
+    from .distributed_rdf import measure_dask
+    from .inputs import InputError, make_inputs, preflight, resolve_inputs, select_inputs
+    from .io_rate_model import (THROTTLED, asymptote_against_raw_read, check_model_passes, check_raw_bytes,
+                                cold_reads_verdict, fit_rate_model, fitted_up_to, measure_rate_model, model_check,
+                                rate_model, rate_summary, run_processes, saturation, slowest_limit, split_ranges,
+                                throttled_check)
+    from .measuring import KERNELS, cpp_groups, cpp_plan, measure_cpp, set_cache
+    from .report import (SEED_NHIST, SEED_PDF, SEED_STORAGE, agreement_table, archived_scan, compression_table,
+                         dask_table, machine_table, model_check_text, nhist_table, paper_macros, pdf_table,
+                         precision_macros, rate_components_table, rate_figure, rate_fit_table, scaling_figure,
+                         scaling_table, storage_table, throttle_macros)
+    return load_later(globals(), locals(), _name)

@@ -19,7 +19,7 @@ from ... import REPO
 from ...core import provenance
 from ...core.experiment import measure_once
 from ...core.results import atomic_path, input_identity, sha256
-from .configuration import counts
+from .spec import counts
 from .dask_scheduler import SchedulerError, connect_scheduler
 from .measuring import _cache_note, _common_key, cache_columns, set_cache
 

@@ -13,9 +13,9 @@ from tqdm.auto import tqdm
 from ...inputs import datasets
 from ...core import harness
 from ...setup.config import usable_cores
-from .configuration import file_sets
 from .dask_scheduler import connect_scheduler
 from .measuring import _list_file
+from .spec import data_path, file_sets
 
 
 class InputError(ValueError):
@@ -24,11 +24,6 @@ class InputError(ValueError):
 
 # Branches every workload reads besides the collection's and the PDF weights.
 FIXED_BRANCHES = ("MET_pt", "nJet", "Jet_pt", "Jet_eta", "PV_npvs")
-
-
-def data_path(root: str | os.PathLike, compression: str, events: int, index: int) -> Path:
-    """Where file `index` of a set lives (the workflow's rule makes the same paths under data/rdataframe)."""
-    return Path(root) / compression / f"e{events}" / f"part{index}.root"
 
 
 def make_inputs(section: dict[str, Any], datasets_section: dict[str, Any], root: str | os.PathLike,

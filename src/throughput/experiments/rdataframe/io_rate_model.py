@@ -22,7 +22,7 @@ from ...report import noise_sentences
 from ...setup.config import usable_cores
 from ...core.results import input_identity, sha256
 from .analysis import _lstsq_nonnegative
-from .configuration import counts
+from .spec import counts
 from .measuring import KERNELS, _list_file, set_cache
 
 

@@ -13,7 +13,7 @@ import pandas as pd
 from ...core import experiment, harness, noise, provenance
 from .. import SPECS
 from ...core.results import atomic_path, input_identity, sha256
-from .configuration import counts
+from .spec import counts
 
 KERNELS = SPECS["rdataframe"].kernels
 

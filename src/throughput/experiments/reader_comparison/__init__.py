@@ -39,8 +39,11 @@ Modules, one role each:
   the seed's figures and our target; the names of a layout's tree and branches;
 - readers: the Python readers whose speed is measured (uproot, the Numpy
   baseline; ``read``) and the checksum every reader computes;
+- spec: what Snakemake and throughput.configuration take, cheap to import:
+  check_config, a file's layout, compression and count, ReaderError, whether
+  Java is there and what the Java readers are built from;
 - inputs: what an input file holds, making the files (MiniAOD-like, RNTuple and
-  Numpy copies), check_config (called by throughput.setup.config), prepare_inputs;
+  Numpy copies), prepare_inputs;
 - processes: running a reader as a process (JSON lines) and classifying its
   failure, building the Java reader, rootreadspeed, the page_cache kernel;
 - measuring: the plan of runs, their groups (one per input set and cache
@@ -53,22 +56,30 @@ Modules, one role each:
 - command_line: ``main``, what ``python -m throughput.experiments.reader_comparison``
   runs (through __main__) for the workflow's rules and the reader processes.
 
-The names the notebook, the workflow, the tests, throughput.setup.config and
-throughput.inputs.references use are imported here, so that
+The names the notebook, the workflow, the tests and throughput.configuration use
+are imported here (all but the spec's on first use: throughput.experiments.load_later), so that
 ``from throughput.experiments import reader_comparison as rc; rc.<name>`` works.
 """
-from ...inputs.checksums import GOLDEN, checksum, hex_checksum
-from .analysis import (cannot_read, check_agreement, check_references, collection_shapes, fill_bytes, rate_estimate,
-                       ratios, summary, targets, timeline)
-from .command_line import main
-from .inputs import (aod_sources, check_config, collection_attributes, compression_name, file_compression,
-                     file_count, make_aod_like, make_numpy_copy, make_rntuple_copy, prepare_inputs, real_layout,
-                     tree_compression_factor)
-from .measuring import groups, measure, plan, run_name
-from .processes import (ReaderFailed, build_java_reader, build_root4j_reader, classify_failure, java_available,
-                        page_cache, parse_rootreadspeed, run_json_process)
-from .report import (cold_frame, compression_frame, escape_name, failure_summary, failures_frame, machine_frame, macros,
-                     object_frames, object_split_frame, open_frame, plot_table1, plot_time_split, plot_timeline, ratio_frame,
-                     real_frame, residency_macros, table1_frame)
-from .vocabulary import (COLLECTIONS, CPP_METHODS, LABELS, NUMPY_TARGET, OBJECT_METHODS, PYTHON_READERS,
-                         SEED_JAVA_SLOWDOWN, SEED_TABLE1, branch_name)
+from .. import load_later
+from .spec import (ReaderError, check_config, compression_name, file_compression, file_count, java_available,
+                   real_layout)
+
+
+def __getattr__(_name: str):
+    if _name.startswith("_"):
+        raise AttributeError(f"module {__name__!r} has no attribute {_name!r}")
+    from ...inputs.checksums import GOLDEN, checksum, hex_checksum
+    from .analysis import (cannot_read, check_agreement, check_references, collection_shapes, fill_bytes,
+                           rate_estimate, ratios, summary, targets, timeline)
+    from .command_line import main
+    from .inputs import (aod_sources, collection_attributes, make_aod_like, make_numpy_copy, make_rntuple_copy,
+                         prepare_inputs, tree_compression_factor)
+    from .measuring import groups, measure, plan, run_name
+    from .processes import (ReaderFailed, build_java_reader, build_root4j_reader, classify_failure, page_cache,
+                            parse_rootreadspeed, run_json_process)
+    from .report import (cold_frame, compression_frame, escape_name, failure_summary, failures_frame, machine_frame,
+                         macros, object_frames, object_split_frame, open_frame, plot_table1, plot_time_split,
+                         plot_timeline, ratio_frame, real_frame, residency_macros, table1_frame)
+    from .vocabulary import (COLLECTIONS, CPP_METHODS, LABELS, NUMPY_TARGET, OBJECT_METHODS, PYTHON_READERS,
+                             SEED_JAVA_SLOWDOWN, SEED_TABLE1, branch_name)
+    return load_later(globals(), locals(), _name)

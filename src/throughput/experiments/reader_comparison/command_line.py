@@ -9,7 +9,8 @@ import sys
 from ...core import harness
 from .inputs import make_numpy_copy, make_rntuple_copy
 from .processes import build_java_reader, build_root4j_reader
-from .readers import ReaderError, read_main
+from .readers import read_main
+from .spec import ReaderError
 from .vocabulary import COMPRESSIONS, LAYOUTS, branch_name, tree_name
 
 def main(argv: list[str] | None = None) -> int:

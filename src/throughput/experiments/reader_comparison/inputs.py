@@ -1,10 +1,9 @@
 """The input files: what a file holds (layout, compression, a branch's counter,
 a collection's attributes), making them (Numpy copies here; MiniAOD-like files and
-RNTuple copies by throughput.inputs.datasets: the workflow's dataset commands), the
-configuration's names and sizes, and every input of a standalone notebook run."""
+RNTuple copies by throughput.inputs.datasets: the workflow's dataset commands), and
+every input of a standalone notebook run (a file's layout, compression and count: spec)."""
 from __future__ import annotations
 
-import math
 import os
 from pathlib import Path
 from typing import Any
@@ -12,41 +11,10 @@ from typing import Any
 import numpy as np
 
 from ...inputs import datasets
-from ...setup import machine_fit
 from ...core.results import atomic_path
-from .readers import ReaderError, checksum, hex_checksum, numeric_dtype
-from .vocabulary import (AOD_BYTES_PER_EVENT_ESTIMATE, LAYOUTS, NANOAOD_BYTES_PER_EVENT_ESTIMATE, branch_name,
-                         tree_name)
-
-def real_layout(name: str) -> str:
-    """Layout of a real file in ../shared/data by its name."""
-    return "hzz" if name.startswith("uproot-HZZ") else "nanoaod"
-
-
-def compression_name(setting: int) -> str:
-    """ROOT's compression setting (algorithm*100 + level; < 100: old-style ZLIB) as a name."""
-    if setting % 100 == 0:
-        return "none"
-    return {0: "ZLIB", 1: "ZLIB", 2: "LZMA", 4: "LZ4", 5: "ZSTD"}.get(setting // 100, f"algorithm {setting // 100}")
-
-
-def file_compression(path: str | os.PathLike) -> str:
-    """Compression of a ROOT file (its algorithm's name), from fCompress in its header."""
-    return compression_name(file_compression_setting(path))
-
-
-def file_compression_setting(path: str | os.PathLike) -> int:
-    """fCompress of a ROOT file's header (algorithm*100 + level; ROOT's documented layout)."""
-    import struct
-
-    with open(path, "rb") as stream:
-        header = stream.read(45)
-    if len(header) < 45 or header[:4] != b"root":
-        raise ReaderError(f"{path}: not a ROOT file (no 'root' magic in its header)")
-    version = struct.unpack(">i", header[4:8])[0]
-    offset = 41 if version > 1000000 else 33
-    return struct.unpack(">i", header[offset:offset + 4])[0]
-
+from .readers import checksum, hex_checksum, numeric_dtype
+from .spec import ReaderError, file_compression, file_count, real_layout
+from .vocabulary import LAYOUTS, branch_name, tree_name
 
 # The generators live with every other generated input (throughput.inputs.datasets); these names stay
 # the reader comparison's too (its command line, notebook and tests).
@@ -181,41 +149,6 @@ def collection_attributes(path: str, tree: str, branches: list[str]) -> dict[str
                 for branch in branches}
 
 
-# --- configuration -------------------------------------------------------------------------------
-
-def check_config(section: dict[str, Any], fit: machine_fit.Fitter) -> None:
-    """Names and sizes that fit (see throughput.setup.config.validate): collections
-    known, real files present, generated data fitting on disk."""
-    problems = fit.problems
-    for key in ("cold_collections", "scan_collections"):
-        unknown = [c for c in section[key] if c not in section["collections"]]
-        if unknown:
-            problems.append(f"config key 'reader_comparison.{key}' = {section[key]!r}: {', '.join(unknown)} "
-                            f"not in reader_comparison.collections {section['collections']!r}")
-    if section["timeline_collection"] not in section["collections"]:
-        problems.append(f"config key 'reader_comparison.timeline_collection' = {section['timeline_collection']!r}: "
-                        f"not in reader_comparison.collections {section['collections']!r}")
-    import skhep_testdata
-
-    for name in section["real_files"]:
-        if name not in skhep_testdata.known_files:
-            problems.append(f"config key 'reader_comparison.real_files': {name!r} is not a file of "
-                            f"scikit-hep-testdata (where the real files come from)")
-    # Generated data: TTree files and their RNTuple copies (about the same size).
-    need = 2 * (section["nanoaod_events"] * NANOAOD_BYTES_PER_EVENT_ESTIMATE["ZLIB"]
-                + (section["aod_events"] + section["object_events"] / 2) * AOD_BYTES_PER_EVENT_ESTIMATE["ZLIB"]
-                + sum(section["scan_events"] * NANOAOD_BYTES_PER_EVENT_ESTIMATE[c]
-                      for c in section["compression_scan"]))
-    problem = datasets.disk_problem(need, "config key 'reader_comparison': the generated files of nanoaod_events, "
-                                          "aod_events, object_events and scan_events")
-    if problem:
-        problems.append(problem)
-
-
-def file_count(events: int, per_file: int) -> int:
-    return max(1, math.ceil(events / per_file))
-
-
 # --- inputs for a standalone notebook run ----------------------------------------------------------
 
 def prepare_inputs(params: dict[str, Any], datasets_section: dict[str, Any], data_dir: str | Path,
@@ -223,8 +156,7 @@ def prepare_inputs(params: dict[str, Any], datasets_section: dict[str, Any], dat
     """Generate (or reuse) every input the parameters ask for under `data_dir`:
     NanoAOD-like and MiniAOD-like files with their RNTuple and Numpy copies, the
     compression scan, and copies of the real files. Snakemake makes the same
-    files with the same functions through its rules (workflow/rules/datasets.smk,
-    the Numpy and real files' copies workflow/rules/reader_comparison.smk)."""
+    files with the same functions through its rules (workflow/rules/datasets.smk)."""
     from ...inputs import datasets
 
     data_dir = Path(data_dir)

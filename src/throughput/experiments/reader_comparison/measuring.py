@@ -18,9 +18,9 @@ from ...core.results import input_identity, sha256
 from . import readers
 from .analysis import reading_time
 from .inputs import counter_of
-from .processes import (LAURELIN_SOURCES, ROOT4J_SOURCES, ReaderFailed, build_java_reader, build_root4j_reader,
-                        classify_failure, java_available, java_dir, root4j_dir, run_json_process, run_rootreadspeed,
-                        source_files)
+from .processes import (ReaderFailed, build_java_reader, build_root4j_reader, classify_failure, java_dir, root4j_dir,
+                        run_json_process, run_rootreadspeed)
+from .spec import LAURELIN_SOURCES, ROOT4J_SOURCES, java_available, source_files
 from .vocabulary import (COLLECTIONS, CPP_METHODS, HZZ_COLLECTIONS, JAVA_READERS, LAYOUTS, OBJECT_METHODS,
                          PYTHON_READERS, READER_BY_NAME, READER_TABLE, branch_name, collection_of, set_tree)
 

@@ -28,11 +28,11 @@ import pandas as pd
 from ...core import harness, measurement_lock, noise
 from ...inputs import references
 from .analysis import UNREAD_RECORDS, check_agreement, fill_bytes, summary
-from .inputs import (basket_formats, compression_name, counter_of, file_compression, file_compression_setting,
-                     make_numpy_copy, make_rntuple_copy)
+from .inputs import basket_formats, counter_of, make_numpy_copy, make_rntuple_copy
 from .measuring import measure, plan
 from .processes import telling_line
-from .readers import ReaderError, numeric_dtype
+from .readers import numeric_dtype
+from .spec import ReaderError, compression_name, file_compression, file_compression_setting
 from .vocabulary import COMPRESSIONS, JAVA_READERS, LABELS, READER_TABLE, READERS
 
 ALL_READERS = READERS + ("rootreadspeed",)

@@ -21,6 +21,7 @@ from ... import REPO
 from ...core import harness
 from ...setup import paths
 from ...core.results import sha256
+from .spec import JAVA_DIR, LAURELIN_SOURCES, ROOT4J_DIR, ROOT4J_SOURCES, java_available, source_files
 
 class ReaderFailed(harness.KernelError):
     """A reader process stopped with an error (exit code, exception, timeout) on an
@@ -146,30 +147,6 @@ def run_json_process(argv: list[str], label: str, timeout_s: float | None = None
 def java_dir() -> Path:
     """Where the Java reader is built: $THROUGHPUT_JAVA_DIR, else beside the kernels' build."""
     return Path(os.environ.get("THROUGHPUT_JAVA_DIR", harness.kernels_dir().parent.parent / "java" / "reader_comparison"))
-
-
-def java_available() -> str | None:
-    """None if Java and Maven are there, else the reason the Java reader cannot run."""
-    missing = [tool for tool in ("java", "mvn") if shutil.which(tool) is None]
-    return f"not measured here: {' and '.join(missing)} not installed" if missing else None
-
-
-# What each Java reader is built from: a newer file than its jar rebuilds it, and their
-# hash is part of its runs' reuse key (measuring.JAVA_BUILDS).
-# One Maven parent (JAVA_DIR/pom.xml: versions, plugins, build layout) with the sibling
-# modules common, laurelin and root4j; a reader is built with `-pl MODULE -am`.
-SOURCE_DIR = REPO / "kernels" / "reader_comparison"  # its kernels and Java readers
-JAVA_DIR = SOURCE_DIR / "java"  # the parent pom.xml and its modules
-JAVA_COMMON = JAVA_DIR / "common"  # options, records, passes
-ROOT4J_DIR = JAVA_DIR / "root4j"  # the reader module and root4j.patch
-LAURELIN_SOURCES = (JAVA_DIR / "pom.xml", JAVA_COMMON, JAVA_DIR / "laurelin")
-ROOT4J_SOURCES = (JAVA_DIR / "pom.xml", JAVA_COMMON, ROOT4J_DIR)
-
-
-def source_files(sources: tuple[Path, ...]) -> list[Path]:
-    """The files of `sources` (files, and folders searched recursively), in order."""
-    return [p for source in sources
-            for p in ([source] if source.is_file() else sorted(q for q in source.rglob("*") if q.is_file()))]
 
 
 def _built_after_sources(jar: Path, sources: tuple[Path, ...]) -> bool:

@@ -18,10 +18,8 @@ import numpy as np
 
 from ...core import harness
 from ...inputs.checksums import NUMERIC_KINDS, checksum, hex_checksum  # noqa: F401 (the readers' names)
+from .spec import ReaderError
 from .vocabulary import PYTHON_READERS
-
-class ReaderError(RuntimeError):
-    """A Python reader could not read a file or branch (the message names both)."""
 
 
 # --- the Python readers (run as their own process, like the C++ and Java ones) ---------------------

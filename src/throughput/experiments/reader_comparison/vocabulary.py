@@ -70,10 +70,6 @@ LAYOUTS = {
 # on a split member (bulk: where ROOT refuses it; rntuple: the RNTuple copy, whose importer keeps
 # the classes).
 OBJECT_METHODS = ("columnar", "members", "cmssw", "baskets", "bulk", "ttreereader", "draw", "rdataframe", "rntuple")
-# File bytes per MiniAOD-like event (flat layout, small arrays included; measured on 2000 events:
-# make_aod_like, real values, at each compression's default level), for the disk check before running.
-AOD_BYTES_PER_EVENT_ESTIMATE = {"none": 21300, "ZLIB": 6800, "LZ4": 9540, "ZSTD": 6320, "LZMA": 4030}
-NANOAOD_BYTES_PER_EVENT_ESTIMATE = {"none": 4550, "ZLIB": 1880, "LZ4": 2370, "ZSTD": 1900, "LZMA": 1590}
 
 # Seed 000 (figures in throughput.report.seeds): Table 1, events per millisecond per process (kHz),
 # and the data it read; root4j's slowdown against C++; the FemtoCode reader against Numpy.

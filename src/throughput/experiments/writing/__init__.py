@@ -35,9 +35,10 @@ once the entries were in memory and before the first pass ("baseline").
 
 Modules:
 
+* spec: check_config and resolve_threads (the config section fitted to this
+  machine), filesystem_type: what throughput.configuration takes, cheap to import.
 * measuring: the kernels and what they can write (compressions, media, methods,
-  their labels); check_config and resolve_threads (the config section fitted to
-  this machine); plan (every run, in order), medium_dirs and disk_note (where each
+  their labels); plan (every run, in order), medium_dirs and disk_note (where each
   medium writes and what the disk is here); measure (runs write_bench, or reuses a
   stored run with the same parameters, binary and inputs) and with_rates; digest and
   check_agreement (all writers read back the source's entries). writing.setup_parts adds
@@ -53,15 +54,24 @@ Modules:
   machine_table: the speed-ups of this machine and every archived one side by side)
   and number macros (macros).
 
-The names used from outside (notebooks/writing.ipynb, tests, throughput.setup.config's
-check_config) are re-exported here.
+The names used from outside (notebooks/writing.ipynb, tests, throughput.configuration's
+check_config) are re-exported here (all but the spec's on first use: throughput.experiments.load_later).
 """
-from .analysis import (SEED001, SEED001_THREADS, efficiency_target, fixed_cost, random_setup_rows, seed001_rows,
-                       seed003_claims, setup_rows, size_rows, summary)
-from .measuring import (COMPRESSIONS, KERNEL, READER, check_agreement, check_config, digest, disk_note,
-                        filesystem_type, groups, measure, medium_dirs, plan, resolve_threads, run_name, with_rates)
-from .report import (events_table, figure_events, figure_memory, figure_random, machine_table, macros, random_table,
-                     seed001_setup_table, seed001_size_table, seed001_table)
+from .. import load_later
+from .spec import check_config, filesystem_type, resolve_threads
+
+
+def __getattr__(_name: str):
+    if _name.startswith("_"):
+        raise AttributeError(f"module {__name__!r} has no attribute {_name!r}")
+    from .analysis import (SEED001, SEED001_THREADS, efficiency_target, fixed_cost, random_setup_rows, seed001_rows,
+                           seed003_claims, setup_rows, size_rows, summary)
+    from .measuring import (COMPRESSIONS, KERNEL, READER, check_agreement, digest, disk_note, groups, measure,
+                            medium_dirs, plan, run_name, with_rates)
+    from .report import (events_table, figure_events, figure_memory, figure_random, machine_table, macros,
+                         random_table, seed001_setup_table, seed001_size_table, seed001_table)
+    return load_later(globals(), locals(), _name)
+
 
 __all__ = [
     "COMPRESSIONS", "KERNEL", "READER", "SEED001", "SEED001_THREADS",

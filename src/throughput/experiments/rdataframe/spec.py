@@ -1,12 +1,15 @@
-"""The rdataframe section of the configuration against this machine: thread, worker and process
-counts resolved to the usable cores, the input files each part needs, and check_config (called by
-throughput.setup.config before any job starts)."""
+"""What Snakemake and the configuration check take from the RDataFrame experiment: its config
+section against this machine (thread, worker and process counts resolved to the usable cores,
+check_config, called by throughput.configuration before any job starts), the input files each
+part needs and where each lives. Cheap to import (no ROOT, numpy, pandas, dask: checked by
+tests/unit/test_architecture.py); the measured code, analysis and report import from here."""
 from __future__ import annotations
 
 import copy
+import os
+from pathlib import Path
 from typing import Any
 
-from ...inputs import datasets
 from ...setup import machine_fit
 from ...setup.config import thread_counts, usable_cores
 from .dask_scheduler import scheduler_problem
@@ -41,6 +44,11 @@ def file_sets(section: dict[str, Any]) -> dict[str, int]:
     return need
 
 
+def data_path(root: str | os.PathLike, compression: str, events: int, index: int) -> Path:
+    """Where file `index` of a set lives (the workflow's rule makes the same paths under data/rdataframe)."""
+    return Path(root) / compression / f"e{events}" / f"part{index}.root"
+
+
 def check_config(section: dict[str, Any], fit: machine_fit.Fitter) -> None:
     """Check this section against the machine (see throughput.setup.machine_fit): thread, worker and
     process counts within the cores, the scheduler reachable, the input files' size on disk."""
@@ -57,11 +65,14 @@ def check_config(section: dict[str, Any], fit: machine_fit.Fitter) -> None:
     if section["pdf_methods"] and "defines" not in section["pdf_methods"]:
         problems.append(f"config key 'rdataframe.pdf_methods' = {section['pdf_methods']}: must include 'defines' "
                         "(the seed's reference method every other is compared with)")
+    # Imported here, where it is needed: throughput.inputs.datasets imports numpy and pandas.
+    from ...inputs.datasets import BYTES_PER_EVENT_ESTIMATE
+
     sets = file_sets(section)
-    need = sum(n * section["events_per_file"] * datasets.BYTES_PER_EVENT_ESTIMATE[c] for c, n in sets.items())
-    problem = datasets.disk_problem(need, f"config key 'rdataframe.files' = {section['files']} (with "
-                                          f"rdataframe.events_per_file = {section['events_per_file']}, compression_files "
-                                          f"and rate_model.files): the input files")
+    need = sum(n * section["events_per_file"] * BYTES_PER_EVENT_ESTIMATE[c] for c, n in sets.items())
+    problem = machine_fit.disk_problem(need, f"config key 'rdataframe.files' = {section['files']} (with "
+                                             f"rdataframe.events_per_file = {section['events_per_file']}, "
+                                             f"compression_files and rate_model.files): the input files")
     if problem:
         problems.append(problem)
 

@@ -1,0 +1,111 @@
+"""What Snakemake and the configuration check take from the reader comparison: its config
+section's check (names known, real files present, generated data fitting on disk), a file's
+layout, compression and count, and what the Java readers are built from. Cheap to import (no
+numpy, uproot, awkward, pandas: checked by tests/unit/test_architecture.py); the measured code,
+analysis and report import from here."""
+from __future__ import annotations
+
+import math
+import os
+import shutil
+from pathlib import Path
+from typing import Any
+
+from ... import REPO
+from ...setup import machine_fit
+
+# File bytes per MiniAOD-like event (flat layout, small arrays included; measured on 2000 events:
+# make_aod_like, real values, at each compression's default level), for the disk check before running.
+AOD_BYTES_PER_EVENT_ESTIMATE = {"none": 21300, "ZLIB": 6800, "LZ4": 9540, "ZSTD": 6320, "LZMA": 4030}
+NANOAOD_BYTES_PER_EVENT_ESTIMATE = {"none": 4550, "ZLIB": 1880, "LZ4": 2370, "ZSTD": 1900, "LZMA": 1590}
+
+
+class ReaderError(RuntimeError):
+    """A Python reader could not read a file or branch (the message names both)."""
+
+
+def real_layout(name: str) -> str:
+    """Layout of a real file in ../shared/data by its name."""
+    return "hzz" if name.startswith("uproot-HZZ") else "nanoaod"
+
+
+def compression_name(setting: int) -> str:
+    """ROOT's compression setting (algorithm*100 + level; < 100: old-style ZLIB) as a name."""
+    if setting % 100 == 0:
+        return "none"
+    return {0: "ZLIB", 1: "ZLIB", 2: "LZMA", 4: "LZ4", 5: "ZSTD"}.get(setting // 100, f"algorithm {setting // 100}")
+
+
+def file_compression(path: str | os.PathLike) -> str:
+    """Compression of a ROOT file (its algorithm's name), from fCompress in its header."""
+    return compression_name(file_compression_setting(path))
+
+
+def file_compression_setting(path: str | os.PathLike) -> int:
+    """fCompress of a ROOT file's header (algorithm*100 + level; ROOT's documented layout)."""
+    import struct
+
+    with open(path, "rb") as stream:
+        header = stream.read(45)
+    if len(header) < 45 or header[:4] != b"root":
+        raise ReaderError(f"{path}: not a ROOT file (no 'root' magic in its header)")
+    version = struct.unpack(">i", header[4:8])[0]
+    offset = 41 if version > 1000000 else 33
+    return struct.unpack(">i", header[offset:offset + 4])[0]
+
+
+def check_config(section: dict[str, Any], fit: machine_fit.Fitter) -> None:
+    """Names and sizes that fit (called by throughput.configuration): collections
+    known, real files present, generated data fitting on disk."""
+    problems = fit.problems
+    for key in ("cold_collections", "scan_collections"):
+        unknown = [c for c in section[key] if c not in section["collections"]]
+        if unknown:
+            problems.append(f"config key 'reader_comparison.{key}' = {section[key]!r}: {', '.join(unknown)} "
+                            f"not in reader_comparison.collections {section['collections']!r}")
+    if section["timeline_collection"] not in section["collections"]:
+        problems.append(f"config key 'reader_comparison.timeline_collection' = {section['timeline_collection']!r}: "
+                        f"not in reader_comparison.collections {section['collections']!r}")
+    import skhep_testdata
+
+    for name in section["real_files"]:
+        if name not in skhep_testdata.known_files:
+            problems.append(f"config key 'reader_comparison.real_files': {name!r} is not a file of "
+                            f"scikit-hep-testdata (where the real files come from)")
+    # Generated data: TTree files and their RNTuple copies (about the same size).
+    need = 2 * (section["nanoaod_events"] * NANOAOD_BYTES_PER_EVENT_ESTIMATE["ZLIB"]
+                + (section["aod_events"] + section["object_events"] / 2) * AOD_BYTES_PER_EVENT_ESTIMATE["ZLIB"]
+                + sum(section["scan_events"] * NANOAOD_BYTES_PER_EVENT_ESTIMATE[c]
+                      for c in section["compression_scan"]))
+    problem = machine_fit.disk_problem(need, "config key 'reader_comparison': the generated files of nanoaod_events, "
+                                              "aod_events, object_events and scan_events")
+    if problem:
+        problems.append(problem)
+
+
+def file_count(events: int, per_file: int) -> int:
+    return max(1, math.ceil(events / per_file))
+
+
+def java_available() -> str | None:
+    """None if Java and Maven are there, else the reason the Java reader cannot run."""
+    missing = [tool for tool in ("java", "mvn") if shutil.which(tool) is None]
+    return f"not measured here: {' and '.join(missing)} not installed" if missing else None
+
+
+# What each Java reader is built from: a newer file than its jar rebuilds it, and their
+# hash is part of its runs' reuse key (measuring.JAVA_BUILDS).
+# One Maven parent (JAVA_DIR/pom.xml: versions, plugins, build layout) with the sibling
+# modules common, laurelin and root4j; a reader is built with `-pl MODULE -am`.
+SOURCE_DIR = REPO / "kernels" / "reader_comparison"  # its kernels and Java readers
+JAVA_DIR = SOURCE_DIR / "java"  # the parent pom.xml and its modules
+JAVA_COMMON = JAVA_DIR / "common"  # options, records, passes
+ROOT4J_DIR = JAVA_DIR / "root4j"  # the reader module and root4j.patch
+LAURELIN_SOURCES = (JAVA_DIR / "pom.xml", JAVA_COMMON, JAVA_DIR / "laurelin")
+ROOT4J_SOURCES = (JAVA_DIR / "pom.xml", JAVA_COMMON, ROOT4J_DIR)
+
+
+def source_files(sources: tuple[Path, ...]) -> list[Path]:
+    """The files of `sources` (files, and folders searched recursively), in order."""
+    return [p for source in sources
+            for p in ([source] if source.is_file() else sorted(q for q in source.rglob("*") if q.is_file()))]

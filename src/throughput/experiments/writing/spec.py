@@ -1,0 +1,97 @@
+"""What the configuration check takes from the writing experiment: its config section fitted
+to this machine (threads to the cores; the tmpfs and disk directories writable with room for one
+output; memory for the events, an in-memory output and every thread's buffers). Cheap to import
+(no ROOT, numpy, pandas: checked by tests/unit/test_architecture.py); the measured code, analysis
+and report import from here."""
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+from typing import Any
+
+import psutil
+
+from ...setup import machine_fit
+from ...setup.config import MEMORY_SHARE, directory_problem, usable_cores
+
+# Uncompressed bytes of one NanoAOD-like event with all 947 branches (measured
+# here: 3125 on 5000 events); used only to check memory and disk before running.
+EVENT_BYTES_ESTIMATE = 3200
+# The same for one AOD-like event's data products, small arrays included (measured here: 16834
+# on 500 events, ROOT-serialized by simple_root).
+AOD_EVENT_BYTES_ESTIMATE = 17000
+PROCESS_BYTES = 300 * 10**6  # ROOT's libraries and the kernel itself (about 210 MB measured here)
+THREAD_BYTES = 40 * 10**6    # a TTree's basket buffers for every branch, per writing thread
+
+
+def filesystem_type(path: str | os.PathLike) -> str:
+    """The type of the file system holding `path` (the mount with the longest matching prefix)."""
+    real = os.path.realpath(path)
+    best, fstype = "", "unknown"
+    for part in psutil.disk_partitions(all=True):  # later mounts shadow earlier ones at the same point
+        mount = part.mountpoint
+        inside = mount == "/" or real == mount or real.startswith(mount.rstrip("/") + "/")
+        if inside and len(mount) >= len(best):
+            best, fstype = mount, part.fstype
+    return fstype
+
+
+def _largest_file(section: dict[str, Any]) -> float:
+    scale = 2 if section["setup_parts"] else 1  # the set-up runs write twice the entries
+    return scale * max(section["random_mb"] * 1e6, 2.0 * section["events"] * EVENT_BYTES_ESTIMATE) * 1.2
+
+
+def check_config(section: dict[str, Any], fit: machine_fit.Fitter) -> None:
+    """Fit this section to the machine (see throughput.setup.machine_fit): threads to
+    the usable cores; the tmpfs directory must be a writable tmpfs with room for one
+    output; a given disk directory must be writable (or makeable) with room for one;
+    memory must hold the events, an in-memory output and every thread's buffers."""
+    problems, cores = fit.problems, usable_cores()
+    fit.count(section, "max_threads", cores)  # null stays null (every core; resolve_threads)
+    threads = min(section["max_threads"] or cores, cores)
+    used = set(section["media"]) | set(section["event_media"])
+    largest = _largest_file(section)
+    if "tmpfs" in used:
+        tmpfs = Path(section["tmpfs_dir"])
+        problem = directory_problem("writing.tmpfs_dir", tmpfs)
+        if problem:
+            problems.append(problem)
+        elif filesystem_type(tmpfs) != "tmpfs":
+            problems.append(f"config key 'writing.tmpfs_dir' = {section['tmpfs_dir']!r}: is on "
+                            f"{filesystem_type(tmpfs)}, not on a tmpfs")
+        elif shutil.disk_usage(tmpfs).free < largest:
+            problems.append(f"config key 'writing.tmpfs_dir' = {section['tmpfs_dir']!r}: "
+                            f"{shutil.disk_usage(tmpfs).free / 1e6:.0f} MB free, one output needs about "
+                            f"{largest / 1e6:.0f} MB (lower writing.random_mb or writing.events)")
+    if section["disk_dir"] is not None and used & {"disk", "slow"}:
+        disk = Path(section["disk_dir"])
+        # medium_dirs makes it when missing, so its parent must take it
+        problem = directory_problem("writing.disk_dir", disk, create=True)
+        free = None if problem else shutil.disk_usage(disk if disk.is_dir() else disk.parent).free
+        if problem:
+            problems.append(problem)
+        elif free < largest:
+            problems.append(f"config key 'writing.disk_dir' = {section['disk_dir']!r}: "
+                            f"{free / 1e6:.0f} MB free, one output needs about {largest / 1e6:.0f} MB")
+    events_bytes = section["events"] * EVENT_BYTES_ESTIMATE
+    # The events in memory, and as much again in RNTuple's page buffers (its default
+    # clusters, 128 MiB per fill context, can hold them all); one in-memory output;
+    # every thread's basket buffers and flushed data.
+    # The data products' events: as columns, as objects, and an in-memory output.
+    events_bytes = max(events_bytes, 1.5 * section["object_events"] * AOD_EVENT_BYTES_ESTIMATE)
+    events_bytes *= 2 if section["setup_parts"] else 1
+    need = (PROCESS_BYTES + 2 * events_bytes + largest
+            + threads * (THREAD_BYTES + 3 * section["flush_mb"] * 1e6))
+    budget = fit.memory_budget
+    if need > budget:
+        problems.append(f"config key 'writing.events' = {section['events']} / 'writing.random_mb' = "
+                        f"{section['random_mb']}: a writing run needs about {need / 1e9:.1f} GB of memory "
+                        f"(events in memory, an in-memory output, {threads} threads' buffers), "
+                        f"only {budget / 1e9:.1f} GB may be used ({MEMORY_SHARE:.0%} of {fit.available_memory / 1e9:.1f} "
+                        f"GB available)")
+
+
+def resolve_threads(params: dict[str, Any]) -> dict[str, Any]:
+    """`params` with max_threads null replaced by the usable cores."""
+    return {**params, "max_threads": params["max_threads"] or usable_cores()}
