@@ -689,13 +689,13 @@ def test_a_method_is_called_faster_or_slower_only_where_its_paired_interval_excl
     # the simple format at one thread: 3 times faster in one round, 3 times slower in the other
     frame.loc[events & (frame["method"] == "simple") & (frame["rep"] == 1), "wall_s"] *= 9
     values = wr.macros(wr.summary(wr.with_rates(frame)), PARAMS, frame, {"disk": str(tmp_path)}, None, "GNU 12")
-    assert values["WrtSimpleThanOne"] == "not separated from it by this run"
+    assert values["WrtSimpleThanOneState"] == "notseparated"
     # slower in both rounds, by different amounts
     frame = _synthetic(PARAMS)
     frame.loc[events & (frame["method"] == "simple") & (frame["rep"] == 0), "wall_s"] *= 10
     frame.loc[events & (frame["method"] == "simple") & (frame["rep"] == 1), "wall_s"] *= 12
     values = wr.macros(wr.summary(wr.with_rates(frame)), PARAMS, frame, {"disk": str(tmp_path)}, None, "GNU 12")
-    assert values["WrtSimpleThanOne"] == "slower" and values["WrtSimpleThanN"] == "faster"
+    assert values["WrtSimpleThanOneState"] == "lower" and values["WrtSimpleThanNState"] == "higher"
     # the efficiency target: an interval around 85% cannot tell
     target = frame["method"].eq("simple") & frame["part"].eq("events") & frame["medium"].eq("tmpfs") & ~frame["warmup"]
     frame = _synthetic(PARAMS)
@@ -727,7 +727,7 @@ def test_macros_figures_and_tables_are_written(tmp_path):
     values = wr.macros(table, PARAMS, frame, {"disk": str(tmp_path)}, None, "GNU 12")
     paper.write_macros(values, tmp_path / "macros.tex")
     exact = r"\,$\pm$\,0\%"  # the synthetic rounds slow every run alike: paired ratios without spread
-    assert values["WrtSimpleFasterOne"] == r"\num{3}" + exact and values["WrtSimpleThanOne"] == "faster"
+    assert values["WrtSimpleFasterOne"] == r"\num{3}" + exact and values["WrtSimpleThanOneState"] == "higher"
     assert values["WrtTargetState"] == "met" and values["WrtSimpleEffTwo"] == r"\num{1}" + exact
     assert values["WrtRandomBranches"] == "one double branch" and values["WrtMaxHalfWidth"] == r"\num{10}"
     assert "kept 0.25 cores busy" in values["WrtNoise"] and "flagged: events simple tmpfs LZ4 4t" in values["WrtNoise"]
@@ -738,6 +738,7 @@ def test_macros_figures_and_tables_are_written(tmp_path):
     none = wr.macros(wr.summary(_synthetic(no_objects)), no_objects, _synthetic(no_objects), {"disk": str(tmp_path)},
                      None, "GNU 12")
     assert none["WrtObjRootSerFasterOne"] == none["WrtObjSplitPercent"] == "n/a"
+    assert none["WrtObjRootSerThanOneState"] == "notmeasured"
     for figure in (wr.figure_random(table, "wall_s", "s", PARAMS), wr.figure_random(table, "speedup", "x", PARAMS, True),
                    wr.figure_memory(table, PARAMS), wr.figure_events(table, PARAMS)):
         assert figure.axes

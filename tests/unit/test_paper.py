@@ -249,10 +249,14 @@ def test_the_markdown_check_catches_a_typed_number(tmp_path):
 MACRO_PREFIXES = ("Study", "Seed", "Mbw", "Gpub", "Rc", "Rdf", "Wrt")
 
 
+# \wording[Family]{Name}: prints the variant of Family (default: Name) that \NameState names.
+_WORDING = re.compile(r"\\wording(?:\[[A-Za-z]+\])?\{([A-Za-z]+)\}")
+
+
 def _used_macros(text: str) -> set[str]:
     text = re.sub(r"(?<!\\)%[^\n]*", "", text)
     used = {m for m in re.findall(r"\\([A-Za-z]+)", text) if m.startswith(MACRO_PREFIXES)}
-    return used | {name + "State" for name in re.findall(r"\\wording\{([A-Za-z]+)\}", text)}  # the state it picks by
+    return used | {name + "State" for name in re.findall(_WORDING, text)}  # the state it picks by
 
 
 def _producer_patterns(sources: list[str]) -> list[re.Pattern]:
@@ -399,12 +403,14 @@ WORDED = {
     "RcOwnWorkNano": {"notsplit", "nogap", "less", "atleast"},
     # reader_comparison.report._rootreadspeed_macros: which verdicts the layouts had
     "RcRrs": {"notmeasured", "met", "open", "metopen", "slower", "slowermet", "sloweropen", "slowermetopen"},
+    "WrtThan": {"higher", "lower", "notseparated", "notmeasured"},  # writing.report._than: every Wrt...Than...State
 }
 
 
 def _variants(text: str) -> dict[str, set[str]]:
     text = re.sub(r"(?<!\\)%[^\n]*", "", text)
-    found: dict[str, set[str]] = {name: set() for name in re.findall(r"\\wording\{([A-Za-z]+)\}", text)}
+    found: dict[str, set[str]] = {family or name: set()
+                                  for family, name in re.findall(r"\\wording(?:\[([A-Za-z]+)\])?\{([A-Za-z]+)\}", text)}
     for name, state in re.findall(r"\\variant\{([A-Za-z]+)\}\{([a-z]+)\}", text):
         found.setdefault(name, set()).add(state)
     return found
@@ -437,15 +443,16 @@ def test_wording_prints_the_states_variant_or_stops_the_build(tmp_path, state, e
     source = "\n".join([
         r"\documentclass{article}", _mechanism(),
         rf"\newcommand{{\RdfThrottleState}}{{{state}}}" if state else "",
+        r"\newcommand{\RdfOtherState}{met}",  # another state macro, worded by RdfThrottle's variants
         r"\begin{document}",
         r"\variant{RdfThrottle}{met}{recovers it}\variant{RdfThrottle}{missed}{misses it}",
-        r"Eq. \wording{RdfThrottle}.", r"\end{document}"])
+        r"Eq. \wording{RdfThrottle}, \wording[RdfThrottle]{RdfOther}.", r"\end{document}"])
     (tmp_path / "t.tex").write_text(source)
     run = subprocess.run(["pdflatex", "-interaction=nonstopmode", "-halt-on-error", "t.tex"],
                          cwd=tmp_path, capture_output=True, text=True)
     log = " ".join((tmp_path / "t.log").read_text(errors="replace").replace("\n", "").split())
     if error is None:
-        assert run.returncode == 0 and "misses it" in subprocess.run(
+        assert run.returncode == 0 and "misses it, recovers it" in subprocess.run(
             ["pdftotext", str(tmp_path / "t.pdf"), "-"], capture_output=True, text=True).stdout
     else:
         assert run.returncode != 0 and error in log

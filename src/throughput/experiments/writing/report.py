@@ -239,12 +239,13 @@ def seed001_setup_table(frame: pd.DataFrame, params: dict[str, Any]) -> pd.DataF
 
 
 def _than(row: pd.Series | None) -> str:
-    """How a sentence places a method against ROOT + IMT from its paired `faster` ratio: faster or
-    slower only where the interval excludes 1 (throughput.core.intervals.comparison)."""
+    """A method against ROOT + IMT, from its paired `faster` ratio: higher or lower only where the
+    interval excludes 1 (throughput.core.intervals.comparison), else notseparated; notmeasured
+    without the ratio. The state of a Wrt...Than...State macro: the section words it (WrtThan)."""
     if row is None or not math.isfinite(row["faster"]):
-        return "not measured"
-    words = {"higher": "faster", "lower": "slower", "not separated": "not separated from it by this run"}
-    return words[intervals.comparison(estimate(row, "faster"))]
+        from ...report import paper
+        return paper.NOT_MEASURED
+    return intervals.comparison(estimate(row, "faster")).replace(" ", "")
 
 
 def macros(table: pd.DataFrame, params: dict[str, Any], frame: pd.DataFrame, dirs: dict[str, str],
@@ -279,7 +280,7 @@ def macros(table: pd.DataFrame, params: dict[str, Any], frame: pd.DataFrame, dir
         rows = {t: (one(ours, method=method, medium=medium, threads=t) if ours is not None else None) for t in (1, top)}
         for t, suffix in ((1, "One"), (top, "N")):
             values[f"Wrt{name}Faster{suffix}"] = _ratio(rows[t], "faster") if rows[t] is not None else "n/a"
-            values[f"Wrt{name}Than{suffix}"] = _than(rows[t])
+            values[f"Wrt{name}Than{suffix}State"] = _than(rows[t])
         values[f"Wrt{name}SizeRatio"] = _num(rows[1]["size_ratio"]) if rows[1] is not None else "n/a"
     for method, name in (("root_imt", "Imt"), ("simple", "Simple"), ("rntuple", "Rntuple")):
         row = one(table, part="events", method=method, medium=medium, threads=top)
@@ -332,7 +333,7 @@ def _object_macros(table: pd.DataFrame, params: dict[str, Any], frame: pd.DataFr
             row = rows[t]
             values[f"WrtObj{name}Faster{suffix}"] = (_ratio(row, "faster", noisy=row["faster_noisy"])
                                                      if row is not None else "n/a")
-            values[f"WrtObj{name}Than{suffix}"] = _than(row)
+            values[f"WrtObj{name}Than{suffix}State"] = _than(row)
         values[f"WrtObj{name}SizeRatio"] = _num(rows[1]["size_ratio"]) if rows[1] is not None else "n/a"
     # seed 001's concurrent serialization, as it happened: the share of events whose products
     # more than one thread serialized, in the timed passes at the most threads (-1: not counted)
