@@ -280,7 +280,7 @@ def test_size_table_and_the_speed_ups_with_and_without_roots_set_up():
     values = wr.macros(wr.summary(frame), PARAMS, frame, {"disk": "/tmp"}, None, "GNU 12")
     assert "larger than ROOT's, as the seed's were" in values["WrtSizeSentence"]
     assert r"one thread) ROOT's set-up takes \num{1000} [" in values["WrtSetupSentence"]
-    assert "was not measured at this scale" in values["WrtRandomSetupSentence"]
+    assert values["WrtRandomSetupState"] == "notmeasured"
     assert "no fixed cost separates out" not in values["WrtSetupSentence"]
     # ROOT's doubled passes 20% longer than twice its passes, in both rounds: a negative set-up, said so
     slower = frame.assign(wall_s=frame["wall_s"].where(~((frame["method"] == "root_imt") & (frame["scale"] == 2)),
@@ -313,8 +313,10 @@ def test_seed003s_set_up_and_flush_share_of_a_pass():
     assert tbm["share"].value == pytest.approx(0.1, rel=0.02) and tbm["verdict"] == intervals.Verdict.MISSED
     assert rows.loc[("slow", "rntuple", 1), "share"].value == pytest.approx(0.05)
     frame = wr.with_rates(frame)
-    sentence = wr.macros(wr.summary(frame), params, frame, {"disk": "/tmp"}, None, "GNU 12")["WrtRandomSetupSentence"]
-    assert sentence.startswith(r"takes from \num{5} to \num{10}")
+    values = wr.macros(wr.summary(frame), params, frame, {"disk": "/tmp"}, None, "GNU 12")
+    assert values["WrtRandomSetupState"] == "measured" and values["WrtRandomSetupRuns"] == "4"
+    assert (values["WrtRandomSetupMinPercent"], values["WrtRandomSetupMaxPercent"]) == (r"\num{5}", r"\num{10}")
+    assert values["WrtRandomSetupOver"] == "2"  # TBufferMerger's 10% on each medium: over the limit by its whole interval
 
 
 def test_branch_selection_adds_counters_and_changes_the_checksum(nanoaod):

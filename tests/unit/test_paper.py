@@ -404,6 +404,7 @@ WORDED = {
     # reader_comparison.report._rootreadspeed_macros: which verdicts the layouts had
     "RcRrs": {"notmeasured", "met", "open", "metopen", "slower", "slowermet", "sloweropen", "slowermetopen"},
     "WrtThan": {"higher", "lower", "notseparated", "notmeasured"},  # writing.report._than: every Wrt...Than...State
+    "WrtRandomSetup": {"measured", "notmeasured"},  # writing.report._setup_macros
 }
 
 

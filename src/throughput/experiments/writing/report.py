@@ -351,11 +351,10 @@ SIZE_WORDS = {Verdict.MET: "larger than ROOT's, as the seed's were", Verdict.MIS
 
 
 def _setup_macros(frame: pd.DataFrame, params: dict[str, Any]) -> dict[str, str]:
-    """Seed 001's sizes and set-up, and seed 003's regime, as sentences: WrtSizeSentence (the
-    simple format's files against ROOT's at N entries per workload, with ROOT's metadata share),
-    WrtSetupSentence (ROOT's fixed cost per pass at one thread and how it moves the speed-up),
-    WrtRandomSetupSentence (whether seed 003's passes were large enough: set-up and last flush
-    under RANDOM_SETUP_SHARE of each, by their intervals)."""
+    """Seed 001's sizes and set-up as sentences: WrtSizeSentence (the simple format's files against
+    ROOT's at N entries per workload, with ROOT's metadata share), WrtSetupSentence (ROOT's fixed
+    cost per pass at one thread and how it moves the speed-up); seed 003's regime as numbers and a state (WrtRandomSetup...: whether its passes were large
+    enough, set-up and last flush under RANDOM_SETUP_SHARE of each, by their intervals)."""
     from ...report import paper
     sizes = size_rows(frame, params)
     ours = sizes[~sizes["who"].str.startswith("seed")].drop_duplicates("who")  # N entries: listed first
@@ -378,19 +377,18 @@ def _setup_macros(frame: pd.DataFrame, params: dict[str, Any]) -> dict[str, str]
         or "ROOT's set-up was not measured apart at this scale (writing.setup_parts names no seed-001 workload)")
     random = random_setup_rows(frame, params)
     random = random[random["share"].map(lambda e: math.isfinite(e.value))] if len(random) else random
-    if not len(random):
-        values["WrtRandomSetupSentence"] = paper.escape(
-            "was not measured at this scale (writing.setup_parts leaves random doubles out; config/medium.yaml "
-            "measures it)")
-    else:
-        counts = random["verdict"].value_counts()
-        shares = [e.value for e in random["share"]]
-        values["WrtRandomSetupSentence"] = (
-            f"takes from {_num(100 * min(shares), 2)} to {_num(100 * max(shares), 2)}\\,\\% of an uncompressed "
-            f"{_num(params['random_mb'])}~MB pass (per medium, writer and thread count): under "
-            f"{_num(100 * RANDOM_SETUP_SHARE, 2)}\\,\\% by its whole interval in {counts.get(Verdict.MET, 0)} of "
-            f"{len(random)} runs, over it in {counts.get(Verdict.MISSED, 0)}, undecided in "
-            f"{counts.get(Verdict.INCONCLUSIVE, 0)}")
+    # WrtRandomSetupState: measured, or notmeasured (writing.setup_parts leaves random doubles out);
+    # paper/sections/writing.tex words each
+    counts = random["verdict"].value_counts() if len(random) else pd.Series(dtype=int)
+    shares = [e.value for e in random["share"]] if len(random) else [math.nan]
+    values.update({"WrtRandomSetupState": "measured" if len(random) else paper.NOT_MEASURED,
+                   "WrtRandomSetupMinPercent": _num(100 * min(shares), 2),
+                   "WrtRandomSetupMaxPercent": _num(100 * max(shares), 2),
+                   "WrtRandomSetupLimitPercent": _num(100 * RANDOM_SETUP_SHARE, 2),
+                   "WrtRandomSetupRuns": str(len(random)),
+                   **{f"WrtRandomSetup{name}": str(counts.get(verdict, 0))
+                      for name, verdict in (("Under", Verdict.MET), ("Over", Verdict.MISSED),
+                                            ("Undecided", Verdict.INCONCLUSIVE))}})
     return values
 
 
