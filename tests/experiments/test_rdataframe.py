@@ -663,6 +663,10 @@ def test_rate_model_rates_are_computed_per_round_and_carry_their_interval():
     failed = rdf.model_check(rdf.rate_summary({**frames, "rate": faster}), "cold")
     assert failed["state"] == "fails" and failed["above"] == ["r_dec"]
     assert "R_\\mathrm{dec}" in rdf.model_check_text(rdf.rate_summary({**frames, "rate": faster}))
+    # Eq. (1) saturates at R_IO / R_1 = 100 / 29 MB/s, more than the 2 processes run, in every round alike
+    saturation = rdf.report.saturation_macros(rs)
+    assert saturation["RdfSaturationState"] == "met" and saturation["RdfSaturationCache"] == "cold"
+    assert rdf.report.saturation_macros(None)["RdfSaturationState"] == "notmeasured"
     one = rs["table"].set_index(["cache", "processes"]).loc[("warm", 1)]
     assert one["rate"] == pytest.approx(10 / 0.3 / geometric) and one["rate_low"] < one["rate"] < one["rate_high"]
     table = rdf.rate_components_table(rs, rs["table"]).set_index("rate")

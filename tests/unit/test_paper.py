@@ -405,6 +405,7 @@ WORDED = {
     "RcRrs": {"notmeasured", "met", "open", "metopen", "slower", "slowermet", "sloweropen", "slowermetopen"},
     "WrtThan": {"higher", "lower", "notseparated", "notmeasured"},  # writing.report._than: every Wrt...Than...State
     "WrtRandomSetup": {"measured", "notmeasured"},  # writing.report._setup_macros
+    "RdfSaturation": {"met", "missed", "inconclusive", "notmeasured"},  # rdataframe.report.saturation_macros
 }
 
 

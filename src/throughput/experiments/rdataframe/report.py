@@ -301,6 +301,18 @@ def model_check_text(rs: dict[str, Any]) -> str:
     return "; ".join(parts) if parts else "one reader was not measured, so it is not checked"
 
 
+def saturation_macros(rs: dict[str, Any] | None) -> dict[str, str]:
+    """Where Eq. (1) saturates (N_p, and the cache it is for) against the most reader processes
+    this run started, by its interval: RdfSaturationState met (more), missed (fewer), inconclusive
+    (not separated) or notmeasured (paper/sections/rdataframe.tex words each)."""
+    if rs is None:
+        return {"RdfSaturationNp": "--", "RdfSaturationCache": "--", "RdfSaturationState": paper.state(None)}
+    saturation, cache = io_rate_model.saturation(rs)
+    verdict = intervals.at_least(saturation, int(rs["table"]["processes"].max()))
+    return {"RdfSaturationNp": _estimate(saturation, 2), "RdfSaturationCache": cache,
+            "RdfSaturationState": paper.state(verdict)}
+
+
 def throttle_macros(rs: dict[str, Any] | None) -> dict[str, str]:
     """The throttled variant of the rate model: its read limit, the raw read under it, the fit's
     asymptote on every process count, the asymptote over the raw read paired round by round, and
@@ -451,21 +463,15 @@ def paper_macros(params: dict[str, Any], table: pd.DataFrame, agreement: pd.Data
             "RdfModelCheck": model_check_text(rs),
             **throttle_macros(rs),
         })
-        # Where Eq. (1) saturates, against the most reader processes this run started, by its interval
-        saturation, cache = io_rate_model.saturation(rs)
-        verdict = intervals.at_least(saturation, int(rs["table"]["processes"].max()))
-        macros.update({"RdfSaturationNp": _estimate(saturation, 2), "RdfSaturationCache": cache,
-                       "RdfSaturationVerdict": {intervals.Verdict.MET: "more than",
-                                                intervals.Verdict.MISSED: "fewer than"}.get(
-                                                    verdict, "not separated from")})
+        macros.update(saturation_macros(rs))
     else:
         macros.update({k: "--" for k in ("RdfRateFiles", "RdfRateCompression", "RdfRateMB", "RdfRateMaxNp",
                                           "RdfRateDof", "RdfRIOCold", "RdfRIOWarm", "RdfRDec", "RdfRProc",
                                           "RdfRIODirect", "RdfColdReads", "RdfRateCounts", "RdfRateOversubscribed",
                                           "RdfROnePredCold", "RdfROnePredWarm", "RdfTSetupShare", "RdfLimiter",
-                                          "RdfSaturationNp", "RdfSaturationCache", "RdfSaturationVerdict",
                                           "RdfRateFitCores", "RdfModelCheck")})
         macros.update(throttle_macros(None))
+        macros.update(saturation_macros(None))
     macros["RdfNotMeasured"] = paper.escape("; ".join(f"{k}: {v}" for k, v in not_measured.items())) or "nothing"
     # what delayed the model's passes, and which were taken again for it (io_rate_model.samples_sentence)
     macros["RdfRateSamples"] = paper.escape(rs["samples"]) if rs is not None else ""
