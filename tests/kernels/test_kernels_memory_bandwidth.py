@@ -10,6 +10,7 @@ import pytest
 
 from conftest import loops_follow_the_calibration_rule
 from throughput.core import harness, intervals, noise
+from throughput.report import paper
 from throughput.experiments import memory_bandwidth as mb
 from throughput.experiments.memory_bandwidth import methods as mb_methods
 
@@ -378,6 +379,14 @@ def test_the_plateau_verdict_is_the_state_its_interval_gives(plateau, immutable,
     assert verdict["immutable"] == immutable[0] and verdict["immutable_interval"] == immutable_ratio.interval_text()
 
 
+@pytest.mark.parametrize("single, state", [
+    ((0.95, 0.92, 0.98), "met"), ((0.80, 0.78, 0.82), "missed"), ((0.90, 0.85, 0.95), "inconclusive"),
+])
+def test_the_single_thread_state_is_the_one_its_interval_gives(single, state):
+    """The paper words the single-thread target by MbwSingleState (paper/sections/memory_bandwidth.tex)."""
+    assert paper.state(intervals.at_least(intervals.Estimate(*single, 5), mb.SINGLE_TARGET)) == state
+
+
 def test_the_paper_tables_and_numbers_come_from_the_package(tmp_path):
     """What the notebook writes for the paper is built in the package (report): every table has a
     row per cell it shows, the -O table this run's seconds with their interval, and every macro
@@ -397,7 +406,8 @@ def test_the_paper_tables_and_numbers_come_from_the_package(tmp_path):
     labels = {mb.run_name(run): mb.run_label(run) for run in mb.plan(params)}
     macros = mb.paper_macros(params, table, frame, None, settings, labels, [])
     assert macros["MbwN"] == rf"\num{{{N}}}" and macros["MbwMaxThreads"] == 1  # a count: every digit
-    assert macros["MbwSingleVerdict"] in mb.SINGLE_VERDICT_WORDS.values()
+    assert macros["MbwSingleState"] == paper.state(mb.targets(table, 1)["single_verdict"]) \
+        and "MbwSingleVerdict" not in macros
     assert macros["MbwPlateauState"] in {"met", "missed", "inconclusive"} and "MbwPlateauVerdict" not in macros
     assert {macros["MbwOptInplaceState"], macros["MbwOptImmutableState"]} <= {"ranked", "unranked"}
     assert macros["MbwOptInplaceFastest"] in {"-O1", "-O2", "-O3"} and "MbwOptVerdict" not in macros

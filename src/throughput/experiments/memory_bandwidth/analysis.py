@@ -212,10 +212,6 @@ def plateau_verdict(goal: dict[str, Any]) -> dict[str, Any]:
             "immutable_state": Verdict(goal["plateau_immutable_verdict"]).value}
 
 
-SINGLE_VERDICT_WORDS = {Verdict.MET: "reaches", Verdict.MISSED: "does not reach",
-                        Verdict.INCONCLUSIVE: "cannot be said to reach or miss"}
-
-
 def machine_table(tables: Mapping[str, pd.DataFrame]) -> pd.DataFrame:
     """One row per machine, from that machine's own summary (`summary` of its runs): the
     single-thread -O3 in-place rate and STREAM scale, and the same at the machine's most

@@ -13,7 +13,7 @@ from ...report import noise_sentences
 from ...setup import machine_fit
 from ...report import paper
 from ...machines.tables import archived_sentence
-from .analysis import (SINGLE_VERDICT_WORDS, cache_note, huge_page_note, machine_table, opt_table, opt_verdict,
+from .analysis import (cache_note, huge_page_note, machine_table, opt_table, opt_verdict,
                        plateau_verdict, ratio_table, targets)
 from .vocabulary import MODES, SINGLE_TARGET
 
@@ -118,7 +118,7 @@ def paper_macros(params: dict[str, Any], table: pd.DataFrame, frame: pd.DataFram
         "MbwPlateauGBs": paper.number(goal["plateau_gb_s"]), "MbwStreamAllGBs": paper.number(goal["stream_all_gb_s"]),
         "MbwSingleRatio": paper.estimate(goal["single"], 3), "MbwPlateauRatio": paper.estimate(goal["plateau"], 3),
         # met, missed or inconclusive by the ratio's 95% interval, never by its value alone
-        "MbwSingleVerdict": SINGLE_VERDICT_WORDS[goal["single_verdict"]],
+        "MbwSingleState": paper.state(goal["single_verdict"]),  # the section words each state
         "MbwSingleTarget": paper.number(100 * SINGLE_TARGET),  # the target the verdict is against
         **_plateau_macros(plateau_verdict(goal)),  # its state; the section words each
         **noise_sentences.paper_macros("Mbw", frame, settings, run_labels),
