@@ -544,10 +544,15 @@ def test_object_set_is_planned_measured_and_tabled(files, objects, tmp_path):
                                    **{k: [v] for k, v in objects.items()}}}
     runs = rc.plan(params, inputs)
     assert {(r["group"], r["cache"]) for r in runs} == {("cpp", "warm"), ("uproot", "warm")}  # no cold
-    assert runs[0]["methods"] == list(rc.OBJECT_METHODS) and runs[0]["branches"] == ["Jet.pt"]
+    # the C++ process reads the empty product too (the per-event floor); uproot only the collection
+    assert runs[0]["methods"] == list(rc.OBJECT_METHODS) and runs[0]["branches"] == ["Jet.pt", "Empty.pt"]
+    assert runs[1]["branches"] == ["Jet.pt"]
     frame = rc.measure(params, inputs, tmp_path / "raw", progress=False)
     agreed = rc.check_agreement(frame)
-    assert agreed["readers"].tolist() == [len(rc.OBJECT_METHODS)]  # the C++ methods but bulk, and uproot
+    # Jet.pt: the C++ methods but bulk, and uproot; the empty product: the C++ methods but bulk
+    assert dict(zip(agreed["branch"], agreed["readers"])) == {"Jet.pt": len(rc.OBJECT_METHODS),
+                                                              "Empty.pt": len(rc.OBJECT_METHODS) - 1}
+    assert (agreed.set_index("branch").loc["Empty.pt", ["items", "checksum"]] == [0, "0" * 16]).all()
     rc.check_references(agreed, inputs)
     table = rc.summary(frame)
     unreadable = rc.cannot_read(frame)
@@ -555,11 +560,20 @@ def test_object_set_is_planned_measured_and_tabled(files, objects, tmp_path):
     readers = dict(zip(tables["table1_objects"][""], tables["table1_objects"]["jet"]))
     assert readers["C++ bulk I/O"].startswith("cannot read") and readers["uproot"].startswith(r"\num{")
     split = tables["object_split_table"].set_index("")
-    assert list(split.index) == ["jet"] and split.loc["jet", "seed"] == r"\num{158}"
+    assert list(split.index) == ["jet", "empty product"] and split.loc["jet", "seed"] == r"\num{158}"
+    # the per-event floor: the CMSSW-like read of the empty product, over its read of the jets
+    rounds = {b: table[(table["reader"] == "cmssw") & (table["branch"] == b)]["read_by_round"].iloc[0]
+              for b in ("Empty.pt", "Jet.pt")}
+    share = intervals.paired_by_round(rounds["Empty.pt"], rounds["Jet.pt"])
+    assert 0 < share.value < 1 and split.loc["jet", "floor share"] == paper.estimate(share)
+    assert split.loc["empty product", "objects"].startswith(r"\num{") and split.loc["empty product", "seed"] == "--"
     assert split.loc["jet", "baskets only"].startswith(r"\num{")  # the member's baskets decompressed alone
     numbers = rc.macros({**params, "compression": "ZLIB"}, table, rc.ratios(table), unreadable, inputs,
                         rc.timeline(frame, "aod_objects/ZLIB", "Jet.pt"), "test compiler")
     assert numbers["RcObjectEvents"] == r"\num{150}" and numbers["RcObjectBulkOutcome"].startswith("was refused")
+    floor_us = intervals.across_timed(rounds["Empty.pt"].values()).scaled(1e6 / 150)
+    assert numbers["RcObjectFloorUs"].startswith(paper.estimate(floor_us)) and floor_us.value > 0
+    assert numbers["RcObjectFloorShare"].startswith(paper.estimate(share))
     with uproot.open(objects["root"]) as f:
         expected = f["Events"].member("fTotBytes") / f["Events"].member("fZipBytes")
     assert numbers["RcObjectTreeCompression"] == paper.number(expected, 3)

@@ -107,6 +107,13 @@ def sha256(path: str | os.PathLike) -> str:
     return _sha256_of(str(Path(path).resolve()), stat.st_size, stat.st_mtime_ns)
 
 
+def sources_sha256(*paths: str | os.PathLike) -> str:
+    """One SHA-256 over the content of the Python sources that measure a method in-process (its
+    module and the shared timing loop): part of such a run's reuse key, as a kernel's binary
+    hash is of a kernel's, so an edited measuring loop is measured again, not reused."""
+    return hashlib.sha256("".join(sha256(p) for p in paths).encode()).hexdigest()
+
+
 def input_identity(paths: Iterable[str | os.PathLike]) -> list[list[str]]:
     """How a stored run knows its inputs (part of its reuse key): each file's name and
     content hash. An input regenerated with other bytes is measured again; the same

@@ -35,8 +35,11 @@ COMPRESSIONS = ("none", "ZLIB", "LZ4", "ZSTD", "LZMA")
 # The branches the readers measure (one attribute per particle collection),
 # whose reference values each generated file carries.
 VALUE_BRANCHES = tuple(f"{c}_pt" for c in ("Photon", "Electron", "Muon", "Tau", "Jet", "FatJet"))
+# The objects layout's empty product (kernels/common/aod_classes.cmake): a split vector with no
+# object in any event, whose member the CMSSW-like reader reads for the per-event floor.
+EMPTY_PRODUCT_BRANCH = "Empty.pt"
 # The same in a MiniAOD-like file of split objects (a member is named <collection>.<member>).
-OBJECT_VALUE_BRANCHES = tuple(b.replace("_", ".", 1) for b in VALUE_BRANCHES)
+OBJECT_VALUE_BRANCHES = (*(b.replace("_", ".", 1) for b in VALUE_BRANCHES), EMPTY_PRODUCT_BRANCH)
 # Bytes per event of a generated file, measured here on 10000 events at the default levels
 # and jitter (none: on 20000 events, before floats kept the real file's precision, which does not
 # change an uncompressed file); used only to check free disk before generating.

@@ -14,7 +14,8 @@ from typing import Any, Callable
 import pandas as pd
 
 from ...core import experiment, harness, noise, provenance
-from ...core.results import input_identity, sha256
+from ...core.results import input_identity, sha256, sources_sha256
+from ...inputs.datasets import EMPTY_PRODUCT_BRANCH
 from . import readers
 from .analysis import reading_time
 from .inputs import counter_of
@@ -44,7 +45,10 @@ def plan(params: dict[str, Any], inputs: dict[str, dict[str, Any]]) -> list[dict
             wanted_cpp = OBJECT_METHODS if spec["role"] == "objects" else cpp
             methods = [m for m in wanted_cpp if has_copy[READER_BY_NAME[m].format]]
             if methods:
-                runs.append({**base, "group": "cpp", "methods": methods})
+                # and the split-object file's empty product: what each C++ method's read costs per
+                # event whatever the product holds (seed 000's framework floor)
+                cpp_branches = branches + [EMPTY_PRODUCT_BRANCH] if spec["role"] == "objects" else branches
+                runs.append({**base, "branches": cpp_branches, "group": "cpp", "methods": methods})
             for reader in READER_TABLE:  # each Python or Java reader is a process of its own
                 if reader.language in ("python", "java") and reader.name in readers and has_copy[reader.format]:
                     runs.append({**base, "group": reader.name, "methods": [reader.name]})
@@ -233,7 +237,7 @@ def _version_key(run: dict[str, Any]) -> dict[str, Any]:
     if run["group"] == "rootreadspeed":
         return {"root": provenance.package_versions()["root"]}
     return {"uproot": provenance.package_versions()["uproot"], "numpy": provenance.package_versions()["numpy"],
-            "reader_source": sha256(readers.__file__)}
+            "reader_source": sources_sha256(readers.__file__, harness.__file__)}
 
 
 def groups(params: dict[str, Any], inputs: dict[str, dict[str, Any]]) -> list[experiment.Group]:

@@ -18,12 +18,15 @@ from ...report import paper
 from ...core.intervals import Estimate, Verdict
 from .analysis import (UNREAD_RECORDS, _rate, cold_over_warm, collection_shapes, opening_ms, rank_correlation,
                        rate_estimate, summary_row, targets, warm_paired_ratio, warmup_factor, whole_pass_khz)
+from ...inputs.datasets import EMPTY_PRODUCT_BRANCH
 from .inputs import collection_attributes, tree_compression_factor
 from .processes import ROOT4J_COMMIT
 from .vocabulary import (COLLECTIONS, COLORS, COMPRESSIONS, LABELS, NUMPY_TARGET, READERS, SEED_TABLE1,
                          TIMELINE_READERS, branch_name, tree_name)
 
 # --- tables for the paper (cells as LaTeX strings) -----------------------------------------------
+
+EMPTY_PRODUCT = EMPTY_PRODUCT_BRANCH.split(".", 1)[0]  # the split-object file's empty product, by name
 
 def _num(value: float, digits: int = 3) -> str:
     return paper.number(value, digits) if math.isfinite(value) else "--"
@@ -158,15 +161,26 @@ class _SplitRates:
     def rate(self, reader: str) -> str:
         return paper.flagged(_num(self.khz[reader]), self.noisy[reader])
 
+    def rounds(self, reader: str) -> dict[Any, float] | None:
+        """`reader`'s reading time of one pass in each round (None: it did not read the branch)."""
+        rows = self.table[(self.table["set"] == self.set_name) & (self.table["cache"] == "warm")
+                          & (self.table["reader"] == reader) & (self.table["branch"] == self.branch)]
+        return rows["read_by_round"].iloc[0] if len(rows) == 1 else None
+
     def ratio(self, faster: str, slower: str) -> str:
         """How many times `slower` takes `faster`'s time (kHz of faster over kHz of slower), paired
         round by round with its interval."""
-        rows = [self.table[(self.table["set"] == self.set_name) & (self.table["cache"] == "warm")
-                           & (self.table["reader"] == r) & (self.table["branch"] == self.branch)] for r in (slower, faster)]
         # the same events read by both: the ratio of their reading times
-        ratio = (intervals.paired_by_round(rows[0]["read_by_round"].iloc[0], rows[1]["read_by_round"].iloc[0])
-                 if all(len(r) == 1 for r in rows) else intervals.UNKNOWN)
+        slow, fast = self.rounds(slower), self.rounds(faster)
+        ratio = intervals.paired_by_round(slow, fast) if slow and fast else intervals.UNKNOWN
         return paper.flagged(_estimate(ratio), self.noisy[faster] or self.noisy[slower])
+
+
+def _floor_share(empty: _SplitRates, split: _SplitRates) -> Estimate:
+    """The share of the CMSSW-like reader's time per event on a collection that reading the empty
+    product takes (the same events, one process: paired round by round)."""
+    floor, whole = empty.rounds("cmssw"), split.rounds("cmssw")
+    return intervals.paired_by_round(floor, whole) if floor and whole else intervals.UNKNOWN
 
 
 def object_split_frame(table: pd.DataFrame, flat_set: str, objects_set: str) -> pd.DataFrame:
@@ -176,24 +190,28 @@ def object_split_frame(table: pd.DataFrame, flat_set: str, objects_set: str) -> 
     buffers without objects (members), and every member streamed into ROOT-built
     objects (cmssw); their ratios, beside the seed's CMSSW / FemtoCode
     ratio and the flat MiniAOD-like file's CMSSW-like / columnar one (kHz, reading)."""
+    def steps(split: _SplitRates) -> dict[str, str]:
+        return {"baskets only": split.rate("baskets"),
+                "member alone": split.rate("columnar"), "all members": split.rate("members"),
+                "objects": split.rate("cmssw"),
+                "per entry / baskets": split.ratio("baskets", "columnar"),
+                "reading all / one": split.ratio("columnar", "members"),
+                "objects / reading all": split.ratio("members", "cmssw"),
+                "objects / one": split.ratio("columnar", "cmssw")}
+
     rows = []
+    empty = _SplitRates(table, objects_set, "aod_objects", EMPTY_PRODUCT)
     for c in COLLECTIONS:
         split = _SplitRates(table, objects_set, "aod_objects", c)
         if math.isnan(split.khz["columnar"]):
             continue
         flat = _SplitRates(table, flat_set, "aod", c, ("columnar", "cmssw"))
-        rows.append({
-            "": SEED_TABLE1.loc[c, "particle"],
-            "baskets only": split.rate("baskets"),
-            "member alone": split.rate("columnar"), "all members": split.rate("members"),
-            "objects": split.rate("cmssw"),
-            "per entry / baskets": split.ratio("baskets", "columnar"),
-            "reading all / one": split.ratio("columnar", "members"),
-            "objects / reading all": split.ratio("members", "cmssw"),
-            "objects / one": split.ratio("columnar", "cmssw"),
-            "flat file": flat.ratio("columnar", "cmssw"),
-            "seed": _num(SEED_TABLE1.loc[c, "femtocode"] / SEED_TABLE1.loc[c, "cmssw"]),
-        })
+        rows.append({"": SEED_TABLE1.loc[c, "particle"], **steps(split),
+                     "flat file": flat.ratio("columnar", "cmssw"),
+                     "seed": _num(SEED_TABLE1.loc[c, "femtocode"] / SEED_TABLE1.loc[c, "cmssw"]),
+                     "floor share": _estimate(_floor_share(empty, split))})
+    if rows and not math.isnan(empty.khz["columnar"]):  # the per-event floor, in the same columns
+        rows.append({"": "empty product", **steps(empty), "flat file": "--", "seed": "--", "floor share": "--"})
     return pd.DataFrame(rows)
 
 
@@ -633,7 +651,21 @@ def _object_macros(params: dict[str, Any], table: pd.DataFrame, inputs: dict[str
         "RcAodTreeCompression": n(tree_compression_factor(inputs[f"aod/{params['compression']}"]["root"])
                                   if f"aod/{params['compression']}" in inputs else float("nan")),
         "RcObjectBulkOutcome": paper.escape("read it" if len(bulk) else "was refused by ROOT (SupportsBulkRead)"),
+        **_floor_macros(table, objects_set, split, events),
     }
+
+
+def _floor_macros(table: pd.DataFrame, objects_set: str, split: _SplitRates, events: float) -> dict[str, str]:
+    """The CMSSW-like reader's per-event floor: its reading time per event on the empty product
+    (microseconds, across processes), and that floor's share of its time per event on the
+    timeline's particle type (paired round by round)."""
+    empty = _SplitRates(table, objects_set, "aod_objects", EMPTY_PRODUCT)
+    floor = empty.rounds("cmssw")
+    per_event = (intervals.across_timed(floor.values()).scaled(1e6 / events) if floor and math.isfinite(events)
+                 else intervals.UNKNOWN)
+    return {"RcObjectFloorUs": paper.flagged(_estimate(per_event), empty.noisy["cmssw"]),
+            "RcObjectFloorShare": paper.flagged(_estimate(_floor_share(empty, split)),
+                                                empty.noisy["cmssw"] or split.noisy["cmssw"])}
 
 
 def residency_macros(frame: pd.DataFrame) -> dict[str, str]:
