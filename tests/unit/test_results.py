@@ -299,3 +299,44 @@ def test_results_from_before_the_record_are_all_current(tmp_path):
     results.write_raw(_frame(), tmp_path / "a.parquet", PROVENANCE, PARAMS)
     (tmp_path / results.CURRENT_RUNS).unlink()
     assert [p.name for p in results.current_raw_files(tmp_path)] == ["a.parquet"]
+
+
+def test_sources_sha256_follows_every_measuring_source_and_their_order(tmp_path):
+    method, loop = tmp_path / "method.py", tmp_path / "loop.py"
+    method.write_text("def measure(): pass\n")
+    loop.write_text("def time_it(): pass\n")
+    before = results.sources_sha256(method, loop)
+    assert before == results.sources_sha256(str(method), str(loop)) and len(before) == 64
+    assert before != results.sources_sha256(loop, method)
+    loop.write_text("def time_it(): return 1\n")  # the shared timing loop edited: another key
+    assert results.sources_sha256(method, loop) != before
+
+
+def test_a_python_method_run_is_keyed_by_the_sources_that_measure_it(monkeypatch, tmp_path):
+    # a Python method's run carries the hash of the modules that time it, as a kernel's run carries
+    # its binary's: an edited measuring loop is measured again, never reused
+    import inspect
+
+    from throughput.core import harness
+    from throughput.experiments import memory_bandwidth as mb
+    from throughput.experiments.gpu_bandwidth import runs
+    from throughput.experiments.memory_bandwidth import measuring, methods
+
+    class Keys(Exception):
+        pass
+
+    def keys_only(groups, raw_dir, key_of, *args, **kwargs):
+        raise Keys({run["name"]: key_of(run) for group in groups for run in group.runs})
+
+    monkeypatch.setattr(measuring.experiment, "measure_interleaved", keys_only)
+    params = {"n_values": 1000, "opt_levels": ["O3"], "max_threads": 1, "python_methods": ["numpy"],
+              "repetitions": 2, "warmup": 1}
+    with pytest.raises(Keys) as keys:
+        mb.measure(params, tmp_path)
+    expected = results.sources_sha256(inspect.getfile(methods._numpy_method), harness.__file__)
+    by_method = {key["method"]: key for key in keys.value.args[0].values()}
+    assert by_method["numpy"]["source_sha256"] == expected and "binary_sha256" not in by_method["numpy"]
+    assert "source_sha256" not in by_method["C++"] and len(by_method["C++"]["binary_sha256"]) == 64
+    for module in ("cpu_jagged", "cupy_backend", "data", "numba_cuda"):
+        assert any(path.endswith(f"gpu_bandwidth/{module}.py") for path in runs.PYTHON_MEASURING), module
+    assert harness.__file__ in runs.PYTHON_MEASURING

@@ -5,6 +5,7 @@ in this process; the runs of a group interleaved (throughput.core.experiment), e
 group stored, or reused, under the raw results folder."""
 from __future__ import annotations
 
+import inspect
 import json
 import shutil
 import subprocess
@@ -14,7 +15,7 @@ from typing import Any
 import pandas as pd
 
 from ...core import experiment, harness, noise, provenance
-from ...core.results import sha256
+from ...core.results import sha256, sources_sha256
 from .analysis import rated_time, with_rates
 from .cases import (CPU_METHOD_JAGGED, CPU_METHODS, CUDA_KERNEL, GPU_METHOD_CASES, GPU_METHOD_JAGGED, GPU_METHODS,
                     HOST_KERNEL, JAGGED_KERNEL_CASE, NOT_MEASURED)
@@ -224,6 +225,10 @@ def groups(params: dict[str, Any], status: GpuStatus) -> tuple[list[experiment.G
             pd.DataFrame(skipped, columns=[*RUN_KEYS, "reason"]))
 
 
+# The modules that measure the Python methods (numpy, numba, CuPy, awkward) in this process.
+PYTHON_MEASURING = tuple(inspect.getfile(f) for f in (jagged_cpu, CupyBackend, make_jagged, jagged_gpu_python, harness))
+
+
 def measure(params: dict[str, Any], raw_dir: str | Path, status: GpuStatus,
             noise_settings: noise.Settings | None = None, progress: bool = True) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Run (or reuse, when stored with the same parameters on this machine) every
@@ -236,6 +241,8 @@ def measure(params: dict[str, Any], raw_dir: str | Path, status: GpuStatus,
         key = {**params, **run, "versions": versions}
         if run["method"] in ("C++", "CUDA C++"):
             key["binary_sha256"] = sha256(harness.kernel_path(HOST_KERNEL if run["method"] == "C++" else CUDA_KERNEL))
+        else:  # measured in this process: by these modules and the shared timing loop
+            key["source_sha256"] = sources_sha256(*PYTHON_MEASURING)
         if run["gpu_method"]:
             key["device"] = {k: v for k, v in (status.device or {}).items() if k != "free_bytes"}
         return key

@@ -3,6 +3,7 @@ thread count) and measuring them interleaved (throughput.core.experiment), or
 reusing them when stored with the same parameters and binaries on this machine."""
 from __future__ import annotations
 
+import inspect
 from pathlib import Path
 from typing import Any
 
@@ -10,7 +11,7 @@ import pandas as pd
 
 from ...core import experiment, harness, noise, provenance
 from ...setup.config import thread_counts
-from ...core.results import sha256
+from ...core.results import sha256, sources_sha256
 from .analysis import with_rates
 from .methods import _numba_method, _numpy_method, expected_checksum
 from .vocabulary import CONSTANT, MODES
@@ -100,6 +101,8 @@ def measure(params: dict[str, Any], raw_dir: str | Path, noise_settings: noise.S
         key = {**params, **run}
         if run["kernel"]:
             key["binary_sha256"] = sha256(harness.kernel_path(run["kernel"]))
+        else:  # measured in this process: by the methods module and the shared timing loop
+            key["source_sha256"] = sources_sha256(inspect.getfile(_numpy_method), harness.__file__)
         return key
 
     settings = noise_settings or noise.Settings()
