@@ -151,6 +151,11 @@ _EDITS = {
         # the writing experiment builds its data products from the flat one
         {"kernel": 1, "aod_like": 1, "aod_like_objects": 1, "rntuple_copy": 2,
          "reader_comparison_numpy": 2, "reader_comparison": 1, "writing": 1, **_AFTER_AN_EXPERIMENT},
+    # an experiment's Python re-runs its notebook; a shared room's, every notebook
+    "../src/throughput/experiments/memory_bandwidth/report.py": {"memory_bandwidth": 1, **_AFTER_AN_EXPERIMENT},
+    "../src/throughput/core/intervals.py":
+        {**dict.fromkeys(("memory_bandwidth", "gpu_bandwidth", "reader_comparison", "writing", "rdataframe"), 1),
+         **_AFTER_AN_EXPERIMENT},
 }
 
 
@@ -176,7 +181,8 @@ def _would_run_after_editing(workdir: Path, source: str) -> dict[str, int]:
     path = REPO_KERNELS / source
     before, content = path.stat(), path.read_bytes()
     try:
-        path.write_bytes(content + b"\n// edited by tests/workflow/test_workflow.py\n")
+        comment = b"#" if path.suffix == ".py" else b"//"
+        path.write_bytes(content + b"\n" + comment + b" edited by tests/workflow/test_workflow.py\n")
         return _planned(workdir, TINY_CONFIG)
     finally:
         path.write_bytes(content)

@@ -11,8 +11,20 @@
 # compares such params, so a changed config would re-run nothing.
 # An experiment whose spec sets `shows_archived` also gets the config section `machines`
 # and every archived machine's files as inputs: a machine archived or changed re-runs it.
+# Its Python is an input too (its package and the shared rooms, not the other experiments):
+# edited code re-runs the notebook, whose stored measurements are reused unless what measures
+# them changed (their reuse keys hold the kernels' binaries and the measuring sources).
 _ARCHIVE_DIR = machines.archive_dir(STUDY["machines"])
 ARCHIVED_FILES = sorted(str(p) for p in _ARCHIVE_DIR.glob("*/**/*") if p.is_file()) if _ARCHIVE_DIR.is_dir() else []
+
+
+_PACKAGE = REPO / "src" / "throughput"
+
+
+def _python_sources(name):
+    shared = [p for p in _PACKAGE.rglob("*.py") if p.relative_to(_PACKAGE).parts[0] != "experiments"]
+    own = [_PACKAGE / "experiments" / "__init__.py", *(_PACKAGE / "experiments" / name).rglob("*.py")]
+    return sorted(str(p) for p in shared + own)
 
 
 def _notebook_parameters_of(spec):
@@ -29,6 +41,7 @@ for _spec in SPECS.values():
         input:
             notebook=str(_spec.notebook),
             kernels=KERNELS[_spec.name],
+            python=_python_sources(_spec.name),
             data=EXPERIMENT_INPUTS.get(_spec.name, []),
             archived=ARCHIVED_FILES if _spec.shows_archived else [],
         output:
