@@ -662,7 +662,14 @@ def test_rate_model_rates_are_computed_per_round_and_carry_their_interval():
     faster = rate.assign(wall_s=rate["wall_s"] / 2)  # 67 MB/s: above R_dec, which Eq. (1) forbids
     failed = rdf.model_check(rdf.rate_summary({**frames, "rate": faster}), "cold")
     assert failed["state"] == "fails" and failed["above"] == ["r_dec"]
-    assert "R_\\mathrm{dec}" in rdf.model_check_text(rdf.rate_summary({**frames, "rate": faster}))
+    # the states the section words the check by (paper/sections/rdataframe.tex)
+    assert rdf.model_check_macros(rs) == {"RdfModelCheckState": "coldwarm", "RdfModelCheckColdState": "holds",
+                                          "RdfModelCheckWarmState": "holds"}
+    checked = rdf.model_check_macros(rdf.rate_summary({**frames, "rate": faster}))
+    assert checked["RdfModelCheckColdState"] == "fails" and checked["RdfModelCheckColdRatesState"] == "dec"
+    assert rdf.model_check_macros(None) == {"RdfModelCheckState": "notmeasured"}
+    cold_only = rdf.rate_summary({**frames, "rate": rate[rate["cache"] == "cold"]})
+    assert rdf.model_check_macros(cold_only)["RdfModelCheckState"] == "cold"
     # Eq. (1) saturates at R_IO / R_1 = 100 / 29 MB/s, more than the 2 processes run, in every round alike
     saturation = rdf.report.saturation_macros(rs)
     assert saturation["RdfSaturationState"] == "met" and saturation["RdfSaturationCache"] == "cold"

@@ -407,6 +407,11 @@ WORDED = {
     "WrtThan": {"higher", "lower", "notseparated", "notmeasured"},  # writing.report._than: every Wrt...Than...State
     "WrtRandomSetup": {"measured", "notmeasured"},  # writing.report._setup_macros
     "RdfSaturation": {"met", "missed", "inconclusive", "notmeasured"},  # rdataframe.report.saturation_macros
+    # rdataframe.report.model_check_macros: the caches checked, each one's state and the rates it names
+    "RdfModelCheck": {"cold", "warm", "throttled", "coldwarm", "coldthrottled", "warmthrottled", "coldwarmthrottled",
+                      "unchecked", "notmeasured"},
+    "RdfCheck": {"holds", "fails", "notseparated"},
+    "RdfCheckRates": {"io", "dec", "proc", "iodec", "ioproc", "decproc", "iodecproc"},
 }
 
 

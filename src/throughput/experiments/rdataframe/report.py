@@ -278,27 +278,32 @@ def rate_fit_table(rs: dict[str, Any]) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-# How the model check names each rate (io_rate_model.model_check).
-_CHECKED = {"r_io": "the raw read of the same cache", "r_dec": "$R_\\mathrm{dec}$", "r_proc": "$R_\\mathrm{proc}$"}
+# The model check's rates as its states name them (io_rate_model.model_check; the section words them).
+_CHECKED = {"r_io": "io", "r_dec": "dec", "r_proc": "proc"}
 
 
-def model_check_text(rs: dict[str, Any]) -> str:
+def model_check_macros(rs: dict[str, Any] | None) -> dict[str, str]:
     """Per cache state, whether one reader's measured rate lies below every rate Eq. (1) builds
-    it from (io_rate_model.model_check), in words."""
-    parts = []
+    it from (io_rate_model.model_check), as states paper/sections/rdataframe.tex words:
+    RdfModelCheckState, the caches checked (cold, warm, throttled in that order, joined, e.g.
+    coldwarm; unchecked where none was; notmeasured without the rate model); per checked cache
+    RdfModelCheck{Cold,Warm,Throttled}State (holds, fails, notseparated) and, where it does not
+    hold, its RatesState: the rates R_1 is above (fails) or not separated from (io, dec, proc,
+    joined in that order)."""
+    if rs is None:
+        return {"RdfModelCheckState": paper.state(None)}
+    macros, checked = {}, []
     for cache in ("cold", "warm", io_rate_model.THROTTLED):
         check = io_rate_model.model_check(rs, cache)
         if check is None:
             continue
-        if check["state"] == "holds":
-            parts.append(f"with a {cache} cache it holds (below each, by paired intervals)")
-        elif check["state"] == "fails":
-            parts.append(f"with a {cache} cache it fails: $R_1$ is above {' and '.join(_CHECKED[k] for k in check['above'])}, "
-                         "so that rate, measured apart, is not what limits the reader")
-        else:
-            parts.append(f"with a {cache} cache it is not shown: $R_1$ is not separated from "
-                         f"{' and '.join(_CHECKED[k] for k in check['unseparated'])}")
-    return "; ".join(parts) if parts else "one reader was not measured, so it is not checked"
+        checked.append(cache)
+        name = f"RdfModelCheck{cache.capitalize()}"
+        macros[f"{name}State"] = check["state"].replace(" ", "")
+        if check["state"] != "holds":
+            rates = check["above"] if check["state"] == "fails" else check["unseparated"]
+            macros[f"{name}RatesState"] = "".join(_CHECKED[k] for k in rates)
+    return {"RdfModelCheckState": "".join(checked) or "unchecked", **macros}
 
 
 def saturation_macros(rs: dict[str, Any] | None) -> dict[str, str]:
@@ -460,7 +465,7 @@ def paper_macros(params: dict[str, Any], table: pd.DataFrame, agreement: pd.Data
             "RdfTSetupShare": _estimate(rs["setup_share"], 2),
             "RdfLimiter": io_rate_model.slowest_limit(rs),
             "RdfRateFitCores": str(int(rs["cores"])),
-            "RdfModelCheck": model_check_text(rs),
+            **model_check_macros(rs),  # its states; the section words each
             **throttle_macros(rs),
         })
         macros.update(saturation_macros(rs))
@@ -469,7 +474,8 @@ def paper_macros(params: dict[str, Any], table: pd.DataFrame, agreement: pd.Data
                                           "RdfRateDof", "RdfRIOCold", "RdfRIOWarm", "RdfRDec", "RdfRProc",
                                           "RdfRIODirect", "RdfColdReads", "RdfRateCounts", "RdfRateOversubscribed",
                                           "RdfROnePredCold", "RdfROnePredWarm", "RdfTSetupShare", "RdfLimiter",
-                                          "RdfRateFitCores", "RdfModelCheck")})
+                                          "RdfRateFitCores")})
+        macros.update(model_check_macros(None))
         macros.update(throttle_macros(None))
         macros.update(saturation_macros(None))
     macros["RdfNotMeasured"] = paper.escape("; ".join(f"{k}: {v}" for k, v in not_measured.items())) or "nothing"
