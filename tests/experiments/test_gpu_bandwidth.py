@@ -453,14 +453,17 @@ def test_paper_tables_without_gpu_say_not_measured(measured_without_gpu):
     jag = gb.jagged_tex(wide, skipped)
     assert "CUDA C++ & \\multicolumn{8}{l}{not measured: no GPU on this host}" in jag
     assert (wide["explode_ratio"] > 0).all() and (wide["combine_ratio"] > 0).all()
-    assert "not measured on this host" in gb.jagged_sentence(wide)
+    assert gb.jagged_macros(wide)["GpubJaggedState"] == "cpuonly"  # the section words each state
     goal = gb.targets(table, NO_GPU_STATUS, TINY["dtypes"])
-    assert not goal["checked"] and gb.target_sentence(goal) == "It is not checked in this build: no GPU on this host."
+    assert not goal["checked"] and gb.target_macros(goal) == {"GpubTargetState": "notchecked",
+                                                              "GpubTargetWhyNot": "no GPU on this host"}
     # every macro the section quotes is built in the package, and says no GPU figure was made
     macros = gb.paper_macros({**TINY, "repetitions": 2, "warmup": 1}, table, skipped, wide, NO_GPU_STATUS, frame,
                              TINY_NOISE, [], {})
     assert macros["GpubGpuStatus"] == "not measured: no GPU on this host"
-    assert macros["GpubTargetSentence"] == "It is not checked in this build: no GPU on this host."
+    assert macros["GpubTargetState"] == "notchecked" and macros["GpubTargetWhyNot"] == "no GPU on this host"
+    assert macros["GpubArchivedState"] == "none" and macros["GpubArchivedList"] == ""
+    assert "GpubTargetSentence" not in macros and "GpubJaggedSentence" not in macros
     jagged = gb.make_jagged(TINY["events"], TINY["mean_particles"], "float64")
     assert macros["GpubParticles"] == rf"\num{{{jagged.particles}}}" and macros["GpubTargetPercent"] == round(100 * gb.TARGET_FRACTION)
 
@@ -482,11 +485,11 @@ def _gpu_frame(copy_fraction: float, inplace_fraction: float, spread: float = 0.
     return gb.with_rates(pd.DataFrame(rows), FAKE_DEVICE["nominal_gb_s"])
 
 
-@pytest.mark.parametrize("copy, inplace, verdict, words", [
-    (0.9, 0.88, "met", "the target is met"), (0.9, 0.8, "missed", "the target is NOT met"),
+@pytest.mark.parametrize("copy, inplace, verdict", [
+    (0.9, 0.88, "met"), (0.9, 0.8, "missed"),
     # the in-place kernel at 0.81 and 0.90 in its two processes: its interval contains 0.85
-    (0.9, 0.855, "inconclusive", "this run cannot tell whether the target is met")])
-def test_target_is_checked_from_the_measured_fractions(copy, inplace, verdict, words):
+    (0.9, 0.855, "inconclusive")])
+def test_target_is_checked_from_the_measured_fractions(copy, inplace, verdict):
     status = gb.GpuStatus(device=FAKE_DEVICE, reasons={"cuda": None})
     spread = 0.1 if verdict == "inconclusive" else 0.0
     frame = _gpu_frame(copy, inplace, spread)
@@ -497,8 +500,10 @@ def test_target_is_checked_from_the_measured_fractions(copy, inplace, verdict, w
     assert goal["checked"] and goal["verdict"] == verdict and goal["met"] is (verdict == "met")
     fraction = goal["fractions"][("inplace_global", "float64")]
     assert fraction.value == pytest.approx(inplace, rel=0.01) and fraction.processes == 2
-    sentence = gb.target_sentence(goal)
-    assert words in sentence and "3352 GB/s" in sentence
+    macros = gb.target_macros(goal)  # the section words each state
+    assert macros["GpubTargetState"] == verdict and macros["GpubTargetNominal"] == "3352"
+    assert macros["GpubTargetFractions"].count(r"\gpubreaches{") == 2 * len(gb.DTYPES)
+    assert rf"\gpubreaches{{in-place global float64}}{{{fraction.value:.2f}}}" in macros["GpubTargetFractions"]
     rows = gb.table2_rows(table, pd.DataFrame(columns=[*gb.RUN_KEYS, "reason"]), list(gb.DTYPES))
     tex = gb.table2_tex(rows, list(gb.DTYPES))
     assert rf"\num{{{copy:g}}}" in next(line for line in tex.splitlines() if line.startswith("within GPU"))
@@ -543,9 +548,15 @@ def test_numa_reasons_and_command(monkeypatch):
     assert argv[:3] == ["numactl", "--cpunodebind=0", "--membind=1"]
     assert argv[3].endswith(gb.HOST_KERNEL) and argv[argv.index("--threads") + 1] == "4"
     assert gb.node_cpus(0) >= 1
-    sentence = gb.numa_sentence(pd.DataFrame(columns=["group"]), pd.DataFrame(
+    macros = gb.numa_macros(pd.DataFrame(columns=["group"]), pd.DataFrame(
         [{"group": "numa", "reason": "not measured: one NUMA node"}]))
-    assert sentence == "Local against remote memory: not measured: one NUMA node."
+    assert macros == {"GpubNumaState": "skipped", "GpubNumaReason": "not measured: one NUMA node"}
+    assert gb.numa_macros(pd.DataFrame(columns=["group"]), pd.DataFrame(columns=["group"])) == {"GpubNumaState": "off"}
+    numa = pd.DataFrame([{"group": "numa", "case": f"memory_node{node}", "threads": 4, "gb_s": rate}
+                         for node, rate in ((0, 10.0), (1, 7.5))])
+    assert gb.numa_macros(numa, pd.DataFrame(columns=["group"])) == {
+        "GpubNumaState": "measured", "GpubNumaLocalNode": "0", "GpubNumaRemoteNode": "1", "GpubNumaThreads": "4",
+        "GpubNumaLocalGBs": "10.0", "GpubNumaRemoteGBs": "7.5", "GpubNumaRatio": "0.75"}
 
 
 @pytest.mark.parametrize("bad, key", [
@@ -589,21 +600,23 @@ def _ratios(explode: float, combine: float, spread: float = 0.05) -> dict[str, f
             for suffix, factor in (("", 1), ("_low", 1 - spread), ("_high", 1 + spread))}
 
 
-def test_jagged_sentence_compares_one_cpu_thread_with_the_gpu_by_their_intervals():
+def test_jagged_state_compares_one_cpu_thread_with_the_gpu_by_their_intervals():
     wide = pd.DataFrame([
         {"method": "numba", "threads": 1, "dtype": "float32", **_ratios(0.5, 0.4)},
         {"method": "numba", "threads": 2, "dtype": "float32", **_ratios(0.01, 0.01)},
         {"method": "CUDA C++", "threads": 1, "dtype": "float32", **_ratios(0.2, 0.1)}])
-    sentence = gb.jagged_sentence(wide)
-    assert sentence.startswith("With numba on one CPU thread, explode at 0.50 (95% interval 0.47 to 0.53) and "
-                               "combine at 0.40 (95% interval 0.38 to 0.42)"), sentence
-    assert "which supports the seed's claim" in sentence
+    macros = gb.jagged_macros(wide)  # the section words each state
+    assert macros["GpubJaggedState"] == "supports" and macros["GpubJaggedDtype"] == "float32"
+    assert (macros["GpubJaggedCpuExplode"], macros["GpubJaggedCpuCombine"]) == ("0.50", "0.40")
+    assert macros["GpubJaggedCpuExplodeInterval"] == r"95\% interval 0.47 to 0.53"
+    assert macros["GpubJaggedGpuCombine"] == "0.10"
     wide.loc[2, ["combine_ratio", "combine_ratio_low", "combine_ratio_high"]] = [0.9, 0.85, 0.95]
-    assert "which does not support the seed's claim" in gb.jagged_sentence(wide)
+    assert gb.jagged_macros(wide)["GpubJaggedState"] == "notsupported"
     # the GPU's combine ratio lower, but its interval reaching into the CPU's: not decided
     wide.loc[2, ["combine_ratio", "combine_ratio_low", "combine_ratio_high"]] = [0.3, 0.2, 0.39]
-    assert "leaves the seed's claim that these operations suit a sequential processor better undecided" \
-        in gb.jagged_sentence(wide)
+    assert gb.jagged_macros(wide)["GpubJaggedState"] == "undecided"
+    assert gb.jagged_macros(wide.iloc[1:2])["GpubJaggedState"] == "nonumba"  # numba on two threads only
+    assert gb.jagged_macros(wide.iloc[:0]) == {"GpubJaggedState": "none"}
 
 
 def test_jagged_ratios_pair_the_rounds_of_their_group():

@@ -165,13 +165,17 @@ def test_an_archived_gpu_machine_is_given_in_full_with_its_own_verdicts():
     met, missed = gb.archived_summary(_gpu_node(5.0, 0.001)), gb.archived_summary(_gpu_node(50.0, 0.001))
     assert met[1].reason("cuda") is None and met[1].reason("cupy") is None
     assert "no numba.cuda run" in met[1].reason("numba_cuda")
-    sentence = gb.archived_sentences({"node-a": met, "node-b": missed}, ["float32"])
-    a, b = sentence.split("On node-b")
-    assert a.startswith("On node-a (Test GPU): against the nominal 5 GB/s of the device") and "the target is met" in a
-    assert "the target is NOT met" in b and "nominal 50 GB/s" in b
+    macros = gb.archived_macros({"node-a": met, "node-b": missed}, ["float32"])  # the section words the states
+    assert macros["GpubArchivedState"] == "some" and macros["GpubArchivedList"] == r"\gpubon{ArchA} \gpubon{ArchB}"
+    assert (macros["GpubArchALabel"], macros["GpubArchADevice"], macros["GpubArchBLabel"]) == ("node-a", "Test GPU",
+                                                                                             "node-b")
+    # two processes per case: 0.93 of 5 GB/s, but an interval too wide to place it above the 85% target
+    # (the old sentence's "cannot tell whether the target is met" read as met to a substring check)
+    assert (macros["GpubArchATargetState"], macros["GpubArchATargetNominal"]) == ("inconclusive", "5")
+    assert (macros["GpubArchBTargetState"], macros["GpubArchBTargetNominal"]) == ("missed", "50")
     # explode/flat: numba 0.5, CUDA C++ 0.25; combine/flat: numba 0.25, CUDA C++ 0.5: one worse on the GPU
-    assert "on the GPU (CUDA C++) explode at 0.25 (" in a and "and combine at 0.50 (" in a
-    assert "does not support the seed's claim" in a
+    assert (macros["GpubArchAJaggedGpuExplode"], macros["GpubArchAJaggedGpuCombine"]) == ("0.25", "0.50")
+    assert macros["GpubArchAJaggedState"] == "notsupported"
     detail = gb.archived_detail_tex({"node-a": met})
     assert paper.escape("node-a: CuPy") in detail and paper.escape("node-a: CUDA C++") in detail
     pinned = next(line for line in detail.splitlines() if line.startswith(paper.escape("DRAM to GPU, pinned")))
@@ -186,7 +190,8 @@ def test_without_an_archived_gpu_machine_its_tables_and_sentence_say_so():
     assert cpu_only[1].device is None
     for tex in (gb.archived_detail_tex({"laptop": cpu_only}), gb.archived_jagged_tex({})):
         assert "not measured: no archived machine holds GPU runs" in tex and r"\bottomrule" in tex
-    assert gb.archived_sentences({"laptop": cpu_only}, ["float32"]).startswith("No archived machine holds GPU runs")
+    assert gb.archived_macros({"laptop": cpu_only}, ["float32"]) == {"GpubArchivedState": "none",
+                                                                      "GpubArchivedList": ""}
 
 
 def test_the_paper_has_the_machine_table_in_its_method_section():

@@ -412,6 +412,11 @@ WORDED = {
                       "unchecked", "notmeasured"},
     "RdfCheck": {"holds", "fails", "notseparated"},
     "RdfCheckRates": {"io", "dec", "proc", "iodec", "ioproc", "decproc", "iodecproc"},
+    # gpu_bandwidth.report: target_macros and jagged_macros (this machine's and each archived one's),
+    # numa_macros, archived_macros
+    "GpubTarget": {"met", "missed", "inconclusive", "notchecked"},
+    "GpubJagged": {"none", "nonumba", "cpuonly", "supports", "notsupported", "undecided"},
+    "GpubNuma": {"skipped", "off", "measured"}, "GpubArchived": {"none", "some"},
 }
 
 

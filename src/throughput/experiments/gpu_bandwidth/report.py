@@ -1,6 +1,6 @@
 """For the paper: Table 2 beside the seed's six GPUs, the GPU detail and jagged
-tables in LaTeX, the sentences its macros carry (the target, NUMA, the
-seed's claim on explode and combine) and every macro (paper_macros). The notebook
+tables in LaTeX, the states and numbers of the target, NUMA and the seed's claim on
+explode and combine (the section words them) and every macro (paper_macros). The notebook
 draws the figures and writes these."""
 from __future__ import annotations
 
@@ -126,66 +126,80 @@ def jagged_tex(wide: pd.DataFrame, skipped: pd.DataFrame) -> str:
     return "\n".join(lines)
 
 
-def target_sentence(goal: dict[str, Any]) -> str:
+# The target, NUMA and explode/combine as states and numbers, macros Gpub<machine><Name> (<machine>:
+# empty for this machine, Arch<letter> for an archived one): paper/sections/gpu_bandwidth.tex words
+# each state once (\gpubtarget, \gpubnuma, \gpubjagged) for every machine.
+
+def _macros(machine: str, values: dict[str, Any]) -> dict[str, str]:
+    from ...report import paper
+
+    raw = {"TargetFractions"}  # already LaTeX
+    return {f"Gpub{machine}{name}": value if name.endswith("State") or name in raw else paper.escape(value)
+            for name, value in values.items()}
+
+
+def target_macros(goal: dict[str, Any], machine: str = "") -> dict[str, str]:
+    """The target's state: TargetState met (every fraction's interval above it), missed (one
+    below), inconclusive, or notchecked (TargetWhyNot says why); the device's nominal GB/s and
+    each case's fraction with its interval (TargetFractions: \\gpubreaches{case}{value}{interval},
+    the section words it)."""
+    from ...report import paper
+
     if not goal["checked"]:
-        return f"It is not checked in this build: {goal['why_not']}."
-    parts = [f"{CASE_BY_NAME[case].label} {dtype} reaches {fraction.value:.2f} ({fraction.interval_text()})"
-             for (case, dtype), fraction in goal["fractions"].items()]
-    verdict = {"met": "the target is met (every interval lies above it)",
-               "missed": "the target is NOT met (an interval lies below it)",
-               "inconclusive": "this run cannot tell whether the target is met (an interval contains it)"}[
-        goal["verdict"].value]
-    return (f"Against the nominal {goal['nominal_gb_s']:.0f} GB/s of the device, " + ", ".join(parts)
-            + f": {verdict}.")
+        return _macros(machine, {"TargetState": "notchecked", "TargetWhyNot": goal["why_not"]})
+    fractions = ", ".join(rf"\gpubreaches{{{paper.escape(f'{CASE_BY_NAME[case].label} {dtype}')}}}"
+                          rf"{{{fraction.value:.2f}}}{{{paper.escape(fraction.interval_text())}}}"
+                          for (case, dtype), fraction in goal["fractions"].items())
+    return _macros(machine, {"TargetState": goal["verdict"].value, "TargetNominal": f"{goal['nominal_gb_s']:.0f}",
+                             "TargetFractions": fractions})
 
 
-def numa_sentence(table: pd.DataFrame, skipped: pd.DataFrame) -> str:
+def numa_macros(table: pd.DataFrame, skipped: pd.DataFrame) -> dict[str, str]:
+    """Local against remote memory: GpubNumaState skipped (GpubNumaReason: why), off (numa: false
+    in the configuration) or measured, with node 0's threads and host memcpy's GB/s from node 0's
+    own memory and from node 1's, and their ratio."""
     if not skipped.empty and (skipped["group"] == "numa").any():
-        return f"Local against remote memory: {skipped[skipped['group'] == 'numa']['reason'].iloc[0]}."
+        reason = skipped[skipped["group"] == "numa"]["reason"].iloc[0]
+        return _macros("", {"NumaState": "skipped", "NumaReason": reason})
     rows = table[table["group"] == "numa"]
     if rows.empty:
-        return "Local against remote memory: not measured: switched off in the configuration (numa: false)."
+        return _macros("", {"NumaState": "off"})
     local = _pick(rows, case="memory_node0")
     remote = _pick(rows, case="memory_node1")
-    return (f"With the {int(local['threads'])} threads of NUMA node 0, host memcpy moves "
-            f"{local['gb_s']:.1f} GB/s from the node's own memory and {remote['gb_s']:.1f} GB/s from node 1's "
-            f"(remote/local {remote['gb_s'] / local['gb_s']:.2f}).")
+    return _macros("", {"NumaState": "measured", "NumaLocalNode": "0", "NumaRemoteNode": "1",
+                        "NumaThreads": str(int(local["threads"])), "NumaLocalGBs": f"{local['gb_s']:.1f}",
+                        "NumaRemoteGBs": f"{remote['gb_s']:.1f}", "NumaRatio": f"{remote['gb_s'] / local['gb_s']:.2f}"})
 
 
-def jagged_sentence(wide: pd.DataFrame) -> str:
+def jagged_macros(wide: pd.DataFrame, machine: str = "") -> dict[str, str]:
     """What the measured ratios say about the seed's claim: numba on one thread (the
-    sequential processor) against the GPU (CUDA C++) where it was measured. The claim is
-    supported when, for explode and for combine, the GPU's ratio to its flat add lies below
-    the CPU's, their intervals apart; not supported when one lies above; otherwise this run
-    cannot tell (the CPU and GPU sides are separate groups, so their ratios are not paired)."""
+    sequential processor) against the GPU (CUDA C++) where it was measured. JaggedState:
+    supports when, for explode and for combine, the GPU's ratio to its flat add lies below
+    the CPU's, their intervals apart; notsupported when one lies above; undecided otherwise
+    (the CPU and GPU sides are separate groups, so their ratios are not paired); cpuonly
+    without the GPU side, nonumba without numba on one thread, none without any rate. With
+    the value type and each side's explode and combine ratios with their intervals."""
     if wide.empty:
-        return "No explode/combine rates were measured."
+        return _macros(machine, {"JaggedState": "none"})
     dtype = wide["dtype"].iloc[0]
-    parts = []
     cpu = _pick(wide, method="numba", threads=1, dtype=dtype)
+    if cpu is None:
+        return _macros(machine, {"JaggedState": "nonumba"})
 
-    def ratios(row) -> str:
-        return " and ".join(f"{op} at {row[f'{op}_ratio']:.2f} ({jagged_estimate(row, f'{op}_ratio').interval_text()})"
-                            for op in ("explode", "combine"))
+    def ratios(row, side: str) -> dict[str, str]:
+        return {name: value for op in ("explode", "combine")
+                for name, value in ((f"Jagged{side}{op.capitalize()}", f"{row[f'{op}_ratio']:.2f}"),
+                                    (f"Jagged{side}{op.capitalize()}Interval",
+                                     jagged_estimate(row, f"{op}_ratio").interval_text()))}
 
-    if cpu is not None:
-        parts.append(f"With numba on one CPU thread, {ratios(cpu)} times the rate of the flat immutable add ({dtype})")
+    values = {"JaggedDtype": dtype, **ratios(cpu, "Cpu")}
     gpu = _pick(wide, method="CUDA C++", dtype=dtype)
-    if gpu is not None and cpu is not None:
-        parts.append(f"on the GPU (CUDA C++) {ratios(gpu)} times its flat immutable add")
-        apart = {intervals.unpaired_comparison(jagged_estimate(gpu, f"{op}_ratio"), jagged_estimate(cpu, f"{op}_ratio"))
-                 for op in ("explode", "combine")}
-        claim = ("supports the seed's claim that these operations suit a sequential processor better "
-                 "(both GPU intervals lie below the CPU's)" if apart == {"lower"} else
-                 "does not support the seed's claim that these operations suit a sequential processor better "
-                 "(a GPU interval lies above the CPU's)" if "higher" in apart else
-                 "leaves the seed's claim that these operations suit a sequential processor better undecided "
-                 "in this run (a GPU interval overlaps the CPU's)")
-        parts.append(f"which {claim}")
-    elif cpu is not None:
-        parts.append("the GPU side of the comparison is not measured on this host, so the seed's claim is "
-                     "tested only on the CPU side")
-    return "; ".join(parts) + "." if parts else "No numba explode/combine rates were measured."
+    if gpu is None:
+        return _macros(machine, {"JaggedState": "cpuonly", **values})
+    apart = {intervals.unpaired_comparison(jagged_estimate(gpu, f"{op}_ratio"), jagged_estimate(cpu, f"{op}_ratio"))
+             for op in ("explode", "combine")}
+    state = "supports" if apart == {"lower"} else "notsupported" if "higher" in apart else "undecided"
+    return _macros(machine, {"JaggedState": state, **values, **ratios(gpu, "Gpu")})
 
 
 def machines_tex(machines: dict[str, tuple[pd.DataFrame, GpuStatus]], dtypes: list[str]) -> str:
@@ -261,19 +275,26 @@ def archived_jagged_tex(archived: dict[str, tuple[pd.DataFrame, GpuStatus]]) -> 
     return jagged_tex(_labelled(gpu, jagged_table), pd.DataFrame())
 
 
-def archived_sentences(archived: dict[str, tuple[pd.DataFrame, GpuStatus]], dtypes: list[str]) -> str:
+def _letters(index: int) -> str:
+    """A, B, ..., Z, AA, AB, ...: an archived machine's part of its macros' names."""
+    return ("" if index < 26 else _letters(index // 26 - 1)) + chr(ord("A") + index % 26)
+
+
+def archived_macros(archived: dict[str, tuple[pd.DataFrame, GpuStatus]], dtypes: list[str]) -> dict[str, str]:
     """The target and the explode/combine verdict on each archived machine with a GPU, each
-    from its own runs against its own device (this machine's are the paper's sentences above)."""
+    from its own runs against its own device (this machine's are the paper's above): per
+    machine Arch<letter> its target and jagged macros, its label and device;
+    GpubArchivedList calls \\gpubon{Arch<letter>} for each (the section words it), and
+    GpubArchivedState says whether any machine is there (some, none)."""
     gpu = _with_gpu(archived)
-    if not gpu:
-        return ("No archived machine holds GPU runs, so the target and the explode/combine verdict are "
-                "this machine's only.")
-    parts = []
-    for label, (table, status) in gpu.items():
-        target = target_sentence(targets(table, status, dtypes))
-        parts.append(f"On {label} ({status.device['name']}): {target[0].lower()}{target[1:]} "
-                     f"{jagged_sentence(jagged_table(table))}")
-    return " ".join(parts)
+    values: dict[str, str] = {"GpubArchivedState": "some" if gpu else "none", "GpubArchivedList": ""}
+    for index, (label, (table, status)) in enumerate(gpu.items()):
+        machine = f"Arch{_letters(index)}"
+        values.update(_macros(machine, {"Label": label, "Device": status.device["name"]}))
+        values.update(target_macros(targets(table, status, dtypes), machine))
+        values.update(jagged_macros(jagged_table(table), machine))
+    values["GpubArchivedList"] = " ".join(rf"\gpubon{{Arch{_letters(index)}}}" for index in range(len(gpu)))
+    return values
 
 
 def paper_macros(params: dict[str, Any], table: pd.DataFrame, skipped: pd.DataFrame, wide: pd.DataFrame,
@@ -306,10 +327,9 @@ def paper_macros(params: dict[str, Any], table: pd.DataFrame, skipped: pd.DataFr
         "GpubCudaCompiler": paper.escape(harness.build_info(CUDA_KERNEL)["compiler"] if cuda_built
                                          else "not built here (no nvcc)"),
         "GpubTargetPercent": round(100 * TARGET_FRACTION),
-        "GpubTargetSentence": paper.escape(target_sentence(goal)),
-        "GpubNumaSentence": paper.escape(numa_sentence(table, skipped)),
-        "GpubJaggedSentence": paper.escape(jagged_sentence(wide)),
+        # states and numbers; the section words each state (target, NUMA, explode/combine, per machine)
+        **target_macros(goal), **numa_macros(table, skipped), **jagged_macros(wide),
         "GpubMachinesSentence": paper.escape(archived_sentence(archived, "gpu_bandwidth")),
-        "GpubArchivedVerdicts": paper.escape(archived_sentences(archived_gpu, params["dtypes"])),
+        **archived_macros(archived_gpu, params["dtypes"]),
         **noise_sentences.paper_macros("Gpub", frame, settings),
     }
