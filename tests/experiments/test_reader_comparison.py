@@ -621,6 +621,27 @@ def test_numpy_verdict_splits_the_gap_by_the_baskets_limit():
     assert rc.report._numpy_macros({**met, "numpy_ratio": float("nan")}, "Aod")["RcNumpyAodState"] == "notmeasured"
 
 
+def test_the_columnar_and_attributes_states_are_the_ones_their_figures_give():
+    """The section words the columnar reader against the CMSSW-like one and the gap against the
+    attributes read by these states (paper/sections/reader_comparison.tex)."""
+    def state(ratio):
+        return rc.report._columnar_macros(ratio)["RcColumnarState"]
+
+    assert state(intervals.Estimate(2.0, 1.8, 2.2, 3)) == "higher"
+    assert state(intervals.Estimate(0.5, 0.4, 0.6, 3)) == "lower"
+    assert state(intervals.Estimate(1.0, 0.8, 1.2, 3)) == "notseparated"
+    assert state(intervals.UNKNOWN) == "notcompared"
+    attributes = rc.report._attributes_macros
+    assert attributes([2.0, 3.0], None) == {"RcAttributesState": "toofew"}
+    assert attributes([2.0, 3.0, 4.0], [5, 5, 5]) == {"RcAttributesState": "same"}
+    # five types in the order of their attributes: the one ordering of 120 that correlates fully
+    grows = attributes([1.0, 2.0, 3.0, 4.0, 5.0], [10, 20, 30, 40, 50])
+    assert grows == {"RcAttributesState": "grows", "RcAttributesTypes": "5", "RcAttributesRho": "1.00",
+                     "RcAttributesPGrows": "0.0083", "RcAttributesPSmallest": "0.0083"}
+    assert attributes([5.0, 4.0, 3.0, 2.0, 1.0], [10, 20, 30, 40, 50])["RcAttributesState"] == "shrinks"
+    assert attributes([1.0, 3.0, 2.0], [10, 20, 30])["RcAttributesState"] == "notshown"
+
+
 def test_rootreadspeed_verdict_names_the_files_it_cannot_separate():
     goal = lambda verdict: {"rootreadspeed_ratio": 1.0, "rootreadspeed_verdict": verdict}  # noqa: E731
     both = rc.report._rootreadspeed_macros({"MiniAOD-like": goal(Verdict.MET), "NanoAOD-like": goal(Verdict.INCONCLUSIVE)})
@@ -789,6 +810,9 @@ def test_measure_summarize_and_tables(files, tmp_path):
         expected = f["Events"].member("fTotBytes") / f["Events"].member("fZipBytes")
     assert len(inputs["aod/ZLIB"]["root"]) == 1 and numbers["RcAodTreeCompression"] == paper.number(expected, 3)
     assert all(name.isalpha() and name.startswith("Rc") for name in numbers)
+    assert numbers["RcColumnarState"] in {"higher", "lower", "notseparated", "notcompared"}  # the section words each
+    assert numbers["RcAttributesState"] in {"toofew", "same", "grows", "shrinks", "notshown"}
+    assert "RcColumnarVerdict" not in numbers and "RcAttributesVerdict" not in numbers
     for layout, name in (("aod", "Aod"), ("nanoaod", "Nano")):  # each layout's state, from its own verdict
         verdict = rc.targets(table, f"{layout}/ZLIB", "Jet_pt")["numpy_verdict"]
         assert numbers[f"RcNumpy{name}State"].startswith(verdict.value)  # missed: missed or missednosplit

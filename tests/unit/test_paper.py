@@ -417,6 +417,9 @@ WORDED = {
     "GpubTarget": {"met", "missed", "inconclusive", "notchecked"},
     "GpubJagged": {"none", "nonumba", "cpuonly", "supports", "notsupported", "undecided"},
     "GpubNuma": {"skipped", "off", "measured"}, "GpubArchived": {"none", "some"},
+    # reader_comparison.report._columnar_macros and _attributes_macros
+    "RcColumnar": {"higher", "lower", "notseparated", "notcompared"},
+    "RcAttributes": {"toofew", "same", "grows", "shrinks", "notshown"},
 }
 
 

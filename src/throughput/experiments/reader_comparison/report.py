@@ -448,6 +448,32 @@ def _busy_macros(load: float) -> dict[str, str]:
     return {"RcNumpyBusyState": "busy" if load > 1.5 else "quiet", "RcNumpyMeanLoad": rf"\num{{{load:.1f}}}"}
 
 
+def _columnar_macros(columnar_vs_cmssw: Estimate) -> dict[str, str]:
+    """The columnar reader against the CMSSW-like one (their paired ratio): RcColumnarState higher
+    (still faster), lower (no longer faster), notseparated, or notcompared where no round held
+    both; the section words each."""
+    if not columnar_vs_cmssw.processes:
+        return {"RcColumnarState": "notcompared"}
+    return {"RcColumnarState": intervals.comparison(columnar_vs_cmssw).replace(" ", "")}
+
+
+def _attributes_macros(slowdown: list[float], attributes: list[int] | None) -> dict[str, str]:
+    """Does the CMSSW-like reader's slowdown follow the attributes it reads (per particle type,
+    `attributes` counted in the file, None where fewer than three types were read)?
+    RcAttributesState toofew, same (every type has as many attributes), or by the exact
+    permutation test at 5% grows, shrinks or notshown, with the number of types, the rank
+    correlation, the one-sided p-value of growing and the smallest one the types can give;
+    the section words each."""
+    if attributes is None:
+        return {"RcAttributesState": "toofew"}
+    if len(set(attributes)) < 2:
+        return {"RcAttributesState": "same"}
+    rho, p_grows, p_shrinks = rank_correlation(slowdown, attributes)
+    state = "grows" if p_grows <= 0.05 else "shrinks" if p_shrinks <= 0.05 else "notshown"
+    return {"RcAttributesState": state, "RcAttributesTypes": str(len(slowdown)), "RcAttributesRho": f"{rho:.2f}",
+            "RcAttributesPGrows": f"{p_grows:.2g}", "RcAttributesPSmallest": f"{1 / math.factorial(len(slowdown)):.2g}"}
+
+
 def _rootreadspeed_macros(goals: dict[str, dict[str, Any]]) -> dict[str, str]:
     """The rootreadspeed target's outcome over the layouts measured ({label: targets(...)}):
     RcRrsState names which verdicts occur, "slower" (some missed), then "met", then "open"
@@ -533,34 +559,18 @@ def macros(params: dict[str, Any], table: pd.DataFrame, rated: pd.DataFrame, unr
     slowdown = {c: _rate(table, aod, "warm", "columnar", branch_name("aod", c), "khz_read")
                 / _rate(table, aod, "warm", "cmssw", branch_name("aod", c), "khz_read") for c in COLLECTIONS}
     slowdown = {c: v for c, v in slowdown.items() if not math.isnan(v)}
-    if len(slowdown) < 3 or aod not in inputs:
-        attributes_verdict = "too few particle types were read to compare the gap with their numbers of attributes"
-    else:
+    attributes = None
+    if len(slowdown) >= 3 and aod in inputs:
         counts = collection_attributes(inputs[aod]["root"][0], tree_name("aod"),
                                        [branch_name("aod", c) for c in slowdown])
         attributes = [counts[branch_name("aod", c)] for c in slowdown]
-        if len(set(attributes)) < 2:
-            attributes_verdict = ("the particle types read have the same number of attributes, so the gap cannot "
-                                  "be compared with it")
-        else:
-            # three-valued: grows or shrinks only where the exact permutation test says so at 5%
-            rho, p_grows, p_shrinks = rank_correlation(list(slowdown.values()), attributes)
-            follows = ("grows" if p_grows <= 0.05 else "shrinks" if p_shrinks <= 0.05 else
-                       "is not shown by this run to grow or shrink")
-            attributes_verdict = (f"over the {len(slowdown)} particle types the gap {follows} with the number of "
-                                  f"attributes read (rank correlation {rho:.2f}; the exact one-sided p-value of "
-                                  f"growing is {p_grows:.2g}, the smallest {len(slowdown)} types can give "
-                                  f"{1 / math.factorial(len(slowdown)):.2g})")
     # the columnar reader against the CMSSW-like one, paired round by round (one set's readers share rounds)
     columnar_vs_cmssw = warm_paired_ratio(table, aod, branch("aod"), "columnar", "cmssw")
     return {
         **_object_macros(params, table, inputs),
         "RcNumpyTarget": n(100 * NUMPY_TARGET),
-        "RcColumnarVerdict": ({"higher": "is still faster than", "lower": "is no longer faster than",
-                               "not separated": "is not separated by this run from"}[
-            intervals.comparison(columnar_vs_cmssw)] if columnar_vs_cmssw.processes else
-            "could not be compared here with"),
-        "RcAttributesVerdict": paper.escape(attributes_verdict),
+        **_columnar_macros(columnar_vs_cmssw),  # states; the section words each
+        **_attributes_macros(list(slowdown.values()), attributes),
         "RcNanoBranches": branches(nano), "RcAodBranches": branches(aod),
         "RcRealEvents": real_caption,
         "RcCompression": paper.escape(compression),
