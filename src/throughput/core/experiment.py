@@ -61,34 +61,22 @@ def time_per_pass(frame: pd.DataFrame) -> pd.Series:
     return frame["wall_s"] / frame["loops"].fillna(1) if "loops" in frame else frame["wall_s"]
 
 
-def _timed_quantity(frame: pd.DataFrame, quantity: Quantity) -> pd.DataFrame:
-    """The timed rows of `frame` (no warm-up, no rate samples), with the printed `quantity`."""
-    measured = frame[~frame["warmup"].astype(bool)]
-    if "record" in measured:
-        measured = measured[measured["record"] == "timing"]
-    return measured.assign(quantity=quantity(measured))
-
-
-def _spread(frame: pd.DataFrame, series: Sequence[str], quantity: Quantity, per_round: str) -> pd.DataFrame:
+def _spread(frame: pd.DataFrame, series: Sequence[str], quantity: Quantity,
+            per_round: str) -> tuple[pd.DataFrame, pd.Series]:
     """Per run and series, over its timed passes of the printed `quantity`: the relative
     half-width of the 95% interval across rounds (`half_width`, each round's `per_round` pass,
     median or min, one value: throughput.core.noise.interval_half_width), which decides `noisy`,
-    and the coefficient of variation (`cv`), which describes."""
-    measured = _timed_quantity(frame, quantity)
+    and the coefficient of variation (`cv`), which describes; and those per-round values, from
+    which the group's drift between rounds is split (noise.round_drift)."""
+    measured = frame[~frame["warmup"].astype(bool)]
+    if "record" in measured:
+        measured = measured[measured["record"] == "timing"]
+    measured = measured.assign(quantity=quantity(measured))
     keys = ["run", *series]
     by_round = measured.groupby([*keys, "round"], sort=False)["quantity"].agg(per_round)
     half_width = by_round.groupby(level=keys, sort=False).agg(noise.interval_half_width).rename("half_width")
     cv = measured.groupby(keys, sort=False)["quantity"].agg(noise.coefficient_of_variation).rename("cv")
-    return pd.concat([half_width, cv], axis=1).reset_index()
-
-
-def _round_drift(frame: pd.DataFrame, series: Sequence[str], quantity: Quantity,
-                 per_round: str) -> dict[str, float] | None:
-    """How the group's figures moved between its rounds, common and own (noise.round_drift),
-    for the method section: what part of an interval the machine's speed made, alike for all."""
-    measured = _timed_quantity(frame, quantity)
-    drift = noise.round_drift(measured.groupby(["run", *series, "round"], sort=False)["quantity"].agg(per_round))
-    return None if drift is None else dataclasses.asdict(drift)
+    return pd.concat([half_width, cv], axis=1).reset_index(), by_round
 
 
 def by_round(measured: pd.DataFrame, keys: list[str], table: pd.DataFrame, column: str = "wall_s",
@@ -131,14 +119,16 @@ def _measure_group(group: Group, measure_pass: MeasurePass, repetitions: int, se
                     rep=frame["rep"].where(frame["warmup"], round_index), retakes=retake,
                     **monitor.load.as_columns()))
         frame = pd.concat(frames, ignore_index=True)
-        spread = _spread(frame, series, quantity, per_round)
+        spread, per_round_values = _spread(frame, series, quantity, per_round)
         widest = float(spread["half_width"].max()) if spread["half_width"].notna().any() else float("nan")
         if not any(settings.is_noisy(width) for width in spread["half_width"]):
             break
         earlier.append(widest)
         then = "measuring again" if attempt < settings.max_remeasures else "flagged"
         bar.set_postfix_str(f"{group.name}: interval ±{widest:.0%} > ±{settings.max_half_width:.0%}, {then}")
-    drift = _round_drift(frame, series, quantity, per_round)
+    # how the group's figures moved between its rounds, common and own, for the method section
+    drift = noise.round_drift(per_round_values)
+    drift = None if drift is None else dataclasses.asdict(drift)
     frame = frame.merge(spread, on=["run", *series], how="left")
     frame["noisy"] = [settings.is_noisy(width) for width in frame["half_width"]]
     return frame, provenance, earlier, drift
