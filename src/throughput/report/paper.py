@@ -13,7 +13,7 @@ from typing import Any
 
 import pandas as pd
 
-from ..core.intervals import Verdict
+from ..core.intervals import Estimate, Verdict, comparison
 from ..core.results import atomic_path
 
 _SPECIAL = {"&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_", "{": r"\{", "}": r"\}",
@@ -98,6 +98,12 @@ NOT_MEASURED = "notmeasured"
 def state(verdict: Verdict | None) -> str:
     """The state macro's value for `verdict` (None: not measured)."""
     return NOT_MEASURED if verdict is None else Verdict(verdict).value
+
+
+def comparison_state(ratio: Estimate) -> str:
+    """The state macro's value for a paired ratio against 1 (intervals.comparison): higher,
+    lower, or notseparated where its interval holds 1."""
+    return comparison(ratio).replace(" ", "")
 
 
 def study_macros(root_version: str) -> dict[str, str]:

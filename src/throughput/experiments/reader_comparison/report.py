@@ -454,7 +454,7 @@ def _columnar_macros(columnar_vs_cmssw: Estimate) -> dict[str, str]:
     both; the section words each."""
     if not columnar_vs_cmssw.processes:
         return {"RcColumnarState": "notcompared"}
-    return {"RcColumnarState": intervals.comparison(columnar_vs_cmssw).replace(" ", "")}
+    return {"RcColumnarState": paper.comparison_state(columnar_vs_cmssw)}
 
 
 def _attributes_macros(slowdown: list[float], attributes: list[int] | None) -> dict[str, str]:

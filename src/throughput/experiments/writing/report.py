@@ -242,10 +242,11 @@ def _than(row: pd.Series | None) -> str:
     """A method against ROOT + IMT, from its paired `faster` ratio: higher or lower only where the
     interval excludes 1 (throughput.core.intervals.comparison), else notseparated; notmeasured
     without the ratio. The state of a Wrt...Than...State macro: the section words it (WrtThan)."""
+    from ...report import paper
+
     if row is None or not math.isfinite(row["faster"]):
-        from ...report import paper
         return paper.NOT_MEASURED
-    return intervals.comparison(estimate(row, "faster")).replace(" ", "")
+    return paper.comparison_state(estimate(row, "faster"))
 
 
 def macros(table: pd.DataFrame, params: dict[str, Any], frame: pd.DataFrame, dirs: dict[str, str],
