@@ -44,7 +44,7 @@ from .core import noise
 SECTION_CHECKS = {"memory_bandwidth": memory_bandwidth_spec.check_config,
                   "gpu_bandwidth": gpu_bandwidth_spec.check_config}
 EXPERIMENTS = tuple(SECTION_CHECKS)
-STEPS = ("build", *EXPERIMENTS, "pack")
+STEPS = ("build", *EXPERIMENTS, "pack", "none")  # none: only check the settings
 # Sizes for a test of this path (the tests' tiny config, one round): not a measurement to publish.
 QUICK = {"repetitions": 1, "warmup": 1, "memory_bandwidth": {"n_values": 200_000},
          "gpu_bandwidth": {"gpu_array_mib": 4, "cpu_array_mib": 4, "events": 2000, "gpu_events": 4096}}
@@ -79,12 +79,15 @@ def _installed(module: str) -> bool:
         return False
 
 
-def settings(quick: bool) -> tuple[dict[str, Any], dict[str, str]]:
-    """The two sections from the schema's defaults (or QUICK), fitted to this machine by the
-    one rule of throughput.setup.machine_fit, and the methods left out here with why. Without
-    jsonschema (not on GPU nodes) the values are not checked against the schema; they are the
-    schema's own defaults, which the tests check."""
+def settings(quick: bool, overrides: dict[str, Any] | None = None) -> tuple[dict[str, Any], dict[str, str]]:
+    """The two sections from the schema's defaults (or QUICK), with `overrides` (a config's keys,
+    from --config) on top, fitted to this machine by the one rule of throughput.setup.machine_fit,
+    and the methods left out here with why. Without jsonschema (not on GPU nodes) the values are
+    not checked against the schema: check an overrides file on a host that has it first
+    (`python -m throughput.node OUT --config FILE --step none` there)."""
     given = dict(QUICK) if quick else {}
+    for key, value in (overrides or {}).items():  # a section's keys over QUICK's, not in place of them
+        given[key] = {**given[key], **value} if isinstance(value, dict) and isinstance(given.get(key), dict) else value
     given["fit_to_machine"] = True
     resolved = config.validate(given, check_resources=False, schema_check=_installed("jsonschema"))
     left_out = {}
@@ -127,6 +130,21 @@ def measure_gpu_bandwidth(resolved: dict[str, Any], results: Path) -> dict[str, 
     return not_measured
 
 
+def _overrides(path: Path | None) -> dict[str, Any]:
+    """The --config file's keys (a mapping), or NodeError naming the file."""
+    if path is None:
+        return {}
+    import yaml
+
+    try:
+        loaded = yaml.safe_load(path.read_text())
+    except (OSError, yaml.YAMLError) as error:
+        raise NodeError(f"--config {path}: cannot be read as YAML ({error})") from error
+    if not isinstance(loaded, dict):
+        raise NodeError(f"--config {path}: a mapping of config keys is needed, not {type(loaded).__name__}")
+    return loaded
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m throughput.node", description=__doc__.split("\n\n")[0])
     parser.add_argument("out", help="the folder for the build, the raw results and the archive")
@@ -134,6 +152,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--step", choices=STEPS, action="append", help="only these steps (default: all)")
     parser.add_argument("--quick", action="store_true", help="test sizes: not a measurement to publish")
     parser.add_argument("--kernels", default=None, help="use these built kernels instead of building")
+    parser.add_argument("--config", default=None, type=Path,
+                        help="a YAML of config keys over the schema's defaults (say fewer methods or rounds, for "
+                             "a host that limits a command's time); the archive's manifest records it")
     args = parser.parse_args(argv)
     out = Path(args.out).resolve()
     out.mkdir(parents=True, exist_ok=True)
@@ -141,6 +162,11 @@ def main(argv: list[str] | None = None) -> int:
     results = out / "results"
     notes_path = out / "not_measured.json"
     try:
+        overrides = _overrides(args.config)
+        if steps == ["none"]:
+            settings(args.quick, overrides)
+            print(f"node: the settings{' of ' + str(args.config) if args.config else ''} are valid here")
+            return 0
         kernels = Path(args.kernels).resolve() if args.kernels else out / "build" / "bin"
         if "build" in steps and not args.kernels:
             kernels = build(out)
@@ -148,7 +174,7 @@ def main(argv: list[str] | None = None) -> int:
         if not kernels.is_dir():
             raise NodeError(f"no kernels in {kernels}: run the build step first")
         os.environ["THROUGHPUT_KERNELS_DIR"] = str(kernels)
-        resolved, left_out = settings(args.quick)
+        resolved, left_out = settings(args.quick, overrides)
         notes = json.loads(notes_path.read_text()) if notes_path.exists() else {}
         for experiment, measure in (("memory_bandwidth", measure_memory_bandwidth),
                                     ("gpu_bandwidth", measure_gpu_bandwidth)):
@@ -162,7 +188,7 @@ def main(argv: list[str] | None = None) -> int:
 
             label = args.label or provenance.machine()["hostname"]
             target = archive.pack(label, results, out / label, list(EXPERIMENTS),
-                                  notes={"not_measured": notes, "quick": args.quick,
+                                  notes={"not_measured": notes, "quick": args.quick, "config": overrides,
                                          "schema_checked": _installed("jsonschema")})
             print(f"node: archive of {label} in {target} (commit it under archive/{label})")
     except (NodeError, archive.ArchiveError, config.ConfigError) as error:
