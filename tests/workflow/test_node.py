@@ -74,6 +74,42 @@ def test_a_node_without_root_measures_and_packs_an_archive(tmp_path):
     assert first == second, "a measured group was measured again"
 
 
+def test_a_config_file_narrows_what_the_node_measures_and_the_manifest_records_it(tmp_path):
+    """--config: a lease-sized run (one type, no CPU methods) measures only those runs, and the
+    archive says which keys differed from the defaults."""
+    config = tmp_path / "lease.yaml"
+    config.write_text("repetitions: 2\nnoise: {max_remeasures: 0}\ngpu_bandwidth: {dtypes: [float32], cpu_methods: []}\n")
+    out = tmp_path / "node"
+    argv = [sys.executable, "-m", "throughput.node", str(out), "--label", "lease", "--quick", "--config", str(config),
+            "--kernels", str(harness.kernels_dir()), "--step", "gpu_bandwidth", "--step", "pack"]
+    run = subprocess.run(argv, env=_node_env(tmp_path), capture_output=True, text=True, timeout=600)
+    assert run.returncode == 0, (run.stdout + run.stderr)[-3000:]
+    read = archive.read(out / "lease")
+    assert read.problems == [] and set(read.runs) == {"gpu_bandwidth"}
+    keys = [key for _, _, key in read.runs["gpu_bandwidth"]]
+    assert {(key["method"], key["dtype"]) for key in keys} == {("C++", "float32")}  # the host copy alone, float32
+    assert {key["repetitions"] for key in keys} == {2}
+    rounds = {int(r) for frame, _, _ in read.runs["gpu_bandwidth"] for r in frame.loc[~frame["warmup"], "round"]}
+    assert rounds == {0, 1}
+    notes = json.loads((out / "lease" / archive.MANIFEST).read_text())["notes"]
+    assert notes["config"]["gpu_bandwidth"] == {"dtypes": ["float32"], "cpu_methods": []}
+    assert notes["config"]["noise"] == {"max_remeasures": 0}
+
+
+@pytest.mark.parametrize("text, culprit", [("- a list\n", "a mapping of config keys is needed"),
+                                           ("repetitions: [\n", "cannot be read as YAML"),
+                                           ("repetitions: 0\n", "config key 'repetitions' = 0")])
+def test_a_bad_config_file_is_named_before_any_work(tmp_path, capsys, text, culprit):
+    from throughput import node
+
+    config = tmp_path / "bad.yaml"
+    config.write_text(text)
+    assert node.main([str(tmp_path / "out"), "--config", str(config), "--step", "none"]) == 2
+    error = capsys.readouterr().err
+    assert culprit in error and (str(config) in error or "repetitions" in error)
+    assert not (tmp_path / "out" / "build").exists()
+
+
 def test_the_kernels_configure_and_build_without_root(tmp_path):
     """kernels/CMakeLists.txt with THROUGHPUT_WITHOUT_ROOT: no find_package(ROOT), only the
     memory and GPU bandwidth kernels (two are built here; the node builds all of them)."""
