@@ -143,3 +143,13 @@ def test_the_archive_folder_of_the_repository_is_valid():
     """Whatever is committed under archive/ reads without a problem."""
     for read in archive.read_all(REPO / "archive"):
         assert read.problems == [], read.problems
+
+
+def test_every_committed_archive_validates_and_holds_runs():
+    """The study's published measurements (archive/): each folder reads without a problem (form,
+    hashes, one machine, commits in this history), and holds at least one experiment's runs."""
+    root = archive.ARCHIVE_DIR
+    for folder in sorted(path for path in root.iterdir() if path.is_dir()) if root.is_dir() else []:
+        read = archive.read(folder)
+        assert read.problems == [], (folder, read.problems)
+        assert any(read.runs.values()), folder

@@ -144,7 +144,10 @@ def test_an_archived_gpu_machine_gets_its_own_column_group_and_fraction():
     tex = gb.machines_tex({machines.THIS_MACHINE: (no_gpu, none_here), "h100-node": (table, status)}, ["float32"])
     assert "h100-node: Test GPU" in tex and paper.escape(machines.THIS_MACHINE) + ":" not in tex
     copy_line = next(line for line in tex.splitlines() if line.startswith(paper.escape("within GPU")))
-    assert paper.number(copy["ghz"]) in copy_line and paper.number(copy["fraction"], 2) in copy_line
+    # each process's best pass across the processes, with its interval (two processes: a wide one)
+    assert paper.with_interval(copy["ghz_best"], copy["ghz_low"], copy["ghz_high"]) in copy_line
+    assert paper.with_interval(copy["fraction_best"], copy["fraction_low"], copy["fraction_high"], 2) in copy_line
+    assert np.isfinite(copy["ghz_low"]) and r"\,$\pm$\," in copy_line
     none = gb.machines_tex({machines.THIS_MACHINE: (no_gpu, none_here)}, ["float32"])
     assert "no machine shown (this machine) holds GPU runs" in none and r"\midrule" in none
 
@@ -179,7 +182,10 @@ def test_an_archived_gpu_machine_is_given_in_full_with_its_own_verdicts():
     detail = gb.archived_detail_tex({"node-a": met})
     assert paper.escape("node-a: CuPy") in detail and paper.escape("node-a: CUDA C++") in detail
     pinned = next(line for line in detail.splitlines() if line.startswith(paper.escape("DRAM to GPU, pinned")))
-    assert paper.number(met[0].query("case == 'h2d_pinned' and method == 'CuPy'")["ghz"].iloc[0]) in pinned
+    cupy = met[0].query("case == 'h2d_pinned' and method == 'CuPy'").iloc[0]
+    assert paper.with_interval(cupy["ghz_best"], cupy["ghz_low"], cupy["ghz_high"]) in pinned
+    # GB/s: the same estimate times the run's bytes per value (8 here)
+    assert paper.with_interval(8 * cupy["ghz_best"], 8 * cupy["ghz_low"], 8 * cupy["ghz_high"]) in pinned
     jagged = gb.archived_jagged_tex({"node-a": met, "node-b": missed})
     rows = [line for line in jagged.splitlines() if line.startswith(paper.escape("node-"))]
     assert len(rows) == 4 and any(line.startswith(paper.escape("node-b: numba")) for line in rows)

@@ -34,7 +34,7 @@ def table2_rows(table: pd.DataFrame, skipped: pd.DataFrame, dtypes: list[str]) -
             if got is not None:  # the best pass of each process, across the processes
                 row["ours"][dtype] = Estimate(got["ghz_best"], got["ghz_low"], got["ghz_high"], int(got["processes"]))
                 if dtype == dtypes[0] and case.on_gpu:
-                    row["fraction"] = got["fraction"]
+                    row["fraction"] = _best(got, "fraction")
         if not row["ours"]:
             hit = skipped[(skipped["group"] == "table2") & (skipped["case"] == case.name)
                           & (skipped["method"] == method)] if not skipped.empty else skipped
@@ -57,15 +57,30 @@ def table2_tex(rows: list[dict[str, Any]], dtypes: list[str]) -> str:
             mine = [rf"\multicolumn{{{ours}}}{{l}}{{{paper.escape(row['reason'])}}}"]
         else:
             mine = [paper.estimate(row["ours"][d]) if d in row["ours"] else "--" for d in dtypes]
-            fraction = row["fraction"]
-            mine.append(paper.number(fraction, 2) if fraction is not None and np.isfinite(fraction) else "--")
+            mine.append(_fraction_cell(row["fraction"]))
         lines.append(" & ".join([paper.escape(row["label"]), *seed, *mine]) + r" \\")
     lines += [r"\bottomrule", r"\end{tabular}", ""]
     return "\n".join(lines)
 
 
+def _best(row: Any, column: str, scale: float = 1.0) -> Estimate | None:
+    """A summary row's `column` (ghz or fraction) as the tables print it: each process's best
+    pass, across the processes, with its interval (analysis.summary); times `scale` (the run's
+    bytes per value, for GB/s). None where it is not known (no nominal bandwidth)."""
+    value = row[f"{column}_best"]
+    if value is None or not np.isfinite(value):
+        return None
+    return Estimate(value * scale, row[f"{column}_low"] * scale, row[f"{column}_high"] * scale, int(row["processes"]))
+
+
+def _fraction_cell(fraction: Estimate | None) -> str:
+    from ...report import paper
+
+    return paper.estimate(fraction, 2) if fraction is not None else "--"
+
+
 def gpu_detail_rows(table: pd.DataFrame) -> pd.DataFrame:
-    """Every GPU Table 2 run: method, case, value type, GHz (min, max), GB/s, fraction."""
+    """Every GPU Table 2 run: method, case, value type, rates, GB/s, fraction."""
     gpu = table[(table["group"] == "table2") & table["method"].isin(list(GPU_METHODS.values()))]
     order = {c.name: i for i, c in enumerate(CASES)}
     return gpu.assign(order=gpu["case"].map(order)).sort_values(["order", "method", "dtype"]).drop(columns="order")
@@ -75,7 +90,7 @@ def _method_cell(row) -> str:
     """A row's method, after the machine's label where rows of several machines share a table."""
     from ...report import paper
 
-    machine = getattr(row, "machine", None)
+    machine = getattr(row, "machine", None)  # a summary row (a Series) or a tuple of one
     return paper.escape(f"{machine}: {row.method}" if machine else row.method)
 
 
@@ -83,15 +98,16 @@ def gpu_detail_tex(table: pd.DataFrame, skipped: pd.DataFrame) -> str:
     """Every GPU Table 2 run (CUDA C++ and CuPy, both value types), or why there is none."""
     from ...report import paper
 
-    header = ["case", "method", "type", "GHz (min--max)", "GB/s", "fraction of nominal", "clock"]
+    header = ["case", "method", "type", "GHz", "GB/s", "fraction of nominal", "clock"]
     lines = [r"\begin{tabular}{lllrrrl}", r"\toprule", " & ".join(header) + r" \\", r"\midrule"]
     rows = gpu_detail_rows(table)
-    for row in rows.itertuples(index=False):
-        fraction = paper.number(row.fraction, 2) if np.isfinite(row.fraction) else "--"
+    for _, row in rows.iterrows():  # each process's best pass, across the processes, with its interval
+        noisy = bool(row["noisy"])
         lines.append(" & ".join([
-            paper.escape(CASE_BY_NAME[row.case].label), _method_cell(row), paper.escape(row.dtype),
-            f"{paper.number(row.ghz)} ({paper.number(row.ghz_min)}--{paper.number(row.ghz_max)})",
-            paper.number(row.gb_s), fraction, paper.escape(row.clock.replace("_", " "))]) + r" \\")
+            paper.escape(CASE_BY_NAME[row["case"]].label), _method_cell(row), paper.escape(row["dtype"]),
+            paper.flagged(paper.estimate(_best(row, "ghz")), noisy),
+            paper.flagged(paper.estimate(_best(row, "ghz", row["gb_s"] / row["ghz"])), noisy),
+            _fraction_cell(_best(row, "fraction")), paper.escape(row["clock"].replace("_", " "))]) + r" \\")
     gone = skipped[(skipped["group"] == "table2") & skipped["gpu_method"].notna()] if not skipped.empty else skipped
     for row in gone.drop_duplicates(["method", "reason"]).itertuples(index=False):
         lines.append(rf"\multicolumn{{2}}{{l}}{{{paper.escape(row.method)}}} & "
@@ -228,11 +244,10 @@ def machines_tex(machines: dict[str, tuple[pd.DataFrame, GpuStatus]], dtypes: li
         cells = [paper.escape(case.label)]
         for table, _ in with_gpu.values():
             picked = {d: _pick(table, group="table2", method="CUDA C++", case=case.name, dtype=d) for d in dtypes}
-            cells += [paper.flagged(paper.number(p["ghz"]), bool(p["noisy"])) if p is not None else "--"
+            cells += [paper.flagged(paper.estimate(_best(p, "ghz")), bool(p["noisy"])) if p is not None else "--"
                       for p in picked.values()]
             first = picked[dtypes[0]]
-            cells.append(paper.number(first["fraction"], 2) if first is not None and np.isfinite(first["fraction"])
-                         else "--")
+            cells.append(_fraction_cell(_best(first, "fraction")) if first is not None else "--")
         lines.append(" & ".join(cells) + r" \\")
     lines += [r"\bottomrule", r"\end{tabular}", ""]
     return "\n".join(lines)
