@@ -19,7 +19,7 @@ import pytest
 from throughput import configuration
 from throughput.setup import config, kernel_sources
 from throughput.core import harness, noise
-from throughput.report import noise_sentences
+from throughput.report import noise_sentences, paper
 from throughput.experiments import gpu_bandwidth as gb
 from throughput.experiments.gpu_bandwidth import cpu_jagged as gb_cpu
 from throughput.experiments.gpu_bandwidth import analysis as gb_analysis
@@ -552,11 +552,22 @@ def test_numa_reasons_and_command(monkeypatch):
         [{"group": "numa", "reason": "not measured: one NUMA node"}]))
     assert macros == {"GpubNumaState": "skipped", "GpubNumaReason": "not measured: one NUMA node"}
     assert gb.numa_macros(pd.DataFrame(columns=["group"]), pd.DataFrame(columns=["group"])) == {"GpubNumaState": "off"}
-    numa = pd.DataFrame([{"group": "numa", "case": f"memory_node{node}", "threads": 4, "gb_s": rate}
-                         for node, rate in ((0, 10.0), (1, 7.5))])
-    assert gb.numa_macros(numa, pd.DataFrame(columns=["group"])) == {
+    # three rounds, 8 bytes per value, the machine's speed drifting between them; remote at 0.74 to 0.76
+    # of local in each round: the paired ratio's interval is narrower than either rate's
+    speed, remote_share = (1.0, 1.1, 0.9), (0.74, 0.75, 0.76)
+    numa = pd.DataFrame([{"group": "numa", "case": f"memory_node{node}", "threads": 4, "processes": 3,
+                          "ghz": 1.25 * share, "gb_s": 10.0 * share,
+                          "ghz_best": 1.25 * share, "ghz_low": 1.1 * share, "ghz_high": 1.4 * share,
+                          "ghz_by_round": {r: 1.25 * f * (remote_share[r] if node else 1.0)
+                                           for r, f in enumerate(speed)}}
+                         for node, share in ((0, 1.0), (1, 0.75))])
+    macros = gb.numa_macros(numa, pd.DataFrame(columns=["group"]))
+    ratio = macros.pop("GpubNumaRatio")
+    assert macros == {
         "GpubNumaState": "measured", "GpubNumaLocalNode": "0", "GpubNumaRemoteNode": "1", "GpubNumaThreads": "4",
-        "GpubNumaLocalGBs": "10.0", "GpubNumaRemoteGBs": "7.5", "GpubNumaRatio": "0.75"}
+        "GpubNumaLocalGBs": paper.with_interval(10.0, 8.8, 11.2),
+        "GpubNumaRemoteGBs": paper.with_interval(7.5, 6.6, 8.4)}
+    assert ratio.startswith(r"\num{0.75}\,$\pm$\,") and float(ratio.split(",")[-1].rstrip(r"\%")) < 12
 
 
 @pytest.mark.parametrize("bad, key", [

@@ -149,7 +149,7 @@ def jagged_tex(wide: pd.DataFrame, skipped: pd.DataFrame) -> str:
 def _macros(machine: str, values: dict[str, Any]) -> dict[str, str]:
     from ...report import paper
 
-    raw = {"TargetFractions"}  # already LaTeX
+    raw = {"TargetFractions", "NumaLocalGBs", "NumaRemoteGBs", "NumaRatio"}  # already LaTeX
     return {f"Gpub{machine}{name}": value if name.endswith("State") or name in raw else paper.escape(value)
             for name, value in values.items()}
 
@@ -173,7 +173,10 @@ def target_macros(goal: dict[str, Any], machine: str = "") -> dict[str, str]:
 def numa_macros(table: pd.DataFrame, skipped: pd.DataFrame) -> dict[str, str]:
     """Local against remote memory: GpubNumaState skipped (GpubNumaReason: why), off (numa: false
     in the configuration) or measured, with node 0's threads and host memcpy's GB/s from node 0's
-    own memory and from node 1's, and their ratio."""
+    own memory and from node 1's (each process's best pass, across the processes), and their
+    ratio paired round by round (one group measures both), each with its interval."""
+    from ...report import paper
+
     if not skipped.empty and (skipped["group"] == "numa").any():
         reason = skipped[skipped["group"] == "numa"]["reason"].iloc[0]
         return _macros("", {"NumaState": "skipped", "NumaReason": reason})
@@ -182,9 +185,13 @@ def numa_macros(table: pd.DataFrame, skipped: pd.DataFrame) -> dict[str, str]:
         return _macros("", {"NumaState": "off"})
     local = _pick(rows, case="memory_node0")
     remote = _pick(rows, case="memory_node1")
+    def gb_s(row: pd.Series) -> str:
+        return paper.estimate(_best(row, "ghz", row["gb_s"] / row["ghz"]))
+
+    ratio = intervals.paired_by_round(remote["ghz_by_round"], local["ghz_by_round"])
     return _macros("", {"NumaState": "measured", "NumaLocalNode": "0", "NumaRemoteNode": "1",
-                        "NumaThreads": str(int(local["threads"])), "NumaLocalGBs": f"{local['gb_s']:.1f}",
-                        "NumaRemoteGBs": f"{remote['gb_s']:.1f}", "NumaRatio": f"{remote['gb_s'] / local['gb_s']:.2f}"})
+                        "NumaThreads": str(int(local["threads"])), "NumaLocalGBs": gb_s(local),
+                        "NumaRemoteGBs": gb_s(remote), "NumaRatio": paper.estimate(ratio, 2)})
 
 
 def jagged_macros(wide: pd.DataFrame, machine: str = "") -> dict[str, str]:
