@@ -406,6 +406,12 @@ WORDED = {
     "RcRrs": {"notmeasured", "met", "open", "metopen", "slower", "slowermet", "sloweropen", "slowermetopen"},
     "WrtThan": {"higher", "lower", "notseparated", "notmeasured"},  # writing.report._than: every Wrt...Than...State
     "WrtRandomSetup": {"measured", "notmeasured"},  # writing.report._setup_macros
+    # writing.report._size_macros and _setup_macros: the workloads measured, and per workload its
+    # size ratio's, set-up cost's and speed-ups' states; _back_pressure_macros; the random branches
+    "WrtSize": {"events", "products", "both", "notmeasured"}, "WrtSizeThan": {"larger", "smaller", "notseparated"},
+    "WrtSetup": {"events", "products", "both", "notmeasured"}, "WrtSetupCost": {"negative", "notnegative"},
+    "WrtSetupVerdict": {"met", "missed", "inconclusive"}, "WrtBackPressure": {"holds", "blocks", "notmeasured"},
+    "WrtRandomBranches": {"one", "several"},
     "RdfSaturation": {"met", "missed", "inconclusive", "notmeasured"},  # rdataframe.report.saturation_macros
     # rdataframe.report.model_check_macros: the caches checked, each one's state and the rates it names
     "RdfModelCheck": {"cold", "warm", "throttled", "coldwarm", "coldthrottled", "warmthrottled", "coldwarmthrottled",

@@ -47,12 +47,13 @@ Modules:
   one method against another), efficiency_target, seed 001's figures against ours
   (seed001_rows; size_rows: the size table from the passes, with ROOT's metadata share;
   setup_rows: each writer's fixed cost per pass, 2 T(N) - T(2N), and the speed-ups with and
-  without it), seed 003's claims against this run (seed003_claims) and its regime
-  (random_setup_rows: set-up and last flush as a share of a pass).
+  without it), seed 003's claims against this run (seed003_claims; back_pressure: its
+  back-pressure claim's state and figures) and its regime (random_setup_rows: set-up and
+  last flush as a share of a pass).
 * report: the figures (figure_random, figure_memory, figure_events), the paper's
-  tables (random_table, events_table, seed001_table, seed001_size_table, seed001_setup_table, and
-  machine_table: the speed-ups of this machine and every archived one side by side)
-  and number macros (macros).
+  tables (random_table, events_table, seed001_table, seed001_size_table, seed001_setup_table,
+  seed003_table, and machine_table: the speed-ups of this machine and every archived one side
+  by side) and macros (macros: numbers, and states the section words).
 
 The names used from outside (notebooks/writing.ipynb, tests, throughput.configuration's
 check_config) are re-exported here (all but the spec's on first use: throughput.experiments.load_later).
@@ -64,20 +65,20 @@ from .spec import check_config, filesystem_type, resolve_threads
 def __getattr__(_name: str):
     if _name.startswith("_"):
         raise AttributeError(f"module {__name__!r} has no attribute {_name!r}")
-    from .analysis import (SEED001, SEED001_THREADS, efficiency_target, fixed_cost, random_setup_rows, seed001_rows,
-                           seed003_claims, setup_rows, size_rows, summary)
+    from .analysis import (SEED001, SEED001_THREADS, back_pressure, efficiency_target, fixed_cost, random_setup_rows,
+                           seed001_rows, seed003_claims, setup_rows, size_rows, summary)
     from .measuring import (COMPRESSIONS, KERNEL, READER, check_agreement, digest, disk_note, groups, measure,
                             medium_dirs, plan, run_name, with_rates)
     from .report import (events_table, figure_events, figure_memory, figure_random, machine_table, macros,
-                         random_table, seed001_setup_table, seed001_size_table, seed001_table)
+                         random_table, seed001_setup_table, seed001_size_table, seed001_table, seed003_table)
     return load_later(globals(), locals(), _name)
 
 
 __all__ = [
     "COMPRESSIONS", "KERNEL", "READER", "SEED001", "SEED001_THREADS",
-    "check_agreement", "check_config", "digest", "disk_note", "efficiency_target", "events_table",
+    "back_pressure", "check_agreement", "check_config", "digest", "disk_note", "efficiency_target", "events_table",
     "figure_events", "figure_memory", "figure_random", "filesystem_type", "groups", "macros", "measure",
     "fixed_cost", "medium_dirs", "plan", "random_setup_rows", "random_table", "resolve_threads", "run_name",
-    "seed001_rows", "seed001_setup_table", "seed001_size_table", "seed001_table", "seed003_claims", "setup_rows",
-    "size_rows", "summary", "with_rates",
+    "seed001_rows", "seed001_setup_table", "seed001_size_table", "seed001_table", "seed003_claims", "seed003_table",
+    "setup_rows", "size_rows", "summary", "with_rates",
 ]

@@ -285,11 +285,34 @@ def efficiency_target(table: pd.DataFrame, params: dict[str, Any]) -> dict[str, 
             "verdict": intervals.at_least(efficiency, EFFICIENCY_TARGET)}
 
 
+def _fast_medium(params: dict[str, Any]) -> str:
+    """The fast medium seed 003's claims are judged on: tmpfs, memory or disk, the first measured."""
+    return next((m for m in ("tmpfs", "memory", "disk") if m in params["media"]), params["media"][0])
+
+
+def back_pressure(table: pd.DataFrame, params: dict[str, Any]) -> dict[str, Any]:
+    """Seed 003's "no back-pressure: memory grows when the medium cannot keep up" on this run:
+    TBufferMerger's peak memory above baseline at the most threads on the slow medium (`slow_mb`)
+    against the fast one (`fast_mb`, on `fast_medium`), uncompressed where measured (`compression`).
+    `state`: holds (the slow medium's more than 1.5 times the fast one's and 16 MB), blocks (the
+    writers block instead), or notmeasured (it needs the slow medium and a fast one)."""
+    top, fast_medium = params["max_threads"], _fast_medium(params)
+    random = table[(table["part"] == "random") & (table["method"] == "tbuffermerger")]
+    compression = "none" if "none" in params["random_compressions"] else params["random_compressions"][0]
+    slow_row = one(random, medium="slow", compression=compression, threads=top)
+    fast_row = one(random, medium=fast_medium, compression=compression, threads=top)
+    result = {"fast_medium": fast_medium, "compression": compression, "slow_mb": math.nan, "fast_mb": math.nan}
+    if slow_row is None or fast_row is None or fast_medium == "slow":
+        return {**result, "state": "notmeasured"}
+    a, b = slow_row["rss_over_baseline_mb"], fast_row["rss_over_baseline_mb"]
+    return {**result, "slow_mb": a, "fast_mb": b, "state": "holds" if a > 1.5 * b + 16 else "blocks"}
+
+
 def seed003_claims(table: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
     """Seed 003's conclusions, each with what this run measured and whether it still holds."""
     top = params["max_threads"]
     random = table[(table["part"] == "random") & (table["method"] == "tbuffermerger")]
-    fast_medium = next((m for m in ("tmpfs", "memory", "disk") if m in params["media"]), params["media"][0])
+    fast_medium = _fast_medium(params)
     rows = []
 
     def row(claim: str, evidence: str, verdict: str) -> None:
@@ -337,14 +360,11 @@ def seed003_claims(table: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
              Verdict.INCONCLUSIVE: "this run cannot tell (its interval contains 80% of the medium's rate)"}[verdict])
     # 4. Back-pressure: memory grows when the medium cannot keep up.
     claim = "no back-pressure: memory grows when the medium cannot keep up"
-    compression = "none" if "none" in params["random_compressions"] else params["random_compressions"][0]
-    slow_row = one(random, medium="slow", compression=compression, threads=top)
-    fast_row = one(random, medium=fast_medium, compression=compression, threads=top)
-    if slow_row is None or fast_row is None or fast_medium == "slow":
+    pressure = back_pressure(table, params)
+    if pressure["state"] == "notmeasured":
         row(claim, "not measured here (needs the slow medium and a fast one)", "n/a")
     else:
-        a, b = slow_row["rss_over_baseline_mb"], fast_row["rss_over_baseline_mb"]
-        grows = a > 1.5 * b + 16
-        row(claim, f"peak memory above baseline {a:.0f} MB (slow) vs {b:.0f} MB ({fast_medium}), {compression}, "
-                   f"{top} threads", "holds" if grows else "no longer holds: writers block instead")
+        row(claim, f"peak memory above baseline {pressure['slow_mb']:.0f} MB (slow) vs {pressure['fast_mb']:.0f} MB "
+                   f"({pressure['fast_medium']}), {pressure['compression']}, {top} threads",
+            "holds" if pressure["state"] == "holds" else "no longer holds: writers block instead")
     return pd.DataFrame(rows)

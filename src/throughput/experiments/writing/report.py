@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import itertools
 import math
+from collections.abc import Sequence
 from typing import Any
 
 import pandas as pd
@@ -11,9 +12,9 @@ from ...core import intervals, noise
 from ...report import noise_sentences
 from ...setup.config import thread_counts
 from ...core.intervals import Estimate, Verdict
-from .analysis import (EFFICIENCY_TARGET, GROUP, RANDOM_SETUP_SHARE, efficiency_target, estimate, one,
-                       random_setup_rows, rate, seed001_parts, seed001_rows, seed003_claims, setup_rows, size_rows,
-                       target_medium, versus)
+from .analysis import (EFFICIENCY_TARGET, GROUP, RANDOM_SETUP_SHARE, back_pressure, efficiency_target, estimate,
+                       one, random_setup_rows, rate, seed001_parts, seed001_rows, setup_rows, size_rows, target_medium,
+                       versus)
 from .measuring import (COMPRESSIONS, EVENT_METHODS, LABELS, MEDIA, MEDIUM_LABELS, PART_LABELS, SHORT, disk_note, plan,
                         run_name)
 
@@ -184,6 +185,15 @@ def seed001_table(table: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
     })
 
 
+def seed003_table(claims: pd.DataFrame) -> pd.DataFrame:
+    """seed003_claims for the paper: each conclusion of seed 003, what this run measured, and
+    whether it holds today (the cells escaped)."""
+    from ...report import paper
+    return pd.DataFrame({"seed 003 concluded": claims["claim"].map(paper.escape),
+                         "this run": claims["this_run"].map(paper.escape),
+                         "today": claims["verdict"].map(paper.escape)})
+
+
 def _span(value: Estimate, digits: int = 2, factor: float = 1.0) -> str:
     """An estimate that may be near zero or negative (a fixed cost, a share) with its interval as
     its two bounds: "value [low, high]" (the value alone without an interval)."""
@@ -251,15 +261,20 @@ def _than(row: pd.Series | None) -> str:
 
 def macros(table: pd.DataFrame, params: dict[str, Any], frame: pd.DataFrame, dirs: dict[str, str],
            max_threads_requested: int | None, compiler: str,
-           noise_settings: noise.Settings | None = None) -> dict[str, str]:
-    """Every number the paper's writing section quotes (names: letters only, prefix Wrt)."""
+           noise_settings: noise.Settings | None = None, archived: Sequence[Any] = ()) -> dict[str, str]:
+    """Every number and state the paper's writing section quotes (names: letters only, prefix Wrt);
+    `archived`: the archived machines read (throughput.machines.tables.load_archived), which
+    WrtMachinesSentence names."""
+    from ...machines.tables import archived_sentence
     from ...report import paper
     noise_settings = noise_settings or noise.Settings()
     top, medium = params["max_threads"], target_medium(params)
     goal = efficiency_target(table, params)
     values = {
-        "WrtRandomMB": _num(params["random_mb"]), "WrtRandomBranches": ("one double branch" if params["random_branches"] == 1
-                              else f"{params['random_branches']} double branches"),
+        # how many branches of random doubles: one, or several (WrtRandomBranchesCount); the section words each
+        "WrtRandomMB": _num(params["random_mb"]),
+        "WrtRandomBranchesState": "one" if params["random_branches"] == 1 else "several",
+        "WrtRandomBranchesCount": str(params["random_branches"]),
         "WrtEvents": _num(params["events"]), "WrtMaxThreads": str(top),
         "WrtMaxThreadsRequested": str(max_threads_requested or top),
         "WrtRepetitions": str(params["repetitions"]), "WrtWarmup": str(params["warmup"]),
@@ -290,6 +305,7 @@ def macros(table: pd.DataFrame, params: dict[str, Any], frame: pd.DataFrame, dir
         values[f"Wrt{name}EventsPerSecond"] = (_figure(rate(row, row["entries"]), row["noisy"]) if row is not None
                                               else "n/a")
     values.update(_object_macros(table, params, frame, medium, top))
+    values.update(_size_macros(frame, params))
     values.update(_setup_macros(frame, params))
     values["WrtSimpleEffTwo"] = paper.estimate(goal["estimate"], 3) if goal["measured"] else "n/a"
     # the efficiency target's state (met, missed, inconclusive by its interval; notmeasured, and why):
@@ -306,9 +322,19 @@ def macros(table: pd.DataFrame, params: dict[str, Any], frame: pd.DataFrame, dir
     peaks = random.groupby("method")["rss_over_baseline_mb"].max()
     values["WrtTbmPeakMB"] = _num(peaks.get("tbuffermerger", math.nan))
     values["WrtRntuplePeakMB"] = _num(peaks.get("rntuple", math.nan))
-    claims = seed003_claims(table, params)
-    values["WrtBackPressureVerdict"] = paper.escape(claims["verdict"].iloc[3]) if len(claims) > 3 else "n/a"
+    values.update(_back_pressure_macros(back_pressure(table, params)))
+    values["WrtMachinesSentence"] = paper.escape(archived_sentence(archived, "writing"))
     return values
+
+
+def _back_pressure_macros(pressure: dict[str, Any]) -> dict[str, str]:
+    """Seed 003's back-pressure claim on this run (analysis.back_pressure): WrtBackPressureState
+    holds, blocks or notmeasured (the section words each), with TBufferMerger's peak memory above
+    baseline on the slow medium and on the fast one, and which that is."""
+    from ...report import paper
+    return {"WrtBackPressureState": pressure["state"], "WrtBackPressureSlowMB": _num(pressure["slow_mb"]),
+            "WrtBackPressureFastMB": _num(pressure["fast_mb"]),
+            "WrtBackPressureFastMedium": paper.escape(pressure["fast_medium"])}
 
 
 def _single(frame: pd.DataFrame) -> pd.Series:
@@ -346,36 +372,60 @@ def _object_macros(table: pd.DataFrame, params: dict[str, Any], frame: pd.DataFr
     return values
 
 
-# What a size ratio's interval says of the seed's "the simple format's files are larger".
-SIZE_WORDS = {Verdict.MET: "larger than ROOT's, as the seed's were", Verdict.MISSED: "smaller than ROOT's, unlike the seed's",
-              Verdict.INCONCLUSIVE: "not separated from ROOT's by this run"}
+# What a size ratio's interval says of the seed's "the simple format's files are larger" (met:
+# its whole interval above 1): the state of a WrtSize<workload>State macro, which the section words.
+SIZE_STATES = {Verdict.MET: "larger", Verdict.MISSED: "smaller", Verdict.INCONCLUSIVE: "notseparated"}
+# The seed-001 workloads in the size and set-up macros' names (WrtSize<name>..., WrtSetup<name>...).
+PART_NAMES = {"events": "Events", "objects": "Products"}
 
 
-def _setup_macros(frame: pd.DataFrame, params: dict[str, Any]) -> dict[str, str]:
-    """Seed 001's sizes and set-up as sentences: WrtSizeSentence (the simple format's files against
-    ROOT's at N entries per workload, with ROOT's metadata share), WrtSetupSentence (ROOT's fixed
-    cost per pass at one thread and how it moves the speed-up); seed 003's regime as numbers and a state (WrtRandomSetup...: whether its passes were large
-    enough, set-up and last flush under RANDOM_SETUP_SHARE of each, by their intervals)."""
+def _parts_state(parts: Sequence[str]) -> str:
+    """Which seed-001 workloads a sentence covers: events, products, both, or notmeasured."""
+    from ...report import paper
+    names = [PART_NAMES[p].lower() for p in dict.fromkeys(parts)]
+    return "both" if len(names) == 2 else names[0] if names else paper.NOT_MEASURED
+
+
+def _size_macros(frame: pd.DataFrame, params: dict[str, Any]) -> dict[str, str]:
+    """Seed 001's sizes as states and numbers: WrtSizeState names the workloads measured
+    (_parts_state), and for each, at N entries and one thread, WrtSize<workload>State (the simple
+    format's files larger, smaller or notseparated from ROOT's by the paired ratio's interval,
+    SIZE_STATES), its events (Count), the ratio with its interval (Ratio) and ROOT's metadata share
+    in percent (MetadataPercent). The section words each state."""
     from ...report import paper
     sizes = size_rows(frame, params)
     ours = sizes[~sizes["who"].str.startswith("seed")].drop_duplicates("who")  # N entries: listed first
-    values = {"WrtSizeSentence": "; ".join(
-        f"on the {paper.escape(_workload(r.part))} ({_num(r.events, 6)} events) "
-        f"the simple format's files are {paper.estimate(r.ratio)} times ROOT's, {_word(r.verdict, SIZE_WORDS)}, "
-        f"and ROOT's metadata (its file less its baskets) is {_span(r.metadata, 2, 100)}\\,\\% of its file"
-        for r in ours.itertuples()) or "no seed-001 workload was measured"}
+    values = {"WrtSizeState": _parts_state(list(ours["part"]) if len(ours) else [])}
+    for r in ours.itertuples():
+        name = f"WrtSize{PART_NAMES[r.part]}"
+        values.update({f"{name}State": SIZE_STATES[Verdict(r.verdict)], f"{name}Count": _num(r.events, 6),
+                       f"{name}Ratio": paper.estimate(r.ratio), f"{name}MetadataPercent": _span(r.metadata, 2, 100)})
+    return values
+
+
+def _setup_macros(frame: pd.DataFrame, params: dict[str, Any]) -> dict[str, str]:
+    """Seed 001's set-up at one thread as states and numbers: WrtSetupState names the workloads
+    measured apart (_parts_state), and for each WrtSetup<workload>Count (events), RootMs and
+    RootPercent (ROOT's fixed cost per pass and its share of the pass), CostState (negative where
+    the cost's whole interval is below zero: twice the events took more than twice as long;
+    notnegative otherwise), Faster and FasterWithout (the simple format's speed-up over ROOT + IMT
+    with and without the set-up) with FasterState and FasterWithoutState (met, missed,
+    inconclusive: their verdicts on "faster" by their intervals); seed 003's regime as numbers
+    and a state (WrtRandomSetup...: whether its passes were large enough, set-up and last flush
+    under RANDOM_SETUP_SHARE of each, by their intervals). The section words each state."""
+    from ...report import paper
     setups = setup_rows(frame, params)
     one_thread = setups[setups["threads"] == 1] if len(setups) else setups
-    values["WrtSetupSentence"] = ("; ".join(
-        f"on the {paper.escape(_workload(r.part))} ({_num(r.entries, 6)} events, one thread) ROOT's set-up takes "
-        f"{_span(r.root_setup, 2, 1e3)}~ms, {_span(r.root_share, 2, 100)}\\,\\% of its pass"
-        # an interval wholly below zero: twice the entries took more than twice as long
-        + (" (its pass of twice the events took more than twice as long, so no fixed cost separates out)"
-           if r.root_setup.known and r.root_setup.high < 0 else "")
-        + f", and the simple format is {_est(r.faster)} times as fast with it ({_word(r.faster_verdict)}) and "
-        f"{_est(r.faster_without)} times without ({_word(r.faster_without_verdict)})"
-        for r in one_thread.itertuples())
-        or "ROOT's set-up was not measured apart at this scale (writing.setup_parts names no seed-001 workload)")
+    values = {"WrtSetupState": _parts_state(list(one_thread["part"]) if len(one_thread) else [])}
+    for r in one_thread.itertuples():
+        name = f"WrtSetup{PART_NAMES[r.part]}"
+        values.update({
+            f"{name}Count": _num(r.entries, 6), f"{name}RootMs": _span(r.root_setup, 2, 1e3),
+            f"{name}RootPercent": _span(r.root_share, 2, 100),
+            f"{name}CostState": "negative" if r.root_setup.known and r.root_setup.high < 0 else "notnegative",
+            f"{name}Faster": _est(r.faster), f"{name}FasterState": paper.state(r.faster_verdict),
+            f"{name}FasterWithout": _est(r.faster_without),
+            f"{name}FasterWithoutState": paper.state(r.faster_without_verdict)})
     random = random_setup_rows(frame, params)
     random = random[random["share"].map(lambda e: math.isfinite(e.value))] if len(random) else random
     # WrtRandomSetupState: measured, or notmeasured (writing.setup_parts leaves random doubles out);
@@ -391,11 +441,6 @@ def _setup_macros(frame: pd.DataFrame, params: dict[str, Any]) -> dict[str, str]
                       for name, verdict in (("Under", Verdict.MET), ("Over", Verdict.MISSED),
                                             ("Undecided", Verdict.INCONCLUSIVE))}})
     return values
-
-
-def _workload(part: str) -> str:
-    """A workload as a sentence names it: "NanoAOD-like events", "MiniAOD-like products"."""
-    return PART_LABELS[part] + (" events" if part == "events" else "")
 
 
 def _est(value: Estimate) -> str:
