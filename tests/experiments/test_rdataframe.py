@@ -18,8 +18,8 @@ from conftest import Daemons, command_env, flip_basket_bytes
 from throughput import configuration
 from throughput.setup import config
 from throughput.inputs import datasets
-from throughput.core import harness, intervals, io_throttle, results
-from throughput.report import paper
+from throughput.core import harness, intervals, io_throttle, noise, results
+from throughput.report import noise_sentences, paper
 from throughput.experiments import rdataframe as rdf
 
 EVENTS = 200
@@ -410,9 +410,6 @@ def test_a_reader_alone_retakes_its_pass_and_readers_together_only_record_theirs
 def test_the_method_sentences_give_the_run_delay_of_uncalibrated_passes_and_who_takes_none_again():
     """rdf_bench's event loops and the rate model's passes are not calibrated (no `loops`): their
     run delay is still said; the rate model's concurrent readers are said to take none again."""
-    from throughput.core import noise
-    from throughput.report import noise_sentences
-
     settings = noise.Settings(min_sample_s=0.1, max_run_delay_share=0.02, max_sample_retakes=3)
     loops = pd.DataFrame({"warmup": False, "run": ["scan_t0", "scan_t2"], "threads": [0, 2], "wall_s": 1.0,
                           "run_delay_s": [0.001, 0.08], "sample_retakes": [0, 3]})
@@ -557,7 +554,7 @@ def test_agreement_check_compares_the_set_of_histograms_produced(inputs, tmp_pat
         rdf.check_agreement(frame, tmp_path, 1e-9)
 
 
-def test_compiled_runs_are_measured_interleaved_checked_and_reused(inputs, section, tmp_path):
+def test_compiled_runs_are_measured_interleaved_checked_and_reused(inputs, settings, section, tmp_path):
     _, chosen, info = inputs
     params = {**section, "repetitions": 2, "warmup": 0, "pdf_methods": ["defines"], "compressions": []}
     frame = rdf.measure_cpp(params, chosen, info["pdf_count"], tmp_path, progress=False)
@@ -582,6 +579,27 @@ def test_compiled_runs_are_measured_interleaved_checked_and_reused(inputs, secti
     assert scaling["speed-up"].str.startswith(r"\num{").all()
     # times, rates and speed-ups across the processes, each with its interval
     assert all(r"$\pm$" in cell for column in ("wall [s]", "rate [kHz]", "speed-up") for cell in scaling[column])
+    # the parts this configuration leaves out are tabled as not measured by the package
+    for left_out in (rdf.compression_table(table, settings["datasets"]["levels"], [], 2), rdf.dask_table(None, table),
+                     rdf.rate_components_table(None), rdf.rate_fit_table(None)):
+        assert left_out.values.tolist() == [["not measured (disabled in the configuration)"]]
+    assert rdf.pdf_table(table, 2)["method"].tolist() == ["Define + Histo2D per weight"]
+    # the package builds the whole of macros.tex: the runs' numbers, their noise control, the
+    # inputs' floats against the real file's and the archived machines shown (none here)
+    imt = table[(table["part"] == "scan") & (table["threads"] > 0)]
+    amdahl = rdf.fit_amdahl(imt["threads"].to_numpy(), imt["wall_s"].to_numpy())
+    usl = rdf.fit_usl(imt["threads"].to_numpy(), imt["wall_s"].to_numpy())
+    noise_settings = noise.Settings()
+    macros = rdf.paper_macros(params, table, agreement, info, amdahl, usl, None, None, {"rate model": "off"},
+                              settings["datasets"], None, inputs=chosen, cpp=frame, noise_settings=noise_settings,
+                              archived=[])
+    noise_macros = noise_sentences.paper_macros("Rdf", frame, noise_settings, section="rdataframe")
+    assert set(noise_macros) == {"Rdf" + name for name in noise_sentences.PAPER_MACROS}
+    assert {k: macros[k] for k in noise_macros} == noise_macros
+    assert int(macros["RdfFloatBranches"]) > 0 and macros["RdfJitterPercent"].startswith(r"\num{")
+    assert macros["RdfMachinesSentence"].startswith("No archived machine is shown")
+    assert macros["RdfMaxThreads"] == "2" and macros["RdfDaskWorkers"] == "0" and macros["RdfRateFiles"] == "--"
+    assert all(name.isalpha() and name.startswith("Rdf") for name in macros)
     # stored: a second call reuses every group; a run whose histograms are gone is measured again
     again = rdf.measure_cpp(params, chosen, info["pdf_count"], tmp_path, progress=False)
     pd.testing.assert_frame_equal(frame, again, check_dtype=False)

@@ -1,5 +1,6 @@
 """For the paper: the seeds' published figures beside ours, the LaTeX tables (cells formatted for
-paper.write_table), every number the paper section quotes (paper_macros), and the figures."""
+paper.write_table; a part the configuration left out as not measured), every number and sentence
+the paper section quotes (paper_macros, the whole of macros.tex), and the figures."""
 from __future__ import annotations
 
 import math
@@ -9,10 +10,11 @@ import numpy as np
 import pandas as pd
 
 from ...core import intervals
-from ...report import paper, seeds
+from ...report import noise_sentences, paper, seeds
 from ...core.intervals import UNKNOWN, Estimate
 from ...setup.config import usable_cores
-from ...inputs.datasets import MIN_COMPARED_VALUES
+from ...inputs.datasets import MIN_COMPARED_VALUES, float_compression_against_real, source_path
+from ...machines.tables import archived_sentence
 from .analysis import agreement_summary, passes_estimate, speedup, summary, time_estimate
 from . import io_rate_model
 from .io_rate_model import rate_model
@@ -46,6 +48,14 @@ def _num(value: float, digits: int = 3) -> str:
     from ...report import paper
 
     return paper.number(value, digits) if value is not None and math.isfinite(value) else "--"
+
+
+NOT_MEASURED = "not measured (disabled in the configuration)"
+
+
+def _not_measured() -> pd.DataFrame:
+    """The table of a part the configuration left out."""
+    return pd.DataFrame({"": [NOT_MEASURED]})
 
 
 def _threads_label(t: int) -> str:
@@ -92,9 +102,11 @@ def compression_table(table: pd.DataFrame, levels: dict[str, int], compressions:
                       max_threads: int) -> pd.DataFrame:
     """Seed 002's compression table beside ours: sizes (total, branches read), CPU efficiency and time
     at all threads (with its interval across the processes); sizes also as ratios to LZMA, the
-    comparison that travels."""
+    comparison that travels. Not measured without `compressions`."""
     from ...report import paper
 
+    if not compressions:
+        return _not_measured()
     ours = table[(table["part"] == "compression") & (table["threads"] == max_threads)].set_index("compression")
     seed = SEED_COMPRESSION.set_index("compression")
     base = ours.loc["LZMA"] if "LZMA" in ours.index else None
@@ -120,9 +132,12 @@ def compression_table(table: pd.DataFrame, levels: dict[str, int], compressions:
 
 def nhist_table(table: pd.DataFrame, max_threads: int) -> pd.DataFrame:
     """Seed 002's number-of-histograms table beside ours (wall time with its interval across the
-    processes, also relative to one histogram, paired round by round)."""
+    processes, also relative to one histogram, paired round by round). Not measured without
+    histogram-count runs (rdataframe.histogram_counts empty)."""
     from ...report import paper
 
+    if not (table["part"] == "nhist").any():
+        return _not_measured()
     ours = table[(table["part"] == "nhist") & (table["threads"] == max_threads)].set_index("histograms")
     seed = SEED_NHIST.set_index("histograms")
     one = ours.loc[1] if 1 in ours.index else None
@@ -149,9 +164,12 @@ PDF_LABELS = {"defines": "Define + Histo2D per weight", "histo3d": "Histo3D tric
 
 def pdf_table(table: pd.DataFrame, max_threads: int) -> pd.DataFrame:
     """The PDF-weight methods: wall time (with its interval across the processes), CPU efficiency
-    and speed-up over one Define per weight (paired round by round, with its interval)."""
+    and speed-up over one Define per weight (paired round by round, with its interval). Not
+    measured without PDF runs (rdataframe.pdf_methods empty)."""
     from ...report import paper
 
+    if not (table["part"] == "pdf").any():
+        return _not_measured()
     ours = table[(table["part"] == "pdf") & (table["threads"] == max_threads)].set_index("method")
     reference = ours.loc["defines"]
     return pd.DataFrame([{
@@ -173,10 +191,13 @@ def _dask_versus_compiled(passes: list[float], threads: int, scan: pd.DataFrame)
     return intervals.unpaired_ratio(passes, list(scan.loc[threads, "wall_by_round"].values()))
 
 
-def dask_table(dask: pd.DataFrame, table: pd.DataFrame) -> pd.DataFrame:
+def dask_table(dask: pd.DataFrame | None, table: pd.DataFrame) -> pd.DataFrame:
     """Distributed RDataFrame by workers, beside the compiled IMT run with as many threads: each
     Dask figure across the timed event loops of its cluster with its interval, the speed-up over
-    one worker and the ratio to the compiled run unpaired (Welch's interval)."""
+    one worker and the ratio to the compiled run unpaired (Welch's interval). Not measured
+    without Dask runs (None)."""
+    if dask is None:
+        return _not_measured()
     scan = table[table["part"] == "scan"].set_index("threads")
     ordered = dask.sort_values("threads")
     first = ordered.iloc[0]
@@ -206,10 +227,15 @@ def agreement_table(agreement: pd.DataFrame) -> pd.DataFrame:
     })
 
 
-def rate_components_table(rs: dict[str, Any], measured: pd.DataFrame) -> pd.DataFrame:
-    """R_IO, R_dec, R_proc, and R1 predicted from them beside R1 measured (one reader), each
-    across the rounds with its 95% interval."""
+def rate_components_table(rs: dict[str, Any] | None, measured: pd.DataFrame | None = None) -> pd.DataFrame:
+    """R_IO, R_dec, R_proc, and R1 predicted from them beside R1 measured (one reader, from
+    `measured`, by default the summary's own table), each across the rounds with its 95%
+    interval. Not measured without the rate model's summary (None)."""
     from ...report import paper
+
+    if rs is None:
+        return _not_measured()
+    measured = rs["table"] if measured is None else measured
 
     def np1(cache: str) -> tuple[Estimate, bool]:
         row = measured[(measured["cache"] == cache) & (measured["ttree_cache"] == "on") & (measured["processes"] == 1)]
@@ -255,11 +281,14 @@ def _fitted_r_io(fit: Any) -> str:
     return f"unbounded ($> {_num(fit.r_io_lower)}$)" if math.isfinite(fit.r_io_lower) else "unbounded"
 
 
-def rate_fit_table(rs: dict[str, Any]) -> pd.DataFrame:
+def rate_fit_table(rs: dict[str, Any] | None) -> pd.DataFrame:
     """Per cache state and TTreeCache setting: the measured rates at one and at the most processes
-    (marked where they outnumber the cores), and the fit with one-standard-deviation uncertainties."""
+    (marked where they outnumber the cores), and the fit with one-standard-deviation uncertainties.
+    Not measured without the rate model's summary (None)."""
     from ...report import paper
 
+    if rs is None:
+        return _not_measured()
     table = rs["table"]
     rows = []
     for fit in rs["fits"].itertuples():
@@ -350,9 +379,29 @@ def _oversubscribed(rs: dict[str, Any]) -> str:
 
 def paper_macros(params: dict[str, Any], table: pd.DataFrame, agreement: pd.DataFrame, info: dict[str, Any],
                  amdahl: dict[str, Any], usl: dict[str, Any] | None, dask: pd.DataFrame | None,
-                 rs: dict[str, Any] | None, not_measured: dict[str, str], levels: dict[str, int],
-                 max_threads_requested: int | None) -> dict[str, str]:
-    """Every number the paper section quotes, as macro name -> LaTeX."""
+                 rs: dict[str, Any] | None, not_measured: dict[str, str], datasets: dict[str, Any],
+                 max_threads_requested: int | None, *, inputs: dict[str, Any], cpp: pd.DataFrame,
+                 noise_settings: Any, archived: list[Any]) -> dict[str, str]:
+    """Every number and sentence the paper section quotes, as macro name -> LaTeX: the runs'
+    (`_run_macros`), their noise control (throughput.report.noise_sentences, from the compiled
+    runs `cpp`), the inputs' floats against the real file's (`precision_macros`; `datasets`:
+    the config's datasets section) and which archived machines are shown."""
+    # the inputs' floats against the real file's: precision kept, compression factor per branch
+    float_branches = float_compression_against_real(inputs["main"][0], source_path(datasets))
+    return {
+        **_run_macros(params, table, agreement, info, amdahl, usl, dask, rs, not_measured, datasets["levels"],
+                      max_threads_requested),
+        **noise_sentences.paper_macros("Rdf", cpp, noise_settings, section="rdataframe"),
+        **precision_macros(float_branches, datasets["jitter"]),
+        "RdfMachinesSentence": paper.escape(archived_sentence(archived, "rdataframe")),
+    }
+
+
+def _run_macros(params: dict[str, Any], table: pd.DataFrame, agreement: pd.DataFrame, info: dict[str, Any],
+                amdahl: dict[str, Any], usl: dict[str, Any] | None, dask: pd.DataFrame | None,
+                rs: dict[str, Any] | None, not_measured: dict[str, str], levels: dict[str, int],
+                max_threads_requested: int | None) -> dict[str, str]:
+    """The runs' numbers the paper section quotes (paper_macros adds the rest), as macro name -> LaTeX."""
     from ...report import paper
 
     top = params["max_threads"]
