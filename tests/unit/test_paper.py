@@ -395,6 +395,7 @@ WORDED = {
     "MbwPlateau": {"met", "missed", "inconclusive"},  # memory_bandwidth.analysis.plateau_verdict
     "MbwPlateauImmutable": {"met", "missed", "inconclusive"},  # said only where the plateau is outside the band
     "MbwOptInplace": {"ranked", "unranked"}, "MbwOptImmutable": {"ranked", "unranked"},  # ...analysis.opt_verdict
+    "MbwCache": {"beyond", "notbeyond", "unknown"},  # memory_bandwidth.analysis.cache_fit
     "WrtTarget": {"met", "missed", "inconclusive", "notmeasured"},  # writing.report.macros
     # reader_comparison.report._numpy_macros, per layout; the MiniAOD-like one's gap and the load beside it
     "RcNumpyAod": {"met", "missed", "missednosplit", "inconclusive", "notmeasured"},

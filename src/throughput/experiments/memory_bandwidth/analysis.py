@@ -9,6 +9,7 @@ thread count ran in the same rounds), and every verdict from its interval
 (throughput.core.intervals)."""
 from __future__ import annotations
 
+import math
 from typing import Any, Mapping
 
 import pandas as pd
@@ -106,15 +107,29 @@ def huge_page_note(frame: pd.DataFrame) -> str:
     return note + (f" ({unknown} could not tell)" if unknown else "")
 
 
-def cache_note(n: int) -> str:
-    """Whether one array of n doubles is large enough (4x the last-level cache)
-    for the rates to be memory rates rather than partly cache rates."""
+# How many times the last-level cache one array must be for its rates to be memory rates.
+CACHE_FACTOR = 4
+
+
+def cache_fit(n: int) -> dict[str, Any]:
+    """Whether one array of n doubles is large enough (CACHE_FACTOR times the last-level cache)
+    for the rates to be memory rates rather than partly cache rates: `state` beyond, notbeyond,
+    or unknown (no cache size on this host), with the array's size over the cache's (`ratio`)
+    and the cache's size in MiB (`cache_mib`; both NaN where unknown). The paper words each
+    state (paper/sections/memory_bandwidth.tex)."""
     cache = provenance.last_level_cache_bytes()
     if cache is None:
-        return "the last-level cache size is unknown on this host"
+        return {"state": "unknown", "ratio": math.nan, "cache_mib": math.nan}
     ratio = 8 * n / cache
-    verdict = "well beyond" if ratio >= 4 else "NOT well beyond (rates are partly cache rates)"
-    return f"one array is {ratio:.1f} times the {cache / 2**20:.0f} MiB last-level cache: {verdict}"
+    return {"state": "beyond" if ratio >= CACHE_FACTOR else "notbeyond", "ratio": ratio, "cache_mib": cache / 2**20}
+
+
+def cache_note(n: int) -> str:
+    """cache_fit in one line, for the notebook's log (the paper words its state itself)."""
+    fit = cache_fit(n)
+    if fit["state"] == "unknown":
+        return "the last-level cache size is unknown on this host"
+    return f"one array is {fit['ratio']:.1f} times the {fit['cache_mib']:.0f} MiB last-level cache: {fit['state']}"
 
 
 def opt_table(table: pd.DataFrame) -> pd.DataFrame:

@@ -13,7 +13,7 @@ from ...report import noise_sentences
 from ...setup import machine_fit
 from ...report import paper
 from ...machines.tables import archived_sentence
-from .analysis import (cache_note, huge_page_note, machine_table, opt_table, opt_verdict,
+from .analysis import (cache_fit, huge_page_note, machine_table, opt_table, opt_verdict,
                        plateau_verdict, ratio_table, targets)
 from .vocabulary import MODES, SINGLE_TARGET
 
@@ -87,6 +87,15 @@ def _opt_macros(verdicts: dict[str, dict[str, Any]]) -> dict[str, str]:
     return macros
 
 
+def _cache_macros(fit: dict[str, Any]) -> dict[str, str]:
+    """Whether one array is well beyond the last-level cache (analysis.cache_fit): MbwCacheState
+    beyond, notbeyond or unknown, with the array's size over the cache's and the cache in MiB
+    (n/a where unknown)."""
+    known = fit["state"] != "unknown"
+    return {"MbwCacheState": fit["state"], "MbwCacheRatio": paper.number(fit["ratio"], 2) if known else "n/a",
+            "MbwCacheMiB": paper.number(fit["cache_mib"]) if known else "n/a"}
+
+
 def _plateau_macros(plateau: dict[str, Any]) -> dict[str, str]:
     """The plateau target's states (MbwPlateauState, MbwPlateauImmutableState) and numbers."""
     return {"MbwPlateauState": plateau["state"], "MbwPlateauBand": paper.number(plateau["band_percent"]),
@@ -106,7 +115,7 @@ def paper_macros(params: dict[str, Any], table: pd.DataFrame, frame: pd.DataFram
         "MbwN": paper.number(params["n_values"], 15),  # a count: every digit
         "MbwNRequested": paper.number(machine_fit.requested(fits, "memory_bandwidth.n_values", params["n_values"]), 15),
         "MbwMaxThreads": params["max_threads"],
-        "MbwCacheNote": paper.escape(cache_note(params["n_values"])),
+        **_cache_macros(cache_fit(params["n_values"])),  # its state; the section words each
         "MbwHugePages": paper.escape(huge_page_note(frame)),
         "MbwSamples": settings.samples_per_process, "MbwMinSample": paper.number(settings.min_sample_s),
         "MbwRepetitions": params["repetitions"], "MbwWarmup": params["warmup"],

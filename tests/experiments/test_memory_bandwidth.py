@@ -1,0 +1,35 @@
+"""The memory-bandwidth experiment's report, tested without running a kernel (the kernels'
+own tests are tests/kernels/test_kernels_memory_bandwidth.py)."""
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from throughput.experiments.memory_bandwidth import analysis as mb_analysis
+from throughput.experiments.memory_bandwidth import report as mb_report
+
+MIB = 2**20
+
+
+@pytest.mark.parametrize("n, cache, state, ratio, macros", [
+    # 2^24 doubles (128 MiB) against a 32 MiB cache: four times, well beyond
+    (2**24, 32 * MIB, "beyond", 4.0, {"MbwCacheRatio": r"\num{4}", "MbwCacheMiB": r"\num{32}"}),
+    # 2^22 doubles (32 MiB) against a 24 MiB cache: 1.33 times, partly cache rates
+    (2**22, 24 * MIB, "notbeyond", 4 / 3, {"MbwCacheRatio": r"\num{1.3}", "MbwCacheMiB": r"\num{24}"}),
+    # just under four times: not beyond
+    (2**24 - 1, 32 * MIB, "notbeyond", 4 - 8 / (32 * MIB), {"MbwCacheRatio": r"\num{4}", "MbwCacheMiB": r"\num{32}"}),
+    # no cache size on this host
+    (2**24, None, "unknown", math.nan, {"MbwCacheRatio": "n/a", "MbwCacheMiB": "n/a"}),
+])
+def test_the_cache_state_and_numbers_are_the_ones_the_sizes_give(monkeypatch, n, cache, state, ratio, macros):
+    """The section words MbwCacheState (paper/sections/memory_bandwidth.tex); its numbers are macros."""
+    monkeypatch.setattr(mb_analysis.provenance, "last_level_cache_bytes", lambda: cache)
+    fit = mb_analysis.cache_fit(n)
+    assert fit["state"] == state
+    assert fit["ratio"] == pytest.approx(ratio, nan_ok=True)
+    assert fit["cache_mib"] == pytest.approx(cache / MIB if cache else math.nan, nan_ok=True)
+    assert mb_report._cache_macros(fit) == {"MbwCacheState": state, **macros}
+    # the notebook's log line says the same
+    note = mb_analysis.cache_note(n)
+    assert ("unknown" in note) if cache is None else note.endswith(f"cache: {state}")
