@@ -464,6 +464,9 @@ def test_paper_tables_without_gpu_say_not_measured(measured_without_gpu):
     assert macros["GpubTargetState"] == "notchecked" and macros["GpubTargetWhyNot"] == "no GPU on this host"
     assert macros["GpubArchivedState"] == "none" and macros["GpubArchivedList"] == ""
     assert "GpubTargetSentence" not in macros and "GpubJaggedSentence" not in macros
+    # no device: the L2 is unknown, and the section names why from GpubDevice
+    assert (macros["GpubLTwoState"], macros["GpubDevice"]) == ("unknown", "no GPU on this host")
+    assert "GpubLTwoNote" not in macros
     jagged = gb.make_jagged(TINY["events"], TINY["mean_particles"], "float64")
     assert macros["GpubParticles"] == rf"\num{{{jagged.particles}}}" and macros["GpubTargetPercent"] == round(100 * gb.TARGET_FRACTION)
 
@@ -535,7 +538,28 @@ def test_device_fit_and_l2_note():
     gb.check_device_fit(TINY, status)
     gb.check_device_fit({**TINY, "gpu_array_mib": 10**6}, NO_GPU_STATUS)  # nothing to check without a GPU
     assert "20 times the 50 MiB L2" in gb.l2_note({"gpu_array_mib": 1024}, gb.GpuStatus(device=FAKE_DEVICE))
-    assert "NOT well beyond" in gb.l2_note({"gpu_array_mib": 64}, gb.GpuStatus(device=FAKE_DEVICE))
+    assert gb.l2_note({"gpu_array_mib": 64}, gb.GpuStatus(device=FAKE_DEVICE)).endswith(": notbeyond")
+    assert gb.l2_note(TINY, NO_GPU_STATUS) == f"the GPU's L2 cache is unknown here ({gb.NO_GPU})"
+
+
+@pytest.mark.parametrize("array_mib, device, state, ratio, macros", [
+    # 1 GiB against a 50 MiB L2: about 20 times, well beyond
+    (1024, FAKE_DEVICE, "beyond", 1024 / 50, {"GpubLTwoRatio": r"\num{20}", "GpubLTwoMiB": r"\num{50}"}),
+    # exactly four times: beyond; 64 MiB: 1.28 times, partly cache rates
+    (200, FAKE_DEVICE, "beyond", 4.0, {"GpubLTwoRatio": r"\num{4}", "GpubLTwoMiB": r"\num{50}"}),
+    (64, FAKE_DEVICE, "notbeyond", 1.28, {"GpubLTwoRatio": r"\num{1.3}", "GpubLTwoMiB": r"\num{50}"}),
+    (64, {**FAKE_DEVICE, "l2_bytes": 40 * 2**20}, "notbeyond", 1.6, {"GpubLTwoRatio": r"\num{1.6}",
+                                                                      "GpubLTwoMiB": r"\num{40}"}),
+    # no device: unknown, and the section says why from GpubDevice
+    (1024, None, "unknown", float("nan"), {"GpubLTwoRatio": "n/a", "GpubLTwoMiB": "n/a"}),
+])
+def test_the_l2_state_and_numbers_are_the_ones_the_sizes_give(array_mib, device, state, ratio, macros):
+    """The section words GpubLTwoState (paper/sections/gpu_bandwidth.tex); its numbers are macros."""
+    from throughput.experiments.gpu_bandwidth import device as gb_device, report as gb_report
+    status = gb.GpuStatus(device=device) if device else NO_GPU_STATUS
+    fit = gb_device.l2_fit({**TINY, "gpu_array_mib": array_mib}, status)
+    assert fit["state"] == state and fit["ratio"] == pytest.approx(ratio, nan_ok=True)
+    assert gb_report.l2_macros(fit) == {"GpubLTwoState": state, **macros}
 
 
 def test_numa_reasons_and_command(monkeypatch):

@@ -168,6 +168,7 @@ TEX_NAMES = [
     r"\bfloat(?:32|64)\b",                 # value types
     r"\bLZ4\b", r"\bliblz4\b", r"\broot4j\b", r"\bHisto[23]D\b", r"\bTH3D\b", r"\bGetV1\b",  # names
     r"-O[0-3]\b",                         # compiler flags
+    r"\bL2\b",                             # the GPU's level-two cache, by name
     r"\$\\chi\^2\$",                       # the track chi-square, a quantity's name
     r"\$10\^[69]\$", r"\$2\^\{20\}\$",     # units: MB, GB, GHz, MiB
     r"\$2\^\{64\}\$", r"\b64-bit\b",       # the checksum's definition
@@ -215,6 +216,7 @@ def test_the_tex_check_catches_typed_numbers(line):
     r"Seed~000's Table~2, \cite{seed000} and Table~\ref{tab:a1} % 42 in a comment",
     r"\includegraphics[width=0.6\textwidth]{figures/x2.pdf} \input{paper/generated/a/macros.tex}",
     r"at \texttt{-O3} with float32, $10^9$ values, LZ4 and \texttt{Histo3D}",
+    r"one array is \GpubLTwoRatio{} times the L2 cache of the GPU",
 ])
 def test_the_tex_check_allows_structure_and_names(line):
     assert not _tex_offenders(line, "x.tex")
@@ -424,6 +426,7 @@ WORDED = {
     "GpubTarget": {"met", "missed", "inconclusive", "notchecked"},
     "GpubJagged": {"none", "nonumba", "cpuonly", "supports", "notsupported", "undecided"},
     "GpubNuma": {"skipped", "off", "measured"}, "GpubArchived": {"none", "some"},
+    "GpubLTwo": {"beyond", "notbeyond", "unknown"},  # gpu_bandwidth.report.l2_macros (device.l2_fit)
     # reader_comparison.report._columnar_macros and _attributes_macros
     "RcColumnar": {"higher", "lower", "notseparated", "notcompared"},
     "RcAttributes": {"toofew", "same", "grows", "shrinks", "notshown"},

@@ -139,11 +139,25 @@ def nominal_gb_s(memory_clock_khz: float, bus_width_bits: float) -> float:
     return 2 * memory_clock_khz * 1e3 * bus_width_bits / 8 / 1e9
 
 
-def l2_note(params: dict[str, Any], status: GpuStatus) -> str:
-    """Whether one GPU array is well beyond the device's L2 cache (or why that is unknown)."""
+# How many times the L2 cache one GPU array must be for its rates to be memory rates.
+L2_FACTOR = 4
+
+
+def l2_fit(params: dict[str, Any], status: GpuStatus) -> dict[str, Any]:
+    """Whether one GPU array is well beyond the device's L2 cache: `state` beyond (at least
+    L2_FACTOR times it), notbeyond (rates are partly cache rates) or unknown (no device here:
+    status.summary() says why), with the array over the L2 (`ratio`) and the L2 in MiB (`l2_mib`;
+    both NaN where unknown). The paper words each state (paper/sections/gpu_bandwidth.tex)."""
     if not status.device:
-        return f"the GPU's L2 cache is unknown here ({status.summary()})"
+        return {"state": "unknown", "ratio": float("nan"), "l2_mib": float("nan")}
     l2 = status.device["l2_bytes"]
     ratio = params["gpu_array_mib"] * MIB / l2
-    verdict = "well beyond" if ratio >= 4 else "NOT well beyond (rates are partly cache rates)"
-    return f"one array is {ratio:.0f} times the {l2 / MIB:.0f} MiB L2 cache of the GPU: {verdict}"
+    return {"state": "beyond" if ratio >= L2_FACTOR else "notbeyond", "ratio": ratio, "l2_mib": l2 / MIB}
+
+
+def l2_note(params: dict[str, Any], status: GpuStatus) -> str:
+    """l2_fit in one line, for the notebook's log (the paper words its state itself)."""
+    fit = l2_fit(params, status)
+    if fit["state"] == "unknown":
+        return f"the GPU's L2 cache is unknown here ({status.summary()})"
+    return f"one array is {fit['ratio']:.0f} times the {fit['l2_mib']:.0f} MiB L2 cache of the GPU: {fit['state']}"

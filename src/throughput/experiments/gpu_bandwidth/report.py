@@ -16,7 +16,7 @@ from .cases import (CASE_BY_NAME, CASES, CUDA_KERNEL, GPU_METHODS, JAGGED_OPS, N
                     SEED_GPU_SHORT, SEED_TABLE2, TARGET_FRACTION)
 from .spec import max_threads
 from .data import make_jagged
-from .device import GpuStatus, l2_note
+from .device import GpuStatus, l2_fit
 
 
 def table2_rows(table: pd.DataFrame, skipped: pd.DataFrame, dtypes: list[str]) -> list[dict[str, Any]]:
@@ -302,6 +302,16 @@ def _letters(index: int) -> str:
     return ("" if index < 26 else _letters(index // 26 - 1)) + chr(ord("A") + index % 26)
 
 
+def l2_macros(fit: dict[str, Any]) -> dict[str, str]:
+    """Whether one GPU array is well beyond the device's L2 cache (device.l2_fit): GpubLTwoState
+    beyond, notbeyond or unknown (the section then names why from GpubDevice), with the array
+    over the L2 (GpubLTwoRatio) and the L2 in MiB (GpubLTwoMiB), n/a where unknown."""
+    from ...report import paper
+    known = fit["state"] != "unknown"
+    return {"GpubLTwoState": fit["state"], "GpubLTwoRatio": paper.number(fit["ratio"], 2) if known else "n/a",
+            "GpubLTwoMiB": paper.number(fit["l2_mib"]) if known else "n/a"}
+
+
 def archived_macros(archived: dict[str, tuple[pd.DataFrame, GpuStatus]], dtypes: list[str]) -> dict[str, str]:
     """The target and the explode/combine verdict on each archived machine with a GPU, each
     from its own runs against its own device (this machine's are the paper's above): per
@@ -345,7 +355,7 @@ def paper_macros(params: dict[str, Any], table: pd.DataFrame, skipped: pd.DataFr
         "GpubDevice": paper.escape(status.summary()),
         "GpubGpuStatus": paper.escape("measured on " + status.summary() if status.available
                                       else f"{NOT_MEASURED}: {status.summary()}"),
-        "GpubLTwoNote": paper.escape(l2_note(params, status)),
+        **l2_macros(l2_fit(params, status)),  # its state; the section words each
         "GpubCudaCompiler": paper.escape(harness.build_info(CUDA_KERNEL)["compiler"] if cuda_built
                                          else "not built here (no nvcc)"),
         "GpubTargetPercent": round(100 * TARGET_FRACTION),
