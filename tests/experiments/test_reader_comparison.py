@@ -569,7 +569,8 @@ def test_object_set_is_planned_measured_and_tabled(files, objects, tmp_path):
     assert split.loc["empty product", "objects"].startswith(r"\num{") and split.loc["empty product", "seed"] == "--"
     assert split.loc["jet", "baskets only"].startswith(r"\num{")  # the member's baskets decompressed alone
     numbers = rc.macros({**params, "compression": "ZLIB"}, table, rc.ratios(table), unreadable, inputs,
-                        rc.timeline(frame, "aod_objects/ZLIB", "Jet.pt"), "test compiler")
+                        rc.timeline(frame, "aod_objects/ZLIB", "Jet.pt"), "test compiler",
+                        frame=frame, noise_settings=noise.Settings(), archived=[])
     assert numbers["RcObjectEvents"] == r"\num{150}" and numbers["RcObjectBulkOutcome"].startswith("was refused")
     floor_us = intervals.across_timed(rounds["Empty.pt"].values()).scaled(1e6 / 150)
     assert numbers["RcObjectFloorUs"].startswith(paper.estimate(floor_us)) and floor_us.value > 0
@@ -803,8 +804,18 @@ def test_measure_summarize_and_tables(files, tmp_path):
     assert "cold kHz" in rc.cold_frame(table, ["aod/ZLIB"], "Jet").columns
     line = rc.timeline(frame, "aod/ZLIB", "Jet_pt")
     assert set(line["reader"]) == {"columnar"} and (line["ns_per_item"] > 0).all()
-    numbers = rc.macros(params, table, rated, unreadable, inputs, line, "test compiler")
+    numbers = rc.macros(params, table, rated, unreadable, inputs, line, "test compiler",
+                        frame=frame, noise_settings=settings, archived=[])
     assert numbers["RcAodEvents"] == r"\num{150}" and numbers["RcNanoEvents"] == r"\num{300}"
+    # the whole of macros.tex from the package: the noise control and the warm passes' residency
+    # from the measured rows, and the archived machines shown (none here)
+    noise_macros = noise_sentences.paper_macros("Rc", frame, settings, section="reader_comparison")
+    assert set(noise_macros) == {"Rc" + name for name in noise_sentences.PAPER_MACROS}
+    assert {k: numbers[k] for k in noise_macros} == noise_macros
+    warm = frame[(frame["record"] == "timing") & (frame["cache"] == "warm")]
+    assert numbers["RcWarmResidencyLowest"] == paper.number(100 * warm["residency"].min(), 4)
+    assert numbers["RcWarmMinResident"].startswith(r"\num{")
+    assert numbers["RcMachinesSentence"].startswith("No archived machine is shown")
     # the tree compression factor from the baskets, against the TTree's own totals (ROOT's TTree::Print)
     with uproot.open(inputs["aod/ZLIB"]["root"][0]) as f:
         expected = f["Events"].member("fTotBytes") / f["Events"].member("fZipBytes")

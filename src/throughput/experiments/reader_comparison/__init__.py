@@ -79,7 +79,7 @@ def __getattr__(_name: str):
                             parse_rootreadspeed, run_json_process)
     from .report import (cold_frame, compression_frame, escape_name, failure_summary, failures_frame, machine_frame,
                          macros, object_frames, object_split_frame, open_frame, plot_table1, plot_time_split,
-                         plot_timeline, ratio_frame, real_frame, residency_macros, table1_frame)
+                         plot_timeline, ratio_frame, real_frame, table1_frame)
     from .vocabulary import (COLLECTIONS, CPP_METHODS, LABELS, NUMPY_TARGET, OBJECT_METHODS, PYTHON_READERS,
                              SEED_JAVA_SLOWDOWN, SEED_TABLE1, branch_name)
     return load_later(globals(), locals(), _name)

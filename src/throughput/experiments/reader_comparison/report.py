@@ -14,8 +14,9 @@ import numpy as np
 import pandas as pd
 
 from ...core import intervals, provenance
-from ...report import paper
+from ...report import noise_sentences, paper
 from ...core.intervals import Estimate, Verdict
+from ...machines.tables import archived_sentence
 from .analysis import (UNREAD_RECORDS, _rate, cold_over_warm, collection_shapes, opening_ms, rank_correlation,
                        rate_estimate, summary_row, targets, warm_paired_ratio, warmup_factor, whole_pass_khz)
 from ...inputs.datasets import EMPTY_PRODUCT_BRANCH
@@ -501,8 +502,11 @@ def _outcome(reader: str, table: pd.DataFrame, unreadable: pd.DataFrame) -> str:
 
 
 def macros(params: dict[str, Any], table: pd.DataFrame, rated: pd.DataFrame, unreadable: pd.DataFrame,
-           inputs: dict[str, dict[str, Any]], line: pd.DataFrame, compiler: str) -> dict[str, str]:
-    """Every number the paper section quotes, named Rc...; measured, never typed."""
+           inputs: dict[str, dict[str, Any]], line: pd.DataFrame, compiler: str, *, frame: pd.DataFrame,
+           noise_settings: Any, archived: list[Any]) -> dict[str, str]:
+    """Every number and sentence the paper section quotes, named Rc...; measured, never typed: the
+    runs' numbers, the warm passes' page-cache residency and the noise control (both from the
+    measured rows, `frame`), and which archived machines are shown."""
 
     compression = params["compression"]
     aod, nano = f"aod/{compression}", f"nanoaod/{compression}"
@@ -632,6 +636,9 @@ def macros(params: dict[str, Any], table: pd.DataFrame, rated: pd.DataFrame, unr
         "RcRootFourJOutcome": paper.escape(_outcome("root4j", table, unreadable)),
         "RcRootFourJCommit": paper.escape(ROOT4J_COMMIT[:7]),
         "RcCppWarmup": n(warmup_factor(line, "columnar"), 2),
+        **residency_macros(frame),
+        **noise_sentences.paper_macros("Rc", frame, noise_settings, section="reader_comparison"),
+        "RcMachinesSentence": paper.escape(archived_sentence(archived, "reader_comparison")),
     }
 
 
