@@ -868,13 +868,47 @@ def test_check_agreement_fails_on_a_lost_entry_and_on_different_sources():
         wr.check_agreement(frame)
 
 
-def test_efficiency_target_not_measured_is_said_with_the_reason(tmp_path):
-    params = {**PARAMS, "event_media": ["memory"]}
+@pytest.mark.parametrize("change, reason", [
+    ({"event_methods": ["root_imt", "rntuple"]}, "nosimple"),
+    ({"event_media": ["memory"]}, "notmpfs"),
+    ({"event_compression": "ZSTD"}, "compression"),
+    ({"max_threads": 1}, "onethread"),
+])
+def test_efficiency_target_not_measured_is_said_with_the_reason(tmp_path, change, reason):
+    """The section words WrtTargetReasonState (paper/sections/writing.tex)."""
+    params = {**PARAMS, **change}
     frame = _synthetic(params)
     goal = wr.efficiency_target(wr.summary(frame), params)
-    assert not goal["measured"] and "tmpfs" in goal["reason"]
+    assert not goal["measured"] and goal["reason"] == reason
     values = wr.macros(wr.summary(frame), params, frame, {"disk": str(tmp_path)}, None, "GNU 12")
-    assert values["WrtTargetState"] == "notmeasured" and "tmpfs" in values["WrtTargetReason"]
+    assert (values["WrtTargetState"], values["WrtTargetReasonState"]) == ("notmeasured", reason)
+    assert values["WrtMaxThreads"] == str(params["max_threads"]) and "WrtTargetReason" not in values
+
+
+def test_efficiency_target_measured_has_no_reason(tmp_path):
+    frame = _synthetic(PARAMS)
+    assert wr.efficiency_target(wr.summary(frame), PARAMS)["reason"] == "none"
+    values = wr.macros(wr.summary(frame), PARAMS, frame, {"disk": str(tmp_path)}, None, "GNU 12")
+    assert values["WrtTargetState"] != "notmeasured" and values["WrtTargetReasonState"] == "none"
+
+
+@pytest.mark.parametrize("change, state", [
+    ({"media": ["disk", "tmpfs"], "fsync": True}, "fsync"),
+    ({"media": ["slow", "tmpfs"], "fsync": False}, "nofsync"),
+    ({"media": ["tmpfs"], "event_media": ["disk", "tmpfs"], "fsync": True}, "fsync"),  # the events' disk counts
+    ({"media": ["tmpfs", "memory"], "event_media": ["tmpfs"]}, "notmeasured"),
+])
+def test_the_disk_state_and_its_file_system_are_the_ones_the_media_give(change, state):
+    """The section words WrtDiskState (paper/sections/writing.tex); the file system is a macro."""
+    from throughput.experiments.writing import report as wr_report
+    params = {**PARAMS, **change}
+    values = wr_report._disk_macros({"disk": "/dev/shm"}, params)
+    assert values == {"WrtDiskState": state, "WrtDiskFilesystem": "tmpfs" if state != "notmeasured" else "n/a"}
+    # the notebook's log line (writing.disk_note) says the same
+    note = wr.disk_note({"disk": "/dev/shm"}, params)
+    assert note == ("the disk medium was not measured" if state == "notmeasured" else
+                    "the disk directory is on tmpfs; " + ("each pass ends with fsync" if state == "fsync" else
+                                                          "passes end without fsync (the page cache absorbs the writes)"))
 
 
 # ---- measure(): stored runs, reuse, failure leaves earlier results ---------------------------------

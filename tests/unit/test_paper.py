@@ -399,6 +399,9 @@ WORDED = {
     "MbwOptInplace": {"ranked", "unranked"}, "MbwOptImmutable": {"ranked", "unranked"},  # ...analysis.opt_verdict
     "MbwCache": {"beyond", "notbeyond", "unknown"},  # memory_bandwidth.analysis.cache_fit
     "WrtTarget": {"met", "missed", "inconclusive", "notmeasured"},  # writing.report.macros
+    # writing.analysis.efficiency_target: why the target was not measured (none where it was)
+    "WrtTargetReason": {"nosimple", "notmpfs", "compression", "onethread", "none"},
+    "WrtDisk": {"fsync", "nofsync", "notmeasured"},  # writing.report._disk_macros
     # reader_comparison.report._numpy_macros, per layout; the MiniAOD-like one's gap and the load beside it
     "RcNumpyAod": {"met", "missed", "missednosplit", "inconclusive", "notmeasured"},
     "RcNumpyNano": {"met", "missed", "missednosplit", "inconclusive", "notmeasured"},

@@ -15,8 +15,9 @@ from ...core.intervals import Estimate, Verdict
 from .analysis import (EFFICIENCY_TARGET, GROUP, RANDOM_SETUP_SHARE, back_pressure, efficiency_target, estimate,
                        one, random_setup_rows, rate, seed001_parts, seed001_rows, setup_rows, size_rows, target_medium,
                        versus)
-from .measuring import (COMPRESSIONS, EVENT_METHODS, LABELS, MEDIA, MEDIUM_LABELS, PART_LABELS, SHORT, disk_note, plan,
+from .measuring import (COMPRESSIONS, EVENT_METHODS, LABELS, MEDIA, MEDIUM_LABELS, PART_LABELS, SHORT, plan,
                         run_name)
+from .spec import filesystem_type
 
 # ---- figures -------------------------------------------------------------------------------
 
@@ -280,7 +281,7 @@ def macros(table: pd.DataFrame, params: dict[str, Any], frame: pd.DataFrame, dir
         "WrtRepetitions": str(params["repetitions"]), "WrtWarmup": str(params["warmup"]),
         "WrtSamples": str(noise_settings.samples_per_process), "WrtMinSampleS": f"{noise_settings.min_sample_s:g}",
         "WrtSlowMBs": _num(params["slow_mb_s"]), "WrtFlushMB": _num(params["flush_mb"]),
-        "WrtDiskNote": paper.escape(disk_note(dirs, params)), "WrtCompiler": paper.escape(compiler),
+        **_disk_macros(dirs, params), "WrtCompiler": paper.escape(compiler),
         "WrtTargetMedium": medium, "WrtEffTarget": _num(EFFICIENCY_TARGET * 100, 2),
         "WrtRssMethod": paper.escape(frame["rss_method"].iloc[0]),
         "WrtLZFourVersion": paper.escape(frame["lz4_version"].iloc[0]),
@@ -311,7 +312,7 @@ def macros(table: pd.DataFrame, params: dict[str, Any], frame: pd.DataFrame, dir
     # the efficiency target's state (met, missed, inconclusive by its interval; notmeasured, and why):
     # paper/sections/writing.tex words each
     values["WrtTargetState"] = paper.state(goal["verdict"] if goal["measured"] else None)
-    values["WrtTargetReason"] = paper.escape(goal["reason"])
+    values["WrtTargetReasonState"] = goal["reason"]  # why not measured (analysis.efficiency_target), or none
     random = table[(table["part"] == "random") & (table["threads"] == top)]
     tbm = random[random["method"] == "tbuffermerger"].set_index(["medium", "compression"])["wall_s"]
     ntuple = random[random["method"] == "rntuple"].set_index(["medium", "compression"])["wall_s"]
@@ -325,6 +326,18 @@ def macros(table: pd.DataFrame, params: dict[str, Any], frame: pd.DataFrame, dir
     values.update(_back_pressure_macros(back_pressure(table, params)))
     values["WrtMachinesSentence"] = paper.escape(archived_sentence(archived, "writing"))
     return values
+
+
+def _disk_macros(dirs: dict[str, str], params: dict[str, Any]) -> dict[str, str]:
+    """What the disk medium is on this machine (a tmpfs or overlay 'disk' is not a disk):
+    WrtDiskState notmeasured (neither disk nor slow among the media), fsync (each pass ends with
+    fsync) or nofsync (the page cache absorbs the writes), the section words each; and
+    WrtDiskFilesystem, the file system of the disk directory (n/a where not measured)."""
+    from ...report import paper
+    if not set(params["media"] + params["event_media"]) & {"disk", "slow"}:
+        return {"WrtDiskState": paper.NOT_MEASURED, "WrtDiskFilesystem": "n/a"}
+    return {"WrtDiskState": "fsync" if params["fsync"] else "nofsync",
+            "WrtDiskFilesystem": paper.escape(filesystem_type(dirs["disk"]))}
 
 
 def _back_pressure_macros(pressure: dict[str, Any]) -> dict[str, str]:
