@@ -36,7 +36,7 @@ class Outputs:
     def _declared(self, kind: str, name: str, declared: tuple[str, ...]) -> None:
         if name not in declared:
             raise UndeclaredOutput(f"experiment {self.spec.name} declares no {kind} {name!r} "
-                                   f"(its {kind}s: {', '.join(declared)}; declare it in throughput.experiments.SPECS)")
+                                   f"(its {kind}s: {', '.join(declared)}; declare it in its spec module's SPEC)")
         self.written.add((kind, name))
 
     def figure(self, name: str, fig: Any) -> list[Path]:

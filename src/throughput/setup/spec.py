@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from .. import REPO
 from . import paths
@@ -59,3 +60,14 @@ class Spec:
             "figures": [paths.figures_dir(self.name, root) / f"{figure}.pdf" for figure in self.figures],
             "tables": [paths.paper_dir(self.name, root) / f"{table}.tex" for table in self.tex_files],
         }
+
+
+def load_later(namespace: dict[str, Any], loaded: dict[str, Any], name: str) -> Any:
+    """For an experiment package's `__getattr__`, once it has imported the names of its measured
+    code, analysis and report (`loaded`, its locals): put them in the package (`namespace`, its
+    globals; none starting with '_'), and give `name`, or AttributeError when it has none."""
+    namespace.update((key, value) for key, value in loaded.items() if not key.startswith("_"))
+    try:
+        return namespace[name]
+    except KeyError:
+        raise AttributeError(f"module {namespace['__name__']!r} has no attribute {name!r}") from None

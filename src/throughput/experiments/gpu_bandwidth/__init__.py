@@ -38,7 +38,7 @@ link. "Fraction of nominal" is GB/s over the device's nominal memory bandwidth
 
 Modules, one role each. The names the notebook, the tests and throughput.configuration
 use are imported here from them (all but the spec's on first use:
-throughput.experiments.load_later), so that
+throughput.setup.spec.load_later), so that
 `from throughput.experiments import gpu_bandwidth as gb; gb.<name>` works:
 
 - spec: what Snakemake and throughput.configuration take, cheap to import:
@@ -68,7 +68,7 @@ imports numba.cuda.
 """
 from __future__ import annotations
 
-from .. import load_later
+from ...setup.spec import load_later
 from .spec import check_config, driver_present, max_threads
 
 

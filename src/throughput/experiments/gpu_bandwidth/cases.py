@@ -6,13 +6,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ...report import seeds
-from .. import SPECS
+from .spec import SPEC
 
 
 CONSTANT = 1.0
 INIT_PERIOD = 1000  # values are i % 1000: small integers, exact in float32 and float64
 DTYPES = ("float32", "float64")
-(CUDA_KERNEL,) = SPECS["gpu_bandwidth"].cuda_kernels
+(CUDA_KERNEL,) = SPEC.cuda_kernels
 HOST_KERNEL = "host_copy"
 NO_GPU = "no GPU on this host"
 NOT_MEASURED = "not measured"

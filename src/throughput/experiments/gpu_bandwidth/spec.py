@@ -8,6 +8,7 @@ import ctypes
 from typing import Any
 
 from ...setup import machine_fit
+from ...setup.spec import Spec
 from ...setup.config import usable_cores
 
 MIB = 2**20
@@ -52,3 +53,11 @@ def check_config(section: dict[str, Any], fit: machine_fit.Fitter) -> None:
         fit.size(section, "gpu_array_mib", 3 * section["gpu_array_mib"] * MIB, budget // (3 * MIB) or None,
                  "the GPU cases' three host buffers")
     fit.count(section, "max_threads", usable_cores())
+
+
+# This experiment's kernels and outputs, declared once (throughput.setup.spec); seed 000, Table 2.
+SPEC = Spec("gpu_bandwidth",
+            kernels=("host_copy",), cuda_kernels=("gpu_bandwidth_cuda",),
+            figures=("table2", "jagged"),
+            tables=("table2", "gpu_detail", "jagged_table", "machines_table", "archived_detail", "archived_jagged"),
+            shows_archived=True)

@@ -24,9 +24,9 @@ Modules, one role each:
 
 The names the notebook, throughput.repeatability and the tests use are
 imported here: ``from throughput.experiments import memory_bandwidth as mb``; all
-but the spec's on first use (throughput.experiments.load_later).
+but the spec's on first use (throughput.setup.spec.load_later).
 """
-from .. import load_later
+from ...setup.spec import load_later
 from .spec import check_config
 
 

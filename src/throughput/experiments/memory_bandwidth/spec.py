@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from ...setup import machine_fit
+from ...setup.spec import Spec
 from ...setup.config import usable_cores
 
 MIN_VALUES = 1000  # the schema's minimum of memory_bandwidth.n_values
@@ -24,3 +25,10 @@ def check_config(section: dict[str, Any], fit: machine_fit.Fitter) -> None:
     # numba refuses more threads than cores, and oversubscribed threads would
     # measure the scheduler rather than the memory bus.
     fit.count(section, "max_threads", cores)
+
+
+# This experiment's kernels and outputs, declared once (throughput.setup.spec); seed 000, "Memory bandwidth".
+SPEC = Spec("memory_bandwidth",
+            kernels=(*(f"add_constant_O{level}" for level in range(4)), "stream_O3"),
+            figures=("thread_scaling", "opt_levels"),
+            tables=("opt_table", "ratio_table", "machine_table"), shows_archived=True)

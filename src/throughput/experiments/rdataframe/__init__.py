@@ -27,7 +27,7 @@ event rates are in kHz (1e3 events/s).
 
 Modules, one role each. The names the notebook, the tests, the workflow's rule
 and throughput.configuration use are imported here from them (all but the spec's
-and dask_scheduler's on first use: throughput.experiments.load_later), so that
+and dask_scheduler's on first use: throughput.setup.spec.load_later), so that
 `from throughput.experiments import rdataframe as rdf; rdf.<name>` works:
 
 - spec: what Snakemake and throughput.configuration take, cheap to import:
@@ -52,7 +52,7 @@ and dask_scheduler's on first use: throughput.experiments.load_later), so that
 """
 from __future__ import annotations
 
-from .. import load_later
+from ...setup.spec import load_later
 from .dask_scheduler import SchedulerError, scheduler_problem
 from .spec import check_config, data_path, file_sets, resolve_counts
 

@@ -11,11 +11,11 @@ from typing import Any, Iterable
 import pandas as pd
 
 from ...core import experiment, harness, noise, provenance
-from .. import SPECS
+from .spec import SPEC
 from ...core.results import atomic_path, input_identity, sha256
 from .spec import counts
 
-KERNELS = SPECS["rdataframe"].kernels
+KERNELS = SPEC.kernels
 
 
 def _list_file(files: Iterable[str], directory: Path) -> Path:

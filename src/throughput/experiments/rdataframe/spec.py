@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from ...setup import machine_fit
+from ...setup.spec import Spec
 from ...setup.config import thread_counts, usable_cores
 from .dask_scheduler import scheduler_problem
 
@@ -80,3 +81,12 @@ def check_config(section: dict[str, Any], fit: machine_fit.Fitter) -> None:
 def counts(maximum: int, spacing: str) -> list[int]:
     """Thread or process counts: 1..maximum ('every') or 1, 2, 4, ..., maximum ('doubling')."""
     return list(range(1, maximum + 1)) if spacing == "every" else thread_counts(maximum)
+
+
+# This experiment's kernels and outputs, declared once (throughput.setup.spec); seeds 002 and 004.
+SPEC = Spec("rdataframe",
+            kernels=("rdf_bench", "rdf_rate_reader", "rdf_raw_read", "page_cache"),
+            figures=("scaling", "rate_model"),
+            tables=("scaling_table", "storage_table", "compression_table", "nhist_table", "pdf_table",
+                   "dask_table", "agreement_table", "rate_components_table", "rate_fit_table", "machine_table"),
+            shows_archived=True)

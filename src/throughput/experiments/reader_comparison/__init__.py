@@ -57,10 +57,10 @@ Modules, one role each:
   runs (through __main__) for the workflow's rules and the reader processes.
 
 The names the notebook, the workflow, the tests and throughput.configuration use
-are imported here (all but the spec's on first use: throughput.experiments.load_later), so that
+are imported here (all but the spec's on first use: throughput.setup.spec.load_later), so that
 ``from throughput.experiments import reader_comparison as rc; rc.<name>`` works.
 """
-from .. import load_later
+from ...setup.spec import load_later
 from .spec import (ReaderError, check_config, compression_name, file_compression, file_count, java_available,
                    real_layout)
 

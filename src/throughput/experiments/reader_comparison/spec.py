@@ -13,6 +13,7 @@ from typing import Any
 
 from ... import REPO
 from ...setup import machine_fit
+from ...setup.spec import Spec
 
 # File bytes per MiniAOD-like event (flat layout, small arrays included; measured on 2000 events:
 # make_aod_like, real values, at each compression's default level), for the disk check before running.
@@ -109,3 +110,13 @@ def source_files(sources: tuple[Path, ...]) -> list[Path]:
     """The files of `sources` (files, and folders searched recursively), in order."""
     return [p for source in sources
             for p in ([source] if source.is_file() else sorted(q for q in source.rglob("*") if q.is_file()))]
+
+
+# This experiment's kernels and outputs, declared once (throughput.setup.spec); seed 000, Table 1 and Figure 1.
+SPEC = Spec("reader_comparison",
+            kernels=("read_branch", "make_aod_like", "page_cache"),
+            figures=("timeline", "table1", "time_split"),
+            tables=("table1_aod", "table1_nanoaod", "ratio_table", "open_table", "compression_table",
+                   "real_table", "failures_table", "cold_table", "table1_objects", "object_split_table",
+                   "machine_table"),
+            shows_archived=True)

@@ -56,9 +56,9 @@ Modules:
   by side) and macros (macros: numbers, and states the section words).
 
 The names used from outside (notebooks/writing.ipynb, tests, throughput.configuration's
-check_config) are re-exported here (all but the spec's on first use: throughput.experiments.load_later).
+check_config) are re-exported here (all but the spec's on first use: throughput.setup.spec.load_later).
 """
-from .. import load_later
+from ...setup.spec import load_later
 from .spec import check_config, filesystem_type, resolve_threads
 
 

@@ -13,6 +13,7 @@ from typing import Any
 import psutil
 
 from ...setup import machine_fit
+from ...setup.spec import Spec
 from ...setup.config import MEMORY_SHARE, directory_problem, usable_cores
 
 # Uncompressed bytes of one NanoAOD-like event with all 947 branches (measured
@@ -95,3 +96,11 @@ def check_config(section: dict[str, Any], fit: machine_fit.Fitter) -> None:
 def resolve_threads(params: dict[str, Any]) -> dict[str, Any]:
     """`params` with max_threads null replaced by the usable cores."""
     return {**params, "max_threads": params["max_threads"] or usable_cores()}
+
+
+# This experiment's kernels and outputs, declared once (throughput.setup.spec); seeds 001 and 003.
+SPEC = Spec("writing",
+            kernels=("write_bench", "read_simple"),
+            figures=("random_runtime", "random_speedup", "random_memory", "events_scaling"),
+            tables=("random_table", "events_table", "seed001_table", "seed001_size_table", "seed001_setup_table",
+                   "seed003_table", "machine_table"), shows_archived=True)
