@@ -680,3 +680,25 @@ def test_a_noisy_jagged_run_is_marked_with_the_ratios_it_enters(measured_without
     line = next(line for line in gb.jagged_tex(wide, skipped).splitlines() if line.startswith("numba"))
     cells = line.rstrip(r" \\").split(" & ")
     assert [cell.endswith(r"\textsuperscript{\dag}") for cell in cells[3:]] == [False, True, False, False, True, True]
+
+
+def test_a_numba_cuda_that_cannot_compile_is_a_reason_not_a_crash(monkeypatch):
+    """As on the lent H100 node: numba.cuda sees the GPU, but compiling the first kernel fails."""
+    from numba import cuda
+
+    from throughput.experiments.gpu_bandwidth import device
+
+    monkeypatch.delenv("NUMBA_ENABLE_CUDASIM", raising=False)
+    monkeypatch.setattr(cuda, "is_available", lambda: True)
+    assert device._numba_cuda_reason() is None  # this numba-cuda compiles the probe for sm_80
+
+    def broken(*args, **kwargs):
+        raise AttributeError("module 'numpy' has no attribute 'row_stack'")
+
+    monkeypatch.setattr(cuda, "compile_ptx", broken)
+    reason = device._numba_cuda_reason()
+    assert reason == ("numba.cuda cannot compile a kernel here "
+                      "(AttributeError: module 'numpy' has no attribute 'row_stack')")
+    monkeypatch.setattr(device, "_cupy_reason", lambda: None)
+    monkeypatch.setattr(device, "query_cuda_device", lambda: (None, gb.NO_GPU))
+    assert gb.detect_gpu(["numba_cuda"]).reason("numba_cuda").endswith(reason)

@@ -92,8 +92,26 @@ def _numba_cuda_reason() -> str | None:
     if os.environ.get("NUMBA_ENABLE_CUDASIM") == "1":
         return "numba's CUDA simulator is enabled (NUMBA_ENABLE_CUDASIM=1): no real GPU is used"
     if cuda.is_available():
-        return None
+        return _numba_cuda_compile_reason()
     return NO_GPU if not driver_present() else "numba.cuda finds no usable GPU"
+
+
+def _numba_cuda_compile_reason() -> str | None:
+    """Why numba.cuda cannot compile a kernel like ours here (None: it can). Seen on a GPU node:
+    its numba-cuda used np.row_stack, which its numpy 2.5 no longer has, when the first kernel
+    was compiled, and that stopped the whole experiment; now the method is a row saying why."""
+    from numba import cuda, float32
+
+    def add_inplace(values, c):  # the flat add of numba_cuda.kernels, as the probe
+        i = cuda.grid(1)
+        if i < values.size:
+            values[i] += c
+
+    try:
+        cuda.compile_ptx(add_inplace, (float32[:], float32), cc=(8, 0))
+    except Exception as error:  # noqa: BLE001 - whatever stops the compiler is the reason
+        return f"numba.cuda cannot compile a kernel here ({type(error).__name__}: {error})"
+    return None
 
 
 def detect_gpu(gpu_methods: list[str]) -> GpuStatus:
