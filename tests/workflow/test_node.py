@@ -96,6 +96,20 @@ def test_a_config_file_narrows_what_the_node_measures_and_the_manifest_records_i
     assert notes["config"]["noise"] == {"max_remeasures": 0}
 
 
+def test_the_committed_lease_config_is_valid_and_is_what_the_h100_archive_records():
+    """config/gpu_node_lease.yaml, checked against the schema here (the node has no jsonschema), is
+    the configuration archive/nvidia-h100 was measured with."""
+    from throughput import node
+
+    lease = REPO / "config" / "gpu_node_lease.yaml"
+    overrides = node._overrides(lease)
+    resolved, _ = node.settings(False, overrides)
+    assert resolved["gpu_bandwidth"]["dtypes"] == ["float32"] and resolved["repetitions"] == 3
+    manifest = REPO / "archive" / "nvidia-h100" / archive.MANIFEST
+    if manifest.exists():
+        assert json.loads(manifest.read_text())["notes"]["config"] == overrides
+
+
 @pytest.mark.parametrize("text, culprit", [("- a list\n", "a mapping of config keys is needed"),
                                            ("repetitions: [\n", "cannot be read as YAML"),
                                            ("repetitions: 0\n", "config key 'repetitions' = 0")])
