@@ -603,23 +603,120 @@ def test_own_work_weighs_the_checksum_and_samples_against_the_gap_to_numpy(check
 def test_numpy_verdict_splits_the_gap_by_the_baskets_limit():
     goal = {"numpy_ratio": 0.5, "numpy_verdict": Verdict.MISSED, "per_event": 16.0}
     # the baskets reach 0.9 of Numpy, the per-entry calls take 45% of the columnar reader's time
-    calls = rc.report._numpy_macros({**goal, "baskets_numpy_ratio": 0.9, "per_entry_share": 0.45}, "Aod")
+    # the baskets' rate over Numpy's, paired round by round: from one round, no interval
+    paired = lambda value: {"baskets_numpy_ratio": value, "baskets_numpy": Estimate(value, math.nan, math.nan, 1)}  # noqa: E731
+    calls = rc.report._numpy_macros({**goal, **paired(0.9), "per_entry_share": 0.45}, "Aod")
     assert calls["RcNumpyAodState"] == "missed" and calls["RcNumpyAodGapState"] == "perentry"
-    baskets = rc.report._numpy_macros({**goal, "baskets_numpy_ratio": 0.55, "per_entry_share": 0.1}, "Nano")
+    baskets = rc.report._numpy_macros({**goal, **paired(0.55), "per_entry_share": 0.1}, "Nano")
     assert baskets["RcNumpyNanoState"] == "missed" and baskets["RcNumpyNanoGapState"] == "baskets"
     assert baskets["RcNumpyNanoBaskets"] == r"\num{0.55}" and baskets["RcNumpyNanoPerEvent"] == r"\num{16.0}"
     assert rc.report._busy_macros(2.0) == {"RcNumpyBusyState": "busy", "RcNumpyMeanLoad": r"\num{2.0}"}
     assert rc.report._busy_macros(0.2)["RcNumpyBusyState"] == "quiet"
-    unsplit = rc.report._numpy_macros({**goal, "baskets_numpy_ratio": float("nan"), "per_entry_share": float("nan")}, "Aod")
+    unsplit = rc.report._numpy_macros({**goal, "baskets_numpy_ratio": float("nan"), "baskets_numpy": intervals.UNKNOWN,
+                                       "per_entry_share": float("nan")}, "Aod")
     assert unsplit["RcNumpyAodState"] == "missednosplit"
     met = {**goal, "numpy_ratio": 0.97, "numpy": Estimate(0.97, 0.96, 0.98, 5), "numpy_verdict": Verdict.MET,
-           "baskets_numpy_ratio": 0.99, "per_entry_share": 0.1}
+           **paired(0.99), "per_entry_share": 0.1}
     assert rc.report._numpy_macros(met, "Aod")["RcNumpyAodState"] == "met"
     assert rc.report._numpy_macros(met, "Aod")["RcNumpyAodInterval"] == r"95\% interval 0.96 to 0.98"
     # an interval that holds the target: neither reached nor missed, whatever the ratio's value
     open_ = {**met, "numpy": Estimate(0.97, 0.9, 1.05, 5), "numpy_verdict": Verdict.INCONCLUSIVE}
     assert rc.report._numpy_macros(open_, "Nano")["RcNumpyNanoState"] == "inconclusive"
     assert rc.report._numpy_macros({**met, "numpy_ratio": float("nan")}, "Aod")["RcNumpyAodState"] == "notmeasured"
+
+
+def _synthetic_summary(reads: dict[tuple[str, str, str], list[float]], items: int = 1000, events: int = 400,
+                       opening: float = 0.25) -> pd.DataFrame:
+    """rc.summary of one timed pass per round for each (set, reader, branch), with the given reading
+    times (s), `opening` (s, scaled by each round's reading time) to open its files; the baskets limit
+    times a checksum and takes 10 rate samples, every other reader 400, at 0.1 ms a clock read."""
+    rows = []
+    for (set_name, reader, branch), times in reads.items():
+        layout = set_name.split("/")[0]
+        for round_index, read in enumerate(times):
+            open_s = opening * read
+            rows.append({"record": "timing", "warmup": False, "set": set_name, "role": "main", "layout": layout,
+                         "compression": "ZLIB", "cache": "warm", "reader": reader,
+                         "collection": branch.split(".")[0].split("_")[0], "branch": branch, "round": round_index,
+                         "wall_s": read + open_s, "cpu_s": read, "open_s": open_s, "events": events, "items": items,
+                         "bytes_compressed": 1e5, "bytes_uncompressed": 2e5, "files": 1, "load_avg_1min": 0.1,
+                         "others_cores": 0.0, "cv": 0.01, "noisy": False,
+                         "checksum_s": 0.01 * read if reader == "baskets" else -1.0,
+                         "samples": 10 if reader == "baskets" else 400, "clock_read_s": 1e-4})
+    return rc.summary(pd.DataFrame(rows))
+
+
+def _t_interval(logs: list[float]) -> tuple[float, float, float]:
+    """exp of the mean of `logs` and of its 95% t interval, computed here (scipy.stats), not by the study."""
+    from scipy import stats
+
+    logs = np.asarray(logs)
+    mean = logs.mean()
+    half = stats.t.ppf(0.975, len(logs) - 1) * logs.std(ddof=1) / math.sqrt(len(logs)) if len(logs) > 1 else math.nan
+    return math.exp(mean), math.exp(mean - half), math.exp(mean + half)
+
+
+READS = {"columnar": [2.0, 2.3, 1.9], "baskets": [1.6, 1.95, 1.5], "numpy": [1.0, 1.1, 0.97]}
+
+
+@pytest.mark.parametrize("rounds", [3, 1])
+def test_the_limits_figures_pair_their_readers_round_by_round(rounds):
+    """The baskets' rate over Numpy's, the per-entry calls' share of the columnar reader's time, the ns per
+    value and the Numpy ratio with the opening, each recomputed here from the per-round times; from one
+    round, the value alone."""
+    reads = {r: times[:rounds] for r, times in READS.items()}
+    table = _synthetic_summary({("nanoaod/ZLIB", r, "Jet_pt"): t for r, t in reads.items()})
+    goal = rc.targets(table, "nanoaod/ZLIB", "Jet_pt")
+    # the baskets' rate per value over Numpy's: Numpy's time over the baskets', round by round
+    baskets = _t_interval([math.log(n / b) for n, b in zip(reads["numpy"], reads["baskets"])])
+    assert (goal["baskets_numpy"].value, goal["baskets_numpy"].low, goal["baskets_numpy"].high) == pytest.approx(
+        baskets, nan_ok=True)
+    # one less the limit's time (with the 390 rate samples of 0.1 ms it takes fewer per pass) over the columnar's
+    extra = (400 - 10) * 1e-4
+    kept = _t_interval([math.log((b + extra) / c) for b, c in zip(reads["baskets"], reads["columnar"])])
+    share = goal["per_entry"]
+    assert (share.value, share.high, share.low) == pytest.approx(tuple(1 - k for k in kept), nan_ok=True)
+    for reader in READS:  # ns per value: the geometric mean of the rounds' times over the values read
+        ns = _t_interval([math.log(t / 1000 * 1e9) for t in reads[reader]])
+        assert (goal[f"{reader}_ns"].value, goal[f"{reader}_ns"].low, goal[f"{reader}_ns"].high) == pytest.approx(
+            ns, nan_ok=True)
+    # whole passes (opening included) paired the same way: each pass opened for a quarter of its reading time
+    with_open = _t_interval([math.log(n / c) for n, c in zip(reads["numpy"], reads["columnar"])])
+    assert goal["numpy_ratio_with_open"] == pytest.approx(with_open[0])
+    macros = rc.report._numpy_macros(goal, "Nano")
+    assert macros["RcNumpyNanoBaskets"] == paper.with_interval(*baskets, 2)
+    if rounds == 1:  # no interval from one round: the value alone
+        assert macros["RcNumpyNanoBaskets"] == paper.number(baskets[0], 2)
+        assert paper.estimate(share, 2) == paper.number(1 - kept[0], 2)
+    else:
+        assert r"$\pm$" in paper.estimate(share, 2) and r"$\pm$" in paper.estimate(goal["columnar_ns"])
+
+
+def test_the_machine_and_object_split_tables_print_each_rate_with_its_interval():
+    """kHz per process across the rounds of each machine (recomputed here from the per-round times), the
+    value alone where a machine ran one round; the same in the split-object table."""
+    here = _synthetic_summary({(s, r, "Jet_pt"): READS[r] for s in ("aod/ZLIB", "nanoaod/ZLIB") for r in READS})
+    other = _synthetic_summary({("aod/ZLIB", "columnar", "Jet_pt"): [1.5]})  # one round, no NanoAOD-like run
+    machines = rc.machine_frame({"this machine": here, "other": other}, "aod/ZLIB", "nanoaod/ZLIB", "Jet").set_index(
+        "reader")
+    mean, low, high = _t_interval([math.log(t) for t in READS["columnar"]])
+    khz = paper.with_interval(0.4 / mean, 0.4 / high, 0.4 / low)  # 400 events, kHz
+    assert r"$\pm$" in khz and machines.loc["C++ columnar", "this machine: MiniAOD-like"] == khz
+    assert machines.loc["C++ columnar", "other: MiniAOD-like"] == paper.number(0.4 / 1.5)
+    assert machines.loc["C++ columnar", "other: NanoAOD-like"] == "--"
+    objects = _synthetic_summary({("aod_objects/ZLIB", r, b): READS["baskets"] if r == "baskets" else
+                                  [3 * t for t in READS["columnar"]] if r == "cmssw" else READS["columnar"]
+                                  for r in ("baskets", "columnar", "members", "cmssw") for b in ("Jet.pt", "Empty.pt")})
+    split = rc.object_split_frame(objects, "aod/ZLIB", "aod_objects/ZLIB").set_index("")
+    mean, low, high = _t_interval([math.log(t) for t in READS["baskets"]])
+    assert split.loc["jet", "baskets only"] == paper.with_interval(0.4 / mean, 0.4 / high, 0.4 / low)
+    assert split.loc["jet", "member alone"] == khz and split.loc["empty product", "member alone"] == khz
+    # the objects' ratio to the member alone: three times its time in every round, no spread
+    assert split.loc["jet", "objects / one"].startswith(paper.number(3.0))
+    one = _synthetic_summary({("aod_objects/ZLIB", r, b): [1.5] for r in ("columnar", "cmssw")
+                              for b in ("Jet.pt", "Empty.pt")})
+    assert rc.object_split_frame(one, "aod/ZLIB", "aod_objects/ZLIB").set_index("").loc[
+        "jet", "member alone"] == paper.number(0.4 / 1.5)
 
 
 def test_the_columnar_and_attributes_states_are_the_ones_their_figures_give():
@@ -855,6 +952,16 @@ def test_measure_summarize_and_tables(files, tmp_path):
         parts = [goal[k] for k in ("baskets_share", "checksum_share", "sampling_share", "per_entry_share")]
         assert sum(parts) == pytest.approx(1.0) and min(parts[:2]) > 0 and parts[2] >= 0
         assert numbers[f"RcChecksumPercent{name}"] == paper.number(100 * goal["checksum_share"], 2)
+        # the figures of the limit's sentence, each with its interval from the two rounds (recomputed from
+        # synthetic rounds in test_the_limits_figures_pair_their_readers_round_by_round)
+        for macro, figure, digits in (("ColumnarNs", "columnar_ns", 3), ("BasketsNs", "baskets_ns", 3),
+                                      ("PerEntryShare", "per_entry", 2), ("BasketsVsNumpy", "baskets_numpy", 2)):
+            assert numbers[f"Rc{macro}{name}"] == paper.estimate(goal[figure], digits)
+            assert goal[figure].processes == 2 and r"$\pm$" in numbers[f"Rc{macro}{name}"]
+        assert numbers[f"RcNumpy{name}Baskets"] == numbers[f"RcBasketsVsNumpy{name}"]
+    aod_goal = rc.targets(table, "aod/ZLIB", "Jet_pt")
+    assert numbers["RcNumpyRatioWithOpenAod"] == paper.estimate(aod_goal["numpy_with_open"], 2)
+    assert numbers["RcNumpyNsAod"] == paper.estimate(aod_goal["numpy_ns"])
     # each layout's own work against its gap (the section explains the MiniAOD-like one's)
     assert {numbers["RcOwnWorkAodState"], numbers["RcOwnWorkNanoState"]} <= {"nogap", "less", "atleast"}
     own = 100 * (goal["checksum_share"] + goal["sampling_share"])  # the NanoAOD-like goal, the loop's last

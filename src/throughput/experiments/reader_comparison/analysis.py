@@ -316,10 +316,15 @@ def targets(table: pd.DataFrame, set_name: str, branch: str) -> dict[str, Any]:
     # paired round by round: the reader processes of one set ran in the same rounds
     numpy = warm_paired_ratio(table, set_name, branch, "columnar", "numpy", "read")
     rrs = warm_paired_ratio(table, set_name, branch, fastest, "rootreadspeed", "wall")
-    numpy_ratio_with_open = rate("columnar", "mhz_items") / rate("numpy", "mhz_items")
+    numpy_with_open = warm_paired_ratio(table, set_name, branch, "columnar", "numpy", "wall")
+    baskets_numpy = warm_paired_ratio(table, set_name, branch, "baskets", "numpy", "read")
+    ns = lambda reader: ns_per_value(summary_row(table, set_name, "warm", reader, branch))  # noqa: E731
     return {"set": set_name, "branch": branch,
             "columnar_mhz": rate("columnar"), "numpy_mhz": rate("numpy"), "numpy": numpy, "numpy_ratio": numpy.value,
-            "numpy_ratio_with_open": numpy_ratio_with_open,
+            "numpy_with_open": numpy_with_open, "numpy_ratio_with_open": numpy_with_open.value,
+            # ns per value across the processes, with their intervals (the split below: medians)
+            "columnar_ns": ns("columnar"), "numpy_ns": ns("numpy"), "baskets_ns": ns("baskets"),
+            "per_entry": per_entry_share(table, set_name, branch),
             "numpy_verdict": intervals.at_least(numpy, NUMPY_TARGET), "fastest_cpp": fastest,
             "fastest_cpp_mhz": cpp.get(fastest, float("nan")), "rootreadspeed_mhz": rate("rootreadspeed", "mhz_items"),
             "rootreadspeed": rrs, "rootreadspeed_ratio": rrs.value,
@@ -330,7 +335,7 @@ def targets(table: pd.DataFrame, set_name: str, branch: str) -> dict[str, Any]:
             # reader's time above it is its per-entry calls
             "baskets_ns_per_item": _rate(table, set_name, "warm", "baskets", branch, "ns_per_item_read"),
             **_columnar_split(table, set_name, branch),
-            "baskets_numpy_ratio": rate("baskets") / rate("numpy"),
+            "baskets_numpy": baskets_numpy, "baskets_numpy_ratio": baskets_numpy.value,
             "per_event": _rate(table, set_name, "warm", "columnar", branch, "items")
             / _rate(table, set_name, "warm", "columnar", branch, "events"),
             "columnar_open_share": _rate(table, set_name, "warm", "columnar", branch, "open_s")
@@ -351,12 +356,43 @@ def _columnar_split(table: pd.DataFrame, set_name: str, branch: str) -> dict[str
     ns = lambda reader, column: _rate(table, set_name, "warm", reader, branch, column)  # noqa: E731
     columnar = ns("columnar", "ns_per_item_read")
     sampling, sampling_limit = ns("columnar", "sampling_ns_per_item"), ns("baskets", "sampling_ns_per_item")
-    extra_sampling = 0.0 if math.isnan(sampling - sampling_limit) else sampling - sampling_limit
+    extra_sampling = _extra_sampling_ns(table, set_name, branch)
     checksum = ns("baskets", "checksum_ns_per_item")
     limit = ns("baskets", "ns_per_item_read")
     return {"per_entry_share": (columnar - limit - extra_sampling) / columnar,
             "checksum_share": checksum / columnar, "sampling_share": sampling / columnar,
             "baskets_share": (limit - checksum - (0.0 if math.isnan(sampling_limit) else sampling_limit)) / columnar}
+
+
+def _extra_sampling_ns(table: pd.DataFrame, set_name: str, branch: str) -> float:
+    """The rate samples per value the columnar reader takes beyond the baskets limit's (it checks per
+    event, the limit per basket), in ns per value; 0 where either did not record them."""
+    ns = lambda reader: _rate(table, set_name, "warm", reader, branch, "sampling_ns_per_item")  # noqa: E731
+    extra = ns("columnar") - ns("baskets")
+    return 0.0 if math.isnan(extra) else extra
+
+
+def per_entry_share(table: pd.DataFrame, set_name: str, branch: str) -> Estimate:
+    """The share of the columnar reader's reading time that is its per-entry calls (_columnar_split's
+    per_entry_share), paired round by round: one minus the baskets limit's reading time (plus the rate
+    samples the columnar reader takes beyond it) over the columnar reader's, the two measured in the same
+    rounds (intervals.paired_by_round), with its interval; UNKNOWN where either was not measured."""
+    columnar, limit = (summary_row(table, set_name, "warm", reader, branch) for reader in ("columnar", "baskets"))
+    if columnar is None or limit is None:
+        return intervals.UNKNOWN
+    extra_s = _extra_sampling_ns(table, set_name, branch) * columnar["items"] / 1e9
+    ratio = intervals.paired_by_round({r: t + extra_s for r, t in limit["read_by_round"].items()},
+                                      columnar["read_by_round"])
+    return Estimate(1 - ratio.value, 1 - ratio.high, 1 - ratio.low, ratio.processes)
+
+
+def ns_per_value(row: pd.Series | None) -> Estimate:
+    """A summary row's reading time per value in ns, across its processes (rounds) with its interval;
+    UNKNOWN where not measured or no round was timed."""
+    if row is None or not row["items"] > 0:
+        return intervals.UNKNOWN
+    time = intervals.across_timed(row["read_by_round"].values())
+    return time.scaled(1e9 / row["items"]) if time.processes else intervals.UNKNOWN
 
 
 def timeline(frame: pd.DataFrame, set_name: str, branch: str,

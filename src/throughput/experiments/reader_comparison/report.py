@@ -93,11 +93,14 @@ def _cell(table: pd.DataFrame, unreadable: pd.DataFrame, set_name: str, cache: s
         if kind == "not_measured":
             return "not measured"
         return _escape(f"{UNREAD_RECORDS[kind]}: {failure_summary(message)}")
-    row = table[(table["set"] == set_name) & (table["cache"] == cache) & (table["reader"] == reader)
-                & (table["branch"] == branch)]
-    if len(row) != 1:
+    return _row_cell(summary_row(table, set_name, cache, reader, branch), column)
+
+
+def _row_cell(row: pd.Series | None, column: str) -> str:
+    """One summary row's figure as a table cell, marked when it stayed noisy: a kHz column across the
+    processes with its interval (the value alone from one round), "--" where not measured."""
+    if row is None:
         return "--"
-    row = row.iloc[0]
     if column in RATE_PARTS:  # kHz across the processes, with its interval
         return paper.flagged(_estimate(rate_estimate(row, row["events"] / 1e3, RATE_PARTS[column])), bool(row["noisy"]))
     return paper.flagged(_num(row[column]), bool(row["noisy"]))
@@ -160,7 +163,8 @@ class _SplitRates:
         self.noisy = {r: _rate(table, set_name, "warm", r, branch, "noisy") == 1.0 for r in readers}
 
     def rate(self, reader: str) -> str:
-        return paper.flagged(_num(self.khz[reader]), self.noisy[reader])
+        """`reader`'s reading rate (kHz) across its processes, with its interval."""
+        return _row_cell(summary_row(self.table, self.set_name, "warm", reader, self.branch), "khz_read")
 
     def rounds(self, reader: str) -> dict[Any, float] | None:
         """`reader`'s reading time of one pass in each round (None: it did not read the branch)."""
@@ -424,7 +428,8 @@ def _numpy_macros(goal: dict[str, Any], layout: str) -> dict[str, str]:
     A missed one's gap splits, from the baskets limit, as a product of ratios: the columnar
     reader's time is the baskets' (read, decompressed, checksummed with no per-entry call) plus its
     per-entry calls; RcNumpy<layout>GapState says which factor is larger (perentry or baskets).
-    With the ratio's interval, the baskets' rate over Numpy's and the values per event."""
+    With the ratio's interval, the baskets' rate over Numpy's (paired round by round, with its interval)
+    and the values per event."""
     baskets = goal["baskets_numpy_ratio"]
     if math.isnan(goal["numpy_ratio"]):
         state = paper.NOT_MEASURED
@@ -438,7 +443,7 @@ def _numpy_macros(goal: dict[str, Any], layout: str) -> dict[str, str]:
     interval = goal["numpy"].interval_text() if state in ("met", "inconclusive") else "--"
     return {f"RcNumpy{layout}State": state, f"RcNumpy{layout}GapState": gap,
             f"RcNumpy{layout}Interval": paper.escape(interval),
-            f"RcNumpy{layout}Baskets": rf"\num{{{baskets:.2f}}}" if math.isfinite(baskets) else "--",
+            f"RcNumpy{layout}Baskets": _estimate(goal["baskets_numpy"], 2),  # paired round by round
             f"RcNumpy{layout}PerEvent": (rf"\num{{{goal['per_event']:.1f}}}" if math.isfinite(goal["per_event"])
                                          else "--")}
 
@@ -592,13 +597,17 @@ def macros(params: dict[str, Any], table: pd.DataFrame, rated: pd.DataFrame, unr
         "RcCompiler": paper.escape(compiler),
         # paired round by round, with the 95% interval its verdict comes from
         "RcNumpyRatioAod": _estimate(goal_aod["numpy"], 2), "RcNumpyRatioNano": _estimate(goal_nano["numpy"], 2),
-        "RcNumpyRatioWithOpenAod": n(goal_aod["numpy_ratio_with_open"], 2),
+        "RcNumpyRatioWithOpenAod": _estimate(goal_aod["numpy_with_open"], 2),
         # each layout's state (the section explains the MiniAOD-like one's gap)
         **_numpy_macros(goal_aod, "Aod"), **_numpy_macros(goal_nano, "Nano"),
         **_busy_macros(float(table["load_avg_1min"].mean())),
-        "RcColumnarNsAod": n(goal_aod["columnar_ns_per_item"]), "RcNumpyNsAod": n(goal_aod["numpy_ns_per_item"]),
-        "RcBasketsNsAod": n(goal_aod["baskets_ns_per_item"]), "RcBasketsNsNano": n(goal_nano["baskets_ns_per_item"]),
-        "RcColumnarNsNano": n(goal_nano["columnar_ns_per_item"]),
+        # ns per value across the processes; the per-entry calls' share of the columnar reader's time
+        # paired round by round with the baskets limit; each with its interval
+        **{f"Rc{reader.capitalize()}Ns{name}": _estimate(goal[f"{reader}_ns"])
+           for name, goal in (("Aod", goal_aod), ("Nano", goal_nano)) for reader in ("columnar", "baskets", "numpy")},
+        "RcPerEntryShareAod": _estimate(goal_aod["per_entry"], 2),
+        "RcPerEntryShareNano": _estimate(goal_nano["per_entry"], 2),
+        # the four parts of Figure 6's split (medians)
         "RcPerEntryPercentAod": n(100 * goal_aod["per_entry_share"], 2),
         "RcPerEntryPercentNano": n(100 * goal_nano["per_entry_share"], 2),
         **{f"Rc{part}Percent{name}": n(100 * goal[key], 2)
@@ -606,8 +615,8 @@ def macros(params: dict[str, Any], table: pd.DataFrame, rated: pd.DataFrame, unr
            for part, key in (("Checksum", "checksum_share"), ("Sampling", "sampling_share"),
                              ("Decompress", "baskets_share"))},
         **_own_work_macros(goal_aod, "Aod"), **_own_work_macros(goal_nano, "Nano"),  # the section words each
-        "RcBasketsVsNumpyAod": n(goal_aod["baskets_numpy_ratio"], 2),
-        "RcBasketsVsNumpyNano": n(goal_nano["baskets_numpy_ratio"], 2),
+        "RcBasketsVsNumpyAod": _estimate(goal_aod["baskets_numpy"], 2),  # paired round by round
+        "RcBasketsVsNumpyNano": _estimate(goal_nano["baskets_numpy"], 2),
         "RcFastestCpp": paper.escape(LABELS.get(goal_aod["fastest_cpp"], "none")),
         "RcRrsRatioAod": _estimate(goal_aod["rootreadspeed"], 2),
         "RcFastestCppNano": paper.escape(LABELS.get(goal_nano["fastest_cpp"], "none")),
@@ -696,8 +705,10 @@ def residency_macros(frame: pd.DataFrame) -> dict[str, str]:
 
 def machine_frame(tables: dict[str, pd.DataFrame], aod_set: str, nano_set: str, collection: str) -> pd.DataFrame:
     """Table 1's readers on every machine shown (this one and the archived ones, each from its
-    own `summary`): kHz per process (reading only, warm) of `collection` in the MiniAOD-like and the
-    NanoAOD-like set, two columns per machine; a noisy figure is marked, "--": not measured there."""
+    own `summary`): kHz per process (reading only, warm; rootreadspeed whole passes) of `collection`
+    in the MiniAOD-like and the NanoAOD-like set, across the machine's processes with its interval (the
+    value alone from one round), two columns per machine; a noisy figure is marked, "--": not measured
+    there."""
     present = set().union(*(set(t["reader"]) for t in tables.values()))
     rows = []
     for reader in [r for r in READERS + ("rootreadspeed",) if r in present]:
@@ -705,10 +716,8 @@ def machine_frame(tables: dict[str, pd.DataFrame], aod_set: str, nano_set: str, 
         row = {"reader": LABELS[reader] + (" (with opening)" if reader == "rootreadspeed" else "")}
         for label, table in tables.items():
             for set_name, layout, name in ((aod_set, "aod", "MiniAOD-like"), (nano_set, "nanoaod", "NanoAOD-like")):
-                hit = table[(table["set"] == set_name) & (table["cache"] == "warm") & (table["reader"] == reader)
-                            & (table["branch"] == branch_name(layout, collection))]
-                row[f"{label}: {name}"] = (paper.flagged(_num(hit[column].iloc[0]), bool(hit["noisy"].iloc[0]))
-                                           if len(hit) else "--")
+                row[f"{label}: {name}"] = _row_cell(
+                    summary_row(table, set_name, "warm", reader, branch_name(layout, collection)), column)
         if any(cell != "--" for key, cell in row.items() if key != "reader"):
             rows.append(row)
     return pd.DataFrame(rows)
