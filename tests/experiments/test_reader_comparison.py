@@ -26,6 +26,7 @@ from throughput.report import paper
 from throughput import repeatability
 from throughput.experiments import reader_comparison as rc
 from throughput.inputs import checksums
+from throughput.experiments.reader_comparison import analysis
 from throughput.experiments.reader_comparison.analysis import summary_row
 from throughput.core.intervals import Estimate, Verdict
 
@@ -586,37 +587,28 @@ def test_object_set_is_planned_measured_and_tabled(files, objects, tmp_path):
     assert none["table1_objects"].iloc[0, 0].startswith("not measured")
 
 
-@pytest.mark.parametrize("checksum, numpy_ns, state, own, gap", [
-    (0.1, 8.0, "less", r"\num{15}", r"\num{20}"),  # its own work is less than the gap: the rest is ROOT's
-    (0.2, 9.0, "atleast", r"\num{25}", r"\num{10}"),
-    (0.1, 11.0, "nogap", r"\num{15}", r"\num{-10}"),  # Numpy slower: no gap to close
-    (float("nan"), 8.0, "notsplit", "--", r"\num{20}"),  # no baskets limit measured
-])
-def test_own_work_weighs_the_checksum_and_samples_against_the_gap_to_numpy(checksum, numpy_ns, state, own, gap):
-    """Numpy's time over the columnar reader's 10 ns per value sets the gap (the share of its time Numpy
-    does not spend); its own work is the checksum's share and the rate samples' 5%."""
-    goal = {"checksum_share": checksum, "sampling_share": 0.05, "numpy_ns_per_item": numpy_ns, "columnar_ns_per_item": 10.0}
-    assert rc.report._own_work_macros(goal, "Aod") == {"RcOwnWorkAodState": state, "RcOwnWorkAodPercent": own,
-                                                        "RcOwnWorkAodGapPercent": gap}
-
-
 def test_numpy_verdict_splits_the_gap_by_the_baskets_limit():
     goal = {"numpy_ratio": 0.5, "numpy_verdict": Verdict.MISSED, "per_event": 16.0}
     # the baskets reach 0.9 of Numpy, the per-entry calls take 45% of the columnar reader's time
     # the baskets' rate over Numpy's, paired round by round: from one round, no interval
     paired = lambda value: {"baskets_numpy_ratio": value, "baskets_numpy": Estimate(value, math.nan, math.nan, 1)}  # noqa: E731
-    calls = rc.report._numpy_macros({**goal, **paired(0.9), "per_entry_share": 0.45}, "Aod")
+    # the per-entry calls' share: its whole interval above one half, below it, or holding it
+    calls = rc.report._numpy_macros({**goal, **paired(0.9), "per_entry": Estimate(0.6, 0.55, 0.65, 3)}, "Aod")
     assert calls["RcNumpyAodState"] == "missed" and calls["RcNumpyAodGapState"] == "perentry"
-    baskets = rc.report._numpy_macros({**goal, **paired(0.55), "per_entry_share": 0.1}, "Nano")
+    baskets = rc.report._numpy_macros({**goal, **paired(0.55), "per_entry": Estimate(0.1, 0.05, 0.15, 3)}, "Nano")
     assert baskets["RcNumpyNanoState"] == "missed" and baskets["RcNumpyNanoGapState"] == "baskets"
     assert baskets["RcNumpyNanoBaskets"] == r"\num{0.55}" and baskets["RcNumpyNanoPerEvent"] == r"\num{16.0}"
     assert rc.report._busy_macros(2.0) == {"RcNumpyBusyState": "busy", "RcNumpyMeanLoad": r"\num{2.0}"}
     assert rc.report._busy_macros(0.2)["RcNumpyBusyState"] == "quiet"
+    open_share = rc.report._numpy_macros({**goal, **paired(0.9), "per_entry": Estimate(0.6, 0.4, 0.8, 3)}, "Aod")
+    assert open_share["RcNumpyAodGapState"] == "notseparated"
+    one_round = rc.report._numpy_macros({**goal, **paired(0.9), "per_entry": Estimate(0.9, math.nan, math.nan, 1)}, "Aod")
+    assert one_round["RcNumpyAodGapState"] == "notseparated"  # no interval: not decided on the value alone
     unsplit = rc.report._numpy_macros({**goal, "baskets_numpy_ratio": float("nan"), "baskets_numpy": intervals.UNKNOWN,
-                                       "per_entry_share": float("nan")}, "Aod")
+                                       "per_entry": intervals.UNKNOWN}, "Aod")
     assert unsplit["RcNumpyAodState"] == "missednosplit"
     met = {**goal, "numpy_ratio": 0.97, "numpy": Estimate(0.97, 0.96, 0.98, 5), "numpy_verdict": Verdict.MET,
-           **paired(0.99), "per_entry_share": 0.1}
+           **paired(0.99), "per_entry": Estimate(0.1, 0.05, 0.15, 5)}
     assert rc.report._numpy_macros(met, "Aod")["RcNumpyAodState"] == "met"
     assert rc.report._numpy_macros(met, "Aod")["RcNumpyAodInterval"] == r"95\% interval 0.96 to 0.98"
     # an interval that holds the target: neither reached nor missed, whatever the ratio's value
@@ -690,6 +682,115 @@ def test_the_limits_figures_pair_their_readers_round_by_round(rounds):
         assert paper.estimate(share, 2) == paper.number(1 - kept[0], 2)
     else:
         assert r"$\pm$" in paper.estimate(share, 2) and r"$\pm$" in paper.estimate(goal["columnar_ns"])
+
+
+# per-round reading times (s) of the columnar reader, the baskets limit and Numpy
+GAP_CASES = {
+    "perentry": ([2.0, 2.1, 1.95], [0.6, 0.65, 0.58], [0.5, 0.52, 0.49]),
+    "baskets": ([2.0, 2.1, 1.95], [1.6, 1.7, 1.55], [0.5, 0.52, 0.49]),
+    "notseparated": ([2.0, 2.1, 1.95], [0.6, 1.6, 1.0], [0.5, 0.52, 0.49]),
+}
+
+
+@pytest.mark.parametrize("state", list(GAP_CASES) + ["oneround"])
+def test_the_gap_to_numpy_is_split_by_the_interval_of_the_per_entry_share(state):
+    """Most of the columnar reader's time is its per-entry calls where their share's whole interval (paired
+    round by round, recomputed here) lies above one half, the baskets where below, not separated where it
+    holds one half; each state built from per-round times (from one round the target is not decided)."""
+    columnar, baskets, numpy = GAP_CASES["perentry" if state == "oneround" else state]
+    rounds = 1 if state == "oneround" else 3
+    reads = {"columnar": columnar[:rounds], "baskets": baskets[:rounds], "numpy": numpy[:rounds]}
+    table = _synthetic_summary({("nanoaod/ZLIB", r, "Jet_pt"): t for r, t in reads.items()})
+    goal = rc.targets(table, "nanoaod/ZLIB", "Jet_pt")
+    macros = rc.report._numpy_macros(goal, "Nano")
+    if rounds == 1:  # no interval: the target itself is not decided, nor the gap split
+        assert (macros["RcNumpyNanoState"], macros["RcNumpyNanoGapState"]) == ("inconclusive", "notmeasured")
+        return
+    assert macros["RcNumpyNanoState"] == "missed"  # Numpy about four times faster
+    extra = (400 - 10) * 1e-4  # the rate samples the columnar reader takes beyond the limit's
+    kept = _t_interval([math.log((b + extra) / c) for b, c in zip(reads["baskets"], reads["columnar"])])
+    low, high = 1 - kept[2], 1 - kept[1]
+    expected = "perentry" if low >= 0.5 else "baskets" if high < 0.5 else "notseparated"
+    assert expected == state
+    assert macros["RcNumpyNanoGapState"] == expected
+
+
+# per-round reading times of the columnar reader and Numpy, against an own work of about 2.8% (the
+# synthetic limit's checksum, 1% of its time, and 400 rate samples of 0.1 ms)
+OWN_CASES = {
+    "less": [1.0, 1.08, 0.97],  # Numpy twice as fast: a gap of about half the columnar reader's time
+    "atleast": [1.96, 2.07, 1.92],  # about 1.5%, all of its interval below the own work
+    "notseparated": [1.94, 2.09, 1.85],  # an interval from below to above the own work
+    "nogap": [2.2, 2.3, 2.2],  # Numpy slower in every round
+}
+
+
+@pytest.mark.parametrize("state", list(OWN_CASES) + ["oneround"])
+def test_own_work_weighs_the_checksum_and_samples_against_the_gap_to_numpy(state):
+    """The gap (one less Numpy's time over the columnar reader's, paired round by round) with its interval,
+    recomputed here; its own work (from the medians: no interval) less than it, at least it or not separated
+    from it by its whole interval; each state built from per-round times."""
+    columnar, baskets = [2.0, 2.1, 1.95], [1.6, 1.7, 1.55]
+    numpy = OWN_CASES["less" if state == "oneround" else state]
+    rounds = 1 if state == "oneround" else 3
+    reads = {"columnar": columnar[:rounds], "baskets": baskets[:rounds], "numpy": numpy[:rounds]}
+    table = _synthetic_summary({("aod/ZLIB", r, "Jet_pt"): t for r, t in reads.items()})
+    goal = rc.targets(table, "aod/ZLIB", "Jet_pt")
+    macros = rc.report._own_work_macros(goal, "Aod")
+    own = goal["checksum_share"] + goal["sampling_share"]
+    assert 0.02 < own < 0.035 and macros["RcOwnWorkAodPercent"] == paper.number(100 * own, 2)
+    kept = _t_interval([math.log(n / c) for n, c in zip(reads["numpy"], reads["columnar"])])
+    gap, low, high = 1 - kept[0], 1 - kept[2], 1 - kept[1]
+    if rounds == 1:
+        assert macros["RcOwnWorkAodGapPercent"] == paper.number(100 * gap, 2) + r"\%"
+        assert macros["RcOwnWorkAodState"] == "notseparated"  # no interval: not decided on the value alone
+        return
+    assert macros["RcOwnWorkAodGapPercent"] == (paper.number(100 * gap, 2) + rf"\% (95\% interval "
+                                                rf"{paper.number(100 * low, 2)} to {paper.number(100 * high, 2)}\%)")
+    expected = ("nogap" if high <= 0 else "less" if own < low else "atleast" if own >= high else "notseparated")
+    assert expected == state and macros["RcOwnWorkAodState"] == state
+    unsplit = rc.report._own_work_macros({**goal, "checksum_share": math.nan}, "Aod")
+    assert unsplit["RcOwnWorkAodState"] == "notsplit" and unsplit["RcOwnWorkAodPercent"] == "--"
+
+
+@pytest.mark.parametrize("rounds", [3, 1])
+def test_draw_on_muons_against_the_other_particle_types_is_paired_round_by_round(rounds):
+    """TTree::Draw's muon rate over that round's median of the other types' rates, across the rounds with
+    its interval (recomputed here); from one round, the value alone; nothing without the muons."""
+    times = {"Muon": [4.0, 4.6, 3.9], "Jet": [1.0, 1.2, 0.95], "Electron": [2.0, 2.1, 1.9], "Photon": [1.5, 1.4, 1.6]}
+    table = _synthetic_summary({("aod/ZLIB", "draw", rc.branch_name("aod", c)): t[:rounds] for c, t in times.items()})
+    ratio = analysis.draw_muon_ratio(table, "aod/ZLIB", "aod")
+    # rates are events over time: the muons' rate over the others' median is that median time over the muons'
+    expected = _t_interval([math.log(float(np.median([times[c][r] for c in ("Jet", "Electron", "Photon")]))
+                                     / times["Muon"][r]) for r in range(rounds)])
+    assert (ratio.value, ratio.low, ratio.high) == pytest.approx(expected, nan_ok=True)
+    assert ratio.processes == rounds
+    assert paper.estimate(ratio, 2) == paper.with_interval(*expected, 2)
+    no_muon = _synthetic_summary({("aod/ZLIB", "draw", rc.branch_name("aod", "Jet")): [1.0]})
+    assert not math.isfinite(analysis.draw_muon_ratio(no_muon, "aod/ZLIB", "aod").value)
+
+
+@pytest.mark.parametrize("rounds", [3, 1])
+def test_a_warm_up_factor_is_the_first_pass_over_the_timed_ones_within_each_process(rounds):
+    """In each process (round) the warm-up pass's reading time over the median of its two timed passes', then
+    across the processes with its interval (recomputed here); the value alone from one process; nothing
+    where no warm-up pass was timed."""
+    first = [3.0, 2.5, 3.4]
+    timed = [(1.0, 1.1), (0.9, 1.0), (1.2, 1.0)]
+    rows = []
+    for r in range(rounds):
+        for rep, read in [(-1, first[r]), (0, timed[r][0]), (1, timed[r][1])]:
+            rows.append({"record": "timing", "set": "aod/ZLIB", "branch": "Jet_pt", "cache": "warm",
+                         "reader": "laurelin", "round": r, "rep": rep, "warmup": rep < 0,
+                         "wall_s": 1.25 * read, "open_s": 0.25 * read})
+    frame = pd.DataFrame(rows)
+    factor = analysis.warmup_factor(frame, "aod/ZLIB", "Jet_pt", "laurelin")
+    expected = _t_interval([math.log(first[r] / float(np.median(timed[r]))) for r in range(rounds)])
+    assert (factor.value, factor.low, factor.high) == pytest.approx(expected, nan_ok=True)
+    assert factor.processes == rounds
+    no_warm_up = frame[~frame["warmup"]]
+    assert not math.isfinite(analysis.warmup_factor(no_warm_up, "aod/ZLIB", "Jet_pt", "laurelin").value)
+    assert not math.isfinite(analysis.warmup_factor(frame, "aod/ZLIB", "Jet_pt", "root4j").value)
 
 
 def test_the_machine_and_object_split_tables_print_each_rate_with_its_interval():
@@ -963,7 +1064,8 @@ def test_measure_summarize_and_tables(files, tmp_path):
     assert numbers["RcNumpyRatioWithOpenAod"] == paper.estimate(aod_goal["numpy_with_open"], 2)
     assert numbers["RcNumpyNsAod"] == paper.estimate(aod_goal["numpy_ns"])
     # each layout's own work against its gap (the section explains the MiniAOD-like one's)
-    assert {numbers["RcOwnWorkAodState"], numbers["RcOwnWorkNanoState"]} <= {"nogap", "less", "atleast"}
+    assert {numbers["RcOwnWorkAodState"], numbers["RcOwnWorkNanoState"]} <= {"nogap", "less", "atleast",
+                                                                              "notseparated"}
     own = 100 * (goal["checksum_share"] + goal["sampling_share"])  # the NanoAOD-like goal, the loop's last
     assert numbers["RcOwnWorkNanoPercent"] == paper.number(own, 2)
     # the baskets limit alone times its checksum, inside its reading time; every C++ pass

@@ -405,9 +405,9 @@ WORDED = {
     # reader_comparison.report._numpy_macros, per layout; the MiniAOD-like one's gap and the load beside it
     "RcNumpyAod": {"met", "missed", "missednosplit", "inconclusive", "notmeasured"},
     "RcNumpyNano": {"met", "missed", "missednosplit", "inconclusive", "notmeasured"},
-    "RcNumpyAodGap": {"perentry", "baskets"}, "RcNumpyBusy": {"busy", "quiet"},
-    "RcOwnWorkAod": {"notsplit", "nogap", "less", "atleast"},  # reader_comparison.report._own_work_macros
-    "RcOwnWorkNano": {"notsplit", "nogap", "less", "atleast"},
+    "RcNumpyAodGap": {"perentry", "baskets", "notseparated"}, "RcNumpyBusy": {"busy", "quiet"},
+    "RcOwnWorkAod": {"notsplit", "nogap", "less", "atleast", "notseparated"},  # reader_comparison.report._own_work_macros
+    "RcOwnWorkNano": {"notsplit", "nogap", "less", "atleast", "notseparated"},
     # reader_comparison.report._rootreadspeed_macros: which verdicts the layouts had
     "RcRrs": {"notmeasured", "met", "open", "metopen", "slower", "slowermet", "sloweropen", "slowermetopen"},
     "WrtThan": {"higher", "lower", "notseparated", "notmeasured"},  # writing.report._than: every Wrt...Than...State

@@ -16,7 +16,7 @@ from ...core import intervals
 from ...inputs import references
 from ...core.intervals import Estimate
 from .inputs import collection_attributes
-from .vocabulary import (LAYOUTS, NUMPY_TARGET, TIMELINE_READERS, TREE_CPP_METHODS, branch_name, collection_of,
+from .vocabulary import (COLLECTIONS, LAYOUTS, NUMPY_TARGET, TIMELINE_READERS, TREE_CPP_METHODS, branch_name, collection_of,
                          set_tree, tree_name)
 
 # --- validation ----------------------------------------------------------------------------------
@@ -430,10 +430,43 @@ def collection_shapes(inputs: dict[str, dict[str, Any]], agreed: pd.DataFrame, s
     return pd.DataFrame(rows).set_index("collection")
 
 
-def warmup_factor(line: pd.DataFrame, reader: str) -> float:
-    """Median ns per value in the warm-up pass over that in the last pass (JIT and warm-up)."""
-    part = line[line["reader"] == reader]
-    if part.empty or not part["warmup"].any():
-        return float("nan")
-    last = part["rep"].max()
-    return float(part[part["warmup"]]["ns_per_item"].median() / part[part["rep"] == last]["ns_per_item"].median())
+def warmup_factor(frame: pd.DataFrame, set_name: str, branch: str, reader: str) -> Estimate:
+    """How many times slower `reader`'s first (warm-up) pass over `branch` of `set_name` is than its timed
+    passes (JIT and warm-up), warm cache: in each process (round) the first pass's reading time over the
+    median of its timed passes' (the same values), then across the processes (geometric mean and its
+    interval; from one process, the value alone); UNKNOWN where no process timed a warm-up pass."""
+    need = {"record", "set", "branch", "cache", "reader", "round", "rep", "warmup", "wall_s"}
+    if not need <= set(frame.columns):
+        return intervals.UNKNOWN
+    passes = frame[(frame["record"] == "timing") & (frame["set"] == set_name) & (frame["branch"] == branch)
+                   & (frame["cache"] == "warm") & (frame["reader"] == reader)]
+    passes = passes.assign(read=reading_time(passes), first=passes["warmup"].astype(bool))
+    factors = []
+    for _, process in passes.groupby("round", sort=True):
+        warm_up, timed = process[process["first"]], process[~process["first"]]
+        if len(warm_up) and len(timed):
+            factors.append(float(warm_up.sort_values("rep")["read"].iloc[0] / timed["read"].median()))
+    return intervals.across_timed(factors)
+
+
+def draw_muon_ratio(table: pd.DataFrame, set_name: str, layout: str) -> Estimate:
+    """TTree::Draw's reading rate (events/s) on the muons over the median of its rates on the other
+    particle types, warm cache: all read in the same processes (rounds), so per round the muons' rate
+    over that round's median of the others', then across the rounds (geometric mean and its interval;
+    from one round, the value alone); UNKNOWN where the muons or every other type went unmeasured."""
+    rows = {c: summary_row(table, set_name, "warm", "draw", branch_name(layout, c)) for c in COLLECTIONS}
+    muon = rows.pop("Muon", None)
+    others = [row for row in rows.values() if row is not None]
+    if muon is None or not others:
+        return intervals.UNKNOWN
+
+    def rate(row: pd.Series, round_index: Any) -> float:
+        seconds = row["read_by_round"].get(round_index, math.nan)
+        return row["events"] / seconds if seconds > 0 else math.nan
+
+    ratios = []
+    for round_index in muon["read_by_round"]:
+        other = [r for r in (rate(row, round_index) for row in others) if math.isfinite(r)]
+        if other:
+            ratios.append(rate(muon, round_index) / float(np.median(other)))
+    return intervals.across_timed(ratios)

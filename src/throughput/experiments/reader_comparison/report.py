@@ -18,7 +18,8 @@ from ...report import noise_sentences, paper
 from ...core.intervals import Estimate, Verdict
 from ...machines.tables import archived_sentence
 from .analysis import (UNREAD_RECORDS, _rate, cold_over_warm, collection_shapes, opening_ms, rank_correlation,
-                       rate_estimate, summary_row, targets, warm_paired_ratio, warmup_factor, whole_pass_khz)
+                       rate_estimate, summary_row, targets, warm_paired_ratio, warmup_factor, whole_pass_khz,
+                       draw_muon_ratio)
 from ...inputs.datasets import EMPTY_PRODUCT_BRANCH
 from .inputs import collection_attributes, tree_compression_factor
 from .processes import ROOT4J_COMMIT
@@ -403,22 +404,42 @@ def plot_time_split(ax, goals: dict[str, dict[str, Any]]) -> None:
 
 
 def _own_work_macros(goal: dict[str, Any], layout: str) -> dict[str, str]:
-    """What of the columnar reader's time is its own work (the checksum and the rate samples)
-    against the gap to the Numpy baseline (the share of its time Numpy does not spend): removing
-    its own work can close at most that much. RcOwnWork<layout>State (the section words each):
-    notsplit (no baskets limit measured), nogap (the reader does not trail Numpy), less (its own
-    work is less than the gap) or atleast; with both shares in percent."""
+    """What of the columnar reader's time is its own work (the checksum and the rate samples, from
+    the medians of the passes: no interval) against the gap to the Numpy baseline (the share of its
+    time Numpy does not spend: one less Numpy's time over its own, paired round by round, with its
+    interval): removing its own work can close at most that much. RcOwnWork<layout>State (the section
+    words each): notsplit (no baskets limit measured), nogap (Numpy not measured, or the gap's whole
+    interval at or below zero), less (its own work below the gap's whole interval), atleast (at or
+    above it) or notseparated (inside it, or one round gave no interval); with both shares in percent."""
     own = goal["checksum_share"] + goal["sampling_share"]
-    gap = 1 - goal["numpy_ns_per_item"] / goal["columnar_ns_per_item"]
+    ratio = goal["numpy"]  # the columnar reader's rate over Numpy's = Numpy's time over its own
+    gap = Estimate(1 - ratio.value, 1 - ratio.high, 1 - ratio.low, ratio.processes)
     if math.isnan(own):
         state = "notsplit"
-    elif math.isnan(gap) or gap <= 0:
+    elif math.isnan(gap.value) or (gap.known and gap.high <= 0):
         state = "nogap"
+    elif gap.known and own < gap.low:
+        state = "less"
+    elif gap.known and own >= gap.high:
+        state = "atleast"
     else:
-        state = "less" if own < gap else "atleast"
+        state = "notseparated"
     return {f"RcOwnWork{layout}State": state,
             f"RcOwnWork{layout}Percent": paper.number(100 * own, 2) if math.isfinite(own) else "--",
-            f"RcOwnWork{layout}GapPercent": paper.number(100 * gap, 2) if math.isfinite(gap) else "--"}
+            f"RcOwnWork{layout}GapPercent": _percent_with_bounds(gap)}
+
+
+def _percent_with_bounds(share: Estimate, digits: int = 2) -> str:
+    """A share that may be near zero or below it (a difference of two times) in percent, with its
+    interval as its two bounds (a relative plus-or-minus means nothing near zero): "20% (95% interval
+    18 to 22%)", the value alone where one round gave no interval, "--" where not measured."""
+    if not math.isfinite(share.value):
+        return "--"
+    value = paper.number(100 * share.value, digits) + r"\%"
+    if not share.known:
+        return value
+    low, high = (paper.number(100 * bound, digits) for bound in (share.low, share.high))
+    return value + rf" ({100 * intervals.CONFIDENCE:.0f}\% interval {low} to {high}\%)"
 
 
 def _numpy_macros(goal: dict[str, Any], layout: str) -> dict[str, str]:
@@ -427,7 +448,10 @@ def _numpy_macros(goal: dict[str, Any], layout: str) -> dict[str, str]:
     missed, or missednosplit (missed, with no baskets limit measured beside it to split the gap).
     A missed one's gap splits, from the baskets limit, as a product of ratios: the columnar
     reader's time is the baskets' (read, decompressed, checksummed with no per-entry call) plus its
-    per-entry calls; RcNumpy<layout>GapState says which factor is larger (perentry or baskets).
+    per-entry calls; RcNumpy<layout>GapState says which takes most of the columnar reader's time,
+    by the per-entry calls' share paired round by round (analysis.per_entry_share): perentry where its
+    whole interval is at or above one half, baskets where below, notseparated where the interval holds
+    one half (or one round gave none).
     With the ratio's interval, the baskets' rate over Numpy's (paired round by round, with its interval)
     and the values per event."""
     baskets = goal["baskets_numpy_ratio"]
@@ -438,8 +462,9 @@ def _numpy_macros(goal: dict[str, Any], layout: str) -> dict[str, str]:
     else:
         state = "missednosplit" if math.isnan(baskets) else "missed"
     gap = paper.NOT_MEASURED
-    if state == "missed":  # columnar time / Numpy's = (columnar / baskets) x (baskets / Numpy)
-        gap = "perentry" if baskets / (1 - goal["per_entry_share"]) >= 1 else "baskets"
+    if state == "missed":  # by the interval of the per-entry calls' share, never its value alone
+        gap = {Verdict.MET: "perentry", Verdict.MISSED: "baskets"}.get(intervals.at_least(goal["per_entry"], 0.5),
+                                                                         "notseparated")
     interval = goal["numpy"].interval_text() if state in ("met", "inconclusive") else "--"
     return {f"RcNumpy{layout}State": state, f"RcNumpy{layout}GapState": gap,
             f"RcNumpy{layout}Interval": paper.escape(interval),
@@ -525,12 +550,14 @@ def macros(params: dict[str, Any], table: pd.DataFrame, rated: pd.DataFrame, unr
         ratio = warm_paired_ratio(table, aod, branch("aod"), reader, "columnar")
         return _estimate(ratio.inverted() if slower and ratio.processes else ratio, digits)
 
+    def warmup(reader: str) -> str:
+        """`reader`'s first pass over its timed ones on the timeline's branch, within each process, across
+        the processes with its interval."""
+        return _estimate(warmup_factor(frame, aod, branch("aod"), reader), 2)
+
     def open_ms(set_name, reader):
         return _estimate(opening_ms(table, set_name, reader))
 
-    draw = {c: _rate(table, aod, "warm", "draw", branch_name("aod", c), "khz_read") for c in COLLECTIONS}
-    others = [v for c, v in draw.items() if c != "Muon" and not math.isnan(v)]
-    draw_muon = draw["Muon"] / float(np.median(others)) if others else float("nan")
     cold_ratio = cold_over_warm(table, nano, "columnar", branch("nanoaod"))
     cannot = unreadable[(unreadable["reader"] == "laurelin") & (unreadable["record"] == "cannot_read")]
     cannot_list = [("uncompressed" if c == "none" else f"{c}-compressed")
@@ -626,7 +653,8 @@ def macros(params: dict[str, Any], table: pd.DataFrame, rated: pd.DataFrame, unr
         "RcUprootVsCpp": times("uproot", slower=True),
         "RcCmsswVsColumnar": times("cmssw", slower=True, digits=3),
         "RcDrawVsColumnar": times("draw", slower=True),
-        "RcDrawMuon": n(draw_muon, 2),
+        # the muons' rate over the others' median, round by round, with its interval
+        "RcDrawMuon": _estimate(draw_muon_ratio(table, aod, "aod"), 2),
         "RcRdfVsColumnar": times("rdataframe", slower=True),
         "RcRntupleVsColumnar": times("rntuple"),
         "RcBulkVsColumnar": times("bulk"),
@@ -638,13 +666,13 @@ def macros(params: dict[str, Any], table: pd.DataFrame, rated: pd.DataFrame, unr
                                              else "none in this run"),
         "RcLaurelinExcept": paper.escape(f" except for {' and '.join(cannot_list)} files" if cannot_list
                                          else " in every compression of this run"),
-        "RcJavaWarmup": n(warmup_factor(line, "laurelin"), 2),
+        "RcJavaWarmup": warmup("laurelin"),
         "RcRootFourJVsCpp": times("root4j", slower=True),
-        "RcRootFourJWarmup": n(warmup_factor(line, "root4j"), 2),
+        "RcRootFourJWarmup": warmup("root4j"),
         "RcOpenRootFourJMs": open_ms(nano, "root4j"),
         "RcRootFourJOutcome": paper.escape(_outcome("root4j", table, unreadable)),
         "RcRootFourJCommit": paper.escape(ROOT4J_COMMIT[:7]),
-        "RcCppWarmup": n(warmup_factor(line, "columnar"), 2),
+        "RcCppWarmup": warmup("columnar"),
         **residency_macros(frame),
         **noise_sentences.paper_macros("Rc", frame, noise_settings, section="reader_comparison"),
         "RcMachinesSentence": paper.escape(archived_sentence(archived, "reader_comparison")),
