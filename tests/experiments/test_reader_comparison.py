@@ -569,8 +569,7 @@ def test_object_set_is_planned_measured_and_tabled(files, objects, tmp_path):
     assert 0 < share.value < 1 and split.loc["jet", "floor share"] == paper.estimate(share)
     assert split.loc["empty product", "objects"].startswith(r"\num{") and split.loc["empty product", "seed"] == "--"
     assert split.loc["jet", "baskets only"].startswith(r"\num{")  # the member's baskets decompressed alone
-    numbers = rc.macros({**params, "compression": "ZLIB"}, table, rc.ratios(table), unreadable, inputs,
-                        rc.timeline(frame, "aod_objects/ZLIB", "Jet.pt"), "test compiler",
+    numbers = rc.macros({**params, "compression": "ZLIB"}, table, rc.ratios(table), unreadable, inputs, "test compiler",
                         frame=frame, noise_settings=noise.Settings(), archived=[])
     assert numbers["RcObjectEvents"] == r"\num{150}" and numbers["RcObjectBulkOutcome"].startswith("was refused")
     floor_us = intervals.across_timed(rounds["Empty.pt"].values()).scaled(1e6 / 150)
@@ -1002,7 +1001,7 @@ def test_measure_summarize_and_tables(files, tmp_path):
     assert "cold kHz" in rc.cold_frame(table, ["aod/ZLIB"], "Jet").columns
     line = rc.timeline(frame, "aod/ZLIB", "Jet_pt")
     assert set(line["reader"]) == {"columnar"} and (line["ns_per_item"] > 0).all()
-    numbers = rc.macros(params, table, rated, unreadable, inputs, line, "test compiler",
+    numbers = rc.macros(params, table, rated, unreadable, inputs, "test compiler",
                         frame=frame, noise_settings=settings, archived=[])
     assert numbers["RcAodEvents"] == r"\num{150}" and numbers["RcNanoEvents"] == r"\num{300}"
     # the whole of macros.tex from the package: the noise control and the warm passes' residency

@@ -532,7 +532,7 @@ def _outcome(reader: str, table: pd.DataFrame, unreadable: pd.DataFrame) -> str:
 
 
 def macros(params: dict[str, Any], table: pd.DataFrame, rated: pd.DataFrame, unreadable: pd.DataFrame,
-           inputs: dict[str, dict[str, Any]], line: pd.DataFrame, compiler: str, *, frame: pd.DataFrame,
+           inputs: dict[str, dict[str, Any]], compiler: str, *, frame: pd.DataFrame,
            noise_settings: Any, archived: list[Any]) -> dict[str, str]:
     """Every number and sentence the paper section quotes, named Rc...; measured, never typed: the
     runs' numbers, the warm passes' page-cache residency and the noise control (both from the
