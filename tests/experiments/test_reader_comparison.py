@@ -1055,9 +1055,14 @@ def test_measure_summarize_and_tables(files, tmp_path):
         # the figures of the limit's sentence, each with its interval from the two rounds (recomputed from
         # synthetic rounds in test_the_limits_figures_pair_their_readers_round_by_round)
         for macro, figure, digits in (("ColumnarNs", "columnar_ns", 3), ("BasketsNs", "baskets_ns", 3),
-                                      ("PerEntryShare", "per_entry", 2), ("BasketsVsNumpy", "baskets_numpy", 2)):
+                                      ("BasketsVsNumpy", "baskets_numpy", 2)):
             assert numbers[f"Rc{macro}{name}"] == paper.estimate(goal[figure], digits)
             assert goal[figure].processes == 2 and r"$\pm$" in numbers[f"Rc{macro}{name}"]
+        # the per-entry share may lie near zero: printed in percent with its two bounds
+        share = goal["per_entry"]
+        assert share.processes == 2 and numbers[f"RcPerEntryShare{name}"] == (
+            rf"{paper.number(100 * share.value, 2)}\% (95\% interval {paper.number(100 * share.low, 2)} to "
+            rf"{paper.number(100 * share.high, 2)}\%)")
         assert numbers[f"RcNumpy{name}Baskets"] == numbers[f"RcBasketsVsNumpy{name}"]
     aod_goal = rc.targets(table, "aod/ZLIB", "Jet_pt")
     assert numbers["RcNumpyRatioWithOpenAod"] == paper.estimate(aod_goal["numpy_with_open"], 2)

@@ -632,8 +632,9 @@ def macros(params: dict[str, Any], table: pd.DataFrame, rated: pd.DataFrame, unr
         # paired round by round with the baskets limit; each with its interval
         **{f"Rc{reader.capitalize()}Ns{name}": _estimate(goal[f"{reader}_ns"])
            for name, goal in (("Aod", goal_aod), ("Nano", goal_nano)) for reader in ("columnar", "baskets", "numpy")},
-        "RcPerEntryShareAod": _estimate(goal_aod["per_entry"], 2),
-        "RcPerEntryShareNano": _estimate(goal_nano["per_entry"], 2),
+        # a share that may lie near zero: its two bounds, not a relative plus-or-minus
+        "RcPerEntryShareAod": _percent_with_bounds(goal_aod["per_entry"]),
+        "RcPerEntryShareNano": _percent_with_bounds(goal_nano["per_entry"]),
         # the four parts of Figure 6's split (medians)
         "RcPerEntryPercentAod": n(100 * goal_aod["per_entry_share"], 2),
         "RcPerEntryPercentNano": n(100 * goal_nano["per_entry_share"], 2),
