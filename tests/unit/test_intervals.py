@@ -175,3 +175,9 @@ def test_mean_across_is_the_arithmetic_mean_with_a_t_interval_and_takes_negative
     assert not intervals.mean_across([3.0]).known
     with pytest.raises(ValueError, match="finite"):
         intervals.mean_across([1.0, float("nan")])
+
+
+def test_one_less_swaps_the_bounds():
+    share = intervals.Estimate(0.25, 0.2, 0.3, 4).one_less()
+    assert (share.value, share.low, share.high, share.processes) == pytest.approx((0.75, 0.7, 0.8, 4))
+    assert not intervals.UNKNOWN.one_less().known

@@ -66,6 +66,10 @@ class Estimate:
         """`numerator` over the estimate (a rate from a time): the bounds swap."""
         return Estimate(numerator / self.value, numerator / self.high, numerator / self.low, self.processes)
 
+    def one_less(self) -> "Estimate":
+        """One minus the estimate (a share from a ratio of two times): the bounds swap."""
+        return Estimate(1 - self.value, 1 - self.high, 1 - self.low, self.processes)
+
 
 # No figure: nothing was measured, or no process gave a value.
 UNKNOWN = Estimate(math.nan, math.nan, math.nan, 0)

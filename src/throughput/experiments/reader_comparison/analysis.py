@@ -383,7 +383,7 @@ def per_entry_share(table: pd.DataFrame, set_name: str, branch: str) -> Estimate
     extra_s = _extra_sampling_ns(table, set_name, branch) * columnar["items"] / 1e9
     ratio = intervals.paired_by_round({r: t + extra_s for r, t in limit["read_by_round"].items()},
                                       columnar["read_by_round"])
-    return Estimate(1 - ratio.value, 1 - ratio.high, 1 - ratio.low, ratio.processes)
+    return ratio.one_less()
 
 
 def ns_per_value(row: pd.Series | None) -> Estimate:

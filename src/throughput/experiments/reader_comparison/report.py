@@ -412,8 +412,7 @@ def _own_work_macros(goal: dict[str, Any], layout: str) -> dict[str, str]:
     interval at or below zero), less (its own work below the gap's whole interval), atleast (at or
     above it) or notseparated (inside it, or one round gave no interval); with both shares in percent."""
     own = goal["checksum_share"] + goal["sampling_share"]
-    ratio = goal["numpy"]  # the columnar reader's rate over Numpy's = Numpy's time over its own
-    gap = Estimate(1 - ratio.value, 1 - ratio.high, 1 - ratio.low, ratio.processes)
+    gap = goal["numpy"].one_less()  # the columnar reader's rate over Numpy's = Numpy's time over its own
     if math.isnan(own):
         state = "notsplit"
     elif math.isnan(gap.value) or (gap.known and gap.high <= 0):
