@@ -172,6 +172,9 @@ def test_an_archived_gpu_machine_is_given_in_full_with_its_own_verdicts():
     assert macros["GpubArchivedState"] == "some" and macros["GpubArchivedList"] == r"\gpubon{ArchA} \gpubon{ArchB}"
     assert (macros["GpubArchALabel"], macros["GpubArchADevice"], macros["GpubArchBLabel"]) == ("node-a", "Test GPU",
                                                                                              "node-b")
+    # what its runs measured, read from them (two timed passes, each its own round here)
+    assert (macros["GpubArchARounds"], macros["GpubArchATypes"]) == ("2", "float32")
+    assert macros["GpubArchAMethods"] == paper.escape("CUDA C++, CuPy, numba")
     # two processes per case: 0.93 of 5 GB/s, but an interval too wide to place it above the 85% target
     # (the old sentence's "cannot tell whether the target is met" read as met to a substring check)
     assert (macros["GpubArchATargetState"], macros["GpubArchATargetNominal"]) == ("inconclusive", "5")

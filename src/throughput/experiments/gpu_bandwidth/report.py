@@ -312,6 +312,13 @@ def l2_macros(fit: dict[str, Any]) -> dict[str, str]:
             "GpubLTwoMiB": paper.number(fit["l2_mib"]) if known else "n/a"}
 
 
+def _measured_with(table: pd.DataFrame) -> dict[str, str]:
+    """What an archived machine's runs measured, read from them (its configuration may be smaller
+    than this one's, e.g. a lease-sized one): Rounds (the most processes of a run), Types and Methods."""
+    return {"Rounds": str(int(table["processes"].max())), "Types": ", ".join(sorted(table["dtype"].unique())),
+            "Methods": ", ".join(dict.fromkeys(table["method"]))}
+
+
 def archived_macros(archived: dict[str, tuple[pd.DataFrame, GpuStatus]], dtypes: list[str]) -> dict[str, str]:
     """The target and the explode/combine verdict on each archived machine with a GPU, each
     from its own runs against its own device (this machine's are the paper's above): per
@@ -322,7 +329,7 @@ def archived_macros(archived: dict[str, tuple[pd.DataFrame, GpuStatus]], dtypes:
     values: dict[str, str] = {"GpubArchivedState": "some" if gpu else "none", "GpubArchivedList": ""}
     for index, (label, (table, status)) in enumerate(gpu.items()):
         machine = f"Arch{_letters(index)}"
-        values.update(_macros(machine, {"Label": label, "Device": status.device["name"]}))
+        values.update(_macros(machine, {"Label": label, "Device": status.device["name"], **_measured_with(table)}))
         values.update(target_macros(targets(table, status, dtypes), machine))
         values.update(jagged_macros(jagged_table(table), machine))
     values["GpubArchivedList"] = " ".join(rf"\gpubon{{Arch{_letters(index)}}}" for index in range(len(gpu)))
