@@ -859,6 +859,26 @@ def test_the_throttled_fit_uses_every_process_count_and_is_judged_against_the_th
     assert rdf.rate_summary(flat)["throttled_check"]["verdict"] is intervals.Verdict.INCONCLUSIVE
 
 
+@pytest.mark.parametrize("raw_mb_s", [50.0, 52.5, 80.0])
+def test_the_throttle_burst_is_judged_by_the_raw_read_over_the_limit(raw_mb_s):
+    """The throttled raw read's rate over its 50 MB/s limit, across the three rounds (rates
+    raw_mb_s / (1, 1.01, 0.99)), against 1 + BURST_SHARE: recomputed here on the logarithms."""
+    from scipy import stats
+
+    check = rdf.rate_summary(_throttled_frames(raw_mb_s, 0.002))["throttled_check"]
+    logs = np.log([raw_mb_s / f / 50.0 for f in (1.0, 1.01, 0.99)])
+    half = stats.t.ppf(0.975, len(logs) - 1) * logs.std(ddof=1) / math.sqrt(len(logs))
+    low, high = math.exp(logs.mean() - half), math.exp(logs.mean() + half)
+    assert (check["over_limit"].low, check["over_limit"].high) == pytest.approx((low, high), rel=1e-9)
+    target = 1 + rdf.BURST_SHARE
+    expected = "met" if high <= target else "missed" if low > target else "inconclusive"
+    assert {50.0: "met", 52.5: "inconclusive", 80.0: "missed"}[raw_mb_s] == expected  # the cases cover all three
+    assert check["burst"].value == expected
+    macros = rdf.throttle_macros(rdf.rate_summary(_throttled_frames(raw_mb_s, 0.002)))
+    assert macros["RdfThrottleBurstState"] == expected and macros["RdfThrottleSize"] == r"\num{10}"
+    assert rdf.throttle_macros(None)["RdfThrottleBurstState"] == "notmeasured"
+
+
 def test_throttled_rate_model_runs_read_cold_under_the_limit(inputs, section, tmp_path, monkeypatch):
     """The throttled state on real files: every reader and the raw read ran in the throttle's
     group and read from the device (the group's device reads hold every throttled raw read's

@@ -8,7 +8,8 @@ under a 20 MB/s limit, 660 MB/s without). A process joins the group itself, betw
 exec (`join`, a Popen preexec_fn), so nothing it reads before it runs is limited and nothing
 else on the machine is. The kernel lets about one throttle slice's worth (a tenth of a second
 at the limit) through at once after the group was idle, so only reads much larger than that
-run at the limit: what an experiment reads under it is measured, not assumed.
+run at the limit: what an experiment reads under it is measured, not assumed (the RDataFrame
+rate model checks its throttled raw read's rate against the limit: io_rate_model.BURST_SHARE).
 
 Only cgroup v1 is used: it is what these machines mount (../shared/DESIGN.md). On a machine
 with cgroup v2 only, or without the rights to make a group, `problem` says why and the

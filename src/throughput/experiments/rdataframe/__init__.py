@@ -64,10 +64,10 @@ def __getattr__(_name: str):
                            load_histograms, summary)
     from .distributed_rdf import measure_dask
     from .inputs import InputError, make_inputs, preflight, resolve_inputs, select_inputs
-    from .io_rate_model import (THROTTLED, asymptote_against_raw_read, check_model_passes, check_raw_bytes,
-                                cold_reads_verdict, fit_rate_model, fitted_up_to, measure_rate_model, model_check,
-                                rate_model, rate_summary, run_processes, saturation, slowest_limit, split_ranges,
-                                throttled_check)
+    from .io_rate_model import (BURST_SHARE, THROTTLED, asymptote_against_raw_read, check_model_passes,
+                                check_raw_bytes, cold_reads_verdict, fit_rate_model, fitted_up_to,
+                                measure_rate_model, model_check, rate_model, rate_summary, run_processes, saturation,
+                                slowest_limit, split_ranges, throttled_check)
     from .measuring import KERNELS, cpp_groups, cpp_plan, measure_cpp, set_cache
     from .report import (SEED_NHIST, SEED_PDF, SEED_STORAGE, agreement_table, archived_scan, compression_table,
                          dask_table, machine_table, model_check_macros, nhist_table, paper_macros, pdf_table,

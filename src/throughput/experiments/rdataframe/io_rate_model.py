@@ -141,6 +141,11 @@ def direct_read_problem(files: list[str]) -> str | None:
 # The throttled state (rate_model.throttle_factor): cold files, every reader in a blkio group
 # that limits its reads from the device (io_throttle), so that the device saturates on any machine.
 THROTTLED = "throttled"
+# After an idle time the kernel lets about one throttle slice's worth (a tenth of a second at
+# the limit) through at once (io_throttle). A throttled pass must read enough bytes that this
+# burst moves its rate by at most this share: the throttled raw read's rate over the limit is
+# checked against 1 + BURST_SHARE, by its interval (throttled_check's `burst`).
+BURST_SHARE = 0.05
 
 
 def _evicted_as(cache: str) -> str:
@@ -592,7 +597,9 @@ def throttled_check(summary: dict[str, Any], settings: noise.Settings | None = N
     noise limit (the model recovers the device's rate), "missed" where it excludes 1,
     "inconclusive" where it holds 1 only by being too wide, or where a round's curve did not bend
     (no finite asymptote). `fit` is the fit of every round's passes together, what the figure
-    draws. None where the throttled state was not measured."""
+    draws. `over_limit`: the throttled raw read's rate over the limit, and `burst` whether it is
+    at most 1 + BURST_SHARE (met: the pass read enough bytes that the kernel's burst hardly moves
+    its rate). None where the throttled state was not measured."""
     settings = settings or noise.Settings()
     fits = summary["fits"]
     fit = fits[(fits["cache"] == THROTTLED) & (fits["ttree_cache"] == "on")] if len(fits) else fits
@@ -610,5 +617,9 @@ def throttled_check(summary: dict[str, Any], settings: noise.Settings | None = N
     else:
         verdict = (intervals.Verdict.MET if not settings.is_noisy(ratio.relative_half_width)
                    else intervals.Verdict.INCONCLUSIVE)
-    return {"verdict": verdict, "ratio": ratio, "raw": raw, "fit": fit.iloc[0],
-            "limit_mb_s": summary["throttle"]["bytes_per_s"] / 1e6, "factor": summary["throttle"]["factor"]}
+    limit = summary["throttle"]["bytes_per_s"] / 1e6
+    over_limit = raw.scaled(1 / limit) if raw.value > 0 else intervals.UNKNOWN
+    return {"verdict": verdict, "ratio": ratio, "raw": raw, "fit": fit.iloc[0], "limit_mb_s": limit,
+            "factor": summary["throttle"]["factor"], "size_mb": summary["size_mb"],
+            # the kernel's burst: what a whole raw read gained over the limit
+            "over_limit": over_limit, "burst": intervals.at_most(over_limit, 1 + BURST_SHARE)}

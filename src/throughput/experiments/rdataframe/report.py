@@ -350,20 +350,25 @@ def saturation_macros(rs: dict[str, Any] | None) -> dict[str, str]:
 def throttle_macros(rs: dict[str, Any] | None) -> dict[str, str]:
     """The throttled variant of the rate model: its read limit, the raw read under it, the fit's
     asymptote on every process count, the asymptote over the raw read paired round by round, and
-    whether it recovers that rate: RdfThrottleState, met, missed, inconclusive or notmeasured
-    (paper/sections/rdataframe.tex words each)."""
+    whether it recovers that rate: RdfThrottleState, met, missed, inconclusive or notmeasured;
+    the raw read's rate over the limit and whether the kernel's burst moved it by at most
+    RdfThrottleBurstShare percent: RdfThrottleBurstState (paper/sections/rdataframe.tex words each)."""
     check = rs["throttled_check"] if rs is not None else None
+    share = {"RdfThrottleBurstShare": _num(100 * io_rate_model.BURST_SHARE)}
     if check is None:
         return {"RdfThrottleFactor": "--", "RdfThrottleLimit": "--", "RdfRIOThrottled": "--",
                 "RdfThrottleAsymptote": "--", "RdfThrottleDof": "--", "RdfThrottleRatio": "--",
-                "RdfThrottleState": paper.state(None)}
+                "RdfThrottleState": paper.state(None), "RdfThrottleOverLimit": "--", "RdfThrottleSize": "--",
+                "RdfThrottleBurstState": paper.state(None), **share}
     return {"RdfThrottleFactor": _num(check["factor"], 2) if math.isfinite(check["factor"]) else "--",
             "RdfThrottleLimit": _num(check["limit_mb_s"]),
             "RdfRIOThrottled": _estimate(check["raw"]),
             "RdfThrottleAsymptote": _fitted_r_io(check["fit"]),
             "RdfThrottleDof": str(int(check["fit"].dof)),
             "RdfThrottleRatio": _estimate(check["ratio"]),
-            "RdfThrottleState": paper.state(check["verdict"])}
+            "RdfThrottleState": paper.state(check["verdict"]),
+            "RdfThrottleOverLimit": _estimate(check["over_limit"]), "RdfThrottleSize": _num(check["size_mb"]),
+            "RdfThrottleBurstState": paper.state(check["burst"]), **share}
 
 
 def _oversubscribed(rs: dict[str, Any]) -> str:
