@@ -597,7 +597,7 @@ def test_compiled_runs_are_measured_interleaved_checked_and_reused(inputs, setti
     assert set(noise_macros) == {"Rdf" + name for name in noise_sentences.PAPER_MACROS}
     assert {k: macros[k] for k in noise_macros} == noise_macros
     assert int(macros["RdfFloatBranches"]) > 0 and macros["RdfJitterPercent"].startswith(r"\num{")
-    assert macros["RdfMachinesSentence"].startswith("No archived machine is shown")
+    assert macros["RdfMachinesSentence"] == r"\machinessentence{Rdf}" and macros["RdfMachinesState"] == "none"
     assert macros["RdfMaxThreads"] == "2" and macros["RdfDaskWorkers"] == "0" and macros["RdfRateFiles"] == "--"
     assert all(name.isalpha() and name.startswith("Rdf") for name in macros)
     # stored: a second call reuses every group; a run whose histograms are gone is measured again

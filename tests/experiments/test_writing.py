@@ -798,12 +798,12 @@ def test_the_machines_sentence_and_the_random_branches_come_from_the_macros():
     from types import SimpleNamespace
     frame = _synthetic(PARAMS)
     values = wr.macros(wr.summary(frame), PARAMS, frame, {"disk": "/tmp"}, None, "GNU 12")
-    assert values["WrtMachinesSentence"].startswith("No archived machine is shown")
+    assert values["WrtMachinesState"] == "none" and values["WrtMachinesList"] == ""
     archived = [SimpleNamespace(label="lab_a", runs={"writing": ["x"]}, problems=[]),
                 SimpleNamespace(label="lab_b", runs={}, problems=[])]
     several = {**PARAMS, "random_branches": 3}
     values = wr.macros(wr.summary(frame), several, frame, {"disk": "/tmp"}, None, "GNU 12", archived=archived)
-    assert r"lab\_a" in values["WrtMachinesSentence"] and "lab" + r"\_b" not in values["WrtMachinesSentence"]
+    assert (values["WrtMachinesState"], values["WrtMachinesList"]) == ("holding", r"lab\_a")
     assert (values["WrtRandomBranchesState"], values["WrtRandomBranchesCount"]) == ("several", "3")
 
 

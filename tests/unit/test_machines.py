@@ -3,6 +3,7 @@ read back validated, described from their runs' provenance, and summarised per m
 experiments that show them, every figure recomputed from the archived raw files."""
 from __future__ import annotations
 
+import re
 import shutil
 
 import numpy as np
@@ -10,7 +11,7 @@ import pandas as pd
 import pytest
 
 from throughput.machines import archive, tables as machines
-from throughput import configuration
+from throughput import REPO, configuration
 from throughput.setup import config
 from throughput.core import noise, provenance, results
 from throughput.report import paper
@@ -66,9 +67,11 @@ def test_the_machine_table_describes_each_machine_from_its_runs(archived_memory_
         assert row["measured"] == live["memory_bandwidth"][0]["date_utc"][:10]
     printed = machines.paper_table(table)
     assert list(printed.columns) == ["machine", "hardware", "measured", "software"]
-    assert "other-node" in machines.archived_sentence(archived)
-    assert machines.archived_sentence(archived, "gpu_bandwidth").startswith("No archived machine holds GPU bandwidth")
-    assert machines.archived_sentence([]).startswith("No archived machine is shown")
+    study = machines.paper_macros(archived)
+    assert (study["StudyMachinesState"], study["StudyMachinesCount"], study["StudyMachinesList"]) == \
+        ("shown", "1", r"other-node")
+    assert machines.section_macros("Gpub", archived, "gpu_bandwidth")["GpubMachinesState"] == "notholding"
+    assert machines.section_macros("Mbw", archived, "memory_bandwidth")["MbwMachinesList"] == "other-node"
 
 
 def test_the_memory_bandwidth_row_of_an_archived_machine_is_recomputed_from_its_files(archived_memory_bandwidth):
@@ -113,7 +116,63 @@ def test_a_damaged_archived_file_is_left_out_and_said(archived_memory_bandwidth,
     with pytest.warns(UserWarning, match="SHA-256"):
         (other,) = machines.load_archived({"archived": None, "archive_dir": str(tmp_path / "archive")})
     assert len(other.runs["memory_bandwidth"]) == len(list(copy.rglob("*.parquet"))) - 1
-    assert damaged.name in machines.archived_sentence([other]) and "Left out" in machines.archived_sentence([other])
+    study = machines.paper_macros([other])
+    assert study["StudyMachinesLeftOutState"] == "some" and study["StudyMachinesLeftOut"].startswith(
+        r"\machinesleftout{other-node}{1}{") and paper.escape(damaged.name) in study["StudyMachinesLeftOut"]
+
+
+def _archive(label, runs=None, problems=()):
+    """An archived machine as archive.read gives it, its runs standing in as one marker each."""
+    return archive.Archive(label, archive.ARCHIVE_DIR / label, {}, dict(runs or {}), list(problems))
+
+
+def test_the_machines_macros_give_the_state_and_the_labels_each_archive_holds():
+    holding = _archive("node_a", {"writing": ["run"], "rdataframe": ["run"]})
+    other = _archive("node_b", {"rdataframe": ["run"]})
+    broken = _archive("node_c", problems=["manifest.json: not a JSON object", "x_y.parquet: SHA-256 differs"])
+    every = [holding, other, broken]
+    # a section: the machines holding its runs, in the order read, their labels escaped
+    assert machines.section_macros("Wrt", every, "writing") == {
+        "WrtMachinesSentence": r"\machinessentence{Wrt}", "WrtMachinesState": "holding",
+        "WrtMachinesList": r"node\_a", "WrtMachinesExperiment": "writing"}
+    assert machines.section_macros("Rdf", every, "rdataframe")["RdfMachinesList"] == r"node\_a, node\_b"
+    assert machines.section_macros("Gpub", every, "gpu_bandwidth")["GpubMachinesState"] == "notholding"
+    assert machines.section_macros("Gpub", every, "gpu_bandwidth")["GpubMachinesExperiment"] == "GPU bandwidth"
+    assert machines.section_macros("Rc", [], "reader_comparison")["RcMachinesState"] == "none"
+    # the method section: the machines holding any run, and each one's problems when read
+    study = machines.paper_macros(every)
+    assert {k: study[k] for k in ("StudyMachinesState", "StudyMachinesCount", "StudyMachinesList",
+                                  "StudyMachinesLeftOutState")} == {
+        "StudyMachinesState": "shown", "StudyMachinesCount": "2", "StudyMachinesList": r"node\_a, node\_b",
+        "StudyMachinesLeftOutState": "some"}
+    assert study["StudyMachinesLeftOut"] == r"\machinesleftout{node\_c}{2}{manifest.json: not a JSON object}"
+    assert machines.paper_macros([broken])["StudyMachinesState"] == "empty"
+    assert machines.paper_macros([])["StudyMachinesState"] == "none"
+    assert machines.paper_macros([holding])["StudyMachinesLeftOutState"] == "none"
+
+
+def _states_written() -> dict[str, set[str]]:
+    """Every state the machines macros write, by family, over archives of each kind."""
+    kinds = [[], [_archive("a", {"writing": ["run"]})], [_archive("b", problems=["bad"])],
+             [_archive("a", {"writing": ["run"]}), _archive("b", {"rdataframe": ["run"]}, ["bad"])]]
+    written: dict[str, set[str]] = {}
+    for archived in kinds:
+        study = machines.paper_macros(archived)
+        written.setdefault("StudyMachines", set()).add(study["StudyMachinesState"])
+        written.setdefault("MachinesLeftOut", set()).add(study["StudyMachinesLeftOutState"])
+        written.setdefault("Machines", set()).add(machines.section_macros("Wrt", archived, "writing")["WrtMachinesState"])
+    return written
+
+
+def test_every_machines_state_is_written_and_worded_in_paper_wording():
+    text = (REPO / "paper" / "wording" / "machines.tex").read_text()
+    text = re.sub(r"(?<!\\)%[^\n]*", "", text)
+    worded: dict[str, set[str]] = {}
+    for family, state in re.findall(r"\\variant\{([A-Za-z]+)\}\{([a-z]+)\}", text):
+        worded.setdefault(family, set()).add(state)
+    declared = {family: set(states) for family, states in machines.STATES.items()}
+    assert _states_written() == declared  # STATES lists what the generators write, no more
+    assert worded == declared
 
 
 def _gpu_runs(nominal_gb_s: float, seconds: dict[str, float], method: str = "CUDA C++", group: str = "table2",

@@ -273,6 +273,9 @@ def _producer_patterns(sources: list[str]) -> list[re.Pattern]:
             elif (isinstance(node, ast.Call) and getattr(node.func, "attr", None) == "paper_macros"
                   and node.args and isinstance(node.args[0], ast.Constant)):  # throughput.report.noise_sentences' macros
                 patterns += [re.compile(re.escape(node.args[0].value + name)) for name in noise_sentences.PAPER_MACROS]
+            elif (isinstance(node, ast.Call) and getattr(node.func, "id", None) == "section_macros"
+                  and node.args and isinstance(node.args[0], ast.Constant)):  # throughput.machines.tables' macros
+                patterns += [re.compile(re.escape(node.args[0].value + name)) for name in machines.SECTION_MACROS]
             elif isinstance(node, ast.JoinedStr):
                 parts = [re.escape(v.value) if isinstance(v, ast.Constant) else "[A-Za-z]+" for v in node.values]
                 if isinstance(node.values[0], ast.Constant):

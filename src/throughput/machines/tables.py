@@ -102,26 +102,36 @@ def table(live: Mapping[str, Sequence[dict[str, Any]]], archived: Sequence[archi
     return pd.DataFrame([describe(THIS_MACHINE, live), *(describe(a.label, a.provenances()) for a in archived)])
 
 
-def archived_sentence(archived: Sequence[archive.Archive], experiment: str | None = None) -> str:
-    """What the paper says of the archived machines: which are shown (those holding runs of
-    `experiment`, if given), and what was left out of them when read."""
-    if not archived:
-        return ("No archived machine is shown: archive/ holds none (make archive NAME=<label> packs one), "
-                "so every figure is this machine's.")
-    if experiment is not None:
-        holding = [a.label for a in archived if a.runs.get(experiment)]
-        what = experiment_name(experiment)
-        return (f"Archived machines with {what} runs: {', '.join(holding)}." if holding
-                else f"No archived machine holds {what} runs, so this section shows this machine only.")
-    shown = [a.label for a in archived if a.runs]
-    text = (f"Beside this machine the paper shows {len(shown)} archived machine{'s' if len(shown) != 1 else ''}"
-            f"{': ' + ', '.join(shown) if shown else ''}; each one's figures are its own, never mixed into "
-            "a ratio with another machine's.")
-    left_out = [f"{a.label}: {len(a.problems)} problem{'s' if len(a.problems) != 1 else ''} "
-                f"({a.problems[0]})" for a in archived if a.problems]
-    if left_out:
-        text += " Left out when read, as damaged, foreign or unknown: " + "; ".join(left_out) + "."
-    return text
+# The states the machines macros hold, by macro name after the prefix (<Prefix>MachinesState, a
+# section's; StudyMachinesState and StudyMachinesLeftOutState, the method section's); each is worded
+# by \variant{<family>}{<state>}{...} in paper/wording/machines.tex (the family: the key).
+STATES: dict[str, tuple[str, ...]] = {
+    "Machines": ("none", "holding", "notholding"),  # archive/ holds none; some hold the experiment's runs; none do
+    "StudyMachines": ("none", "shown", "empty"),  # archive/ holds none; some are shown; none holds any run
+    "MachinesLeftOut": ("none", "some"),  # files or machines left out when read
+}
+# The macros section_macros writes after a section's prefix (the sections use <Prefix>MachinesSentence).
+SECTION_MACROS = ("MachinesSentence", "MachinesState", "MachinesList", "MachinesExperiment")
+
+
+def _labels(labels: Sequence[str]) -> str:
+    from ..report import paper
+
+    return ", ".join(paper.escape(label) for label in labels)
+
+
+def section_macros(prefix: str, archived: Sequence[archive.Archive], experiment: str) -> dict[str, str]:
+    """What a section says of the archived machines, as its macros: <prefix>MachinesState (none:
+    archive/ holds none; holding: some hold runs of `experiment`, <prefix>MachinesList names them;
+    notholding: none does), <prefix>MachinesExperiment (how the paper names the experiment) and
+    <prefix>MachinesSentence, \\machinessentence{<prefix>} (paper/wording/machines.tex words it)."""
+    from ..report import paper
+
+    holding = [a.label for a in archived if a.runs.get(experiment)]
+    state = "holding" if holding else "notholding" if archived else "none"
+    return {f"{prefix}MachinesSentence": rf"\machinessentence{{{prefix}}}", f"{prefix}MachinesState": state,
+            f"{prefix}MachinesList": _labels(holding),
+            f"{prefix}MachinesExperiment": paper.escape(experiment_name(experiment))}
 
 
 def paper_table(frame: pd.DataFrame) -> pd.DataFrame:
@@ -139,7 +149,19 @@ def paper_table(frame: pd.DataFrame) -> pd.DataFrame:
 
 
 def paper_macros(archived: Sequence[archive.Archive]) -> dict[str, str]:
-    """The method section's macro (paper/generated/machines_macros.tex): which archived machines are shown."""
+    """The method section's macros (paper/generated/machines_macros.tex): StudyMachines
+    (\\studymachines, worded in paper/wording/machines.tex), StudyMachinesState (none: archive/ holds
+    none; shown: StudyMachinesCount machines hold runs, StudyMachinesList names them; empty: none
+    holds any), and StudyMachinesLeftOutState (some: StudyMachinesLeftOut lists, per machine with
+    problems, \\machinesleftout{label}{how many}{the first problem})."""
     from ..report import paper
 
-    return {"StudyMachines": paper.escape(archived_sentence(archived))}
+    shown = [a.label for a in archived if a.runs]
+    left_out = [a for a in archived if a.problems]
+    return {"StudyMachines": r"\studymachines",
+            "StudyMachinesState": "shown" if shown else "empty" if archived else "none",
+            "StudyMachinesCount": str(len(shown)), "StudyMachinesList": _labels(shown),
+            "StudyMachinesLeftOutState": "some" if left_out else "none",
+            "StudyMachinesLeftOut": "; ".join(
+                rf"\machinesleftout{{{paper.escape(a.label)}}}{{{len(a.problems)}}}{{{paper.escape(a.problems[0])}}}"
+                for a in left_out)}

@@ -345,7 +345,7 @@ def paper_macros(params: dict[str, Any], table: pd.DataFrame, skipped: pd.DataFr
     from ...core import harness
     from ...report import noise_sentences
     from ...report import paper
-    from ...machines.tables import archived_sentence
+    from ...machines.tables import section_macros
 
     goal = targets(table, status, params["dtypes"])
     jagged = make_jagged(params["events"], params["mean_particles"], "float64")  # its particle and pair counts
@@ -368,7 +368,7 @@ def paper_macros(params: dict[str, Any], table: pd.DataFrame, skipped: pd.DataFr
         "GpubTargetPercent": round(100 * TARGET_FRACTION),
         # states and numbers; the section words each state (target, NUMA, explode/combine, per machine)
         **target_macros(goal), **numa_macros(table, skipped), **jagged_macros(wide),
-        "GpubMachinesSentence": paper.escape(archived_sentence(archived, "gpu_bandwidth")),
+        **section_macros("Gpub", archived, "gpu_bandwidth"),
         **archived_macros(archived_gpu, params["dtypes"]),
         **noise_sentences.paper_macros("Gpub", frame, settings),
     }

@@ -12,7 +12,7 @@ from ...core import harness, noise
 from ...report import noise_sentences
 from ...setup import machine_fit
 from ...report import paper
-from ...machines.tables import archived_sentence
+from ...machines.tables import section_macros
 from .analysis import (cache_fit, huge_page_note, machine_table, opt_table, opt_verdict,
                        plateau_verdict, ratio_table, targets)
 from .vocabulary import MODES, SINGLE_TARGET
@@ -131,7 +131,7 @@ def paper_macros(params: dict[str, Any], table: pd.DataFrame, frame: pd.DataFram
         "MbwSingleTarget": paper.number(100 * SINGLE_TARGET),  # the target the verdict is against
         **_plateau_macros(plateau_verdict(goal)),  # its state; the section words each
         **noise_sentences.paper_macros("Mbw", frame, settings, run_labels),
-        "MbwMachinesSentence": paper.escape(archived_sentence(archived, "memory_bandwidth")),
+        **section_macros("Mbw", archived, "memory_bandwidth"),
         # the compiler that built the kernels, as the kernel itself reports it
         "MbwCompiler": paper.escape(harness.build_info("add_constant_O3")["compiler"]),
     }

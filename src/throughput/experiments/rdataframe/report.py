@@ -14,7 +14,7 @@ from ...report import noise_sentences, paper, seeds
 from ...core.intervals import UNKNOWN, Estimate
 from ...setup.config import usable_cores
 from ...inputs.datasets import MIN_COMPARED_VALUES, float_compression_against_real, source_path
-from ...machines.tables import archived_sentence
+from ...machines.tables import section_macros
 from .analysis import agreement_summary, passes_estimate, speedup, summary, time_estimate
 from . import io_rate_model
 from .io_rate_model import rate_model
@@ -398,7 +398,7 @@ def paper_macros(params: dict[str, Any], table: pd.DataFrame, agreement: pd.Data
                       max_threads_requested),
         **noise_sentences.paper_macros("Rdf", cpp, noise_settings, section="rdataframe"),
         **precision_macros(float_branches, datasets["jitter"]),
-        "RdfMachinesSentence": paper.escape(archived_sentence(archived, "rdataframe")),
+        **section_macros("Rdf", archived, "rdataframe"),
     }
 
 

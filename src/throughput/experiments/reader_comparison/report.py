@@ -16,7 +16,7 @@ import pandas as pd
 from ...core import intervals, provenance
 from ...report import noise_sentences, paper
 from ...core.intervals import Estimate, Verdict
-from ...machines.tables import archived_sentence
+from ...machines.tables import section_macros
 from .analysis import (UNREAD_RECORDS, _rate, cold_over_warm, collection_shapes, opening_ms, rank_correlation,
                        rate_estimate, summary_row, targets, warm_paired_ratio, warmup_factor, whole_pass_khz,
                        draw_muon_ratio)
@@ -675,7 +675,7 @@ def macros(params: dict[str, Any], table: pd.DataFrame, rated: pd.DataFrame, unr
         "RcCppWarmup": warmup("columnar"),
         **residency_macros(frame),
         **noise_sentences.paper_macros("Rc", frame, noise_settings, section="reader_comparison"),
-        "RcMachinesSentence": paper.escape(archived_sentence(archived, "reader_comparison")),
+        **section_macros("Rc", archived, "reader_comparison"),
     }
 
 

@@ -264,9 +264,9 @@ def macros(table: pd.DataFrame, params: dict[str, Any], frame: pd.DataFrame, dir
            max_threads_requested: int | None, compiler: str,
            noise_settings: noise.Settings | None = None, archived: Sequence[Any] = ()) -> dict[str, str]:
     """Every number and state the paper's writing section quotes (names: letters only, prefix Wrt);
-    `archived`: the archived machines read (throughput.machines.tables.load_archived), which
-    WrtMachinesSentence names."""
-    from ...machines.tables import archived_sentence
+    `archived`: the archived machines read (throughput.machines.tables.load_archived), whose
+    WrtMachines... macros say which hold writing runs (tables.section_macros)."""
+    from ...machines.tables import section_macros
     from ...report import paper
     noise_settings = noise_settings or noise.Settings()
     top, medium = params["max_threads"], target_medium(params)
@@ -324,7 +324,7 @@ def macros(table: pd.DataFrame, params: dict[str, Any], frame: pd.DataFrame, dir
     values["WrtTbmPeakMB"] = _num(peaks.get("tbuffermerger", math.nan))
     values["WrtRntuplePeakMB"] = _num(peaks.get("rntuple", math.nan))
     values.update(_back_pressure_macros(back_pressure(table, params)))
-    values["WrtMachinesSentence"] = paper.escape(archived_sentence(archived, "writing"))
+    values.update(section_macros("Wrt", archived, "writing"))
     return values
 
 
