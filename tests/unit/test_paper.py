@@ -142,6 +142,17 @@ def test_number_refuses_non_finite_values(value):
         paper.number(value)
 
 
+def test_with_bounds_prints_a_value_near_zero_with_its_two_bounds():
+    # a share whose interval straddles zero: scaled to percent, the unit after the value and the upper bound
+    share = intervals.Estimate(0.012, -0.034, 0.058, 5)
+    assert paper.with_bounds(share, 2, 100, r"\%") == r"\num{1.2}\% (95\% interval \num{-3.4} to \num{5.8}\%)"
+    assert paper.with_bounds(intervals.Estimate(-91e-3, -0.18, 3.8e-3, 3), 2, 1e3, "~ms") == \
+        r"\num{-91}~ms (95\% interval \num{-180} to \num{3.8}~ms)"
+    # one round: the value alone; nothing measured: what the caller prints instead
+    assert paper.with_bounds(intervals.Estimate(0.2, math.nan, math.nan, 1), 2, 100, r"\%") == r"\num{20}\%"
+    assert paper.with_bounds(intervals.UNKNOWN) == "n/a" and paper.with_bounds(intervals.UNKNOWN, missing="--") == "--"
+
+
 # --- nothing measured typed in the paper's sources or the notebooks' prose -------------------------
 
 TEX_SOURCES = [REPO / "paper" / "paper.tex", *sorted((REPO / "paper" / "sections").glob("*.tex"))]

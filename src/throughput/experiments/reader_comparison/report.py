@@ -428,17 +428,10 @@ def _own_work_macros(goal: dict[str, Any], layout: str) -> dict[str, str]:
             f"RcOwnWork{layout}GapPercent": _percent_with_bounds(gap)}
 
 
-def _percent_with_bounds(share: Estimate, digits: int = 2) -> str:
-    """A share that may be near zero or below it (a difference of two times) in percent, with its
-    interval as its two bounds (a relative plus-or-minus means nothing near zero): "20% (95% interval
-    18 to 22%)", the value alone where one round gave no interval, "--" where not measured."""
-    if not math.isfinite(share.value):
-        return "--"
-    value = paper.number(100 * share.value, digits) + r"\%"
-    if not share.known:
-        return value
-    low, high = (paper.number(100 * bound, digits) for bound in (share.low, share.high))
-    return value + rf" ({100 * intervals.CONFIDENCE:.0f}\% interval {low} to {high}\%)"
+def _percent_with_bounds(share: Estimate) -> str:
+    """A share that may lie near zero or below it (a difference of two times) in percent with its
+    two bounds (paper.with_bounds); "--" where not measured."""
+    return paper.with_bounds(share, 2, 100, r"\%", missing="--")
 
 
 def _numpy_macros(goal: dict[str, Any], layout: str) -> dict[str, str]:

@@ -19,6 +19,9 @@ from .measuring import (COMPRESSIONS, EVENT_METHODS, LABELS, MEDIA, MEDIUM_LABEL
                         run_name)
 from .spec import filesystem_type
 
+# A percentage in a sentence, after its number (paper.with_bounds's unit)
+PERCENT = r"\,\%"
+
 # ---- figures -------------------------------------------------------------------------------
 
 def _panels(n: int, width: float = 6.0, height: float = 5.0, columns: int = 2):
@@ -195,18 +198,6 @@ def seed003_table(claims: pd.DataFrame) -> pd.DataFrame:
                          "today": claims["verdict"].map(paper.escape)})
 
 
-def _span(value: Estimate, digits: int = 2, factor: float = 1.0) -> str:
-    """An estimate that may be near zero or negative (a fixed cost, a share) with its interval as
-    its two bounds: "value [low, high]" (the value alone without an interval)."""
-    from ...report import paper
-    if not math.isfinite(value.value):
-        return "n/a"
-    cell = paper.number(value.value * factor, digits)
-    if value.known:
-        cell += rf" [{paper.number(value.low * factor, digits)}, {paper.number(value.high * factor, digits)}]"
-    return cell
-
-
 # A verdict's word in a table, by its interval (throughput.core.intervals): a seed's claim on this run.
 VERDICT_WORDS = {Verdict.MET: "met", Verdict.MISSED: "missed", Verdict.INCONCLUSIVE: "inconclusive"}
 
@@ -226,7 +217,7 @@ def seed001_size_table(frame: pd.DataFrame, params: dict[str, Any]) -> pd.DataFr
                          "simple [MB/event]": [_num(v) for v in rows["simple_mb"]],
                          "simple / ROOT": [paper.estimate(v) for v in rows["ratio"]],
                          "larger": [_word(v) for v in rows["verdict"]],
-                         "ROOT metadata [%]": [_span(v, 2, 100) for v in rows["metadata"]]})
+                         "ROOT metadata [%]": [paper.with_bounds(v, 2, 100) for v in rows["metadata"]]})
 
 
 def seed001_setup_table(frame: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
@@ -239,9 +230,9 @@ def seed001_setup_table(frame: pd.DataFrame, params: dict[str, Any]) -> pd.DataF
         "": [f"{PART_LABELS[r.part]}, {SHORT[r.method]}" for r in rows.itertuples()],
         "events": [_num(v, 6) for v in rows.get("entries", [])],
         "threads": [str(v) for v in rows.get("threads", [])],
-        "ROOT set-up [ms]": [_span(v, 2, 1e3) for v in rows.get("root_setup", [])],
-        "of its pass [%]": [_span(v, 2, 100) for v in rows.get("root_share", [])],
-        "simple set-up [ms]": [_span(v, 2, 1e3) for v in rows.get("simple_setup", [])],
+        "ROOT set-up [ms]": [paper.with_bounds(v, 2, 1e3) for v in rows.get("root_setup", [])],
+        "of its pass [%]": [paper.with_bounds(v, 2, 100) for v in rows.get("root_share", [])],
+        "simple set-up [ms]": [paper.with_bounds(v, 2, 1e3) for v in rows.get("simple_setup", [])],
         "faster": [paper.estimate(v) if math.isfinite(v.value) else "n/a" for v in rows.get("faster", [])],
         "verdict": [_word(v) for v in rows.get("faster_verdict", [])],
         "faster, no set-up": [paper.estimate(v) if math.isfinite(v.value) else "n/a"
@@ -412,7 +403,8 @@ def _size_macros(frame: pd.DataFrame, params: dict[str, Any]) -> dict[str, str]:
     for r in ours.itertuples():
         name = f"WrtSize{PART_NAMES[r.part]}"
         values.update({f"{name}State": SIZE_STATES[Verdict(r.verdict)], f"{name}Count": _num(r.events, 6),
-                       f"{name}Ratio": paper.estimate(r.ratio), f"{name}MetadataPercent": _span(r.metadata, 2, 100)})
+                       f"{name}Ratio": paper.estimate(r.ratio),
+                       f"{name}MetadataPercent": paper.with_bounds(r.metadata, 2, 100, PERCENT)})
     return values
 
 
@@ -433,8 +425,8 @@ def _setup_macros(frame: pd.DataFrame, params: dict[str, Any]) -> dict[str, str]
     for r in one_thread.itertuples():
         name = f"WrtSetup{PART_NAMES[r.part]}"
         values.update({
-            f"{name}Count": _num(r.entries, 6), f"{name}RootMs": _span(r.root_setup, 2, 1e3),
-            f"{name}RootPercent": _span(r.root_share, 2, 100),
+            f"{name}Count": _num(r.entries, 6), f"{name}RootMs": paper.with_bounds(r.root_setup, 2, 1e3, "~ms"),
+            f"{name}RootPercent": paper.with_bounds(r.root_share, 2, 100, PERCENT),
             f"{name}CostState": "negative" if r.root_setup.known and r.root_setup.high < 0 else "notnegative",
             f"{name}Faster": _est(r.faster), f"{name}FasterState": paper.state(r.faster_verdict),
             f"{name}FasterWithout": _est(r.faster_without),
