@@ -528,7 +528,7 @@ def test_nominal_bandwidth_from_clock_and_bus():
     assert gb.nominal_gb_s(2_619_000, 5120) == pytest.approx(3352.3, rel=1e-4)
 
 
-def test_device_fit_and_l2_note():
+def test_device_fit():
     small = {**FAKE_DEVICE, "free_bytes": 10**9}
     status = gb.GpuStatus(device=small, reasons={"cuda": None})
     with pytest.raises(config.ConfigError, match="gpu_bandwidth.gpu_array_mib"):
@@ -537,9 +537,6 @@ def test_device_fit_and_l2_note():
         gb.check_device_fit({**TINY, "gpu_events": 10**8}, status)
     gb.check_device_fit(TINY, status)
     gb.check_device_fit({**TINY, "gpu_array_mib": 10**6}, NO_GPU_STATUS)  # nothing to check without a GPU
-    assert "20 times the 50 MiB L2" in gb.l2_note({"gpu_array_mib": 1024}, gb.GpuStatus(device=FAKE_DEVICE))
-    assert gb.l2_note({"gpu_array_mib": 64}, gb.GpuStatus(device=FAKE_DEVICE)).endswith(": notbeyond")
-    assert gb.l2_note(TINY, NO_GPU_STATUS) == f"the GPU's L2 cache is unknown here ({gb.NO_GPU})"
 
 
 @pytest.mark.parametrize("array_mib, device, state, ratio, macros", [

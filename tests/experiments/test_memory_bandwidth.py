@@ -30,6 +30,3 @@ def test_the_cache_state_and_numbers_are_the_ones_the_sizes_give(monkeypatch, n,
     assert fit["ratio"] == pytest.approx(ratio, nan_ok=True)
     assert fit["cache_mib"] == pytest.approx(cache / MIB if cache else math.nan, nan_ok=True)
     assert mb_report._cache_macros(fit) == {"MbwCacheState": state, **macros}
-    # the notebook's log line says the same
-    note = mb_analysis.cache_note(n)
-    assert ("unknown" in note) if cache is None else note.endswith(f"cache: {state}")

@@ -908,11 +908,9 @@ def test_the_disk_state_and_its_file_system_are_the_ones_the_media_give(change, 
     params = {**PARAMS, **change}
     values = wr_report._disk_macros({"disk": "/dev/shm"}, params)
     assert values == {"WrtDiskState": state, "WrtDiskFilesystem": "tmpfs" if state != "notmeasured" else "n/a"}
-    # the notebook's log line (writing.disk_note) says the same
-    note = wr.disk_note({"disk": "/dev/shm"}, params)
-    assert note == ("the disk medium was not measured" if state == "notmeasured" else
-                    "the disk directory is on tmpfs; " + ("each pass ends with fsync" if state == "fsync" else
-                                                          "passes end without fsync (the page cache absorbs the writes)"))
+    # what the notebook prints (writing.disk_fit), unescaped
+    assert wr.disk_fit({"disk": "/dev/shm"}, params) == {
+        "state": state, "filesystem": "tmpfs" if state != "notmeasured" else "n/a"}
 
 
 # ---- measure(): stored runs, reuse, failure leaves earlier results ---------------------------------

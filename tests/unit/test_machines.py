@@ -149,6 +149,14 @@ def test_the_machines_macros_give_the_state_and_the_labels_each_archive_holds():
     assert machines.paper_macros([broken])["StudyMachinesState"] == "empty"
     assert machines.paper_macros([])["StudyMachinesState"] == "none"
     assert machines.paper_macros([holding])["StudyMachinesLeftOutState"] == "none"
+    # the notebooks' log of the same: each machine's runs, whether shown, its problems
+    assert machines.archived_table(every, "writing").to_dict("records") == [
+        {"machine": "node_a", "runs": 1, "problems": 0, "first problem": "", "shown": True},
+        {"machine": "node_b", "runs": 0, "problems": 0, "first problem": "", "shown": False},
+        {"machine": "node_c", "runs": 0, "problems": 2, "first problem": "manifest.json: not a JSON object",
+         "shown": False}]
+    assert list(machines.archived_table(every)["runs"]) == [2, 1, 0]
+    assert machines.archived_table([]).empty
 
 
 def _states_written() -> dict[str, set[str]]:

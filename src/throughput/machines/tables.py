@@ -120,6 +120,17 @@ def _labels(labels: Sequence[str]) -> str:
     return ", ".join(paper.escape(label) for label in labels)
 
 
+def archived_table(archived: Sequence[archive.Archive], experiment: str | None = None) -> pd.DataFrame:
+    """One row per archived machine read, for a notebook's log: its runs (of `experiment`, if
+    given), whether it is shown (holds any), and how many problems left files or the machine out
+    when read, with the first one: what section_macros and paper_macros give the paper."""
+    return pd.DataFrame([{"machine": a.label,
+                          "runs": len(a.runs.get(experiment, [])) if experiment else sum(map(len, a.runs.values())),
+                          "problems": len(a.problems), "first problem": a.problems[0] if a.problems else ""}
+                         for a in archived], columns=["machine", "runs", "problems", "first problem"]).assign(
+        shown=lambda frame: frame["runs"] > 0)
+
+
 def section_macros(prefix: str, archived: Sequence[archive.Archive], experiment: str) -> dict[str, str]:
     """What a section says of the archived machines, as its macros: <prefix>MachinesState (none:
     archive/ holds none; holding: some hold runs of `experiment`, <prefix>MachinesList names them;

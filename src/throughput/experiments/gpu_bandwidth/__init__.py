@@ -84,7 +84,7 @@ def __getattr__(_name: str):
     from .cupy_backend import NumpyBackend, table2_python
     from .data import (Jagged, case_bytes_moved, case_shape, exact_checksum, from_counts, initial, jagged_bytes_moved,
                        jagged_counts, jagged_shape, jagged_values, make_jagged, reference, validate_output)
-    from .device import EXIT_NO_DEVICE, GpuStatus, detect_gpu, l2_note, listed_cases, nominal_gb_s, query_cuda_device
+    from .device import EXIT_NO_DEVICE, GpuStatus, detect_gpu, l2_fit, listed_cases, nominal_gb_s, query_cuda_device
     from .numba_cuda import combine_gpu, cuda_kernels, jagged_gpu_python, launch
     from .report import (archived_detail_tex, archived_jagged_tex, archived_macros, gpu_detail_tex, jagged_macros,
                          jagged_tex, machines_tex, numa_macros, paper_macros, table2_rows, table2_tex,

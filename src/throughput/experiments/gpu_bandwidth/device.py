@@ -9,7 +9,7 @@ import subprocess
 from dataclasses import dataclass, field
 from typing import Any
 
-from ...core import harness
+from ...core import cache_fit, harness
 from .cases import CUDA_KERNEL, GPU_METHODS, NO_GPU
 from .spec import MIB, driver_present
 
@@ -166,16 +166,5 @@ def l2_fit(params: dict[str, Any], status: GpuStatus) -> dict[str, Any]:
     L2_FACTOR times it), notbeyond (rates are partly cache rates) or unknown (no device here:
     status.summary() says why), with the array over the L2 (`ratio`) and the L2 in MiB (`l2_mib`;
     both NaN where unknown). The paper words each state (paper/sections/gpu_bandwidth.tex)."""
-    if not status.device:
-        return {"state": "unknown", "ratio": float("nan"), "l2_mib": float("nan")}
-    l2 = status.device["l2_bytes"]
-    ratio = params["gpu_array_mib"] * MIB / l2
-    return {"state": "beyond" if ratio >= L2_FACTOR else "notbeyond", "ratio": ratio, "l2_mib": l2 / MIB}
-
-
-def l2_note(params: dict[str, Any], status: GpuStatus) -> str:
-    """l2_fit in one line, for the notebook's log (the paper words its state itself)."""
-    fit = l2_fit(params, status)
-    if fit["state"] == "unknown":
-        return f"the GPU's L2 cache is unknown here ({status.summary()})"
-    return f"one array is {fit['ratio']:.0f} times the {fit['l2_mib']:.0f} MiB L2 cache of the GPU: {fit['state']}"
+    l2 = status.device["l2_bytes"] if status.device else None
+    return cache_fit.beyond(params["gpu_array_mib"] * MIB, l2, L2_FACTOR, size_key="l2_mib")

@@ -33,7 +33,7 @@ from .spec import check_config
 def __getattr__(_name: str):
     if _name.startswith("_"):
         raise AttributeError(f"module {__name__!r} has no attribute {_name!r}")
-    from .analysis import (cache_note, check_agreement, estimate, huge_page_note, machine_table,
+    from .analysis import (cache_fit, check_agreement, estimate, huge_page_note, machine_table,
                            opt_table, opt_verdict, paired_ratio, plateau_verdict, ratio_table, stream_at, summary,
                            targets, with_rates)
     from .measuring import groups, measure, plan, run_label, run_name

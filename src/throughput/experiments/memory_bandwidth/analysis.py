@@ -9,12 +9,11 @@ thread count ran in the same rounds), and every verdict from its interval
 (throughput.core.intervals)."""
 from __future__ import annotations
 
-import math
 from typing import Any, Mapping
 
 import pandas as pd
 
-from ...core import intervals, provenance
+from ...core import cache_fit as cache_check, intervals, provenance
 from ...core.intervals import Estimate, Verdict
 from .vocabulary import BUS_BYTES_PER_VALUE, CONSTANT, MODES, PLATEAU_BAND, SEED_N, SEED_SECONDS, SINGLE_TARGET
 
@@ -117,19 +116,7 @@ def cache_fit(n: int) -> dict[str, Any]:
     or unknown (no cache size on this host), with the array's size over the cache's (`ratio`)
     and the cache's size in MiB (`cache_mib`; both NaN where unknown). The paper words each
     state (paper/sections/memory_bandwidth.tex)."""
-    cache = provenance.last_level_cache_bytes()
-    if cache is None:
-        return {"state": "unknown", "ratio": math.nan, "cache_mib": math.nan}
-    ratio = 8 * n / cache
-    return {"state": "beyond" if ratio >= CACHE_FACTOR else "notbeyond", "ratio": ratio, "cache_mib": cache / 2**20}
-
-
-def cache_note(n: int) -> str:
-    """cache_fit in one line, for the notebook's log (the paper words its state itself)."""
-    fit = cache_fit(n)
-    if fit["state"] == "unknown":
-        return "the last-level cache size is unknown on this host"
-    return f"one array is {fit['ratio']:.1f} times the {fit['cache_mib']:.0f} MiB last-level cache: {fit['state']}"
+    return cache_check.beyond(8 * n, provenance.last_level_cache_bytes(), CACHE_FACTOR)
 
 
 def opt_table(table: pd.DataFrame) -> pd.DataFrame:

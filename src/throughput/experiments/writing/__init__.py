@@ -38,7 +38,7 @@ Modules:
 * spec: check_config and resolve_threads (the config section fitted to this
   machine), filesystem_type: what throughput.configuration takes, cheap to import.
 * measuring: the kernels and what they can write (compressions, media, methods,
-  their labels); plan (every run, in order), medium_dirs and disk_note (where each
+  their labels); plan (every run, in order), medium_dirs and disk_fit (where each
   medium writes and what the disk is here); measure (runs write_bench, or reuses a
   stored run with the same parameters, binary and inputs) and with_rates; digest and
   check_agreement (all writers read back the source's entries). writing.setup_parts adds
@@ -67,7 +67,7 @@ def __getattr__(_name: str):
         raise AttributeError(f"module {__name__!r} has no attribute {_name!r}")
     from .analysis import (SEED001, SEED001_THREADS, back_pressure, efficiency_target, fixed_cost, random_setup_rows,
                            seed001_rows, seed003_claims, setup_rows, size_rows, summary)
-    from .measuring import (COMPRESSIONS, KERNEL, READER, check_agreement, digest, disk_note, groups, measure,
+    from .measuring import (COMPRESSIONS, KERNEL, READER, check_agreement, digest, disk_fit, groups, measure,
                             medium_dirs, plan, run_name, with_rates)
     from .report import (events_table, figure_events, figure_memory, figure_random, machine_table, macros,
                          random_table, seed001_setup_table, seed001_size_table, seed001_table, seed003_table)
@@ -76,7 +76,7 @@ def __getattr__(_name: str):
 
 __all__ = [
     "COMPRESSIONS", "KERNEL", "READER", "SEED001", "SEED001_THREADS",
-    "back_pressure", "check_agreement", "check_config", "digest", "disk_note", "efficiency_target", "events_table",
+    "back_pressure", "check_agreement", "check_config", "digest", "disk_fit", "efficiency_target", "events_table",
     "figure_events", "figure_memory", "figure_random", "filesystem_type", "groups", "macros", "measure",
     "fixed_cost", "medium_dirs", "plan", "random_setup_rows", "random_table", "resolve_threads", "run_name",
     "seed001_rows", "seed001_setup_table", "seed001_size_table", "seed001_table", "seed003_claims", "seed003_table",

@@ -94,13 +94,14 @@ def medium_dirs(params: dict[str, Any], results_dir: str | os.PathLike) -> dict[
     return {"disk": str(disk.resolve()), "slow": str(disk.resolve()), "tmpfs": params["tmpfs_dir"], "memory": ""}
 
 
-def disk_note(dirs: dict[str, str], params: dict[str, Any]) -> str:
-    """What the disk medium is on this machine (a tmpfs or overlay 'disk' is not a disk)."""
+def disk_fit(dirs: dict[str, str], params: dict[str, Any]) -> dict[str, str]:
+    """What the disk medium is on this machine (a tmpfs or overlay 'disk' is not a disk): `state`
+    notmeasured (neither disk nor slow among the media), fsync (each pass ends with fsync) or
+    nofsync (the page cache absorbs the writes), and the `filesystem` of the disk directory
+    (n/a where not measured). The paper words each state (paper/sections/writing.tex)."""
     if not set(params["media"] + params["event_media"]) & {"disk", "slow"}:
-        return "the disk medium was not measured"
-    kind = filesystem_type(dirs["disk"])
-    sync = "each pass ends with fsync" if params["fsync"] else "passes end without fsync (the page cache absorbs the writes)"
-    return f"the disk directory is on {kind}; {sync}"
+        return {"state": "notmeasured", "filesystem": "n/a"}
+    return {"state": "fsync" if params["fsync"] else "nofsync", "filesystem": filesystem_type(dirs["disk"])}
 
 
 def kernel_args(run: dict[str, Any], params: dict[str, Any], dirs: dict[str, str],

@@ -15,9 +15,8 @@ from ...core.intervals import Estimate, Verdict
 from .analysis import (EFFICIENCY_TARGET, GROUP, RANDOM_SETUP_SHARE, back_pressure, efficiency_target, estimate,
                        one, random_setup_rows, rate, seed001_parts, seed001_rows, setup_rows, size_rows, target_medium,
                        versus)
-from .measuring import (COMPRESSIONS, EVENT_METHODS, LABELS, MEDIA, MEDIUM_LABELS, PART_LABELS, SHORT, plan,
-                        run_name)
-from .spec import filesystem_type
+from .measuring import (COMPRESSIONS, EVENT_METHODS, LABELS, MEDIA, MEDIUM_LABELS, PART_LABELS, SHORT, disk_fit,
+                        plan, run_name)
 
 # A percentage in a sentence, after its number (paper.with_bounds's unit)
 PERCENT = r"\,\%"
@@ -320,15 +319,12 @@ def macros(table: pd.DataFrame, params: dict[str, Any], frame: pd.DataFrame, dir
 
 
 def _disk_macros(dirs: dict[str, str], params: dict[str, Any]) -> dict[str, str]:
-    """What the disk medium is on this machine (a tmpfs or overlay 'disk' is not a disk):
-    WrtDiskState notmeasured (neither disk nor slow among the media), fsync (each pass ends with
-    fsync) or nofsync (the page cache absorbs the writes), the section words each; and
-    WrtDiskFilesystem, the file system of the disk directory (n/a where not measured)."""
+    """What the disk medium is on this machine (measuring.disk_fit): WrtDiskState notmeasured,
+    fsync or nofsync, the section words each; and WrtDiskFilesystem, the file system of the disk
+    directory (n/a where not measured)."""
     from ...report import paper
-    if not set(params["media"] + params["event_media"]) & {"disk", "slow"}:
-        return {"WrtDiskState": paper.NOT_MEASURED, "WrtDiskFilesystem": "n/a"}
-    return {"WrtDiskState": "fsync" if params["fsync"] else "nofsync",
-            "WrtDiskFilesystem": paper.escape(filesystem_type(dirs["disk"]))}
+    disk = disk_fit(dirs, params)
+    return {"WrtDiskState": disk["state"], "WrtDiskFilesystem": paper.escape(disk["filesystem"])}
 
 
 def _back_pressure_macros(pressure: dict[str, Any]) -> dict[str, str]:
