@@ -771,18 +771,74 @@ def test_the_size_and_set_up_states_are_the_ones_their_figures_give():
                                                            "WrtSetupState": "notmeasured"}
 
 
+def _with_peaks(frame: pd.DataFrame, medium: str, peaks_mb: list[float]) -> pd.DataFrame:
+    """`frame` with TBufferMerger's peak memory above the baseline on `medium` at 4 threads,
+    uncompressed, `peaks_mb[i]` in round i (its first sample), and a second sample in each
+    round whose peak is 50 MB lower (a process's peak is its largest sample's)."""
+    frame = frame.assign(round=frame["rep"])
+    where = ((frame["part"] == "random") & (frame["method"] == "tbuffermerger") & (frame["medium"] == medium)
+             & (frame["compression"] == "none") & (frame["threads"] == 4) & ~frame["warmup"])
+    assert where.sum() == len(peaks_mb), "one timed sample per round in the synthetic run"
+    frame.loc[where, "peak_rss_bytes"] = [2 * 10**8 + mb * 10**6 for mb in peaks_mb]
+    lower = frame[where].assign(peak_rss_bytes=lambda rows: rows["peak_rss_bytes"] - 50 * 10**6)
+    return wr.with_rates(pd.concat([frame, lower], ignore_index=True))
+
+
+def _peak_interval(peaks_mb: list[float]) -> tuple[float, float, float]:
+    """The mean of the per-round peaks and its 95% t interval, recomputed with scipy.stats."""
+    from scipy import stats
+    mean = float(np.mean(peaks_mb))
+    low, high = stats.t.interval(0.95, len(peaks_mb) - 1, loc=mean, scale=stats.sem(peaks_mb))
+    return mean, low, high
+
+
+@pytest.mark.parametrize("slow_mb, fast_mb, state", [
+    ([500, 520, 510], [100, 104, 98], "holds"),        # the slow medium's interval wholly above 1.5 x + 16 MB
+    ([100, 104, 98], [100, 104, 98], "blocks"),        # wholly below: the writers block
+    ([150, 420, 300], [100, 104, 98], "inconclusive"),  # a mean above the bar (a point rule: holds), an interval across it
+    ([150, 172, 190], [100, 140, 60], "inconclusive"),  # the fast medium's own spread reaches the slow one
+])
+def test_the_back_pressure_verdict_comes_from_the_intervals_of_the_per_round_peaks(slow_mb, fast_mb, state):
+    from throughput.report import paper
+    params = {**PARAMS, "repetitions": 3}
+    frame = _synthetic(params)
+    # three rounds: the synthetic run's two, and a third like its second
+    third = frame[frame["rep"] == 1].assign(rep=2)
+    frame = _with_peaks(_with_peaks(pd.concat([frame, third], ignore_index=True), "slow", slow_mb), "tmpfs", fast_mb)
+    pressure = wr.back_pressure(wr.summary(frame), params)
+    slow, fast = _peak_interval(slow_mb), _peak_interval(fast_mb)
+    assert (pressure["slow"].value, pressure["slow"].low, pressure["slow"].high) == pytest.approx(slow)
+    assert (pressure["fast"].value, pressure["fast"].low, pressure["fast"].high) == pytest.approx(fast)
+    # the verdict recomputed from the two intervals: the slow one's against 1.5 times the fast one's plus 16 MB
+    expected = ("holds" if slow[1] > 1.5 * fast[2] + 16 else "blocks" if slow[2] < 1.5 * fast[1] + 16
+                else "inconclusive")
+    assert pressure["state"] == expected == state
+    values = wr.macros(wr.summary(frame), params, frame, {"disk": "/tmp"}, None, "GNU 12")
+    assert values["WrtBackPressureState"] == state
+    assert values["WrtBackPressureSlowMB"] == (
+        rf"{paper.number(slow[0])}~MB (95\% interval {paper.number(slow[1])} to {paper.number(slow[2])}~MB)")
+    assert (values["WrtBackPressureFactor"], values["WrtBackPressureMarginMB"]) == (r"\num{1.5}", r"\num{16}")
+    verdict = wr.seed003_claims(wr.summary(frame), params)["verdict"].iloc[3]
+    assert verdict.startswith({"holds": "holds", "blocks": "no longer holds", "inconclusive": "this run cannot tell"}[state])
+
+
 def test_the_back_pressure_state_and_seed003s_table_are_the_ones_the_peaks_give():
-    frame = _synthetic(PARAMS)  # every run's peak 100 MB above its baseline: the writers block
+    from throughput.report import paper
+    frame = _synthetic(PARAMS)  # every run's peak 100 MB above its baseline in each round: the writers block
     pressure = wr.back_pressure(wr.summary(frame), PARAMS)
-    assert (pressure["state"], pressure["slow_mb"], pressure["fast_mb"]) == ("blocks", 100, 100)
+    assert (pressure["state"], pressure["slow"].value, pressure["fast"].value) == ("blocks", 100, 100)
     slow = (frame["method"] == "tbuffermerger") & (frame["medium"] == "slow") & (frame["threads"] == 4)
     frame.loc[slow, "peak_rss_bytes"] += 4 * 10**8  # 500 MB on the slow medium: memory grows
     frame = wr.with_rates(frame)
     values = wr.macros(wr.summary(frame), PARAMS, frame, {"disk": "/tmp"}, None, "GNU 12")
-    assert (values["WrtBackPressureState"], values["WrtBackPressureSlowMB"]) == ("holds", r"\num{500}")
-    assert values["WrtBackPressureFastMB"] == r"\num{100}" and values["WrtBackPressureFastMedium"] == "tmpfs"
+    exact = lambda mb: rf"{paper.number(mb)}~MB (95\% interval {paper.number(mb)} to {paper.number(mb)}~MB)"  # noqa: E731
+    assert (values["WrtBackPressureState"], values["WrtBackPressureSlowMB"]) == ("holds", exact(500))
+    assert values["WrtBackPressureFastMB"] == exact(100) and values["WrtBackPressureFastMedium"] == "tmpfs"
     claims = wr.seed003_claims(wr.summary(frame), PARAMS)
     assert claims["verdict"].iloc[3] == "holds"
+    # one round: no interval, so no verdict
+    once = frame[frame["rep"] < 1]
+    assert wr.back_pressure(wr.summary(once), PARAMS)["state"] == "inconclusive"
     # without the slow medium: not measured, as the table says
     fast = {**PARAMS, "media": ["tmpfs"]}
     values = wr.macros(wr.summary(_synthetic(fast)), fast, _synthetic(fast), {"disk": "/tmp"}, None, "GNU 12")

@@ -430,7 +430,8 @@ WORDED = {
     # size ratio's, set-up cost's and speed-ups' states; _back_pressure_macros; the random branches
     "WrtSize": {"events", "products", "both", "notmeasured"}, "WrtSizeThan": {"larger", "smaller", "notseparated"},
     "WrtSetup": {"events", "products", "both", "notmeasured"}, "WrtSetupCost": {"negative", "notnegative"},
-    "WrtSetupVerdict": {"met", "missed", "inconclusive"}, "WrtBackPressure": {"holds", "blocks", "notmeasured"},
+    "WrtSetupVerdict": {"met", "missed", "inconclusive"},
+    "WrtBackPressure": {"holds", "blocks", "inconclusive", "notmeasured"},
     "WrtRandomBranches": {"one", "several"},
     "RdfSaturation": {"met", "missed", "inconclusive", "notmeasured"},  # rdataframe.report.saturation_macros
     # rdataframe.report.model_check_macros: the caches checked, each one's state and the rates it names

@@ -12,9 +12,9 @@ from ...core import intervals, noise
 from ...report import noise_sentences
 from ...setup.config import thread_counts
 from ...core.intervals import Estimate, Verdict
-from .analysis import (EFFICIENCY_TARGET, GROUP, RANDOM_SETUP_SHARE, back_pressure, efficiency_target, estimate,
-                       one, random_setup_rows, rate, seed001_parts, seed001_rows, setup_rows, size_rows, target_medium,
-                       versus)
+from .analysis import (BACK_PRESSURE_FACTOR, BACK_PRESSURE_MARGIN_MB, EFFICIENCY_TARGET, GROUP, RANDOM_SETUP_SHARE,
+                       back_pressure, efficiency_target, estimate, one, random_setup_rows, rate, seed001_parts,
+                       seed001_rows, setup_rows, size_rows, target_medium, versus)
 from .measuring import (COMPRESSIONS, EVENT_METHODS, LABELS, MEDIA, MEDIUM_LABELS, PART_LABELS, SHORT, disk_fit,
                         plan, run_name)
 
@@ -329,12 +329,16 @@ def _disk_macros(dirs: dict[str, str], params: dict[str, Any]) -> dict[str, str]
 
 def _back_pressure_macros(pressure: dict[str, Any]) -> dict[str, str]:
     """Seed 003's back-pressure claim on this run (analysis.back_pressure): WrtBackPressureState
-    holds, blocks or notmeasured (the section words each), with TBufferMerger's peak memory above
-    baseline on the slow medium and on the fast one, and which that is."""
+    holds, blocks, inconclusive or notmeasured (the section words each), with TBufferMerger's peak
+    memory above baseline on the slow medium and on the fast one, each with its interval
+    (SlowMB, FastMB: their unit in them), which that is, and the rule's factor and margin in MB."""
     from ...report import paper
-    return {"WrtBackPressureState": pressure["state"], "WrtBackPressureSlowMB": _num(pressure["slow_mb"]),
-            "WrtBackPressureFastMB": _num(pressure["fast_mb"]),
-            "WrtBackPressureFastMedium": paper.escape(pressure["fast_medium"])}
+    return {"WrtBackPressureState": pressure["state"],
+            "WrtBackPressureSlowMB": paper.with_bounds(pressure["slow"], 3, unit="~MB"),
+            "WrtBackPressureFastMB": paper.with_bounds(pressure["fast"], 3, unit="~MB"),
+            "WrtBackPressureFastMedium": paper.escape(pressure["fast_medium"]),
+            "WrtBackPressureFactor": paper.number(BACK_PRESSURE_FACTOR),
+            "WrtBackPressureMarginMB": paper.number(BACK_PRESSURE_MARGIN_MB)}
 
 
 def _single(frame: pd.DataFrame) -> pd.Series:
