@@ -83,6 +83,59 @@ def test_an_experiment_package_imports_its_measured_code_on_first_use():
         writing.no_such_name  # noqa: B018
 
 
+# A script for a fresh interpreter: import argv[1] as argv[2] says ("import": the submodule alone;
+# "from": `from package import name`), then print the modules loaded (this package's and the heavy
+# ones) and, for "from", the module of the package's lazy name argv[3].
+_FROM_IMPORT = """
+import importlib, json, sys
+module, how = sys.argv[1], sys.argv[2]
+package, name = module.rsplit(".", 1)
+if how == "import":
+    importlib.import_module(module)
+else:
+    exec(f"from {package} import {name} as loaded")
+    assert loaded is sys.modules[module], loaded
+loaded = sorted(m for m in sys.modules if m.startswith("throughput") or m.split(".")[0] in HEAVY)
+lazy = getattr(sys.modules[package], sys.argv[3]).__module__ if how == "from" else None
+print(json.dumps([loaded, lazy]))
+"""
+
+
+def _loaded(module: str, how: str, lazy: str = "") -> tuple[list[str], str | None]:
+    run = subprocess.run([sys.executable, "-c", f"HEAVY = {HEAVY!r}" + _FROM_IMPORT, module, how, lazy], cwd=REPO,
+                         capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0, run.stderr
+    return tuple(json.loads(run.stdout))
+
+
+@pytest.mark.parametrize("module, lazy, lazy_module", [
+    ("throughput.experiments.writing.measuring", "summary", "throughput.experiments.writing.analysis"),
+    ("throughput.experiments.memory_bandwidth.vocabulary", "measure", "throughput.experiments.memory_bandwidth.measuring"),
+    ("throughput.experiments.gpu_bandwidth.configuration", "paper_macros", "throughput.experiments.gpu_bandwidth.report"),
+])
+def test_from_an_experiment_package_a_submodule_is_imported_alone(module, lazy, lazy_module):
+    """`from package import submodule` asks the package's __getattr__ first (setup.spec.refuse_early):
+    it loads no more than importing the submodule itself does, not the package's lazy names (their
+    modules, ROOT, numba...); the lazy names still load on first use."""
+    alone, _ = _loaded(module, "import")
+    from_package, loaded_lazy = _loaded(module, "from", lazy)
+    assert from_package == alone
+    assert lazy_module not in alone and loaded_lazy == lazy_module
+
+
+def test_no_lazy_name_of_an_experiment_package_is_a_submodule_name():
+    # refuse_early refuses every submodule's name: a lazy name of the same would never load
+    import ast
+
+    for name in SPECS:
+        package = REPO / "src" / "throughput" / "experiments" / name
+        submodules = {p.stem for p in package.glob("*.py")} | {p.name for p in package.iterdir() if (p / "__init__.py").is_file()}
+        tree = ast.parse((package / "__init__.py").read_text())
+        names = {alias.asname or alias.name for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)
+                 for alias in node.names}
+        assert not names & submodules, f"{name}: lazy names that are submodules: {sorted(names & submodules)}"
+
+
 def test_the_configuration_reaches_no_module_by_name():
     # Each section's check is handed to setup/config.py by throughput.configuration, which imports it.
     assert "importlib" not in (REPO / "src" / "throughput" / "setup" / "config.py").read_text()

@@ -15,6 +15,7 @@ while it plans.
 """
 from __future__ import annotations
 
+import importlib.util
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -62,10 +63,21 @@ class Spec:
         }
 
 
+def refuse_early(package: str, name: str) -> None:
+    """For an experiment package's `__getattr__`, first: AttributeError at once, before its heavy
+    imports, for a private name or one of its submodules not imported yet. `from package import
+    submodule` (and `from . import submodule` within it) asks the package for the name before it
+    imports the submodule; loading every name then (ROOT, pandas, ...) would be slow and could
+    close an import circle. find_spec looks the submodule up without importing it."""
+    if name.startswith("_") or importlib.util.find_spec(f"{package}.{name}") is not None:
+        raise AttributeError(f"module {package!r} has no attribute {name!r}")
+
+
 def load_later(namespace: dict[str, Any], loaded: dict[str, Any], name: str) -> Any:
-    """For an experiment package's `__getattr__`, once it has imported the names of its measured
-    code, analysis and report (`loaded`, its locals): put them in the package (`namespace`, its
-    globals; none starting with '_'), and give `name`, or AttributeError when it has none."""
+    """For an experiment package's `__getattr__` (after refuse_early), once it has imported the
+    names of its measured code, analysis and report (`loaded`, its locals): put them in the package
+    (`namespace`, its globals; none starting with '_'), and give `name`, or AttributeError when it
+    has none."""
     namespace.update((key, value) for key, value in loaded.items() if not key.startswith("_"))
     try:
         return namespace[name]

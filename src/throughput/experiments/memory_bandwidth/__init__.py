@@ -26,13 +26,12 @@ The names the notebook, throughput.repeatability and the tests use are
 imported here: ``from throughput.experiments import memory_bandwidth as mb``; all
 but the spec's on first use (throughput.setup.spec.load_later).
 """
-from ...setup.spec import load_later
+from ...setup.spec import load_later, refuse_early
 from .spec import check_config
 
 
 def __getattr__(_name: str):
-    if _name.startswith("_"):
-        raise AttributeError(f"module {__name__!r} has no attribute {_name!r}")
+    refuse_early(__name__, _name)  # a submodule is imported alone, without the names below
     from .analysis import (cache_fit, check_agreement, estimate, huge_page_note, machine_table,
                            opt_table, opt_verdict, paired_ratio, plateau_verdict, ratio_table, stream_at, summary,
                            targets, with_rates)

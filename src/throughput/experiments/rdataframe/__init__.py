@@ -52,14 +52,13 @@ and dask_scheduler's on first use: throughput.setup.spec.load_later), so that
 """
 from __future__ import annotations
 
-from ...setup.spec import load_later
+from ...setup.spec import load_later, refuse_early
 from .dask_scheduler import SchedulerError, scheduler_problem
 from .spec import check_config, data_path, file_sets, resolve_counts
 
 
 def __getattr__(_name: str):
-    if _name.startswith("_"):
-        raise AttributeError(f"module {__name__!r} has no attribute {_name!r}")
+    refuse_early(__name__, _name)  # a submodule is imported alone, without the names below
     from .analysis import (HistogramMismatch, check_agreement, compare_histograms, fit_amdahl, fit_usl,
                            load_histograms, summary)
     from .distributed_rdf import measure_dask
