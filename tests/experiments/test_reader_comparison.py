@@ -718,17 +718,20 @@ def test_the_gap_to_numpy_is_split_by_the_interval_of_the_per_entry_share(state)
 # synthetic limit's checksum, 1% of its time, and 400 rate samples of 0.1 ms)
 OWN_CASES = {
     "less": [1.0, 1.08, 0.97],  # Numpy twice as fast: a gap of about half the columnar reader's time
-    "atleast": [1.96, 2.07, 1.92],  # about 1.5%, all of its interval below the own work
-    "notseparated": [1.94, 2.09, 1.85],  # an interval from below to above the own work
+    "atleast": [1.96, 2.07, 1.92],  # about 1.5%, all of its interval below the own work's
+    "notseparated": [1.94, 2.09, 1.85],  # an interval from below to above the own work's
     "nogap": [2.2, 2.3, 2.2],  # Numpy slower in every round
 }
 
 
 @pytest.mark.parametrize("state", list(OWN_CASES) + ["oneround"])
 def test_own_work_weighs_the_checksum_and_samples_against_the_gap_to_numpy(state):
-    """The gap (one less Numpy's time over the columnar reader's, paired round by round) with its interval,
-    recomputed here; its own work (from the medians: no interval) less than it, at least it or not separated
-    from it by its whole interval; each state built from per-round times."""
+    """The own work (the limit's checksum plus the columnar reader's rate samples, over its reading time,
+    round by round) and the gap (one less Numpy's time over the columnar reader's, paired round by round),
+    each with its interval, recomputed here; the own work less than the gap, at least it or not separated
+    from it by their whole intervals; each state built from per-round times."""
+    from scipy import stats
+
     columnar, baskets = [2.0, 2.1, 1.95], [1.6, 1.7, 1.55]
     numpy = OWN_CASES["less" if state == "oneround" else state]
     rounds = 1 if state == "oneround" else 3
@@ -736,19 +739,25 @@ def test_own_work_weighs_the_checksum_and_samples_against_the_gap_to_numpy(state
     table = _synthetic_summary({("aod/ZLIB", r, "Jet_pt"): t for r, t in reads.items()})
     goal = rc.targets(table, "aod/ZLIB", "Jet_pt")
     macros = rc.report._own_work_macros(goal, "Aod")
-    own = goal["checksum_share"] + goal["sampling_share"]
-    assert 0.02 < own < 0.035 and macros["RcOwnWorkAodPercent"] == paper.number(100 * own, 2)
+    # per round: the checksum (1% of the limit's time) and 400 samples of 0.1 ms, over the columnar time
+    shares = np.array([(0.01 * b + 400 * 1e-4) / c for b, c in zip(reads["baskets"], reads["columnar"])])
+    own = goal["own_work"]
+    assert own.value == pytest.approx(shares.mean()) and 0.02 < own.value < 0.035
     kept = _t_interval([math.log(n / c) for n, c in zip(reads["numpy"], reads["columnar"])])
     gap, low, high = 1 - kept[0], 1 - kept[2], 1 - kept[1]
     if rounds == 1:
-        assert macros["RcOwnWorkAodGapPercent"] == paper.number(100 * gap, 2) + r"\%"
+        assert not own.known and macros["RcOwnWorkAodPercent"] == paper.number(100 * own.value, 2) + r"\%"
         assert macros["RcOwnWorkAodState"] == "notseparated"  # no interval: not decided on the value alone
         return
-    assert macros["RcOwnWorkAodGapPercent"] == (paper.number(100 * gap, 2) + rf"\% (95\% interval "
-                                                rf"{paper.number(100 * low, 2)} to {paper.number(100 * high, 2)}\%)")
-    expected = ("nogap" if high <= 0 else "less" if own < low else "atleast" if own >= high else "notseparated")
+    half = stats.t.ppf(0.975, rounds - 1) * shares.std(ddof=1) / math.sqrt(rounds)
+    assert (own.low, own.high) == pytest.approx((shares.mean() - half, shares.mean() + half))
+    assert macros["RcOwnWorkAodPercent"] == rc.report._percent_with_bounds(own)
+    assert macros["RcOwnWorkAodGapPercent"] == rc.report._percent_with_bounds(goal["numpy"].one_less())
+    assert rc.report._percent_with_bounds(goal["numpy"].one_less()).startswith(paper.number(100 * gap, 2))
+    expected = ("nogap" if high <= 0 else "less" if own.high < low else "atleast" if own.low >= high
+                else "notseparated")
     assert expected == state and macros["RcOwnWorkAodState"] == state
-    unsplit = rc.report._own_work_macros({**goal, "checksum_share": math.nan}, "Aod")
+    unsplit = rc.report._own_work_macros({**goal, "own_work": intervals.UNKNOWN}, "Aod")
     assert unsplit["RcOwnWorkAodState"] == "notsplit" and unsplit["RcOwnWorkAodPercent"] == "--"
 
 
@@ -1070,8 +1079,10 @@ def test_measure_summarize_and_tables(files, tmp_path):
     # each layout's own work against its gap (the section explains the MiniAOD-like one's)
     assert {numbers["RcOwnWorkAodState"], numbers["RcOwnWorkNanoState"]} <= {"nogap", "less", "atleast",
                                                                               "notseparated"}
-    own = 100 * (goal["checksum_share"] + goal["sampling_share"])  # the NanoAOD-like goal, the loop's last
-    assert numbers["RcOwnWorkNanoPercent"] == paper.number(own, 2)
+    own = goal["own_work"]  # the NanoAOD-like goal, the loop's last: round by round, with its two bounds
+    assert own.processes == 2 and numbers["RcOwnWorkNanoPercent"] == rc.report._percent_with_bounds(own)
+    # the same work as the figure's split from the medians of the passes, so of the same size
+    assert own.value == pytest.approx(goal["checksum_share"] + goal["sampling_share"], rel=0.5)
     # the baskets limit alone times its checksum, inside its reading time; every C++ pass
     # counts the samples it took (its sample records, less the one closing the pass)
     passes = timing[timing["group"] == "cpp"]

@@ -110,10 +110,17 @@ def summary(frame: pd.DataFrame) -> pd.DataFrame:
     timing["read_part_s"] = reading_time(timing)
     best = timing.groupby([*by, "round"], sort=False)[["wall_s", "read_part_s", "open_s"]].min()
     by_round = {key: group.droplevel(by) for key, group in best.groupby(level=by, sort=False)}
+    # the reader's own work per pass in each process, its median there (what own_work_share pairs
+    # with that process's reading time): the checksum timed apart and the rate samples' clock reads
+    timing["sampling_s"] = timing["samples"] * timing["clock_read_s"]
+    own = timing.groupby([*by, "round"], sort=False)[["checksum_s", "sampling_s"]].median()
+    own_by_round = {key: group.droplevel(by) for key, group in own.groupby(level=by, sort=False)}
     keys = list(table[by].itertuples(index=False, name=None))
     table["wall_by_round"] = [by_round[key]["wall_s"].to_dict() for key in keys]
     table["read_by_round"] = [by_round[key]["read_part_s"].to_dict() for key in keys]
     table["open_by_round"] = [by_round[key]["open_s"].to_dict() for key in keys]
+    for part in ("checksum", "sampling"):  # a round that did not record it has none
+        table[f"{part}_by_round"] = [own_by_round[key][f"{part}_s"].dropna().to_dict() for key in keys]
     return _rates(table)
 
 
@@ -324,7 +331,7 @@ def targets(table: pd.DataFrame, set_name: str, branch: str) -> dict[str, Any]:
             "numpy_with_open": numpy_with_open, "numpy_ratio_with_open": numpy_with_open.value,
             # ns per value across the processes, with their intervals (the split below: medians)
             "columnar_ns": ns("columnar"), "numpy_ns": ns("numpy"), "baskets_ns": ns("baskets"),
-            "per_entry": per_entry_share(table, set_name, branch),
+            "per_entry": per_entry_share(table, set_name, branch), "own_work": own_work_share(table, set_name, branch),
             "numpy_verdict": intervals.at_least(numpy, NUMPY_TARGET), "fastest_cpp": fastest,
             "fastest_cpp_mhz": cpp.get(fastest, float("nan")), "rootreadspeed_mhz": rate("rootreadspeed", "mhz_items"),
             "rootreadspeed": rrs, "rootreadspeed_ratio": rrs.value,
@@ -384,6 +391,21 @@ def per_entry_share(table: pd.DataFrame, set_name: str, branch: str) -> Estimate
     ratio = intervals.paired_by_round({r: t + extra_s for r, t in limit["read_by_round"].items()},
                                       columnar["read_by_round"])
     return ratio.one_less()
+
+
+def own_work_share(table: pd.DataFrame, set_name: str, branch: str) -> Estimate:
+    """The share of the columnar reader's reading time that is its own work (_columnar_split's
+    checksum_share plus sampling_share), round by round: the baskets limit's checksum, timed apart
+    on the same values, plus the columnar reader's rate samples, over its reading time, each per
+    value and from the same round; their mean across the rounds with its t interval (a share near
+    zero: intervals.mean_across). UNKNOWN where either reader, or a round with both, is missing."""
+    columnar, limit = (summary_row(table, set_name, "warm", reader, branch) for reader in ("columnar", "baskets"))
+    if columnar is None or limit is None or not (columnar["items"] > 0 and limit["items"] > 0):
+        return intervals.UNKNOWN
+    checksum, sampling = limit["checksum_by_round"], columnar["sampling_by_round"]
+    shares = [(checksum[r] / limit["items"] + sampling[r] / columnar["items"]) / (t / columnar["items"])
+              for r, t in columnar["read_by_round"].items() if r in checksum and r in sampling and t > 0]
+    return intervals.mean_across(shares) if shares else intervals.UNKNOWN
 
 
 def ns_per_value(row: pd.Series | None) -> Estimate:

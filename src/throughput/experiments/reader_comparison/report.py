@@ -404,27 +404,27 @@ def plot_time_split(ax, goals: dict[str, dict[str, Any]]) -> None:
 
 
 def _own_work_macros(goal: dict[str, Any], layout: str) -> dict[str, str]:
-    """What of the columnar reader's time is its own work (the checksum and the rate samples, from
-    the medians of the passes: no interval) against the gap to the Numpy baseline (the share of its
-    time Numpy does not spend: one less Numpy's time over its own, paired round by round, with its
-    interval): removing its own work can close at most that much. RcOwnWork<layout>State (the section
-    words each): notsplit (no baskets limit measured), nogap (Numpy not measured, or the gap's whole
-    interval at or below zero), less (its own work below the gap's whole interval), atleast (at or
-    above it) or notseparated (inside it, or one round gave no interval); with both shares in percent."""
-    own = goal["checksum_share"] + goal["sampling_share"]
+    """What of the columnar reader's time is its own work (the checksum and the rate samples, round
+    by round with its interval: analysis.own_work_share) against the gap to the Numpy baseline (the
+    share of its time Numpy does not spend: one less Numpy's time over its own, paired round by
+    round, with its interval): removing its own work can close at most that much. RcOwnWork<layout>State
+    (the section words each): notsplit (no baskets limit measured), nogap (Numpy not measured, or the
+    gap's whole interval at or below zero), less (its own work's whole interval below the gap's),
+    atleast (at or above it) or notseparated (the intervals overlap, or one round gave none); with
+    both shares in percent and their bounds."""
+    own = goal["own_work"]
     gap = goal["numpy"].one_less()  # the columnar reader's rate over Numpy's = Numpy's time over its own
-    if math.isnan(own):
+    if math.isnan(own.value):
         state = "notsplit"
     elif math.isnan(gap.value) or (gap.known and gap.high <= 0):
         state = "nogap"
-    elif gap.known and own < gap.low:
+    elif own.known and gap.known and own.high < gap.low:
         state = "less"
-    elif gap.known and own >= gap.high:
+    elif own.known and gap.known and own.low >= gap.high:
         state = "atleast"
     else:
         state = "notseparated"
-    return {f"RcOwnWork{layout}State": state,
-            f"RcOwnWork{layout}Percent": paper.number(100 * own, 2) if math.isfinite(own) else "--",
+    return {f"RcOwnWork{layout}State": state, f"RcOwnWork{layout}Percent": _percent_with_bounds(own),
             f"RcOwnWork{layout}GapPercent": _percent_with_bounds(gap)}
 
 
