@@ -403,11 +403,11 @@ def seed003_claims(table: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
     if pressure["state"] == "notmeasured":
         row(claim, "not measured here (needs the slow medium and a fast one)", "n/a")
     else:
-        row(claim, f"peak memory above baseline {_megabytes(pressure['slow'])} (slow) vs "
-                   f"{_megabytes(pressure['fast'])} ({pressure['fast_medium']}), {pressure['compression']}, "
+        row(claim, f"peak memory above baseline on the slow medium {_megabytes(pressure['slow'])} against "
+                   f"{_megabytes(pressure['fast'])} on {pressure['fast_medium']}, {pressure['compression']}, "
                    f"{top} threads",
             {"holds": "holds", "blocks": "no longer holds: writers block instead",
-             "inconclusive": "this run cannot tell (the slow medium's interval overlaps "
-                             f"{BACK_PRESSURE_FACTOR:g} times the fast one's plus {BACK_PRESSURE_MARGIN_MB:g} MB)"}
+             "inconclusive": f"this run cannot tell (the slow medium's interval and {BACK_PRESSURE_FACTOR:g} times "
+                             f"the fast one's plus {BACK_PRESSURE_MARGIN_MB:g} MB overlap, or one round gave none)"}
             [pressure["state"]])
     return pd.DataFrame(rows)
