@@ -348,10 +348,11 @@ def test_the_method_section_gives_the_gpu_passes_run_delay_beside_the_calibrated
     rows = pd.DataFrame({"run": ["cpu_a", "cpu_b", "gpu_a", "gpu_b"], "loops": [10, 12, None, None],
                          "threads": 1, "wall_s": [0.2, 0.2, 0.01, 0.01], "run_delay_s": [0.0, 0.0, 0.0, 0.001],
                          "sample_retakes": [0, 0, 0, 3]})
-    sentence = noise_sentences.samples_sentence(rows, settings)
-    assert "(up to 12 passes in one; the median sample 0.2 s); the 2 samples of runs that are not calibrated" in sentence
-    assert "at most 10.0%, in gpu_b" in sentence
-    assert "1 of the 4 samples of the methods that retake were taken again" in sentence
+    facts = noise_sentences.samples(rows, settings)
+    assert (facts["MaxLoops"], facts["SampleMedian"], facts["Uncalibrated"], facts["UncalibratedState"]) == \
+        (12, 0.2, 2, "some")
+    assert facts["DelayMax"] == pytest.approx(100 * 0.001 / 0.01) and facts["DelayWorst"] == "gpu_b"
+    assert (facts["SamplesRetaken"], facts["Retaking"]) == (1, 4)
 
 
 class DroppingBackend(gb.NumpyBackend):

@@ -13,7 +13,7 @@ import pytest
 from scipy.special import stdtrit
 
 from throughput.core import experiment, harness, intervals, noise, provenance, results
-from throughput.report import noise_sentences
+from throughput.report import noise_sentences, paper
 
 
 class FakeMethods:
@@ -85,9 +85,9 @@ def test_a_pass_a_waiting_task_delayed_is_taken_again_and_counted(tmp_path, monk
     assert measured.groupby("run")["retakes"].sum().to_dict() == {"A": 0, "B": 1, "C": 0}
     assert (measured["cpu_stall_share"] == 0).all()  # the passes kept were not delayed
     assert results.read_raw(tmp_path / "B.parquet")[1]["noise"]["retakes"] == 1
-    sentence = noise_sentences.describe(frame, noise.Settings(max_retakes=1))
-    assert "1 of 9 passes were taken again because some runnable task waited for a CPU during more than 2%" in sentence
-    assert "0 stayed above it" in sentence
+    facts = noise_sentences.describe(frame, noise.Settings(max_retakes=1))
+    assert (facts["RetakesState"], facts["Passes"], facts["PassRetakes"], facts["StallStill"]) == ("retaken", 9, 1, 0)
+    assert facts["StallLimit"] == 100 * noise.Settings().max_stall_share and facts["StallMax"] == 0
 
 
 def test_a_pass_still_delayed_after_its_retakes_is_kept_and_said(tmp_path, monkeypatch):
@@ -98,21 +98,24 @@ def test_a_pass_still_delayed_after_its_retakes_is_kept_and_said(tmp_path, monke
     assert measured.groupby("run")["retakes"].sum().to_dict() == {"A": 0, "B": 0, "C": 1}
     assert (measured.set_index("run")["cpu_stall_share"] > 0.02).groupby("run").sum().to_dict() == \
         {"A": 0, "B": 0, "C": 1}
-    assert "1 stayed above it" in noise_sentences.describe(frame, noise.Settings(max_retakes=1))
+    facts = noise_sentences.describe(frame, noise.Settings(max_retakes=1))
+    assert (facts["RetakesState"], facts["StallStill"]) == ("retaken", 1)
+    assert facts["StallMax"] == 100 * measured["cpu_stall_share"].max() > 2
     # no retakes asked for (the default): the delayed pass is kept as it came
     methods = FakeMethods({name: [1.0] * 2 for name in "ABC"})
     frame = _measure(tmp_path / "none", _stalling(methods, {"A": [1.0]}, monkeypatch),
                      noise.Settings(), repetitions=2)
     assert methods.calls.count("A") == 2 and frame["retakes"].sum() == 0
-    assert "more than 2% of 1 of the 6 passes" in noise_sentences.describe(frame, noise.Settings())
-    assert "none was taken again (noise.max_retakes is 0)" in noise_sentences.describe(frame, noise.Settings())
+    facts = noise_sentences.describe(frame, noise.Settings())
+    assert (facts["RetakesState"], facts["StallStill"], facts["Passes"], facts["MaxRetakes"]) == ("off", 1, 6, 0)
 
 
 def test_without_pressure_information_no_pass_is_called_delayed(tmp_path, monkeypatch):
     monkeypatch.setattr(noise, "_cpu_stall_seconds", lambda: None)
     frame = _measure(tmp_path, FakeMethods({name: [1.0] * 3 for name in "ABC"}), noise.Settings())
     assert frame["cpu_stall_share"].isna().all() and frame["retakes"].sum() == 0
-    assert "no CPU pressure information here" in noise_sentences.describe(frame, noise.Settings())
+    facts = noise_sentences.describe(frame, noise.Settings())
+    assert facts["RetakesState"] == "nopressure" and "Passes" not in facts
 
 
 def test_the_cpu_pressure_total_grows_where_the_kernel_gives_it():
@@ -196,12 +199,14 @@ def test_a_group_that_stays_noisy_is_flagged_not_dropped(tmp_path):
     flagged = frame.groupby("run")["noisy"].all()
     assert flagged.to_dict() == {"A": False, "B": True, "C": False}
     assert results.read_raw(tmp_path / "B.parquet")[1]["noise"]["noisy"] is True
-    sentence = noise_sentences.describe(frame, noise.Settings(max_half_width=0.1, max_remeasures=2))
+    facts = noise_sentences.describe(frame, noise.Settings(max_half_width=0.1, max_remeasures=2))
     # over all 9 rounds: t with 8 degrees of freedom on the logarithms
     logs = np.log([1.0, 2.0, 1.0] * 3)
     width = math.sinh(stdtrit(8, 0.975) * logs.std(ddof=1) / 3)
     assert noise.interval_half_width([1.0, 2.0, 1.0] * 3) == pytest.approx(width)
-    assert "1 of 3 runs" in sentence and f"flagged: B (±{width:.0%})" in sentence
+    assert (facts["VerdictState"], facts["NoisyCount"], facts["Runs"], facts["NamedState"]) == ("noisy", 1, 3, "all")
+    assert facts["NoisyList"] == [("B", pytest.approx(100 * width))] and facts["MaxRemeasures"] == 2
+    assert (facts["AgainState"], facts["RemeasuredRuns"]) == ("some", 3)  # the whole group, twice
 
 
 def test_a_stored_group_is_reused_and_a_partly_stored_one_measured_again_whole(tmp_path):
@@ -286,33 +291,43 @@ def test_the_method_section_sentence_comes_from_every_stored_run(tmp_path):
     provenances = {"memory_bandwidth": [results.read_provenance(tmp_path / "mbw" / f"{n}.parquet") for n in "AB"],
                    "writing": [results.read_provenance(tmp_path / "writing" / "w.parquet"),
                                results.read_provenance(old)]}
-    sentence = noise_sentences.study_summary(provenances)
-    assert sentence.startswith("Across the 3 stored runs that recorded it (of 4), other processes kept")
-    assert "flagged in their tables: 1 in memory bandwidth." in sentence
-    assert " Measured interleaved: memory bandwidth. Still measured one method after another, so that a " \
-           "disturbance can fall on one side of their ratios: writing." in sentence
-    assert "taken again" not in sentence  # no pass was delayed
+    facts = noise_sentences.study_summary(provenances)
+    assert (facts["LoadState"], facts["Recorded"], facts["Total"], facts["RecordedState"]) == ("some", 3, 4, "some")
+    loads = [p["load"] for runs in provenances.values() for p in runs if "load" in p]
+    assert facts["OthersMax"] == max(load["others_cores"] for load in loads)
+    assert facts["LoadMax"] == max(load["load_avg_1min"] for load in loads)
+    assert (facts["StayedState"], facts["StayedList"]) == ("some", [(1, "memory bandwidth")])
+    assert facts["InterleavedList"] == ["memory bandwidth"] and facts["OneByOneList"] == ["writing"]
+    assert facts["RetakenState"] == "none" and facts["RetakenList"] == []  # no pass was delayed
     # the distribution of the interval widths: A's 9 rounds of 1, 2, 1, ... and B's exact 1s
     width = noise.interval_half_width([1.0, 2.0, 1.0] * 3)
-    assert (f"The half-widths of the 2 interleaved runs' 95% intervals (each run's widest figure): median "
-            f"±{width / 2:.1%}") in sentence and "1 wider than ±10%; median per experiment: memory bandwidth" in sentence
-    assert noise_sentences.study_summary({"writing": [{}]}) == "None of the 1 stored runs recorded the load of the machine."
-    assert set(noise_sentences.study_macros(provenances)) == {"StudyNoise"}
+    assert (facts["WidthsState"], facts["WidthRuns"], facts["Wide"], facts["WidthLimit"]) == ("some", 2, 1, 10)
+    assert facts["WidthMedian"] == pytest.approx(100 * width / 2)
+    assert facts["WidthHigh"] == pytest.approx(100 * 0.9 * width)  # 90th percentile of 0 and the width
+    assert facts["WidthsList"] == [("memory bandwidth", pytest.approx(100 * width / 2), 2)]
+    assert noise_sentences.study_summary({"writing": [{}]}) == {"LoadState": "none", "Total": 1}
+    macros = noise_sentences.study_macros(provenances)
+    assert macros["StudyNoise"] == r"\studynoise" and macros["StudyNoiseRecorded"] == "3"
+    assert macros["StudyNoiseFitState"] == "none"  # nothing lowered in these runs
     retaken = {"memory_bandwidth": [{**p, "noise": {**p["noise"], "retakes": 2}} for p in provenances["memory_bandwidth"]]}
-    assert "Passes taken again because some task waited for a CPU during them: 4 in memory bandwidth." in \
-        noise_sentences.study_summary(retaken)
+    assert noise_sentences.study_summary(retaken)["RetakenList"] == [(4, "memory bandwidth")]
 
 
 def test_the_noise_sentence_says_when_no_spread_is_known(tmp_path):
     single = _measure(tmp_path / "one", FakeMethods({name: [1.0] for name in "ABC"}), noise.Settings(), repetitions=1)
-    sentence = noise_sentences.describe(single, noise.Settings())
-    assert "no interval is known" in sentence and "nan" not in sentence
+    assert noise_sentences.describe(single, noise.Settings())["VerdictState"] == "unknown"
     several = _measure(tmp_path / "three", FakeMethods({name: [1.0, 1.02, 1.0] for name in "ABC"}), noise.Settings())
     widest = noise.interval_half_width([1.0, 1.02, 1.0])
-    assert f"within ±10% (the widest ±{widest:.1%}, the median ±{widest:.1%})" in noise_sentences.describe(several, noise.Settings())
+    facts = noise_sentences.describe(several, noise.Settings())
+    assert (facts["VerdictState"], facts["TooFewState"], facts["TooFew"]) == ("within", "none", 0)
+    assert facts["Widest"] == pytest.approx(100 * widest) and facts["Median"] == pytest.approx(100 * widest)
     macros = noise_sentences.paper_macros("Xx", several, noise.Settings(max_remeasures=0), section="writing")
-    assert set(macros) == {"Xx" + name for name in noise_sentences.PAPER_MACROS}
-    assert macros["XxRemeasured"] == r"not measured again (\texttt{writing.remeasure\_noisy} is off)"
+    assert {"Xx" + name for name in noise_sentences.PAPER_MACROS} <= set(macros)
+    assert macros["XxRemeasured"] == r"\noiseremeasured{Xx}" and macros["XxNoise"] == r"\noisesentence{Xx}"
+    assert (macros["XxNoiseRemeasureState"], macros["XxNoiseSection"]) == ("offsection", "writing")
+    assert macros["XxNoiseWidest"] == paper.number(100 * widest) and macros["XxNoiseVerdictState"] == "within"
+    assert "XxNoiseNoisyList" not in macros  # not said when no run is noisy, so a wording reading it stops the build
+    assert noise_sentences.paper_macros("Xx", several, noise.Settings(max_remeasures=0))["XxNoiseRemeasureState"] == "off"
 
 
 def test_the_noise_sentence_names_the_noisiest_runs_only():
@@ -320,35 +335,43 @@ def test_the_noise_sentence_names_the_noisiest_runs_only():
     frame = pd.DataFrame({"run": runs, "warmup": False, "half_width": [0.11 + 0.01 * i for i in range(12)],
                           "cv": 0.05, "noisy": True, "attempt": 0, "others_cores": 0.0, "load_avg_1min": 0.0,
                           "steal_fraction": 0.0})
-    sentence = noise_sentences.describe(frame, noise.Settings(max_remeasures=0))
-    assert "12 of 12 runs" in sentence and "flagged: r11 (±22%), r10 (±21%)" in sentence
-    assert f"and {12 - noise_sentences.NAMED_NOISY} more" in sentence and "r0 " not in sentence
+    facts = noise_sentences.describe(frame, noise.Settings(max_remeasures=0))
+    assert (facts["NoisyCount"], facts["Runs"], facts["NamedState"]) == (12, 12, "some")
+    assert facts["NoisyList"] == [(f"r{i}", pytest.approx(100 * (0.11 + 0.01 * i)))
+                                  for i in range(11, 11 - noise_sentences.NAMED_NOISY, -1)]
+    assert facts["Unnamed"] == 12 - noise_sentences.NAMED_NOISY
+    text = noise_sentences.macros("Xx", facts)["XxNoiseNoisyList"]
+    assert text.startswith(r"\noisenoisyrun{r11}{\num{22}}, \noisenoisyrun{r10}{\num{21}}")
 
 
-def test_the_samples_sentence_counts_retaken_samples_and_those_still_delayed(monkeypatch):
-    """Each sample's run delay is judged over its wall time times its threads; the sentence
-    counts the samples taken again, their takes, and those still above the share, apart from
-    the samples of a method that takes none again, and says what runs on every core could not
-    isolate."""
+def test_the_samples_facts_count_retaken_samples_and_those_still_delayed(monkeypatch):
+    """Each sample's run delay is judged over its wall time times its threads; the facts count
+    the samples taken again, their takes, and those still above the share, apart from the
+    samples of a method that takes none again, and what runs on every core could not isolate."""
     settings = noise.Settings(min_sample_s=0.1, max_run_delay_share=0.02, max_sample_retakes=3)
+    delays, threads = [0.001, 0.01, 0.006, -1.0, 0.01], [1, 1, 2, 2, 1]
+    retakes = [0, 3, 1, 0, None]
     rows = pd.DataFrame({"warmup": False, "loops": 10, "run": ["a", "b", "c", "d", "java"],
-                         "threads": [1, 1, 2, 2, 1], "wall_s": 0.2, "run_delay_s": [0.001, 0.01, 0.006, -1.0, 0.01],
-                         "sample_retakes": [0, 3, 1, 0, None]})
+                         "threads": threads, "wall_s": 0.2, "run_delay_s": delays, "sample_retakes": retakes})
+    # d took no run delay; the others' shares of their wall time times threads
+    shares = {run: d / (0.2 * t) for run, d, t in zip("abc", delays, threads)} | {"java": 0.01 / 0.2}
+    above = {run for run, share in shares.items() if share > 0.02}
     monkeypatch.setattr(noise_sentences, "_usable_cores", lambda: 4)
-    sentence = noise_sentences.samples_sentence(rows, settings)
-    # shares 0.5%, 5% (still above after 3 retakes), 1.5% of two threads' time, d unknown, java 5%
-    assert "waited for a CPU during a median 3.25% of a sample (at most 5.0%, in b;" in sentence
-    assert ("2 of the 3 samples of the methods that retake were taken again because it waited during more than "
-            "2% of them (4 takes in all, at most 3 each), and 1 stayed above it; 1 of the 1 samples of methods "
-            "that take none again were above it.") in sentence
-    assert "cannot be isolated" not in sentence  # no run had a thread on every core
+    facts = noise_sentences.samples(rows, settings)
+    assert facts["DelayMedian"] == pytest.approx(100 * np.median(list(shares.values())))
+    assert facts["DelayMax"] == pytest.approx(100 * max(shares.values())) and facts["DelayWorst"] == "b"
+    assert (facts["DelayState"], facts["Retaking"], facts["SamplesRetaken"], facts["SampleTakes"]) == \
+        ("retaken", 3, 2, 4)
+    assert facts["DelayAbove"] == len(above - {"java"}) and facts["DelayLimit"] == 2
+    assert (facts["NonRetakingState"], facts["NonRetaking"], facts["NonRetakingAbove"]) == ("some", 1, 1)
+    assert facts["EveryCoreState"] == "none"  # no run had a thread on every core
     monkeypatch.setattr(noise_sentences, "_usable_cores", lambda: 2)
-    sentence = noise_sentences.samples_sentence(rows, settings)
-    assert ("Runs with a thread on each of the 2 cores cannot be isolated from the rest of the machine: 1 of "
-            "their 1 samples were taken again and 0 stayed above the share, against 1 and 1 of the 2 samples of "
-            "runs that left a core free.") in sentence
-    without = noise_sentences.samples_sentence(rows.drop(columns="sample_retakes"), settings)
-    assert without.endswith("no sample was taken again for it.")
+    facts = noise_sentences.samples(rows, settings)
+    assert (facts["EveryCoreState"], facts["Cores"], facts["EveryCoreSamples"], facts["EveryCoreRetaken"],
+            facts["EveryCoreAbove"]) == ("some", 2, 1, 1, 0)  # c
+    assert (facts["FreeSamples"], facts["FreeRetaken"], facts["FreeAbove"]) == (2, 1, 1)  # a, b
+    without = noise_sentences.samples(rows.drop(columns="sample_retakes"), settings)
+    assert without["DelayState"] == "noretake" and "Retaking" not in without
 
 
 def test_the_retake_rule_comes_from_the_noise_section():
@@ -383,11 +406,12 @@ def test_the_method_section_says_how_the_groups_moved_between_rounds():
         return {"load": {"others_cores": 0.0, "load_avg_1min": 0.1, "steal_fraction": 0.0},
                 "noise": {"half_width": 0.05, "max_half_width": 0.1,
                           "round_drift": {"common": common, "own": own, "figures": 4, "rounds": 5}}}
-    sentence = noise_sentences.study_summary({"memory_bandwidth": [run(0.02, 0.01)] * 2,
-                                              "reader_comparison": [run(0.1, 0.05), run(0.12, 0.07)]})
+    facts = noise_sentences.study_summary({"memory_bandwidth": [run(0.02, 0.01)] * 2,
+                                           "reader_comparison": [run(0.1, 0.05), run(0.12, 0.07)]})
     # one value per group (both memory-bandwidth runs record their group's): median of 2%, 10%, 12%
-    assert ("the figures of an interleaved group moved together (the machine's speed at the time, which a ratio "
-            "paired by round cancels) by a median ±10.0%") in sentence
-    assert "per experiment: memory bandwidth ±2.0% together, ±1.0% apart; reader comparison ±11.0% together" in sentence
+    assert facts["DriftState"] == "some" and facts["DriftCommon"] == pytest.approx(10)
+    assert facts["DriftOwn"] == pytest.approx(5)  # of 1%, 5%, 7%
+    assert facts["DriftList"] == [("memory bandwidth", pytest.approx(2), pytest.approx(1)),
+                                  ("reader comparison", pytest.approx(11), pytest.approx(6))]
     unsplit = {**run(0, 0), "noise": {"half_width": 0.05, "max_half_width": 0.1, "round_drift": None}}
-    assert "moved together" not in noise_sentences.study_summary({"memory_bandwidth": [unsplit]})
+    assert noise_sentences.study_summary({"memory_bandwidth": [unsplit]})["DriftState"] == "none"

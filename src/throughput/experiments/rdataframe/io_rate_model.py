@@ -485,18 +485,18 @@ def _across_rounds(per_round: pd.Series) -> intervals.Estimate:
     return intervals.across_timed(per_round.dropna().to_numpy())
 
 
-def samples_sentence(frames: dict[str, Any], settings: noise.Settings) -> str:
+def samples(frames: dict[str, Any], settings: noise.Settings) -> dict[str, Any]:
     """What delayed the model's timed passes (their run delay, throughput.core.noise), and which were
     taken again for it: the raw reads and the phases' one reader alone, each from its cache state
-    set afresh; never the R(Np) readers, whose pass is timed together (run_processes)."""
+    set afresh; never the R(Np) readers, whose pass is timed together (run_processes: TogetherState
+    together where such passes took their run delay). The numbers and states of
+    noise_sentences.samples, worded by paper/wording/noise.tex's \\noisesamples."""
     timed = pd.concat([frames[part] for part in ("raw", "components", "rate")], ignore_index=True)
     timed = timed[~timed["warmup"].astype(bool)] if "warmup" in timed else timed
-    sentence = noise_sentences.samples_sentence(timed, settings).strip()
-    if not sentence or "sample_retakes" not in timed or timed["sample_retakes"].notna().all():
-        return sentence
-    return (sentence + " The reader processes of each R(Np) pass are timed together, from the first start "
-            "to the last end, so no one of them is taken again alone: their run delay is recorded, summed "
-            "over the readers, and none is retaken.")
+    facts = noise_sentences.samples(timed, settings)
+    said = facts["SamplesState"] != "uncalibrated" or facts["DelayState"] != "none"
+    together = said and "sample_retakes" in timed and timed["sample_retakes"].isna().any()
+    return {**facts, "TogetherState": "together" if together else "alone"}
 
 
 def rate_summary(frames: dict[str, Any], settings: noise.Settings | None = None) -> dict[str, Any]:
@@ -534,7 +534,7 @@ def rate_summary(frames: dict[str, Any], settings: noise.Settings | None = None)
            # each rate per round (what slowest_limit and saturation pair)
            "by_round": {"r_io": r_io, "r_dec": r_dec, "r_proc": r_proc, "r1_predicted": r1_predicted}}
     out["cold_reads"] = cold_reads_verdict(r_io)
-    out["samples"] = samples_sentence(frames, settings)
+    out["samples"] = samples(frames, settings)
     out["r_io_noisy"] = frames["raw"].groupby("cache")["noisy"].any().to_dict()
     out["cores"] = frames["cores"]
     measured = frames["rate"][~frames["rate"]["warmup"].astype(bool)].copy()

@@ -533,8 +533,10 @@ def _run_macros(params: dict[str, Any], table: pd.DataFrame, agreement: pd.DataF
         macros.update(throttle_macros(None))
         macros.update(saturation_macros(None))
     macros["RdfNotMeasured"] = paper.escape("; ".join(f"{k}: {v}" for k, v in not_measured.items())) or "nothing"
-    # what delayed the model's passes, and which were taken again for it (io_rate_model.samples_sentence)
-    macros["RdfRateSamples"] = paper.escape(rs["samples"]) if rs is not None else ""
+    # what delayed the model's passes, and which were taken again for it (io_rate_model.samples),
+    # worded by paper/wording/noise.tex's \noisesamples from the RdfRateNoise... macros
+    macros.update(noise_sentences.macros("RdfRate", rs["samples"]) if rs is not None else {})
+    macros["RdfRateSamples"] = r"\noisesamples{RdfRate}" if rs is not None else ""
     return macros
 
 
