@@ -84,14 +84,17 @@ def test_an_experiment_package_imports_its_measured_code_on_first_use():
 
 
 # A script for a fresh interpreter: import argv[1] as argv[2] says ("import": the submodule alone;
-# "from": `from package import name`), then print the modules loaded (this package's and the heavy
-# ones) and, for "from", the module of the package's lazy name argv[3].
+# "from": `from package import name`; "attribute": the package, then `package.name`), then print
+# the modules loaded (this package's and the heavy ones) and, for "from", the module of the
+# package's lazy name argv[3].
 _FROM_IMPORT = """
 import importlib, json, sys
 module, how = sys.argv[1], sys.argv[2]
 package, name = module.rsplit(".", 1)
 if how == "import":
     importlib.import_module(module)
+elif how == "attribute":
+    assert getattr(importlib.import_module(package), name) is sys.modules[module]
 else:
     exec(f"from {package} import {name} as loaded")
     assert loaded is sys.modules[module], loaded
@@ -114,17 +117,18 @@ def _loaded(module: str, how: str, lazy: str = "") -> tuple[list[str], str | Non
     ("throughput.experiments.gpu_bandwidth.configuration", "paper_macros", "throughput.experiments.gpu_bandwidth.report"),
 ])
 def test_from_an_experiment_package_a_submodule_is_imported_alone(module, lazy, lazy_module):
-    """`from package import submodule` asks the package's __getattr__ first (setup.spec.refuse_early):
+    """`from package import submodule` asks the package's __getattr__ first (setup.spec.submodule_first):
     it loads no more than importing the submodule itself does, not the package's lazy names (their
     modules, ROOT, numba...); the lazy names still load on first use."""
     alone, _ = _loaded(module, "import")
     from_package, loaded_lazy = _loaded(module, "from", lazy)
     assert from_package == alone
+    assert _loaded(module, "attribute")[0] == alone  # `package.submodule`, no lazy name used before
     assert lazy_module not in alone and loaded_lazy == lazy_module
 
 
 def test_no_lazy_name_of_an_experiment_package_is_a_submodule_name():
-    # refuse_early refuses every submodule's name: a lazy name of the same would never load
+    # submodule_first answers every submodule's name: a lazy name of the same would never load
     import ast
 
     for name in SPECS:

@@ -15,9 +15,11 @@ while it plans.
 """
 from __future__ import annotations
 
+import importlib
 import importlib.util
 from dataclasses import dataclass
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 from .. import REPO
@@ -63,18 +65,22 @@ class Spec:
         }
 
 
-def refuse_early(package: str, name: str) -> None:
-    """For an experiment package's `__getattr__`, first: AttributeError at once, before its heavy
-    imports, for a private name or one of its submodules not imported yet. `from package import
-    submodule` (and `from . import submodule` within it) asks the package for the name before it
-    imports the submodule; loading every name then (ROOT, pandas, ...) would be slow and could
-    close an import circle. find_spec looks the submodule up without importing it."""
-    if name.startswith("_") or importlib.util.find_spec(f"{package}.{name}") is not None:
+def submodule_first(package: str, name: str) -> ModuleType | None:
+    """For an experiment package's `__getattr__`, first, before its heavy imports: one of its
+    submodules, imported alone (`from package import submodule`, `from . import submodule` within
+    it, and `package.submodule` all ask the package for the name first; loading every lazy name
+    then, ROOT and pandas included, would be slow and could close an import circle); None for
+    another public name, which the package then loads (load_later); AttributeError for a private
+    one. find_spec looks the submodule up without importing it."""
+    if name.startswith("_"):
         raise AttributeError(f"module {package!r} has no attribute {name!r}")
+    if importlib.util.find_spec(f"{package}.{name}") is None:
+        return None
+    return importlib.import_module(f"{package}.{name}")
 
 
 def load_later(namespace: dict[str, Any], loaded: dict[str, Any], name: str) -> Any:
-    """For an experiment package's `__getattr__` (after refuse_early), once it has imported the
+    """For an experiment package's `__getattr__` (after submodule_first), once it has imported the
     names of its measured code, analysis and report (`loaded`, its locals): put them in the package
     (`namespace`, its globals; none starting with '_'), and give `name`, or AttributeError when it
     has none."""

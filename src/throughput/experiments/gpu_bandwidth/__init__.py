@@ -68,12 +68,13 @@ imports numba.cuda.
 """
 from __future__ import annotations
 
-from ...setup.spec import load_later, refuse_early
+from ...setup.spec import load_later, submodule_first
 from .spec import check_config, driver_present, max_threads
 
 
 def __getattr__(_name: str):
-    refuse_early(__name__, _name)  # a submodule is imported alone, without the names below
+    if (submodule := submodule_first(__name__, _name)) is not None:
+        return submodule  # imported alone, without the names below
     from .analysis import archived_summary, check_agreement, jagged_table, summary, targets, with_rates
     from .cases import (CASES, CPU_METHOD_JAGGED, CUDA_KERNEL, DTYPES, GPU_CASES, GPU_METHOD_JAGGED, GPU_METHODS,
                         HOST_KERNEL, JAGGED_KERNEL_CASE, JAGGED_LABELS, JAGGED_OPS, KERNEL_CASE, KERNEL_CASES, NO_GPU,

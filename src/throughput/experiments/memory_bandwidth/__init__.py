@@ -26,12 +26,13 @@ The names the notebook, throughput.repeatability and the tests use are
 imported here: ``from throughput.experiments import memory_bandwidth as mb``; all
 but the spec's on first use (throughput.setup.spec.load_later).
 """
-from ...setup.spec import load_later, refuse_early
+from ...setup.spec import load_later, submodule_first
 from .spec import check_config
 
 
 def __getattr__(_name: str):
-    refuse_early(__name__, _name)  # a submodule is imported alone, without the names below
+    if (submodule := submodule_first(__name__, _name)) is not None:
+        return submodule  # imported alone, without the names below
     from .analysis import (cache_fit, check_agreement, estimate, huge_page_note, machine_table,
                            opt_table, opt_verdict, paired_ratio, plateau_verdict, ratio_table, stream_at, summary,
                            targets, with_rates)

@@ -52,13 +52,14 @@ and dask_scheduler's on first use: throughput.setup.spec.load_later), so that
 """
 from __future__ import annotations
 
-from ...setup.spec import load_later, refuse_early
+from ...setup.spec import load_later, submodule_first
 from .dask_scheduler import SchedulerError, scheduler_problem
 from .spec import check_config, data_path, file_sets, resolve_counts
 
 
 def __getattr__(_name: str):
-    refuse_early(__name__, _name)  # a submodule is imported alone, without the names below
+    if (submodule := submodule_first(__name__, _name)) is not None:
+        return submodule  # imported alone, without the names below
     from .analysis import (HistogramMismatch, check_agreement, compare_histograms, fit_amdahl, fit_usl,
                            load_histograms, summary)
     from .distributed_rdf import measure_dask

@@ -60,13 +60,14 @@ The names the notebook, the workflow, the tests and throughput.configuration use
 are imported here (all but the spec's on first use: throughput.setup.spec.load_later), so that
 ``from throughput.experiments import reader_comparison as rc; rc.<name>`` works.
 """
-from ...setup.spec import load_later, refuse_early
+from ...setup.spec import load_later, submodule_first
 from .spec import (ReaderError, check_config, compression_name, file_compression, file_count, java_available,
                    real_layout)
 
 
 def __getattr__(_name: str):
-    refuse_early(__name__, _name)  # a submodule is imported alone, without the names below
+    if (submodule := submodule_first(__name__, _name)) is not None:
+        return submodule  # imported alone, without the names below
     from ...inputs.checksums import GOLDEN, checksum, hex_checksum
     from .analysis import (cannot_read, check_agreement, check_references, collection_shapes, fill_bytes,
                            rate_estimate, ratios, summary, targets, timeline)

@@ -58,12 +58,13 @@ Modules:
 The names used from outside (notebooks/writing.ipynb, tests, throughput.configuration's
 check_config) are re-exported here (all but the spec's on first use: throughput.setup.spec.load_later).
 """
-from ...setup.spec import load_later, refuse_early
+from ...setup.spec import load_later, submodule_first
 from .spec import check_config, filesystem_type, resolve_threads
 
 
 def __getattr__(_name: str):
-    refuse_early(__name__, _name)  # a submodule is imported alone, without the names below
+    if (submodule := submodule_first(__name__, _name)) is not None:
+        return submodule  # imported alone, without the names below
     from .analysis import (SEED001, SEED001_THREADS, back_pressure, efficiency_target, fixed_cost, random_setup_rows,
                            seed001_rows, seed003_claims, setup_rows, size_rows, summary)
     from .measuring import (COMPRESSIONS, KERNEL, READER, check_agreement, digest, disk_fit, groups, measure,
