@@ -620,14 +620,15 @@ def test_numpy_verdict_splits_the_gap_by_the_baskets_limit():
 
 
 def _synthetic_summary(reads: dict[tuple[str, str, str], list[float]], items: int = 1000, events: int = 400,
-                       opening: float = 0.25) -> pd.DataFrame:
-    """rc.summary of one timed pass per round for each (set, reader, branch), with the given reading
-    times (s), `opening` (s, scaled by each round's reading time) to open its files; the baskets limit
-    times a checksum and takes 10 rate samples, every other reader 400, at 0.1 ms a clock read."""
+                       opening: float = 0.25, passes: tuple[float, ...] = (1.0,)) -> pd.DataFrame:
+    """rc.summary of timed passes per round for each (set, reader, branch), with the given reading
+    times (s; each round's passes those times `passes`), `opening` (s, scaled by each pass's reading
+    time) to open its files; the baskets limit times a checksum and takes 10 rate samples, every
+    other reader 400, at 0.1 ms a clock read."""
     rows = []
     for (set_name, reader, branch), times in reads.items():
         layout = set_name.split("/")[0]
-        for round_index, read in enumerate(times):
+        for round_index, read in ((r, t * f) for r, t in enumerate(times) for f in passes):
             open_s = opening * read
             rows.append({"record": "timing", "warmup": False, "set": set_name, "role": "main", "layout": layout,
                          "compression": "ZLIB", "cache": "warm", "reader": reader,
@@ -762,6 +763,17 @@ def test_own_work_weighs_the_checksum_and_samples_against_the_gap_to_numpy(state
     assert expected == state and macros["RcOwnWorkAodState"] == state
     unsplit = rc.report._own_work_macros({**goal, "own_work": intervals.UNKNOWN}, "Aod")
     assert unsplit["RcOwnWorkAodState"] == "notsplit" and unsplit["RcOwnWorkAodPercent"] == "--"
+
+
+def test_own_work_sets_medians_against_medians():
+    """With several passes a round, the own work's share sets each process's median own work against
+    its median reading time, not against its best pass (which would inflate the share)."""
+    reads = {"columnar": [2.0, 2.1, 1.95], "baskets": [1.6, 1.7, 1.55], "numpy": [1.0, 1.08, 0.97]}
+    table = _synthetic_summary({("aod/ZLIB", r, "Jet_pt"): t for r, t in reads.items()}, passes=(0.5, 1.0, 1.0))
+    own = rc.targets(table, "aod/ZLIB", "Jet_pt")["own_work"]
+    # the medians are the given times (the passes' middle factor is 1)
+    shares = [(0.01 * b + 400 * 1e-4) / c for b, c in zip(reads["baskets"], reads["columnar"])]
+    assert own.value == pytest.approx(np.mean(shares))
 
 
 @pytest.mark.parametrize("rounds", [3, 1])

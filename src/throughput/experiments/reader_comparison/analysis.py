@@ -110,17 +110,19 @@ def summary(frame: pd.DataFrame) -> pd.DataFrame:
     timing["read_part_s"] = reading_time(timing)
     best = timing.groupby([*by, "round"], sort=False)[["wall_s", "read_part_s", "open_s"]].min()
     by_round = {key: group.droplevel(by) for key, group in best.groupby(level=by, sort=False)}
-    # the reader's own work per pass in each process, its median there (what own_work_share pairs
-    # with that process's reading time): the checksum timed apart and the rate samples' clock reads
+    # the reader's own work per pass in each process and its reading time, each the median there
+    # (what own_work_share sets against each other): the checksum timed apart and the rate
+    # samples' clock reads
     timing["sampling_s"] = timing["samples"] * timing["clock_read_s"]
-    own = timing.groupby([*by, "round"], sort=False)[["checksum_s", "sampling_s"]].median()
+    own = timing.groupby([*by, "round"], sort=False)[["checksum_s", "sampling_s", "read_part_s"]].median()
     own_by_round = {key: group.droplevel(by) for key, group in own.groupby(level=by, sort=False)}
     keys = list(table[by].itertuples(index=False, name=None))
     table["wall_by_round"] = [by_round[key]["wall_s"].to_dict() for key in keys]
     table["read_by_round"] = [by_round[key]["read_part_s"].to_dict() for key in keys]
     table["open_by_round"] = [by_round[key]["open_s"].to_dict() for key in keys]
-    for part in ("checksum", "sampling"):  # a round that did not record it has none
-        table[f"{part}_by_round"] = [own_by_round[key][f"{part}_s"].dropna().to_dict() for key in keys]
+    for part, column in (("checksum", "checksum_s"), ("sampling", "sampling_s"), ("read_median", "read_part_s")):
+        # a round that did not record it has none
+        table[f"{part}_by_round"] = [own_by_round[key][column].dropna().to_dict() for key in keys]
     return _rates(table)
 
 
@@ -397,14 +399,16 @@ def own_work_share(table: pd.DataFrame, set_name: str, branch: str) -> Estimate:
     """The share of the columnar reader's reading time that is its own work (_columnar_split's
     checksum_share plus sampling_share), round by round: the baskets limit's checksum, timed apart
     on the same values, plus the columnar reader's rate samples, over its reading time, each per
-    value and from the same round; their mean across the rounds with its t interval (a share near
-    zero: intervals.mean_across). UNKNOWN where either reader, or a round with both, is missing."""
+    value and from the same round (each the median of that process's passes); their mean across
+    the rounds with its t interval (a share near zero: intervals.mean_across). UNKNOWN where
+    either reader, or a round with both, is missing."""
     columnar, limit = (summary_row(table, set_name, "warm", reader, branch) for reader in ("columnar", "baskets"))
     if columnar is None or limit is None or not (columnar["items"] > 0 and limit["items"] > 0):
         return intervals.UNKNOWN
+    # medians of each process's passes on both sides of the share (read_by_round holds its best pass)
     checksum, sampling = limit["checksum_by_round"], columnar["sampling_by_round"]
     shares = [(checksum[r] / limit["items"] + sampling[r] / columnar["items"]) / (t / columnar["items"])
-              for r, t in columnar["read_by_round"].items() if r in checksum and r in sampling and t > 0]
+              for r, t in columnar["read_median_by_round"].items() if r in checksum and r in sampling and t > 0]
     return intervals.mean_across(shares) if shares else intervals.UNKNOWN
 
 
