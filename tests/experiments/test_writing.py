@@ -839,6 +839,10 @@ def test_the_back_pressure_state_and_seed003s_table_are_the_ones_the_peaks_give(
     # one round: no interval, so no verdict
     once = frame[frame["rep"] < 1]
     assert wr.back_pressure(wr.summary(once), PARAMS)["state"] == "inconclusive"
+    # no pass read its peak memory: no figure to print, so not tested, as the table says
+    blind = wr.with_rates(frame.assign(peak_rss_bytes=np.nan))
+    assert wr.back_pressure(wr.summary(blind), PARAMS)["state"] == "nopeak"
+    assert wr.seed003_claims(wr.summary(blind), PARAMS)["verdict"].iloc[3] == "n/a"
     # without the slow medium: not measured, as the table says
     fast = {**PARAMS, "media": ["tmpfs"]}
     values = wr.macros(wr.summary(_synthetic(fast)), fast, _synthetic(fast), {"disk": "/tmp"}, None, "GNU 12")

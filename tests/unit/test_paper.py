@@ -432,7 +432,7 @@ WORDED = {
     "WrtSize": {"events", "products", "both", "notmeasured"}, "WrtSizeThan": {"larger", "smaller", "notseparated"},
     "WrtSetup": {"events", "products", "both", "notmeasured"}, "WrtSetupCost": {"negative", "notnegative"},
     "WrtSetupVerdict": {"met", "missed", "inconclusive"},
-    "WrtBackPressure": {"holds", "blocks", "inconclusive", "notmeasured"},
+    "WrtBackPressure": {"holds", "blocks", "inconclusive", "notmeasured", "nopeak"},
     "WrtRandomBranches": {"one", "several"},
     "RdfSaturation": {"met", "missed", "inconclusive", "notmeasured"},  # rdataframe.report.saturation_macros
     # rdataframe.report.model_check_macros: the caches checked, each one's state and the rates it names

@@ -321,7 +321,8 @@ def back_pressure(table: pd.DataFrame, params: dict[str, Any]) -> dict[str, Any]
     The two media are groups of their own, not measured in the same rounds, so nothing pairs them:
     `state` holds where the slow medium's whole interval lies above the bar's (memory grows),
     blocks where it lies below it (the writers block instead), inconclusive where they overlap
-    (or either has no interval), notmeasured where it needs the slow medium and a fast one."""
+    (or either has no interval), notmeasured where it needs the slow medium and a fast one, nopeak
+    where a medium's passes recorded no peak memory."""
     top, fast_medium = params["max_threads"], _fast_medium(params)
     random = table[(table["part"] == "random") & (table["method"] == "tbuffermerger")]
     compression = "none" if "none" in params["random_compressions"] else params["random_compressions"][0]
@@ -332,6 +333,8 @@ def back_pressure(table: pd.DataFrame, params: dict[str, Any]) -> dict[str, Any]
     if slow_row is None or fast_row is None or fast_medium == "slow":
         return {**result, "state": "notmeasured"}
     slow, fast = _peak_estimate(slow_row), _peak_estimate(fast_row)
+    if not (math.isfinite(slow.value) and math.isfinite(fast.value)):  # no pass read its peak (VmHWM)
+        return {**result, "slow": slow, "fast": fast, "state": "nopeak"}
     bar = Estimate(*(BACK_PRESSURE_FACTOR * v + BACK_PRESSURE_MARGIN_MB for v in (fast.value, fast.low, fast.high)),
                    fast.processes)
     state = {"higher": "holds", "lower": "blocks"}.get(intervals.unpaired_comparison(slow, bar), "inconclusive")
@@ -402,6 +405,8 @@ def seed003_claims(table: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
     pressure = back_pressure(table, params)
     if pressure["state"] == "notmeasured":
         row(claim, "not measured here (needs the slow medium and a fast one)", "n/a")
+    elif pressure["state"] == "nopeak":
+        row(claim, "not measured here (the passes recorded no peak memory)", "n/a")
     else:
         row(claim, f"peak memory above baseline on the slow medium {_megabytes(pressure['slow'])} against "
                    f"{_megabytes(pressure['fast'])} on {pressure['fast_medium']}, {pressure['compression']}, "
