@@ -34,7 +34,9 @@ def _rows(**columns) -> pd.DataFrame:
 SECTIONS = {
     "Aa": (_rows(noisy=[True, True, False, False], half_width=[0.2, 0.2, 0.05, 0.05], attempt=1),
            noise.Settings(max_remeasures=2, max_retakes=1), "writing"),
-    "Ab": (_rows(half_width=float("nan"), cpu_stall_share=float("nan")), noise.Settings(max_remeasures=0), None),
+    # one process each, and no load figures from the operating system
+    "Ab": (_rows(half_width=float("nan"), cpu_stall_share=float("nan"), steal_fraction=float("nan")),
+           noise.Settings(max_remeasures=0), None),
     "Ac": (_rows(half_width=[0.05, 0.05, float("nan"), float("nan")]), noise.Settings(max_remeasures=0), "writing"),
     # calibrated samples, one short for its cost cap, one faster than its calibration, one not calibrated
     "Ad": (_rows(record="timing", loops=[2, 50, 40, None], sample_s=[0.02, 0.1, 0.09, None],

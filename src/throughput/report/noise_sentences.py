@@ -23,6 +23,7 @@ WIDTH_QUANTILE = 0.9  # the method section's upper quantile of the runs' interva
 # worded by \variant{Noise<name>}{<state>}{...} in paper/wording/noise.tex.
 STATES: dict[str, tuple[str, ...]] = {
     # a section's runs (describe): the verdict on their intervals, and how each part reads
+    "Busy": ("known", "unknown"),  # the operating system gave the load figures, or not (noise.py: NaN)
     "Verdict": ("noisy", "unknown", "within"),  # some stayed noisy; one process each; all within the limit
     "Named": ("all", "some"),  # the noisy runs named: all, or the NAMED_NOISY noisiest
     "TooFew": ("none", "some"),  # runs with too few processes for an interval, beside the known ones
@@ -107,9 +108,12 @@ def describe(frame: pd.DataFrame, settings: Settings, labels: Mapping[str, str] 
     noisy = [((labels or {}).get(run, run), 100 * width) for run, width in worst["half_width"].items()]
     known = series["half_width"].dropna()
     remeasured = int((series["attempt"] > 0).sum())
+    busy = {"OthersMean": measured["others_cores"].mean(), "OthersMax": measured["others_cores"].max(),
+            "LoadMax": measured["load_avg_1min"].max(), "StealMax": 100 * measured["steal_fraction"].max()}
+    # where the operating system does not say (noise.py records NaN), the sentence says so instead
+    known_load = all(math.isfinite(v) for v in busy.values())
     facts: dict[str, Any] = {
-        "OthersMean": measured["others_cores"].mean(), "OthersMax": measured["others_cores"].max(),
-        "LoadMax": measured["load_avg_1min"].max(), "StealMax": 100 * measured["steal_fraction"].max(),
+        **busy, "BusyState": "known" if known_load else "unknown",
         "Runs": len(series), "MaxRemeasures": settings.max_remeasures,
         "AgainState": _some(remeasured), "RemeasuredRuns": remeasured}
     if noisy:
