@@ -30,3 +30,22 @@ def test_the_cache_state_and_numbers_are_the_ones_the_sizes_give(monkeypatch, n,
     assert fit["ratio"] == pytest.approx(ratio, nan_ok=True)
     assert fit["cache_mib"] == pytest.approx(cache / MIB if cache else math.nan, nan_ok=True)
     assert mb_report._cache_macros(fit) == {"MbwCacheState": state, **macros}
+
+
+def test_the_huge_page_state_and_counts_are_the_ones_the_processes_recorded():
+    """A process counts as in huge pages where every byte of its arrays was (STREAM: three arrays,
+    an immutable add two, an in-place add one, each n doubles); -1: it could not tell. The section
+    words MbwHugePagesState."""
+    import pandas as pd
+
+    n = 1000
+    rows = pd.DataFrame({"method": ["C++", "C++", "STREAM", "STREAM", "numba"], "mode": ["inplace", "immutable",
+                         "n/a", "n/a", "inplace"], "run": ["a", "b", "c", "c", "d"], "round": [0, 0, 0, 1, 0],
+                         "n": n, "huge_page_bytes": [8 * n, 8 * n, 3 * 8 * n, -1, 0]})
+    pages = mb_analysis.huge_pages(rows)
+    # a: its one array whole; b: half of its two; c round 0: all three; c round 1: could not tell; numba: not asked
+    assert pages == {"state": "recorded", "full": 2, "processes": 4, "unknown": 1}
+    macros = mb_report._huge_page_macros(pages)
+    assert (macros["MbwHugePagesState"], macros["MbwHugePagesUnknownState"]) == ("recorded", "some")
+    assert mb_report._huge_page_macros({**pages, "unknown": 0})["MbwHugePagesUnknownState"] == "none"
+    assert mb_analysis.huge_pages(rows.drop(columns="huge_page_bytes"))["state"] == "notrecorded"

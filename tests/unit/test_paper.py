@@ -410,6 +410,8 @@ WORDED = {
     "RdfThrottleBurst": {"met", "missed", "inconclusive", "notmeasured"},  # the same, the kernel's burst
     "MbwSingle": {"met", "missed", "inconclusive"},  # memory_bandwidth.report.paper_macros (analysis.targets)
     "MbwPlateau": {"met", "missed", "inconclusive"},  # memory_bandwidth.analysis.plateau_verdict
+    "MbwHugePages": {"recorded", "notrecorded"},  # memory_bandwidth.analysis.huge_pages
+    "MbwHugePagesUnknown": {"none", "some"},  # the same: processes that could not tell
     "MbwPlateauImmutable": {"met", "missed", "inconclusive"},  # said only where the plateau is outside the band
     "MbwOptInplace": {"ranked", "unranked"}, "MbwOptImmutable": {"ranked", "unranked"},  # ...analysis.opt_verdict
     "MbwCache": {"beyond", "notbeyond", "unknown"},  # memory_bandwidth.analysis.cache_fit

@@ -92,18 +92,17 @@ def stream_at(table: pd.DataFrame, op: str, threads: int) -> pd.Series:
     return row.iloc[0]
 
 
-def huge_page_note(frame: pd.DataFrame) -> str:
+def huge_pages(frame: pd.DataFrame) -> dict[str, Any]:
     """What the C++ kernels' request for transparent huge pages got (kernels/common/bench.hpp):
-    in how many processes every byte of their arrays was in huge pages."""
+    `state` recorded or notrecorded; in how many of their `processes` every byte of their arrays
+    was in huge pages (`full`), and how many could not tell (`unknown`)."""
     cpp = frame[frame["method"].isin(["C++", "STREAM"])]
     if "huge_page_bytes" not in cpp or cpp["huge_page_bytes"].isna().all():
-        return "the C++ kernels did not record their huge pages in this run"
+        return {"state": "notrecorded", "full": 0, "processes": 0, "unknown": 0}
     arrays = cpp["method"].eq("STREAM") * 3 + cpp["mode"].map({"inplace": 1, "immutable": 2}).fillna(0)
     processes = cpp.assign(full=cpp["huge_page_bytes"] >= arrays * 8 * cpp["n"]).groupby(["run", "round"])["full"].all()
     unknown = int((cpp.groupby(["run", "round"])["huge_page_bytes"].max() < 0).sum())
-    note = (f"the C++ kernels' arrays asked for transparent huge pages (madvise), and in {int(processes.sum())} of "
-            f"their {len(processes)} processes every byte of them was in huge pages")
-    return note + (f" ({unknown} could not tell)" if unknown else "")
+    return {"state": "recorded", "full": int(processes.sum()), "processes": len(processes), "unknown": unknown}
 
 
 # How many times the last-level cache one array must be for its rates to be memory rates.

@@ -13,7 +13,7 @@ from ...report import noise_sentences
 from ...setup import machine_fit
 from ...report import paper
 from ...machines.tables import section_macros
-from .analysis import (cache_fit, huge_page_note, machine_table, opt_table, opt_verdict,
+from .analysis import (cache_fit, huge_pages, machine_table, opt_table, opt_verdict,
                        plateau_verdict, ratio_table, targets)
 from .vocabulary import MODES, SINGLE_TARGET
 
@@ -106,6 +106,15 @@ def _plateau_macros(plateau: dict[str, Any]) -> dict[str, str]:
             "MbwPlateauImmutableState": plateau["immutable_state"]}
 
 
+def _huge_page_macros(pages: dict[str, Any]) -> dict[str, Any]:
+    """What the C++ kernels' request for huge pages got (analysis.huge_pages): MbwHugePagesState
+    (recorded, notrecorded; the section words each) and, where recorded, the processes whose
+    arrays were all in huge pages, of how many, and how many could not tell (its state: none, some)."""
+    return {"MbwHugePagesState": pages["state"], "MbwHugePagesFull": pages["full"],
+            "MbwHugePagesProcesses": pages["processes"], "MbwHugePagesUnknown": pages["unknown"],
+            "MbwHugePagesUnknownState": "some" if pages["unknown"] else "none"}
+
+
 def paper_macros(params: dict[str, Any], table: pd.DataFrame, frame: pd.DataFrame, fits: Any,
                  settings: noise.Settings, run_labels: dict[str, str], archived: list[Any]) -> dict[str, Any]:
     """Every number and verdict the paper section quotes, as macro name -> LaTeX; the verdicts are
@@ -116,7 +125,7 @@ def paper_macros(params: dict[str, Any], table: pd.DataFrame, frame: pd.DataFram
         "MbwNRequested": paper.number(machine_fit.requested(fits, "memory_bandwidth.n_values", params["n_values"]), 15),
         "MbwMaxThreads": params["max_threads"],
         **_cache_macros(cache_fit(params["n_values"])),  # its state; the section words each
-        "MbwHugePages": paper.escape(huge_page_note(frame)),
+        **_huge_page_macros(huge_pages(frame)),  # its state; the section words each
         "MbwSamples": settings.samples_per_process, "MbwMinSample": paper.number(settings.min_sample_s),
         "MbwRepetitions": params["repetitions"], "MbwWarmup": params["warmup"],
         "MbwInplaceOThreeGHz": paper.number(_single_thread_ghz(table, "inplace")),
