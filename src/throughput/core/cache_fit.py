@@ -7,9 +7,6 @@ from __future__ import annotations
 import math
 from typing import Any
 
-STATES = ("beyond", "notbeyond", "unknown")
-
-
 def beyond(array_bytes: float, cache_bytes: float | None, factor: float, size_key: str = "cache_mib") -> dict[str, Any]:
     """`state` beyond (the array is at least `factor` times the cache), notbeyond, or unknown (no
     cache size: `cache_bytes` None), with the array over the cache (`ratio`) and the cache in MiB
