@@ -507,7 +507,8 @@ def test_target_is_checked_from_the_measured_fractions(copy, inplace, verdict):
     macros = gb.target_macros(goal)  # the section words each state
     assert macros["GpubTargetState"] == verdict and macros["GpubTargetNominal"] == "3352"
     assert macros["GpubTargetFractions"].count(r"\gpubreaches{") == 2 * len(gb.DTYPES)
-    assert rf"\gpubreaches{{in-place global float64}}{{{fraction.value:.2f}}}" in macros["GpubTargetFractions"]
+    assert rf"\gpubreaches{{in-place global float64}}{{{fraction.value:.2f}}}{{{paper.interval(fraction)}}}" \
+        in macros["GpubTargetFractions"]  # its interval as numbers, worded by the paper (\confidenceinterval)
     rows = gb.table2_rows(table, pd.DataFrame(columns=[*gb.RUN_KEYS, "reason"]), list(gb.DTYPES))
     tex = gb.table2_tex(rows, list(gb.DTYPES))
     assert rf"\num{{{copy:g}}}" in next(line for line in tex.splitlines() if line.startswith("within GPU"))
@@ -641,7 +642,11 @@ def test_jagged_state_compares_one_cpu_thread_with_the_gpu_by_their_intervals():
     macros = gb.jagged_macros(wide)  # the section words each state
     assert macros["GpubJaggedState"] == "supports" and macros["GpubJaggedDtype"] == "float32"
     assert (macros["GpubJaggedCpuExplode"], macros["GpubJaggedCpuCombine"]) == ("0.50", "0.40")
-    assert macros["GpubJaggedCpuExplodeInterval"] == r"95\% interval 0.47 to 0.53"
+    # the interval as its two bounds (the paper words them), recomputed from the row's
+    cpu = gb.analysis.jagged_estimate(wide.iloc[0], "explode_ratio")
+    assert (cpu.low, cpu.high) == pytest.approx((0.5 * 0.95, 0.5 * 1.05))
+    assert macros["GpubJaggedCpuExplodeInterval"] == \
+        rf"\confidenceinterval{{{paper.number(cpu.low, 2)}}}{{{paper.number(cpu.high, 2)}}}{{}}"
     assert macros["GpubJaggedGpuCombine"] == "0.10"
     wide.loc[2, ["combine_ratio", "combine_ratio_low", "combine_ratio_high"]] = [0.9, 0.85, 0.95]
     assert gb.jagged_macros(wide)["GpubJaggedState"] == "notsupported"

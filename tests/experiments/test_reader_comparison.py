@@ -612,7 +612,8 @@ def test_numpy_verdict_splits_the_gap_by_the_baskets_limit():
     met = {**goal, "numpy_ratio": 0.97, "numpy": Estimate(0.97, 0.96, 0.98, 5), "numpy_verdict": Verdict.MET,
            **paired(0.99), "per_entry": Estimate(0.1, 0.05, 0.15, 5)}
     assert rc.report._numpy_macros(met, "Aod")["RcNumpyAodState"] == "met"
-    assert rc.report._numpy_macros(met, "Aod")["RcNumpyAodInterval"] == r"95\% interval 0.96 to 0.98"
+    assert rc.report._numpy_macros(met, "Aod")["RcNumpyAodInterval"] == \
+        rf"\confidenceinterval{{{paper.number(met['numpy'].low, 2)}}}{{{paper.number(met['numpy'].high, 2)}}}{{}}"
     # an interval that holds the target: neither reached nor missed, whatever the ratio's value
     open_ = {**met, "numpy": Estimate(0.97, 0.9, 1.05, 5), "numpy_verdict": Verdict.INCONCLUSIVE}
     assert rc.report._numpy_macros(open_, "Nano")["RcNumpyNanoState"] == "inconclusive"
@@ -1085,8 +1086,8 @@ def test_measure_summarize_and_tables(files, tmp_path):
         # the per-entry share may lie near zero: printed in percent with its two bounds
         share = goal["per_entry"]
         assert share.processes == 2 and numbers[f"RcPerEntryShare{name}"] == (
-            rf"{paper.number(100 * share.value, 2)}\% (95\% interval {paper.number(100 * share.low, 2)} to "
-            rf"{paper.number(100 * share.high, 2)}\%)")
+            rf"{paper.number(100 * share.value, 2)}\% (\confidenceinterval{{{paper.number(100 * share.low, 2)}}}"
+            rf"{{{paper.number(100 * share.high, 2)}}}{{\%}})")
         assert numbers[f"RcNumpy{name}Baskets"] == numbers[f"RcBasketsVsNumpy{name}"]
     aod_goal = rc.targets(table, "aod/ZLIB", "Jet_pt")
     assert numbers["RcNumpyRatioWithOpenAod"] == paper.estimate(aod_goal["numpy_with_open"], 2)

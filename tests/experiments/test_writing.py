@@ -282,12 +282,13 @@ def test_size_table_and_the_speed_ups_with_and_without_roots_set_up():
     assert values["WrtSizeState"] == "both" and values["WrtSizeEventsState"] == values["WrtSizeProductsState"] == "larger"
     assert values["WrtSizeEventsCount"] == r"\num{1000}" and values["WrtSizeEventsRatio"].startswith(r"\num{3}")
     # shares and fixed costs, which may lie near zero: the value, its unit and its two bounds (paper.with_bounds)
-    assert values["WrtSizeEventsMetadataPercent"] == r"\num{20}\,\% (95\% interval \num{20} to \num{20}\,\%)"
-    assert values["WrtSetupState"] == "both" and values["WrtSetupEventsRootMs"].startswith(r"\num{1000}~ms (95\% interval ")
+    # (the bounds as numbers, paper/paper.tex's \confidenceinterval words them)
+    assert values["WrtSizeEventsMetadataPercent"] == r"\num{20}\,\% (\confidenceinterval{\num{20}}{\num{20}}{\,\%})"
+    assert values["WrtSetupState"] == "both" and values["WrtSetupEventsRootMs"].startswith(r"\num{1000}~ms (\confidenceinterval{")
     assert values["WrtSetupEventsCount"] == r"\num{1000}"
-    assert values["WrtSetupEventsRootPercent"].startswith(r"\num{33}\,\% (95\% interval ")
+    assert values["WrtSetupEventsRootPercent"].startswith(r"\num{33}\,\% (\confidenceinterval{")
     # the tables print them in the same format, the unit in the header
-    assert all(" (95\\% interval " in cell for cell in table["ROOT set-up [ms]"])
+    assert all(r" (\confidenceinterval{" in cell for cell in table["ROOT set-up [ms]"])
     assert values["WrtSetupEventsFaster"].startswith(r"\num{3}") and values["WrtSetupEventsFasterState"] == "met"
     assert values["WrtSetupEventsFasterWithoutState"] == "met"
     assert values["WrtRandomSetupState"] == "notmeasured"
@@ -816,7 +817,7 @@ def test_the_back_pressure_verdict_comes_from_the_intervals_of_the_per_round_pea
     values = wr.macros(wr.summary(frame), params, frame, {"disk": "/tmp"}, None, "GNU 12")
     assert values["WrtBackPressureState"] == state
     assert values["WrtBackPressureSlowMB"] == (
-        rf"{paper.number(slow[0])}~MB (95\% interval {paper.number(slow[1])} to {paper.number(slow[2])}~MB)")
+        rf"{paper.number(slow[0])}~MB (\confidenceinterval{{{paper.number(slow[1])}}}{{{paper.number(slow[2])}}}{{~MB}})")
     assert (values["WrtBackPressureFactor"], values["WrtBackPressureMarginMB"]) == (r"\num{1.5}", r"\num{16}")
     verdict = wr.seed003_claims(wr.summary(frame), params)["verdict"].iloc[3]
     assert verdict.startswith({"holds": "holds", "blocks": "no longer holds", "inconclusive": "this run cannot tell"}[state])
@@ -831,7 +832,7 @@ def test_the_back_pressure_state_and_seed003s_table_are_the_ones_the_peaks_give(
     frame.loc[slow, "peak_rss_bytes"] += 4 * 10**8  # 500 MB on the slow medium: memory grows
     frame = wr.with_rates(frame)
     values = wr.macros(wr.summary(frame), PARAMS, frame, {"disk": "/tmp"}, None, "GNU 12")
-    exact = lambda mb: rf"{paper.number(mb)}~MB (95\% interval {paper.number(mb)} to {paper.number(mb)}~MB)"  # noqa: E731
+    exact = lambda mb: rf"{paper.number(mb)}~MB (\confidenceinterval{{{paper.number(mb)}}}{{{paper.number(mb)}}}{{~MB}})"  # noqa: E731
     assert (values["WrtBackPressureState"], values["WrtBackPressureSlowMB"]) == ("holds", exact(500))
     assert values["WrtBackPressureFastMB"] == exact(100) and values["WrtBackPressureFastMedium"] == "tmpfs"
     claims = wr.seed003_claims(wr.summary(frame), PARAMS)

@@ -375,8 +375,14 @@ def test_the_plateau_verdict_is_the_state_its_interval_gives(plateau, immutable,
                                   "plateau_bus_ratio": 0.75, "plateau_immutable": immutable_ratio,
                                   "plateau_immutable_verdict": intervals.within(immutable_ratio, *band)})
     assert (verdict["state"], verdict["immutable_state"]) == (state, immutable_state)
-    assert verdict["band_percent"] == pytest.approx(100 * mb.PLATEAU_BAND) and verdict["interval"] == ratio.interval_text()
-    assert verdict["immutable"] == immutable[0] and verdict["immutable_interval"] == immutable_ratio.interval_text()
+    assert verdict["band_percent"] == pytest.approx(100 * mb.PLATEAU_BAND)
+    assert verdict["ratio"] == ratio and verdict["immutable"] == immutable_ratio
+    # the macros: each interval as its two bounds (paper/paper.tex words them), recomputed from the ratios
+    macros = mb.report._plateau_macros(verdict)
+    assert macros["MbwPlateauInterval"] == rf"\confidenceinterval{{{paper.number(plateau[1], 2)}}}{{{paper.number(plateau[2], 2)}}}{{}}"
+    assert macros["MbwPlateauImmutable"] == rf"\num{{{immutable[0]:.2f}}}"
+    assert macros["MbwPlateauImmutableInterval"] == \
+        rf"\confidenceinterval{{{paper.number(immutable[1], 2)}}}{{{paper.number(immutable[2], 2)}}}{{}}"
 
 
 @pytest.mark.parametrize("single, state", [

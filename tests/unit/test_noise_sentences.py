@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import re
 import shutil
-import subprocess
 
 import pandas as pd
 import pytest
 
+from tex_wording import compile_pdf
 from throughput import REPO
 from throughput.core import noise
 from throughput.report import noise_sentences, paper
@@ -145,14 +145,7 @@ def _document(values: dict[str, str], body: str) -> str:
                       r"\begin{document}", body, r"\end{document}"])
 
 
-def _build(tmp_path, source: str) -> tuple[int, str, str]:
-    (tmp_path / "t.tex").write_text(source)
-    run = subprocess.run(["pdflatex", "-interaction=nonstopmode", "-halt-on-error", "t.tex"],
-                         cwd=tmp_path, capture_output=True, text=True)
-    log = " ".join((tmp_path / "t.log").read_text(errors="replace").replace("\n", "").split())
-    pdf = tmp_path / "t.pdf"
-    text = subprocess.run(["pdftotext", str(pdf), "-"], capture_output=True, text=True).stdout if pdf.exists() else ""
-    return run.returncode, log, " ".join(text.split())
+_build = compile_pdf  # (tests/tex_wording.py)
 
 
 @pytest.mark.skipif(shutil.which("pdflatex") is None, reason="no pdflatex")

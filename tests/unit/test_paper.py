@@ -145,12 +145,35 @@ def test_number_refuses_non_finite_values(value):
 def test_with_bounds_prints_a_value_near_zero_with_its_two_bounds():
     # a share whose interval straddles zero: scaled to percent, the unit after the value and the upper bound
     share = intervals.Estimate(0.012, -0.034, 0.058, 5)
-    assert paper.with_bounds(share, 2, 100, r"\%") == r"\num{1.2}\% (95\% interval \num{-3.4} to \num{5.8}\%)"
+    assert paper.with_bounds(share, 2, 100, r"\%") == r"\num{1.2}\% (\confidenceinterval{\num{-3.4}}{\num{5.8}}{\%})"
     assert paper.with_bounds(intervals.Estimate(-91e-3, -0.18, 3.8e-3, 3), 2, 1e3, "~ms") == \
-        r"\num{-91}~ms (95\% interval \num{-180} to \num{3.8}~ms)"
+        r"\num{-91}~ms (\confidenceinterval{\num{-180}}{\num{3.8}}{~ms})"
     # one round: the value alone; nothing measured: what the caller prints instead
     assert paper.with_bounds(intervals.Estimate(0.2, math.nan, math.nan, 1), 2, 100, r"\%") == r"\num{20}\%"
     assert paper.with_bounds(intervals.UNKNOWN) == "n/a" and paper.with_bounds(intervals.UNKNOWN, missing="--") == "--"
+
+
+def test_an_interval_is_its_two_bounds_as_numbers_and_the_words_are_the_papers():
+    ratio = intervals.Estimate(0.97, 0.9612, 0.9788, 5)
+    assert paper.interval(ratio) == rf"\confidenceinterval{{{paper.number(ratio.low, 2)}}}{{{paper.number(ratio.high, 2)}}}{{}}"
+    assert paper.interval(ratio, 3, 100, r"\%") == \
+        rf"\confidenceinterval{{{paper.number(100 * ratio.low)}}}{{{paper.number(100 * ratio.high)}}}{{\%}}"
+    # one round, or nothing measured: no bounds to print
+    assert paper.interval(intervals.Estimate(0.2, math.nan, math.nan, 1)) == paper.interval(intervals.UNKNOWN) == \
+        r"\nointerval{}"
+
+
+@pytest.mark.skipif(shutil.which("pdflatex") is None, reason="no pdflatex")
+def test_the_paper_words_the_intervals_the_formatter_gives(tmp_path):
+    from tex_wording import build, printed
+    share, once = intervals.Estimate(0.012, -0.034, 0.058, 5), intervals.Estimate(0.2, math.nan, math.nan, 1)
+    percent = r"\%"
+    code, log, text = build(tmp_path, None, {}, f"A {paper.with_bounds(share, 2, 100, percent)}; "
+                                                f"B {paper.number(once.value)} ({paper.interval(once)}).")
+    assert code == 0, log[-2000:]
+    value, low, high = (printed(paper.number(100 * v, 2)) for v in (share.value, share.low, share.high))
+    assert f"A {value}% (95% interval {low} to {high}%); B {printed(paper.number(once.value))} (no interval: one round)." \
+        in text, text
 
 
 # --- nothing measured typed in the paper's sources or the notebooks' prose -------------------------

@@ -13,7 +13,7 @@ from typing import Any
 
 import pandas as pd
 
-from ..core.intervals import CONFIDENCE, Estimate, Verdict, comparison
+from ..core.intervals import Estimate, Verdict, comparison
 from ..core.results import atomic_path
 
 _SPECIAL = {"&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_", "{": r"\{", "}": r"\}",
@@ -79,18 +79,28 @@ def estimate(value: Any, digits: int = 3) -> str:
     return with_interval(value.value, value.low, value.high, digits)
 
 
+def interval(value: Estimate, digits: int = 2, factor: float = 1.0, unit: str = "") -> str:
+    """The interval of an Estimate times `factor`, as its two bounds (`number`), the upper one
+    followed by `unit` (TeX), for paper/paper.tex to word: \\confidenceinterval{low}{high}{unit} ("95\\%
+    interval 0.96 to 0.98"), or \\nointerval where one round gave none (or nothing was measured)."""
+    if not value.known:
+        return r"\nointerval{}"
+    low, high = (number(bound * factor, digits) for bound in (value.low, value.high))
+    return rf"\confidenceinterval{{{low}}}{{{high}}}{{{unit}}}"
+
+
 def with_bounds(value: Estimate, digits: int = 2, factor: float = 1.0, unit: str = "", missing: str = "n/a") -> str:
     """An Estimate that may lie near zero or below it (a fixed cost, a share, a difference) times
-    `factor`, followed by `unit` (TeX), with its interval as its two bounds, since a relative
-    plus-or-minus says nothing near zero: "20\\% (95\\% interval 18 to 22\\%)"; the value alone
-    where one round gave no interval, `missing` where nothing was measured."""
+    `factor`, followed by `unit` (TeX), with its interval as its two bounds (`interval`, which
+    paper/paper.tex words), since a relative plus-or-minus says nothing near zero: "20\\% (95\\%
+    interval 18 to 22\\%)"; the value alone where one round gave no interval, `missing` where
+    nothing was measured."""
     if not math.isfinite(value.value):
         return missing
     cell = number(value.value * factor, digits) + unit
     if not value.known:
         return cell
-    low, high = (number(bound * factor, digits) for bound in (value.low, value.high))
-    return cell + rf" ({100 * CONFIDENCE:.0f}\% interval {low} to {high}{unit})"
+    return f"{cell} ({interval(value, digits, factor, unit)})"
 
 
 # The mark of a cell measured on a machine too noisy to trust it (throughput.core.noise);

@@ -149,8 +149,8 @@ def jagged_tex(wide: pd.DataFrame, skipped: pd.DataFrame) -> str:
 def _macros(machine: str, values: dict[str, Any]) -> dict[str, str]:
     from ...report import paper
 
-    raw = {"TargetFractions", "NumaLocalGBs", "NumaRemoteGBs", "NumaRatio"}  # already LaTeX
-    return {f"Gpub{machine}{name}": value if name.endswith("State") or name in raw else paper.escape(value)
+    raw = {"TargetFractions", "NumaLocalGBs", "NumaRemoteGBs", "NumaRatio"}  # already LaTeX, as each ...Interval
+    return {f"Gpub{machine}{name}": value if name.endswith(("State", "Interval")) or name in raw else paper.escape(value)
             for name, value in values.items()}
 
 
@@ -158,13 +158,13 @@ def target_macros(goal: dict[str, Any], machine: str = "") -> dict[str, str]:
     """The target's state: TargetState met (every fraction's interval above it), missed (one
     below), inconclusive, or notchecked (TargetWhyNot says why); the device's nominal GB/s and
     each case's fraction with its interval (TargetFractions: \\gpubreaches{case}{value}{interval},
-    the section words it)."""
+    the interval as paper.interval gives it; the section words it)."""
     from ...report import paper
 
     if not goal["checked"]:
         return _macros(machine, {"TargetState": "notchecked", "TargetWhyNot": goal["why_not"]})
     fractions = ", ".join(rf"\gpubreaches{{{paper.escape(f'{CASE_BY_NAME[case].label} {dtype}')}}}"
-                          rf"{{{fraction.value:.2f}}}{{{paper.escape(fraction.interval_text())}}}"
+                          rf"{{{fraction.value:.2f}}}{{{paper.interval(fraction)}}}"
                           for (case, dtype), fraction in goal["fractions"].items())
     return _macros(machine, {"TargetState": goal["verdict"].value, "TargetNominal": f"{goal['nominal_gb_s']:.0f}",
                              "TargetFractions": fractions})
@@ -201,7 +201,10 @@ def jagged_macros(wide: pd.DataFrame, machine: str = "") -> dict[str, str]:
     the CPU's, their intervals apart; notsupported when one lies above; undecided otherwise
     (the CPU and GPU sides are separate groups, so their ratios are not paired); cpuonly
     without the GPU side, nonumba without numba on one thread, none without any rate. With
-    the value type and each side's explode and combine ratios with their intervals."""
+    the value type and each side's explode and combine ratios with their intervals (paper.interval:
+    the section words them)."""
+    from ...report import paper
+
     if wide.empty:
         return _macros(machine, {"JaggedState": "none"})
     dtype = wide["dtype"].iloc[0]
@@ -213,7 +216,7 @@ def jagged_macros(wide: pd.DataFrame, machine: str = "") -> dict[str, str]:
         return {name: value for op in ("explode", "combine")
                 for name, value in ((f"Jagged{side}{op.capitalize()}", f"{row[f'{op}_ratio']:.2f}"),
                                     (f"Jagged{side}{op.capitalize()}Interval",
-                                     jagged_estimate(row, f"{op}_ratio").interval_text()))}
+                                     paper.interval(jagged_estimate(row, f"{op}_ratio"))))}
 
     values = {"JaggedDtype": dtype, **ratios(cpu, "Cpu")}
     gpu = _pick(wide, method="CUDA C++", dtype=dtype)

@@ -204,12 +204,12 @@ def targets(table: pd.DataFrame, max_threads: int) -> dict[str, Any]:
 def plateau_verdict(goal: dict[str, Any]) -> dict[str, Any]:
     """The plateau target's state (met, missed or inconclusive by the measured ratio's interval)
     and the numbers the paper's worded variants quote (paper/sections/memory_bandwidth.tex): the
-    band, the ratio's interval and, said where the plateau is outside the band, the bus-traffic
-    ratio and the immutable kernel's ratio with its own state."""
-    immutable = goal["plateau_immutable"]
+    band, the ratio (an Estimate: the section prints its bounds) and, said where the plateau is
+    outside the band, the bus-traffic ratio and the immutable kernel's ratio (an Estimate) with its
+    own state."""
     return {"state": Verdict(goal["plateau_verdict"]).value, "band_percent": 100 * PLATEAU_BAND,
-            "interval": goal["plateau"].interval_text(), "bus_ratio": goal["plateau_bus_ratio"],
-            "immutable": immutable.value, "immutable_interval": immutable.interval_text(),
+            "ratio": goal["plateau"], "bus_ratio": goal["plateau_bus_ratio"],
+            "immutable": goal["plateau_immutable"],
             "immutable_state": Verdict(goal["plateau_immutable_verdict"]).value}
 
 

@@ -97,12 +97,13 @@ def _cache_macros(fit: dict[str, Any]) -> dict[str, str]:
 
 
 def _plateau_macros(plateau: dict[str, Any]) -> dict[str, str]:
-    """The plateau target's states (MbwPlateauState, MbwPlateauImmutableState) and numbers."""
+    """The plateau target's states (MbwPlateauState, MbwPlateauImmutableState) and numbers, each
+    ratio's interval as its two bounds (paper.interval; paper/paper.tex words them)."""
     return {"MbwPlateauState": plateau["state"], "MbwPlateauBand": paper.number(plateau["band_percent"]),
-            "MbwPlateauInterval": paper.escape(plateau["interval"]),
+            "MbwPlateauInterval": paper.interval(plateau["ratio"]),
             "MbwPlateauBusRatio": rf"\num{{{plateau['bus_ratio']:.2f}}}",
-            "MbwPlateauImmutable": rf"\num{{{plateau['immutable']:.2f}}}",
-            "MbwPlateauImmutableInterval": paper.escape(plateau["immutable_interval"]),
+            "MbwPlateauImmutable": rf"\num{{{plateau['immutable'].value:.2f}}}",
+            "MbwPlateauImmutableInterval": paper.interval(plateau["immutable"]),
             "MbwPlateauImmutableState": plateau["immutable_state"]}
 
 

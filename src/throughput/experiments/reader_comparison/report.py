@@ -457,9 +457,10 @@ def _numpy_macros(goal: dict[str, Any], layout: str) -> dict[str, str]:
     if state == "missed":  # by the interval of the per-entry calls' share, never its value alone
         gap = {Verdict.MET: "perentry", Verdict.MISSED: "baskets"}.get(intervals.at_least(goal["per_entry"], 0.5),
                                                                          "notseparated")
-    interval = goal["numpy"].interval_text() if state in ("met", "inconclusive") else "--"
+    # the ratio's interval as its two bounds (paper/paper.tex words them)
+    interval = paper.interval(goal["numpy"]) if state in ("met", "inconclusive") else "--"
     return {f"RcNumpy{layout}State": state, f"RcNumpy{layout}GapState": gap,
-            f"RcNumpy{layout}Interval": paper.escape(interval),
+            f"RcNumpy{layout}Interval": interval,
             f"RcNumpy{layout}Baskets": _estimate(goal["baskets_numpy"], 2),  # paired round by round
             f"RcNumpy{layout}PerEvent": (rf"\num{{{goal['per_event']:.1f}}}" if math.isfinite(goal["per_event"])
                                          else "--")}
