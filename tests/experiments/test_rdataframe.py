@@ -5,6 +5,7 @@ from __future__ import annotations
 import collections
 import math
 import os
+import shutil
 import subprocess
 import time
 from pathlib import Path
@@ -471,21 +472,70 @@ def _per_round(*values):
 
 def test_cold_reads_are_judged_against_the_devices_own_rate_round_by_round():
     assert rdf.cold_reads_verdict({"warm": _per_round(3000.0, 3100.0)}) is None
+
+    def ratios(rates):  # the cold rate over the O_DIRECT and the warm one, recomputed round by round
+        return tuple(intervals.paired_by_round(rates["cold"].to_dict(), rates[other].to_dict())
+                     for other in ("direct", "warm"))
+
     # read-ahead may let a cold buffered read beat one O_DIRECT stream: still nearer the device
-    device = rdf.cold_reads_verdict({"cold": _per_round(1700, 1650, 1750), "direct": _per_round(1000, 980, 1010),
-                                     "warm": _per_round(13000, 12500, 13500)})
-    assert device["state"] == "reached" and device["text"].startswith("came from below this system's page cache: the cold rate is 1.7")
-    assert "cannot tell" in device["text"]  # O_DIRECT skips the guest's cache only: the device is not shown
+    rates = {"cold": _per_round(1700, 1650, 1750), "direct": _per_round(1000, 980, 1010),
+             "warm": _per_round(13000, 12500, 13500)}
+    device = rdf.cold_reads_verdict(rates)
+    assert device == {"state": "reached", "cold_over_direct": ratios(rates)[0], "cold_over_warm": ratios(rates)[1]}
     assert device["cold_over_direct"].low < 1.7 < device["cold_over_direct"].high
-    cached = rdf.cold_reads_verdict({"cold": _per_round(9000, 9100, 8900), "direct": _per_round(1000, 1000, 1000),
-                                     "warm": _per_round(13000, 13000, 13000)})
-    assert cached["state"] == "cache" and "a cache below this system's served them" in cached["text"]
+    rates = {"cold": _per_round(9000, 9100, 8900), "direct": _per_round(1000, 1000, 1000),
+             "warm": _per_round(13000, 13000, 13000)}
+    cached = rdf.cold_reads_verdict(rates)
+    assert cached["state"] == "cache" and (cached["cold_over_direct"], cached["cold_over_warm"]) == ratios(rates)
     assert cached["cold_over_direct"].value == pytest.approx(9.0, rel=0.01)
     assert cached["cold_over_warm"].value == pytest.approx(9 / 13, rel=0.01)
     # halfway (by ratio) in some rounds, nearer each end in others: not decided by the mean
     halfway = rdf.cold_reads_verdict({"cold": _per_round(3000, 1500, 6000), "direct": _per_round(1000, 1000, 1000),
                                       "warm": _per_round(9000, 9000, 9000)})
-    assert halfway["state"] == "not separated" and halfway["text"].startswith("cannot be told")
+    assert halfway["state"] == "notseparated"
+
+
+def test_the_cold_reads_macros_are_the_verdicts_state_and_its_ratios():
+    """paper/sections/rdataframe.tex words RdfColdReadsState; its ratios are numbers with their bounds."""
+    rates = {"cold": _per_round(1700, 1650, 1750), "direct": _per_round(1000, 980, 1010),
+             "warm": _per_round(13000, 12500, 13500)}
+    macros = rdf.cold_reads_macros({"r_io": rates, "cold_reads": rdf.cold_reads_verdict(rates)})
+    over_direct = intervals.paired_by_round(rates["cold"].to_dict(), rates["direct"].to_dict())
+    over_warm = intervals.paired_by_round(rates["cold"].to_dict(), rates["warm"].to_dict())
+    assert macros == {"RdfColdReadsState": "reached", "RdfColdOverDirect": paper.with_bounds(over_direct, 3),
+                      "RdfColdOverWarm": paper.with_bounds(over_warm, 3)}
+    assert macros["RdfColdOverDirect"].startswith(paper.number(over_direct.value)) and \
+        paper.interval(over_direct, 3) in macros["RdfColdOverDirect"]
+    # which read was missing, or no rate model at all
+    no_direct = {"cold": rates["cold"], "warm": rates["warm"]}
+    assert rdf.cold_reads_macros({"r_io": no_direct, "cold_reads": rdf.cold_reads_verdict(no_direct)}) == \
+        {"RdfColdReadsState": "nodirect", "RdfColdOverDirect": "--", "RdfColdOverWarm": "--"}
+    no_cold = {"warm": rates["warm"], "direct": rates["direct"]}
+    assert rdf.cold_reads_macros({"r_io": no_cold, "cold_reads": rdf.cold_reads_verdict(no_cold)})[
+        "RdfColdReadsState"] == "nocold"
+    assert rdf.cold_reads_macros(None)["RdfColdReadsState"] == paper.NOT_MEASURED
+
+
+@pytest.mark.skipif(shutil.which("pdflatex") is None, reason="no pdflatex")
+def test_every_cold_reads_state_builds_with_its_numbers(tmp_path):
+    from tex_wording import build, printed
+    rates = {"cold": _per_round(1700, 1650, 1750), "direct": _per_round(1000, 980, 1010),
+             "warm": _per_round(13000, 12500, 13500)}
+    macros = rdf.cold_reads_macros({"r_io": rates, "cold_reads": rdf.cold_reads_verdict(rates)})
+    states = ("reached", "cache", "notseparated", "nocold", "nodirect", "notmeasured")
+    body = "\n\n".join(rf"{state}: \def\RdfColdReadsState{{{state}}}\wording{{RdfColdReads}}." for state in states)
+    code, log, text = build(tmp_path, "rdataframe", macros, body)
+    assert code == 0, log[-2000:]
+    over_direct = intervals.paired_by_round(rates["cold"].to_dict(), rates["direct"].to_dict())
+    over_warm = intervals.paired_by_round(rates["cold"].to_dict(), rates["warm"].to_dict())
+    ratios = "the cold rate is {} (95% interval {} to {}) times the O_DIRECT rate and {} (95% interval {} to {}) " \
+             "times the warm rate".format(*(printed(paper.number(v)) for e in (over_direct, over_warm)
+                                            for v in (e.value, e.low, e.high)))
+    assert f"reached: came from below this system's page cache: {ratios}, nearer the O_DIRECT rate" in text
+    assert f"cache: did not come from the device: {ratios}, nearer the page cache's" in text
+    assert f"notseparated: cannot be told from the device's reads or the page cache's: {ratios}, and" in text
+    assert "nodirect: cannot be judged here: the O_DIRECT rate was not measured." in text
+    assert "notmeasured: were not measured: the rate model did not run." in text
 
 
 def test_amdahl_and_usl_fits_recover_known_parameters():

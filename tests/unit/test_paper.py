@@ -465,6 +465,8 @@ WORDED = {
                       "unchecked", "notmeasured"},
     "RdfCheck": {"holds", "fails", "notseparated"},
     "RdfCheckRates": {"io", "dec", "proc", "iodec", "ioproc", "decproc", "iodecproc"},
+    # rdataframe.report.cold_reads_macros: where the cold reads came from (io_rate_model.cold_reads_verdict)
+    "RdfColdReads": {"reached", "cache", "notseparated", "nocold", "nodirect", "notmeasured"},
     # gpu_bandwidth.report: target_macros and jagged_macros (this machine's and each archived one's),
     # numa_macros, archived_macros
     "GpubTarget": {"met", "missed", "inconclusive", "notchecked"},

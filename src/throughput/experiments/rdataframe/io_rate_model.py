@@ -383,28 +383,21 @@ def cold_reads_verdict(r_io: dict[str, pd.Series]) -> dict[str, Any] | None:
     above 1 (a cache below this system's, a hypervisor's, served them); otherwise the run does
     not separate the two. A buffered cold read may beat one O_DIRECT stream somewhat (read-ahead
     keeps requests in flight), so distances are ratios either way and no fixed margin is used.
-    None where the cold or the O_DIRECT read was not measured."""
+    `state`: reached (nearer the O_DIRECT rate), cache (nearer the warm one) or notseparated, with
+    the cold rate over each (`cold_over_direct`, `cold_over_warm`: Estimates, paired by round);
+    the section words each state (report.cold_reads_macros). None where the cold or the O_DIRECT
+    read was not measured."""
     if "cold" not in r_io or "direct" not in r_io:
         return None
     cold, direct, warm = r_io["cold"], r_io["direct"], r_io["warm"]
     from_device = np.exp(np.abs(np.log(cold / direct)))
     from_cache = np.exp(np.abs(np.log(warm / cold)))
     nearer = intervals.comparison(intervals.paired_by_round(from_cache.to_dict(), from_device.to_dict()))
-    over_direct = intervals.paired_by_round(cold.to_dict(), direct.to_dict())
-    over_warm = intervals.paired_by_round(cold.to_dict(), warm.to_dict())
-    ratios = (f"the cold rate is {over_direct.value:.3g} times the O_DIRECT rate "
-              f"({over_direct.interval_text()}) and {over_warm.value:.3g} times the warm rate "
-              f"({over_warm.interval_text()})")
-    state = {"higher": "reached", "lower": "cache"}.get(nearer, "not separated")
     # O_DIRECT skips this system's page cache only: on a virtual machine a host's cache may serve
     # it too, so a cold read near its rate came from below the guest's cache, not shown the device
-    text = {"reached": f"came from below this system's page cache: {ratios}, nearer the O_DIRECT rate (whether "
-                       "the device or a cache below this system served both, this system cannot tell)",
-            "cache": f"did not come from the device: {ratios}, nearer the page cache's, so a cache below this "
-                     "system's served them",
-            "not separated": f"cannot be told from the device's reads or the page cache's: {ratios}, and this "
-                             "run does not separate its distances from the two"}[state]
-    return {"state": state, "cold_over_direct": over_direct, "cold_over_warm": over_warm, "text": text}
+    return {"state": {"higher": "reached", "lower": "cache"}.get(nearer, "notseparated"),
+            "cold_over_direct": intervals.paired_by_round(cold.to_dict(), direct.to_dict()),
+            "cold_over_warm": intervals.paired_by_round(cold.to_dict(), warm.to_dict())}
 
 
 # The three rates that limit one reader, as the paper names them.

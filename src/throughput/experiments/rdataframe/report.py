@@ -371,6 +371,21 @@ def throttle_macros(rs: dict[str, Any] | None) -> dict[str, str]:
             "RdfThrottleBurstState": paper.state(check["burst"]), **share}
 
 
+def cold_reads_macros(rs: dict[str, Any] | None) -> dict[str, str]:
+    """Where the cold raw reads came from (io_rate_model.cold_reads_verdict): RdfColdReadsState
+    reached, cache or notseparated, with the cold rate over the O_DIRECT one (RdfColdOverDirect)
+    and over the warm one (RdfColdOverWarm), each with its interval's bounds (paper.with_bounds);
+    nocold or nodirect where that read was not measured, notmeasured without the rate model
+    (paper/sections/rdataframe.tex words each)."""
+    verdict = rs["cold_reads"] if rs is not None else None
+    if verdict is None:
+        state = paper.NOT_MEASURED if rs is None else "nocold" if "cold" not in rs["r_io"] else "nodirect"
+        return {"RdfColdReadsState": state, "RdfColdOverDirect": "--", "RdfColdOverWarm": "--"}
+    return {"RdfColdReadsState": verdict["state"],
+            "RdfColdOverDirect": paper.with_bounds(verdict["cold_over_direct"], 3),
+            "RdfColdOverWarm": paper.with_bounds(verdict["cold_over_warm"], 3)}
+
+
 def _oversubscribed(rs: dict[str, Any]) -> str:
     """Which process counts outnumber the cores of the machine that measured them, in words."""
     table = rs["table"]
@@ -507,10 +522,6 @@ def _run_macros(params: dict[str, Any], table: pd.DataFrame, agreement: pd.DataF
             "RdfRIOCold": _estimate(rs["estimates"]["r_io"].get("cold", UNKNOWN)),
             "RdfRIOWarm": _estimate(rs["estimates"]["r_io"]["warm"]),
             "RdfRIODirect": _estimate(rs["estimates"]["r_io"].get("direct", UNKNOWN)),
-            "RdfColdReads": (paper.escape(rs["cold_reads"]["text"]) if rs["cold_reads"] else
-                             "cannot be judged here: " + ("the cold reads were not measured"
-                                                         if "cold" not in rs["r_io"] else
-                                                         "the O_DIRECT rate was not measured")),
             "RdfRateCounts": ", ".join(str(n) for n in sorted(rs["table"]["processes"].unique())),
             "RdfRateOversubscribed": _oversubscribed(rs),
             "RdfRDec": _estimate(rs["estimates"]["r_dec"]), "RdfRProc": _estimate(rs["estimates"]["r_proc"]),
@@ -520,16 +531,18 @@ def _run_macros(params: dict[str, Any], table: pd.DataFrame, agreement: pd.DataF
             "RdfLimiter": io_rate_model.slowest_limit(rs),
             "RdfRateFitCores": str(int(rs["cores"])),
             **model_check_macros(rs),  # its states; the section words each
+            **cold_reads_macros(rs),
             **throttle_macros(rs),
         })
         macros.update(saturation_macros(rs))
     else:
         macros.update({k: "--" for k in ("RdfRateFiles", "RdfRateCompression", "RdfRateMB", "RdfRateMaxNp",
                                           "RdfRateDof", "RdfRIOCold", "RdfRIOWarm", "RdfRDec", "RdfRProc",
-                                          "RdfRIODirect", "RdfColdReads", "RdfRateCounts", "RdfRateOversubscribed",
+                                          "RdfRIODirect", "RdfRateCounts", "RdfRateOversubscribed",
                                           "RdfROnePredCold", "RdfROnePredWarm", "RdfTSetupShare", "RdfLimiter",
                                           "RdfRateFitCores")})
         macros.update(model_check_macros(None))
+        macros.update(cold_reads_macros(None))
         macros.update(throttle_macros(None))
         macros.update(saturation_macros(None))
     macros["RdfNotMeasured"] = paper.escape("; ".join(f"{k}: {v}" for k, v in not_measured.items())) or "nothing"
