@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import math
 import re
+import shutil
 import struct
 import subprocess
 import tempfile
@@ -677,10 +678,10 @@ def test_summary_speedup_efficiency_and_ratios():
     assert goal["measured"] and goal["verdict"] == "met" and goal["efficiency"] == pytest.approx(1.0)
     # each round slowed every run alike (1% in the second): the paired ratios have no spread
     assert simple.loc[4, "speedup_low"] == pytest.approx(4.0) == simple.loc[4, "speedup_high"]
-    claims = wr.seed003_claims(table, PARAMS)
+    claims = wr.seed003_claims(table, PARAMS).set_index("claim")
     # every compression's speed-up the same, without spread (synthetic): LZMA does not scale best
-    assert claims["verdict"].iloc[0] == "does not hold: none scales as well or better"
-    assert claims["verdict"].iloc[3] == "no longer holds: writers block instead"
+    assert claims.loc["Scaling", "state"] == "notholds" and claims.loc["Scaling", "numbers"]["beaten"] == ["none"]
+    assert claims.loc["BackPressure", "state"] == "blocks"
     for builder in (wr.random_table, wr.events_table, wr.seed001_table):
         assert len(builder(table, PARAMS)) > 0
     # the noisy run's figures, and every ratio with it on either side, carry the mark
@@ -727,10 +728,17 @@ def test_seed003s_scaling_claim_is_judged_by_the_whole_intervals():
     lzma = ((frame["part"] == "random") & (frame["method"] == "tbuffermerger") & (frame["compression"] == "LZMA")
             & (frame["threads"] == 4))
     frame.loc[lzma, "wall_s"] /= 2  # LZMA: twice the others' speed-up, in both rounds
-    assert wr.seed003_claims(wr.summary(wr.with_rates(frame)), PARAMS)["verdict"].iloc[0] == "holds"
+    table = wr.summary(wr.with_rates(frame))
+    claims = wr.seed003_claims(table, PARAMS)
+    assert list(claims["claim"]) == list(wr.analysis.SEED003_CLAIMS) and claims["state"].iloc[0] == "holds"
+    # the numbers it rests on: each compression's speed-up at the most threads on the fast medium, recomputed
+    speedups = claims["numbers"].iloc[0]["speedups"]
+    random = table[(table["part"] == "random") & (table["method"] == "tbuffermerger")]
+    assert speedups == {c: wr.analysis.estimate(wr.analysis.one(random, medium="tmpfs", compression=c, threads=4), "speedup")
+                        for c in PARAMS["random_compressions"]}
+    assert speedups["LZMA"].value == pytest.approx(2 * speedups["none"].value) and claims["numbers"].iloc[0]["beaten"] == []
     frame.loc[lzma & (frame["rep"] == 1), "wall_s"] *= 3  # but a third of it in the second round
-    assert wr.seed003_claims(wr.summary(wr.with_rates(frame)), PARAMS)["verdict"].iloc[0] == \
-        "this run cannot tell (the intervals overlap)"
+    assert wr.seed003_claims(wr.summary(wr.with_rates(frame)), PARAMS)["state"].iloc[0] == "cannottell"
 
 
 def _setup_states(frame: pd.DataFrame, params: dict = PARAMS) -> dict[str, str]:
@@ -819,8 +827,9 @@ def test_the_back_pressure_verdict_comes_from_the_intervals_of_the_per_round_pea
     assert values["WrtBackPressureSlowMB"] == (
         rf"{paper.number(slow[0])}~MB (\confidenceinterval{{{paper.number(slow[1])}}}{{{paper.number(slow[2])}}}{{~MB}})")
     assert (values["WrtBackPressureFactor"], values["WrtBackPressureMarginMB"]) == (r"\num{1.5}", r"\num{16}")
-    verdict = wr.seed003_claims(wr.summary(frame), params)["verdict"].iloc[3]
-    assert verdict.startswith({"holds": "holds", "blocks": "no longer holds", "inconclusive": "this run cannot tell"}[state])
+    claim = wr.seed003_claims(wr.summary(frame), params).iloc[3]
+    assert (claim["claim"], claim["state"]) == ("BackPressure", state)
+    assert (claim["numbers"]["slow"], claim["numbers"]["fast"]) == (pressure["slow"], pressure["fast"])
 
 
 def test_the_back_pressure_state_and_seed003s_table_are_the_ones_the_peaks_give():
@@ -836,27 +845,84 @@ def test_the_back_pressure_state_and_seed003s_table_are_the_ones_the_peaks_give(
     assert (values["WrtBackPressureState"], values["WrtBackPressureSlowMB"]) == ("holds", exact(500))
     assert values["WrtBackPressureFastMB"] == exact(100) and values["WrtBackPressureFastMedium"] == "tmpfs"
     claims = wr.seed003_claims(wr.summary(frame), PARAMS)
-    assert claims["verdict"].iloc[3] == "holds"
+    assert claims["state"].iloc[3] == "holds"
     # one round: no interval, so no verdict
     once = frame[frame["rep"] < 1]
     assert wr.back_pressure(wr.summary(once), PARAMS)["state"] == "inconclusive"
     # no pass read its peak memory: no figure to print, so not tested, as the table says
     blind = wr.with_rates(frame.assign(peak_rss_bytes=np.nan))
     assert wr.back_pressure(wr.summary(blind), PARAMS)["state"] == "nopeak"
-    assert wr.seed003_claims(wr.summary(blind), PARAMS)["verdict"].iloc[3] == "n/a"
+    assert wr.seed003_claims(wr.summary(blind), PARAMS)["state"].iloc[3] == "nopeak"
     # without the slow medium: not measured, as the table says
     fast = {**PARAMS, "media": ["tmpfs"]}
     values = wr.macros(wr.summary(_synthetic(fast)), fast, _synthetic(fast), {"disk": "/tmp"}, None, "GNU 12")
     assert values["WrtBackPressureState"] == "notmeasured" and values["WrtBackPressureSlowMB"] == "n/a"
     claims = wr.seed003_claims(wr.summary(_synthetic(fast)), fast)
-    assert claims["verdict"].iloc[3] == "n/a"
-    # seed 003's table: the claims, escaped, under the paper's headers
+    assert claims["state"].iloc[3] == "notmeasured"
+    # seed 003's table: each claim's state and numbers, worded by paper/sections/writing.tex, under the paper's headers
     table = wr.seed003_table(claims)
     assert list(table.columns) == ["seed 003 concluded", "this run", "today"] and len(table) == len(claims)
-    assert table["seed 003 concluded"].iloc[0] == claims["claim"].iloc[0]
-    assert table["this run"].str.contains(r"\\%").any() or not claims["this_run"].str.contains("%").any()
-    assert wr.seed003_table(pd.DataFrame({"claim": ["a_b"], "this_run": ["50%"], "verdict": ["n/a"]})).iloc[0].to_list() \
-        == [r"a\_b", r"50\%", "n/a"]
+    assert table["seed 003 concluded"].iloc[3].startswith(r"\wrtseedrow{BackPressure}{notmeasured}{")
+    assert set(table["this run"]) == {r"\wrtseedrun"} and set(table["today"]) == {r"\wrtseedtoday"}
+
+
+SEED003_STATES = {"Scaling": ("holds", "notholds", "cannottell", "notmeasured"),
+                  "Compression": ("holds", "notholds", "cannottell", "notmeasured"),
+                  "Saturation": ("holds", "notholds", "cannottell", "notmeasured"),
+                  "BackPressure": ("holds", "blocks", "inconclusive", "notmeasured", "nopeak")}
+
+
+@pytest.mark.skipif(shutil.which("pdflatex") is None, reason="no pdflatex")
+def test_every_state_of_seed003s_table_builds_with_its_numbers(tmp_path):
+    """paper/sections/writing.tex words each claim's states; the table's cells are states and numbers."""
+    from tex_wording import build, printed
+    from throughput.report import paper
+    table = wr.summary(wr.with_rates(_synthetic(PARAMS)))
+    measured = wr.seed003_claims(table, PARAMS).set_index("claim")["numbers"].to_dict()
+    # LZMA's time over ZLIB's and LZ4's (the synthetic run has neither)
+    measured["Compression"] = {"threads": 1, "medium": "tmpfs", "over_zlib": 3.25, "over_lz4": 4.5}
+    claims = pd.DataFrame([{"claim": claim, "state": state, "numbers": measured[claim]}
+                           for claim, states in SEED003_STATES.items() for state in states])
+    rows = wr.seed003_table(claims)
+    path = paper.write_table(rows, tmp_path / "seed003.tex", column_format="p{4cm}p{6cm}p{3cm}")
+    macros = {"WrtBackPressureFactor": paper.number(wr.analysis.BACK_PRESSURE_FACTOR),
+              "WrtBackPressureMarginMB": paper.number(wr.analysis.BACK_PRESSURE_MARGIN_MB)}
+    # the table as the paper inputs it, then each row's three cells as a line of its own
+    lines = [rf"\par {cells[0]} | {cells[1]}{{}} | {cells[2]}." for cells in rows.itertuples(index=False)]
+    code, log, text = build(tmp_path, "writing", macros, "\n".join([rf"\input{{{path.name}}}", *lines]))
+    assert code == 0, log[-2000:]
+
+    def bounds(value, unit="", digits=3):  # a number with its interval, as the PDF shows it
+        numbers = [printed(paper.number(v, digits)) for v in (value.value, value.low, value.high)]
+        return f"{numbers[0]}{unit} (95% interval {numbers[1]} to {numbers[2]}{unit})"
+
+    speedups = measured["Scaling"]["speedups"]
+    scaling = ("scales well when not I/O bound, as with LZMA | " + ", ".join(f"{c} {bounds(v, '×')}" for c, v in
+                                                                             speedups.items()) + " at 4 threads (tmpfs) | ")
+    assert scaling + "holds." in text and scaling + "this run cannot tell (the intervals overlap)." in text
+    assert scaling + "does not hold: none scales as well or better." in text
+    assert "scales well when not I/O bound, as with LZMA | not measured here | n/a." in text
+    compression = (f"ZLIB and LZ4 take much less time than LZMA | LZMA takes {printed(paper.number(3.25, 2))}× ZLIB's "
+                   f"and {printed(paper.number(4.5, 2))}× LZ4's time (1 thread, tmpfs) | ")
+    assert compression + "holds." in text and compression + "does not hold." in text
+    share = measured["Saturation"]["share"]
+    saturation = (f"saturates any medium with a few threads when not CPU bound | "
+                  f"{printed(paper.number(share.value * PARAMS['slow_mb_s']))} of "
+                  f"{printed(paper.number(PARAMS['slow_mb_s']))} MB/s on the slow medium at 4 threads (95% interval "
+                  f"{printed(paper.number(100 * share.low, 2))} to {printed(paper.number(100 * share.high, 2))}% of it) | ")
+    assert saturation + f"does not hold ({printed(paper.number(100 * share.value, 2))}% of the medium's rate)." in text
+    assert saturation + "this run cannot tell (its interval contains 80% of the medium's rate)." in text
+    assert "saturates any medium with a few threads when not CPU bound | not measured here (needs the slow medium " \
+           "and no compression) | n/a." in text
+    pressure = wr.back_pressure(table, PARAMS)
+    back = (f"no back-pressure: memory grows when the medium cannot keep up | peak memory above baseline on the slow "
+            f"medium {bounds(pressure['slow'], ' MB')} against {bounds(pressure['fast'], ' MB')} on tmpfs, none, "
+            f"4 threads | ")
+    assert back + "no longer holds: writers block instead." in text
+    assert back + "this run cannot tell (the slow medium's interval and 1.5 times the fast one's plus 16 MB overlap, " \
+                  "or one round gave none)." in text
+    assert "keep up | not measured here (the passes recorded no peak memory) | n/a." in text
+    assert "  " not in text and " ." not in text and "??" not in text, text
 
 
 def test_the_machines_sentence_and_the_random_branches_come_from_the_macros():

@@ -47,13 +47,14 @@ Modules:
   one method against another), efficiency_target, seed 001's figures against ours
   (seed001_rows; size_rows: the size table from the passes, with ROOT's metadata share;
   setup_rows: each writer's fixed cost per pass, 2 T(N) - T(2N), and the speed-ups with and
-  without it), seed 003's claims against this run (seed003_claims; back_pressure: its
-  back-pressure claim's state and figures) and its regime (random_setup_rows: set-up and
+  without it), seed 003's claims against this run (seed003_claims: each one's state and
+  figures; back_pressure: its back-pressure claim's) and its regime (random_setup_rows: set-up and
   last flush as a share of a pass).
 * report: the figures (figure_random, figure_memory, figure_events), the paper's
   tables (random_table, events_table, seed001_table, seed001_size_table, seed001_setup_table,
-  seed003_table, and machine_table: the speed-ups of this machine and every archived one side
-  by side) and macros (macros: numbers, and states the section words).
+  seed003_table: seed 003's claims as states and numbers that the section words, and
+  machine_table: the speed-ups of this machine and every archived one side by side) and
+  macros (macros: numbers, and states the section words).
 
 The names used from outside (notebooks/writing.ipynb, tests, throughput.configuration's
 check_config) are re-exported here (all but the spec's on first use: throughput.setup.spec.load_later).

@@ -341,78 +341,73 @@ def back_pressure(table: pd.DataFrame, params: dict[str, Any]) -> dict[str, Any]
     return {**result, "slow": slow, "fast": fast, "bar": bar, "state": state}
 
 
-def _megabytes(value: Estimate) -> str:
-    """A peak in MB with its interval, for seed 003's table."""
-    if not math.isfinite(value.value):
-        return "no peak recorded"
-    if not value.known:
-        return f"{value.value:.0f} MB (no interval: one round)"
-    return f"{value.value:.0f} MB ({intervals.CONFIDENCE:.0%} interval {value.low:.0f} to {value.high:.0f})"
+# Seed 003's conclusions, in the order of its table (seed003_claims; paper/sections/writing.tex
+# words each one's states, the family WrtSeed<claim>: writing.report.seed003_table).
+SEED003_CLAIMS = ("Scaling", "Compression", "Saturation", "BackPressure")
+SEED003_LZMA_SLOWER = 2.0        # "ZLIB and LZ4 take much less time than LZMA": LZMA at least twice as long
+SEED003_SATURATION_SHARE = 0.8   # "saturates any medium with a few threads": at least this share of its rate
 
 
 def seed003_claims(table: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
-    """Seed 003's conclusions, each with what this run measured and whether it still holds."""
+    """Seed 003's conclusions against this run, one row each: `claim` (SEED003_CLAIMS), its `state`
+    and the `numbers` it rests on (a dict; the section words each state, writing.report.seed003_table):
+    - Scaling ("scales well when not I/O bound, as with LZMA"): TBufferMerger's speed-up at the
+      most threads on the fast medium per compression (`speedups`, Estimates; separate groups, so
+      compared by their whole intervals): holds where LZMA's lies above every other one's,
+      notholds where another's (`beaten`) lies at or above it, cannottell otherwise.
+    - Compression ("ZLIB and LZ4 take much less time than LZMA"): the time at one thread,
+      holds where LZMA's is at least SEED003_LZMA_SLOWER times ZLIB's and LZ4's by their whole
+      intervals, notholds where below for one, cannottell otherwise; `over_zlib`, `over_lz4`:
+      LZMA's time over theirs.
+    - Saturation ("saturates any medium with a few threads when not CPU bound"): the share of the
+      slow medium's rate reached uncompressed at the most threads (`share`, an Estimate; `mb_s`,
+      `medium_mb_s`) against SEED003_SATURATION_SHARE (intervals.at_least): holds, notholds or
+      cannottell.
+    - BackPressure: back_pressure's state (holds, blocks, inconclusive, nopeak) and its peaks
+      (`slow`, `fast`, Estimates in MB).
+    Each is notmeasured where this run lacks what it needs; every one also gives `threads` (the
+    most) and `medium` (the fast one, or the slow one for Saturation)."""
     top = params["max_threads"]
     random = table[(table["part"] == "random") & (table["method"] == "tbuffermerger")]
     fast_medium = _fast_medium(params)
     rows = []
 
-    def row(claim: str, evidence: str, verdict: str) -> None:
-        rows.append({"claim": claim, "this_run": evidence, "verdict": verdict})
+    def row(claim: str, state: str, **numbers: Any) -> None:
+        rows.append({"claim": claim, "state": state, "numbers": {"threads": top, "medium": fast_medium, **numbers}})
 
     # 1. Scaling is good when the work is CPU-bound (LZMA), not when it is I/O-bound.
     speedups = {c: one(random, medium=fast_medium, compression=c, threads=top) for c in params["random_compressions"]}
     speedups = {c: estimate(r, "speedup") for c, r in speedups.items() if r is not None}
-    claim = "scales well when not I/O bound, as with LZMA"
     if top < 2 or "LZMA" not in speedups or len(speedups) < 2:
-        row(claim, "not measured here", "n/a")
+        row("Scaling", "notmeasured")
     else:
         # the compressions ran in groups of their own: their speed-ups' intervals are compared whole
         lzma, others = speedups["LZMA"], {c: v for c, v in speedups.items() if c != "LZMA"}
         beaten = [c for c, v in others.items() if v.low >= lzma.high]
-        evidence = (", ".join(f"{c} {v.value:.2f}x ({v.interval_text()})" for c, v in speedups.items())
-                    + f" at {top} threads ({fast_medium})")
-        row(claim, evidence, "holds" if all(lzma.low > v.high for v in others.values()) else
-            f"does not hold: {', '.join(beaten)} scale{'s' if len(beaten) == 1 else ''} as well or better" if beaten else
-            "this run cannot tell (the intervals overlap)")
+        row("Scaling", "holds" if all(lzma.low > v.high for v in others.values()) else
+            "notholds" if beaten else "cannottell", speedups=speedups, beaten=beaten)
     # 2. LZMA costs far more time than ZLIB and LZ4.
-    claim = "ZLIB and LZ4 take much less time than LZMA"
     times = {c: one(random, medium=fast_medium, compression=c, threads=1) for c in ("LZMA", "ZLIB", "LZ4")}
     if any(r is None for r in times.values()):
-        row(claim, "not measured here", "n/a")
+        row("Compression", "notmeasured")
     else:
-        # at least twice as long, judged by the whole intervals of the times (separate groups)
+        # judged by the whole intervals of the times (separate groups)
         lzma, fast = estimate(times["LZMA"], "time"), [estimate(times[c], "time") for c in ("ZLIB", "LZ4")]
-        a, b = (lzma.value / f.value for f in fast)
-        row(claim, f"LZMA takes {a:.1f}x ZLIB's and {b:.1f}x LZ4's time (1 thread, {fast_medium})",
-            "holds" if all(lzma.low >= 2 * f.high for f in fast) else
-            "does not hold" if any(lzma.high < 2 * f.low for f in fast) else
-            "this run cannot tell (the intervals allow both)")
+        slower = SEED003_LZMA_SLOWER
+        row("Compression", "holds" if all(lzma.low >= slower * f.high for f in fast) else
+            "notholds" if any(lzma.high < slower * f.low for f in fast) else "cannottell",
+            over_zlib=lzma.value / fast[0].value, over_lz4=lzma.value / fast[1].value, threads=1)
     # 3. A slow medium saturates with a few threads when not CPU-bound.
-    claim = "saturates any medium with a few threads when not CPU bound"
     slow = one(random, medium="slow", compression="none", threads=top) if "none" in params["random_compressions"] else None
     if slow is None:
-        row(claim, "not measured here (needs the slow medium and no compression)", "n/a")
+        row("Saturation", "notmeasured", medium="slow")
     else:
         share = rate(slow, slow["file_bytes"] / 1e6).scaled(1 / params["slow_mb_s"])
-        verdict = intervals.at_least(share, 0.8)
-        row(claim, f"{share.value * params['slow_mb_s']:.0f} of {params['slow_mb_s']:.0f} MB/s on the slow medium at "
-                   f"{top} threads ({share.interval_text()} of it)",
-            {Verdict.MET: "holds", Verdict.MISSED: f"does not hold ({share.value:.0%} of the medium's rate)",
-             Verdict.INCONCLUSIVE: "this run cannot tell (its interval contains 80% of the medium's rate)"}[verdict])
+        row("Saturation", {Verdict.MET: "holds", Verdict.MISSED: "notholds", Verdict.INCONCLUSIVE: "cannottell"}[
+            intervals.at_least(share, SEED003_SATURATION_SHARE)], medium="slow", share=share,
+            mb_s=share.value * params["slow_mb_s"], medium_mb_s=params["slow_mb_s"])
     # 4. Back-pressure: memory grows when the medium cannot keep up.
-    claim = "no back-pressure: memory grows when the medium cannot keep up"
     pressure = back_pressure(table, params)
-    if pressure["state"] == "notmeasured":
-        row(claim, "not measured here (needs the slow medium and a fast one)", "n/a")
-    elif pressure["state"] == "nopeak":
-        row(claim, "not measured here (the passes recorded no peak memory)", "n/a")
-    else:
-        row(claim, f"peak memory above baseline on the slow medium {_megabytes(pressure['slow'])} against "
-                   f"{_megabytes(pressure['fast'])} on {pressure['fast_medium']}, {pressure['compression']}, "
-                   f"{top} threads",
-            {"holds": "holds", "blocks": "no longer holds: writers block instead",
-             "inconclusive": f"this run cannot tell (the slow medium's interval and {BACK_PRESSURE_FACTOR:g} times "
-                             f"the fast one's plus {BACK_PRESSURE_MARGIN_MB:g} MB overlap, or one round gave none)"}
-            [pressure["state"]])
+    row("BackPressure", pressure["state"], medium=pressure["fast_medium"], compression=pressure["compression"],
+        slow=pressure["slow"], fast=pressure["fast"])
     return pd.DataFrame(rows)

@@ -13,13 +13,14 @@ from ...report import noise_sentences
 from ...setup.config import thread_counts
 from ...core.intervals import Estimate, Verdict
 from .analysis import (BACK_PRESSURE_FACTOR, BACK_PRESSURE_MARGIN_MB, EFFICIENCY_TARGET, GROUP, RANDOM_SETUP_SHARE,
-                       back_pressure, efficiency_target, estimate, one, random_setup_rows, rate, seed001_parts,
-                       seed001_rows, setup_rows, size_rows, target_medium, versus)
+                       SEED003_SATURATION_SHARE, back_pressure, efficiency_target, estimate, one, random_setup_rows,
+                       rate, seed001_parts, seed001_rows, setup_rows, size_rows, target_medium, versus)
 from .measuring import (COMPRESSIONS, EVENT_METHODS, LABELS, MEDIA, MEDIUM_LABELS, PART_LABELS, SHORT, disk_fit,
                         plan, run_name)
 
-# A percentage in a sentence, after its number (paper.with_bounds's unit)
+# A percentage in a sentence, after its number (paper.with_bounds's unit); a factor, after its number
 PERCENT = r"\,\%"
+TIMES = r"$\times$"
 
 # ---- figures -------------------------------------------------------------------------------
 
@@ -188,13 +189,45 @@ def seed001_table(table: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
     })
 
 
-def seed003_table(claims: pd.DataFrame) -> pd.DataFrame:
-    """seed003_claims for the paper: each conclusion of seed 003, what this run measured, and
-    whether it holds today (the cells escaped)."""
+def _seed003_numbers(claim: str, numbers: dict[str, Any]) -> list[str]:
+    """The six numbers a row of seed 003's table quotes, in the order paper/sections/writing.tex
+    reads them (\\wrtseeda to \\wrtseedf; empty past a claim's last): Scaling: the speed-ups, threads,
+    medium, the compressions that scale as well or better and how many; Compression: LZMA's time
+    over ZLIB's and over LZ4's, threads, medium; Saturation: MB/s reached and the slow medium's,
+    threads, the share's interval, the share and the share it must reach (percent); BackPressure:
+    the two peaks (MB), the fast medium, the compression, threads. Where a claim was not measured,
+    threads and medium only."""
     from ...report import paper
-    return pd.DataFrame({"seed 003 concluded": claims["claim"].map(paper.escape),
-                         "this run": claims["this_run"].map(paper.escape),
-                         "today": claims["verdict"].map(paper.escape)})
+    common = [str(numbers["threads"]), paper.escape(numbers["medium"])]
+    if claim == "Scaling" and "speedups" in numbers:
+        speedups = ", ".join(rf"\wrtseedspeedup{{{paper.escape(c)}}}{{{paper.with_bounds(v, 3, unit=TIMES)}}}"
+                             for c, v in numbers["speedups"].items())
+        cells = [speedups, *common, ", ".join(paper.escape(c) for c in numbers["beaten"]), str(len(numbers["beaten"]))]
+    elif claim == "Compression" and "over_zlib" in numbers:
+        cells = [paper.number(numbers["over_zlib"], 2), paper.number(numbers["over_lz4"], 2), *common]
+    elif claim == "Saturation" and "share" in numbers:
+        share = numbers["share"]
+        cells = [paper.number(numbers["mb_s"]), paper.number(numbers["medium_mb_s"]), common[0],
+                 paper.interval(share, 2, 100, r"\%"), paper.number(100 * share.value, 2),
+                 paper.number(100 * SEED003_SATURATION_SHARE)]
+    elif claim == "BackPressure":
+        cells = [paper.with_bounds(numbers[m], 3, unit="~MB", missing="--") for m in ("slow", "fast")]
+        cells += [common[1], paper.escape(numbers["compression"]), common[0]]
+    else:
+        cells = common
+    return [*cells, *[""] * (6 - len(cells))]
+
+
+def seed003_table(claims: pd.DataFrame) -> pd.DataFrame:
+    """seed003_claims for the paper, one row per conclusion of seed 003 as its state and numbers:
+    the first cell is \\wrtseedrow{<claim>}{<state>}{six numbers}, which paper/sections/writing.tex
+    words as the conclusion, leaving what this run measured (\\wrtseedrun) and whether the
+    conclusion holds today (\\wrtseedtoday, by the variant of WrtSeed<claim> the state names)
+    to the next two cells."""
+    rows = [rf"\wrtseedrow{{{claim}}}{{{state}}}" + "".join(f"{{{n}}}" for n in _seed003_numbers(claim, numbers))
+            for claim, state, numbers in zip(claims["claim"], claims["state"], claims["numbers"])]
+    return pd.DataFrame({"seed 003 concluded": rows, "this run": [r"\wrtseedrun"] * len(rows),
+                         "today": [r"\wrtseedtoday"] * len(rows)})
 
 
 # A verdict's word in a table, by its interval (throughput.core.intervals): a seed's claim on this run.
