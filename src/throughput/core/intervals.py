@@ -49,13 +49,6 @@ class Estimate:
         """Half the interval's width over the figure (0.05: +-5%); NaN when unknown."""
         return (self.high - self.low) / 2 / self.value if self.known and self.value else math.nan
 
-    def interval_text(self) -> str:
-        """How a sentence states the interval: "95% interval 0.96 to 0.98" (two decimals, for
-        ratios), or that there is none."""
-        if not self.known:
-            return "no interval: one round"
-        return f"{CONFIDENCE:.0%} interval {self.low:.2f} to {self.high:.2f}"
-
     def scaled(self, factor: float) -> "Estimate":
         """The same estimate in other units (`factor` > 0): a rate from a time, MB/s from B/s."""
         if not factor > 0:

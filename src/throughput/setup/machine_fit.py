@@ -101,7 +101,9 @@ def requested(fits: list[dict[str, Any]] | None, key: str, used: Any) -> Any:
 
 
 def describe(fits: list[dict[str, Any]] | None) -> str:
-    """One sentence for a notebook or the paper: what was lowered to this machine."""
+    """One sentence for a notebook's log: what was lowered to this machine. Nothing in the paper
+    reads it: the paper words the fits itself (throughput.report.noise_sentences.study_macros
+    reads them from the runs' provenance; paper/wording/noise.tex's NoiseFit and \\noisefit)."""
     if not fits:
         return "Nothing was lowered to fit this machine."
     parts = [f"{f['key']} from {f['requested']} to {f['used']} ({f['limit']})" for f in fits]
