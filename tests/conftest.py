@@ -140,8 +140,9 @@ def loops_follow_the_calibration_rule(rows: pd.DataFrame, warmup: int, min_sampl
 
 
 def aod_small_arrays(attributes: int) -> list[int]:
-    """The attributes the generated AOD classes hold as Float_t[3] (kernels/common/aod_classes.cmake:
-    a % 16 == 14); the flat AOD-like file holds each as three branches, C_aNNN_0.._2."""
+    """The attributes of three values per particle (kernels/common/aod_classes.cmake: a % 16 == 14),
+    which the flat AOD-like file holds as three branches each, C_aNNN_0.._2; the classes hold the
+    first, 14, as their inner std::vector<Float_t> userFloats and the others as Float_t[3]."""
     return list(range(14, attributes, 16))
 
 

@@ -9,13 +9,16 @@
 //   --layout flat     each collection C as NanoAOD writes it, one leaf-list
 //                     branch per attribute: a counter nC (UInt_t), C_pt[nC]/F
 //                     and the other attributes C_a001...; a small array is
-//                     one branch per element, C_a014_0, C_a014_1, C_a014_2,
+//                     one branch per element, C_a030_0, C_a030_1, C_a030_2,
 //                     as NanoAOD flattens them (ROOT 6.40's RNTupleImporter
 //                     also crashes on a C_a014[nC][3] leaf);
 //   --layout objects  each collection as CMSSW stores its products: a
-//                     std::vector<aod::C> of the generated classes, written
-//                     through their ROOT dictionary and split one sub-branch
-//                     per member (C.pt, C.a001, ...; the count is branch C),
+//                     std::vector<aod::C> of the generated classes (PAT-like:
+//                     a candidate base with a Lorentz vector, a reference, an
+//                     inner vector; aod_classes.cmake), written through their
+//                     ROOT dictionary and split one sub-branch per member
+//                     (C.p4.pt, C.p4.phi, C.userFloats, C.a003, ...; the count
+//                     is branch C),
 //                     and the empty product Empty, no object in any event
 //                     (Empty.pt: what reading a product costs per event).
 // The values are the real CMS NanoAOD file's (--source): each event's multiplicity
@@ -77,12 +80,13 @@ struct Collection {
   // Sets `member` (the generated class's member for attribute a) to particle j's value(s).
   template <class M>
   void set(M &member, int a, UInt_t j) const {
-    if constexpr (std::is_array_v<M>)
-      for (std::size_t k = 0; k < std::extent_v<M>; ++k) member[k] = floats[slot[a]][k * static_cast<std::size_t>(max_count) + j];
-    else if (a == 0) member = pt[j];
-    else if constexpr (std::is_same_v<M, Float_t>) member = floats[slot[a]][j];
-    else if constexpr (std::is_same_v<M, Int_t>) member = ints[slot[a]][j];
-    else member = bools[slot[a]][j] != 0;
+    aod::for_each_value(member, a, [&](int k, auto &value) {
+      using V = std::decay_t<decltype(value)>;
+      if (a == 0) value = pt[j];
+      else if constexpr (std::is_same_v<V, Float_t>) value = floats[slot[a]][std::max(k, 0) * static_cast<std::size_t>(max_count) + j];
+      else if constexpr (std::is_same_v<V, Int_t>) value = ints[slot[a]][j];
+      else value = bools[slot[a]][j] != 0;
+    });
   }
 };
 
@@ -146,14 +150,17 @@ struct ObjectBranchOf : ObjectBranch {
     // The members' types come from aod_classes.cmake's AOD_KIND_TYPES, the values' from
     // Kind here: a drift between the two would read the wrong value vector.
     T{}.visit([&](int a, auto &member) {
-      using M = std::remove_reference_t<decltype(member)>;
-      using E = std::remove_all_extents_t<M>;
       const Kind kind = static_cast<Kind>(a % kKinds);
-      const bool agrees = (std::is_array_v<M> ? std::extent_v<M> : 1) == static_cast<std::size_t>(aod::attribute_width(a)) &&
-                          (a == 0 ? std::is_same_v<E, Float_t>
-                           : is_int(kind) ? std::is_same_v<E, Int_t>
-                           : kind == kBool ? std::is_same_v<E, Bool_t> : std::is_same_v<E, Float_t>);
-      if (!agrees)
+      int values = 0;
+      bool agrees = true;
+      aod::for_each_value(member, a, [&](int, auto &value) {
+        using E = std::decay_t<decltype(value)>;
+        ++values;
+        agrees = agrees && (a == 0 ? std::is_same_v<E, Float_t>
+                            : is_int(kind) ? std::is_same_v<E, Int_t>
+                            : kind == kBool ? std::is_same_v<E, Bool_t> : std::is_same_v<E, Float_t>);
+      });
+      if (!agrees || values != aod::attribute_width(a))
         throw std::logic_error(std::string(name) + " attribute " + std::to_string(a) +
                                ": aod_classes.cmake's member type does not match make_aod_like's value kind");
     });
@@ -246,7 +253,8 @@ Kind real_kind(const RealColumn &column) {
   return kFraction;
 }
 
-// Which real column each generated value takes: attribute a of kind k takes the kind's real
+// Which real column each generated value takes: the candidate base's attributes their own
+// (aod::real_branch) where the collection has it; every other attribute a of kind k the kind's real
 // columns in turn (cycled to the seed's attribute count; an array's elements take
 // consecutive ones). A kind the collection lacks takes its nearest: isolations, energies and
 // fractions any other float; flags and indices each other; booleans the UChar_t flags as
@@ -281,12 +289,21 @@ Sources map_sources(const Collection &c, const RealCollection &real) {
     const auto &p = pool(kind);
     return p[used[kind]++ % p.size()];
   };
+  // The candidate base's attributes take their own real branch where the collection has it
+  // (its mass, charge, pdgId: aod::real_branch), so each object's four-vector is a real one.
+  const auto named = [&](int a, Kind kind) {
+    const char *wanted = aod::real_branch(a);
+    for (std::size_t k = 0; wanted && k < real.columns.size(); ++k)
+      if (real.columns[k].branch == wanted && (real.columns[k].type == 'F') == !is_int(kind)) return static_cast<int>(k);
+    return -1;
+  };
   for (int a = 1; a < c.spec.attributes; ++a) {
     const Kind kind = static_cast<Kind>(a % kKinds);
     const int width = is_int(kind) || kind == kBool ? 1 : aod::attribute_width(a);
     std::vector<int> columns;
     for (int e = 0; e < width; ++e) {
-      columns.push_back(take(kind));
+      const int own = width == 1 ? named(a, kind) : -1;
+      columns.push_back(own >= 0 ? own : take(kind));
       const RealColumn &r = real.columns[static_cast<std::size_t>(columns.back())];
       s.describe += ";" + aod::flat_branch(c.spec.name, a, width > 1 ? e : -1) + "=" + r.branch +
                     (kind == kBool && r.type != 'B' ? "!=0" : "");

@@ -15,7 +15,9 @@
 //   rdataframe   RDataFrame on one thread, Foreach over an RVecF column
 //   members      every attribute of the collection read into flat buffers
 //                (TBranch::GetEntry), no objects: what reading the whole
-//                collection costs before any object is built
+//                collection costs before any object is built (on split
+//                objects, every numeric member: the inner std::vector needs
+//                objects, see collection_branches)
 //   cmssw        a CMSSW-like reader. On a split std::vector<aod::Type>
 //                branch (make_aod_like --layout objects): the whole branch
 //                read into std::vector<aod::Type> through the dictionary,
@@ -30,7 +32,7 @@
 //                per-entry call (what any reader must do at least; not a
 //                reader an analysis uses)
 //
-// A split object member (C.pt of a std::vector<aod::C>) is read as it is
+// A split object member (C.p4.pt of a std::vector<aod::C>) is read as it is
 // stored: columnar and members in MakeClass mode (the member's values and the
 // collection's count, no object), TTreeReader, TTree::Draw and RDataFrame by
 // the member's name. A method that cannot read a branch (bulk I/O where ROOT
@@ -139,21 +141,25 @@ struct OpenTree {
   TLeaf *count = nullptr;  // the collection's counter; null for one value per event
   int max_count = 1;       // most particles in one event (1 for one value per event)
   int max_len = 1;         // most values in one event
-  // A member of a split object collection (C.pt of std::vector<aod::C>): its
+  // A member of a split object collection (C.p4.pt of std::vector<aod::C>): its
   // collection branch C, whose count leaf C_ is the counter (count->GetBranch()
   // is C); null otherwise.
   TBranchElement *objects = nullptr;
 };
 
 // The branches holding every attribute of t's collection (t's branch among them):
-// the split collection's sub-branches, or the leaf-list branches sharing t's counter.
+// the split collection's numeric sub-branches, or the leaf-list branches sharing t's
+// counter. A member that is itself a collection (the classes' inner std::vector,
+// C.userFloats) is left out: MakeClass mode cannot read it into a flat buffer (ROOT
+// accepts the address and reads nothing), only objects can.
 std::vector<TBranch *> collection_branches(const OpenTree &t) {
   std::vector<TBranch *> branches;
   TObjArray *candidates = t.objects ? t.objects->GetListOfBranches() : t.tree->GetListOfBranches();
   for (auto *object : *candidates) {
     auto *branch = static_cast<TBranch *>(object);
     auto *leaf = static_cast<TLeaf *>(branch->GetListOfLeaves()->At(0));
-    if (t.objects || (branch->GetListOfLeaves()->GetEntries() == 1 && leaf->GetLeafCount() == t.count))
+    if (t.objects ? with_leaf_type(leaf->GetTypeName(), [](auto) {})
+                  : branch->GetListOfLeaves()->GetEntries() == 1 && leaf->GetLeafCount() == t.count)
       branches.push_back(branch);
   }
   return branches;
@@ -552,7 +558,10 @@ void read_objects(OpenTree &t, const std::string &path, const std::string &branc
   const Long64_t entries = t.tree->GetEntries();
   for (Long64_t i = 0; i < entries; ++i) {
     check_entry(t.tree->GetEntry(i), path, branch, i);
-    for (const T &object : *objects) pass.value(object.pt);
+    for (const T &object : *objects) {
+      if constexpr (std::is_base_of_v<aod::Candidate, T>) pass.value(object.pt());
+      else pass.value(object.pt);  // the empty product's one member
+    }
     pass.end_events(1);
   }
   t.tree->ResetBranchAddresses();
@@ -620,9 +629,24 @@ std::string rntuple_type(const std::string &type) {
   return name;
 }
 
-// The RNTuple copy of a split object member "C.m" (the importer, with the classes'
+// The field at `member` ("p4.pt") in record field `record`, looking through the record's base
+// classes, which the importer keeps as subfields ":_0", ":_1", ... (aod::Candidate under aod::C).
+ROOT::DescriptorId_t find_member(const ROOT::RNTupleDescriptor &desc, ROOT::DescriptorId_t record,
+                                 const std::string &member) {
+  const auto dot = member.find('.');
+  const auto id = desc.FindFieldId(member.substr(0, dot), record);
+  if (id != ROOT::kInvalidDescriptorId)
+    return dot == std::string::npos ? id : find_member(desc, id, member.substr(dot + 1));
+  for (const auto &sub : desc.GetFieldIterable(record))
+    if (sub.GetFieldName().rfind(":_", 0) == 0)
+      if (const auto in_base = find_member(desc, sub.GetId(), member); in_base != ROOT::kInvalidDescriptorId)
+        return in_base;
+  return ROOT::kInvalidDescriptorId;
+}
+
+// The RNTuple copy of a split object member "C.m" or "C.s.m" (the importer, with the classes'
 // dictionary, keeps std::vector<aod::C> as a collection field C of aod::C records):
-// the collection C and the member m of its records.
+// the collection C and the member of its records.
 RNTupleFields rntuple_member_fields(const ROOT::RNTupleDescriptor &desc, const std::string &path,
                                     const std::string &name, const std::string &value_type) {
   const auto dot = name.find('.');
@@ -632,7 +656,7 @@ RNTupleFields rntuple_member_fields(const ROOT::RNTupleDescriptor &desc, const s
   const auto &field = desc.GetFieldDescriptor(id);
   if (field.GetStructure() != ROOT::ENTupleStructure::kCollection || field.GetLinkIds().size() != 1)
     throw NoSuchField(where(path, name) + ": expected a collection of records, got " + field.GetTypeName());
-  const auto member = desc.FindFieldId(name.substr(dot + 1), field.GetLinkIds()[0]);
+  const auto member = find_member(desc, field.GetLinkIds()[0], name.substr(dot + 1));
   if (member == ROOT::kInvalidDescriptorId || desc.GetFieldDescriptor(member).GetTypeName() != value_type)
     throw NoSuchField(where(path, name) + ": its records have no " + value_type + " member " +
                              name.substr(dot + 1));
@@ -784,7 +808,8 @@ std::string refusal(const std::string &method, const OpenTree &t, const Job &job
   if (method == "cmssw" && t.objects) {
     if (!object_reader(t.objects->GetClassName()))
       return std::string("no compiled class for ") + t.objects->GetClassName();
-    if (job.branch != std::string(t.objects->GetName()) + ".pt")
+    const std::string collection = t.objects->GetName();
+    if (job.branch != collection + "." + (collection == aod::kEmptyProduct ? "pt" : aod::kPtMember))
       return "the CMSSW-like reader takes the pT from the objects, not " + job.branch;
   }
   return "";

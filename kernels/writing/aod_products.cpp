@@ -21,7 +21,7 @@ struct ProductLayout::Product {
   std::string name;
   TClass *cls = nullptr;
   int counter = -1;
-  std::vector<int> columns;  // per value of an object (members in visit order, an array's elements in turn): its column
+  std::vector<int> columns;  // per value of an object (members in visit order, an array's or vector's elements in turn): its column
   virtual void build(const EntryView &flat, void *product) const = 0;
   virtual void swap(void *a, void *b) const = 0;
   virtual void flatten(const void *product, EntryView &view, std::vector<unsigned char> &scratch) const = 0;
@@ -34,19 +34,8 @@ Type column_type() {  // the flat file's type of a member's column (bools are UC
   if constexpr (std::is_same_v<M, Float_t>) return Type::Float;
   else if constexpr (std::is_same_v<M, Int_t>) return Type::Int32;
   else {
-    static_assert(std::is_same_v<M, Bool_t>, "AOD members are Float_t, Int_t or Bool_t, or small arrays of them");
+    static_assert(std::is_same_v<M, Bool_t>, "AOD members are Float_t, Int_t or Bool_t, or small arrays or vectors of them");
     return Type::UInt8;
-  }
-}
-
-// f(k, value) for each value of a member: once for a scalar (k = -1), for each
-// element of a small array (k = 0, 1, ...), which the flat file holds as a column each.
-template <class M, class F>
-void for_each_value(M &member, F &&f) {
-  if constexpr (std::is_array_v<M>) {
-    for (std::size_t k = 0; k < std::extent_v<M>; ++k) f(static_cast<int>(k), member[k]);
-  } else {
-    f(-1, member);
   }
 }
 
@@ -64,7 +53,7 @@ struct ProductOf : ProductLayout::Product {
     if (schema.columns[static_cast<std::size_t>(counter)].type != Type::UInt32)
       throw std::runtime_error("column " + aod::flat_counter(name) + " is not a UInt_t counter");
     T{}.visit([&](int a, auto &member) {
-      for_each_value(member, [&](int k, auto &value) {
+      aod::for_each_value(member, a, [&](int k, auto &value) {
         using V = std::decay_t<decltype(value)>;
         const std::string column = aod::flat_branch(name, a, k);
         const int c = schema.index(column);
@@ -86,8 +75,8 @@ struct ProductOf : ProductLayout::Product {
     objects.assign(n, T{});
     for (std::uint32_t j = 0; j < n; ++j) {
       std::size_t v = 0;
-      objects[j].visit([&](int, auto &member) {
-        for_each_value(member, [&](int, auto &value) {
+      objects[j].visit([&](int a, auto &member) {
+        aod::for_each_value(member, a, [&](int, auto &value) {
           const auto *values = static_cast<const unsigned char *>(flat.data[static_cast<std::size_t>(columns[v++])]);
           if constexpr (std::is_same_v<std::decay_t<decltype(value)>, Bool_t>) value = values[j] != 0;
           else std::memcpy(&value, values + j * sizeof value, sizeof value);
@@ -111,8 +100,8 @@ struct ProductOf : ProductLayout::Product {
     std::memcpy(scratch.data(), &n, 4);
     for (std::uint32_t j = 0; j < n; ++j) {
       std::size_t v = 0;
-      objects[j].visit([&](int, auto &member) {
-        for_each_value(member, [&](int, auto &value) {
+      objects[j].visit([&](int a, auto &member) {
+        aod::for_each_value(member, a, [&](int, auto &value) {
           std::memcpy(scratch.data() + offset[v++] + j * sizeof value, &value, sizeof value);
         });
       });

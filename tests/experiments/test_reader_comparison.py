@@ -440,6 +440,12 @@ def test_aod_like_has_the_seeds_particle_types_and_attributes(files):
             assert ak.all(ak.num(pt) == counts) and ak.all(pt[:, 1:] <= pt[:, :-1])  # sorted by pT
 
 
+# Members of the PAT-like classes (kernels/common/aod_classes.cmake) and the flat layout's
+# attribute each holds.
+PAT_MEMBERS = {"p4.pt": "pt", "p4.eta": "a008", "p4.phi": "a001", "p4.mass": "a002", "charge": "a004",
+               "pdgId": "a012", "original.product": "a015", "original.key": "a007", "a003": "a003", "a005": "a005"}
+
+
 def test_miniaod_like_values_are_whole_real_particles(tmp_path):
     """Every generated value is its real branch's (the kernel's "sources"), each generated particle
     is one real particle (its pt, eta, phi and mass together), and the compression factor the
@@ -462,6 +468,11 @@ def test_miniaod_like_values_are_whole_real_particles(tmp_path):
                 expected = real_values[name] != 0 if source.endswith("!=0") else real_values[name]
                 values = ak.flatten(tree[branch].array()).to_numpy()
                 assert len(values) and np.isin(values, expected).all(), (branch, source)
+            # the PAT-like base's members take the real particle's own branch where it has one
+            for member, flat in PAT_MEMBERS.items():
+                real_name = member.split(".")[-1]
+                if flat != "pt" and f"{collection}_{real_name}" in real:
+                    assert sources[f"{collection}_{flat}"] == real_name, (collection, member)
             kinematics = {s: b for b, s in sources.items() if b.startswith(collection + "_")}
             columns = [kinematics[k] for k in ("pt", "eta", "phi", "mass")]
             made_particles = set(zip(*(ak.flatten(tree[c].array()).to_numpy().tolist() for c in columns)))
@@ -507,33 +518,41 @@ def test_object_file_holds_the_flat_files_values_as_split_classes(files, objects
             top = tree[collection]
             assert top.member("fClassName") == f"vector<aod::{collection}>"
             assert len(top.branches) == seed["attributes"]  # one sub-branch per member
-            assert ak.all(ak.num(tree[f"{collection}.pt"].array()) == flat_tree[f"n{collection}"].array())
-            for member in ("pt", "a001", "a004", "a005"):  # float, int and bool members
+            assert ak.all(ak.num(tree[f"{collection}.p4.pt"].array()) == flat_tree[f"n{collection}"].array())
+            # the PAT-like base (Lorentz vector, charge, pdgId, reference) and the type's own members:
+            # float, int and bool, each the flat file's attribute of that number
+            for member, flat_member in PAT_MEMBERS.items():
                 values = tree[f"{collection}.{member}"].array()
-                expected = flat_tree[f"{collection}_{member}"].array()
+                expected = flat_tree[f"{collection}_{flat_member}"].array()
                 assert ak.all(values == (expected != 0 if member == "a005" else expected)), (collection, member)
-            assert str(tree[f"{collection}.a004"].interpretation.content.from_dtype) == ">i4"
-            for a in aod_small_arrays(seed["attributes"]):  # Float_t[3]: the flat file's three element branches
+            assert str(tree[f"{collection}.charge"].interpretation.content.from_dtype) == ">i4"
+            inner, *arrays = aod_small_arrays(seed["attributes"])
+            vectors = tree[f"{collection}.userFloats"].array()  # the inner std::vector<Float_t>
+            assert ak.all(ak.num(vectors, axis=2) == 3)
+            for k in range(3):
+                assert ak.all(vectors[:, :, k] == flat_tree[f"{collection}_a{inner:03d}_{k}"].array()), (collection, k)
+            for a in arrays:  # Float_t[3]: the flat file's three element branches
                 values = tree[f"{collection}.a{a:03d}[3]"].array()
                 for k in range(3):
                     assert ak.all(values[:, :, k] == flat_tree[f"{collection}_a{a:03d}_{k}"].array()), (collection, a, k)
-        attributes = rc.collection_attributes(objects["root"], "Events", [f"{c}.pt" for c in rc.SEED_TABLE1.index])
-        assert attributes == {f"{c}.pt": int(seed["attributes"]) for c, seed in rc.SEED_TABLE1.iterrows()}
-    assert references.expected([objects["root"]], "Jet.pt")["checksum"] == _expected(files["aod"]["root"], "Jet_pt")[1]
+        attributes = rc.collection_attributes(objects["root"], "Events", [f"{c}.p4.pt" for c in rc.SEED_TABLE1.index])
+        assert attributes == {f"{c}.p4.pt": int(seed["attributes"]) for c, seed in rc.SEED_TABLE1.iterrows()}
+    assert rc.branch_name("aod_objects", "Jet") == "Jet.p4.pt" and "Jet.p4.pt" in datasets.OBJECT_VALUE_BRANCHES
+    assert references.expected([objects["root"]], "Jet.p4.pt")["checksum"] == _expected(files["aod"]["root"], "Jet_pt")[1]
     with np.load(objects["numpy"]) as archive:
-        assert rc.hex_checksum(rc.checksum(archive["Jet.pt"])) == _expected(files["aod"]["root"], "Jet_pt")[1]
+        assert rc.hex_checksum(rc.checksum(archive["Jet.p4.pt"])) == _expected(files["aod"]["root"], "Jet_pt")[1]
 
 
 def test_object_methods_agree_on_the_split_member_and_bulk_io_is_refused(files, objects):
-    argv = _argv("columnar", objects, ["Jet.pt", "Muon.pt"])
+    argv = _argv("columnar", objects, ["Jet.p4.pt", "Muon.p4.pt"])
     argv[argv.index("--methods") + 1] = ",".join(rc.OBJECT_METHODS)
     records = rc.run_json_process(argv, "read_branch")
     for branch in ("Jet", "Muon"):  # the same values as the flat file's branch
-        assert _results(records)[f"{branch}.pt"] == _expected(files["aod"]["root"], f"{branch}_pt")
+        assert _results(records)[f"{branch}.p4.pt"] == _expected(files["aod"]["root"], f"{branch}_pt")
     timing = pd.DataFrame(records["timing"])
     assert set(timing["method"]) == set(rc.OBJECT_METHODS) - {"bulk"}
     refused = pd.DataFrame(records["cannot_read"])
-    assert set(refused["branch"]) == {"Jet.pt", "Muon.pt"} and (refused["method"] == "bulk").all()
+    assert set(refused["branch"]) == {"Jet.p4.pt", "Muon.p4.pt"} and (refused["method"] == "bulk").all()
     assert refused["message"].str.contains("SupportsBulkRead").all()
     # the whole collection: every member's bytes, for members and objects alike
     first = timing.groupby("method")["bytes_uncompressed"].max()
@@ -549,12 +568,12 @@ def test_object_set_is_planned_measured_and_tabled(files, objects, tmp_path):
     runs = rc.plan(params, inputs)
     assert {(r["group"], r["cache"]) for r in runs} == {("cpp", "warm"), ("uproot", "warm")}  # no cold
     # the C++ process reads the empty product too (the per-event floor); uproot only the collection
-    assert runs[0]["methods"] == list(rc.OBJECT_METHODS) and runs[0]["branches"] == ["Jet.pt", "Empty.pt"]
-    assert runs[1]["branches"] == ["Jet.pt"]
+    assert runs[0]["methods"] == list(rc.OBJECT_METHODS) and runs[0]["branches"] == ["Jet.p4.pt", "Empty.pt"]
+    assert runs[1]["branches"] == ["Jet.p4.pt"]
     frame = rc.measure(params, inputs, tmp_path / "raw", progress=False)
     agreed = rc.check_agreement(frame)
     # Jet.pt: the C++ methods but bulk, and uproot; the empty product: the C++ methods but bulk
-    assert dict(zip(agreed["branch"], agreed["readers"])) == {"Jet.pt": len(rc.OBJECT_METHODS),
+    assert dict(zip(agreed["branch"], agreed["readers"])) == {"Jet.p4.pt": len(rc.OBJECT_METHODS),
                                                               "Empty.pt": len(rc.OBJECT_METHODS) - 1}
     assert (agreed.set_index("branch").loc["Empty.pt", ["items", "checksum"]] == [0, "0" * 16]).all()
     rc.check_references(agreed, inputs)
@@ -567,14 +586,15 @@ def test_object_set_is_planned_measured_and_tabled(files, objects, tmp_path):
     assert list(split.index) == ["jet", "empty product"] and split.loc["jet", "seed"] == r"\num{158}"
     # the per-event floor: the CMSSW-like read of the empty product, over its read of the jets
     rounds = {b: table[(table["reader"] == "cmssw") & (table["branch"] == b)]["read_by_round"].iloc[0]
-              for b in ("Empty.pt", "Jet.pt")}
-    share = intervals.paired_by_round(rounds["Empty.pt"], rounds["Jet.pt"])
+              for b in ("Empty.pt", "Jet.p4.pt")}
+    share = intervals.paired_by_round(rounds["Empty.pt"], rounds["Jet.p4.pt"])
     assert 0 < share.value < 1 and split.loc["jet", "floor share"] == paper.estimate(share)
     assert split.loc["empty product", "objects"].startswith(r"\num{") and split.loc["empty product", "seed"] == "--"
     assert split.loc["jet", "baskets only"].startswith(r"\num{")  # the member's baskets decompressed alone
     numbers = rc.macros({**params, "compression": "ZLIB"}, table, rc.ratios(table), unreadable, inputs, "test compiler",
                         frame=frame, noise_settings=noise.Settings(), archived=[])
-    assert numbers["RcObjectEvents"] == r"\num{150}" and numbers["RcObjectBulkOutcome"].startswith("was refused")
+    assert numbers["RcObjectEvents"] == r"\num{150}" and numbers["RcObjectBulkState"] == "refused"
+    assert numbers["RcObjectState"] == "measured"
     floor_us = intervals.across_timed(rounds["Empty.pt"].values()).scaled(1e6 / 150)
     assert numbers["RcObjectFloorUs"].startswith(paper.estimate(floor_us)) and floor_us.value > 0
     assert numbers["RcObjectFloorShare"].startswith(paper.estimate(share))
@@ -618,6 +638,12 @@ def test_numpy_verdict_splits_the_gap_by_the_baskets_limit():
     open_ = {**met, "numpy": Estimate(0.97, 0.9, 1.05, 5), "numpy_verdict": Verdict.INCONCLUSIVE}
     assert rc.report._numpy_macros(open_, "Nano")["RcNumpyNanoState"] == "inconclusive"
     assert rc.report._numpy_macros({**met, "numpy_ratio": float("nan")}, "Aod")["RcNumpyAodState"] == "notmeasured"
+
+
+def test_a_run_without_the_split_object_file_says_so_by_state():
+    table = _synthetic_summary({("aod/ZLIB", "draw", rc.branch_name("aod", "Jet")): [1.0]})
+    numbers = rc.report._object_macros({"compression": "ZLIB", "timeline_collection": "Jet"}, table, {})
+    assert numbers["RcObjectState"] == numbers["RcObjectBulkState"] == paper.NOT_MEASURED
 
 
 def _synthetic_summary(reads: dict[tuple[str, str, str], list[float]], items: int = 1000, events: int = 400,
@@ -831,7 +857,7 @@ def test_the_machine_and_object_split_tables_print_each_rate_with_its_interval()
     assert machines.loc["C++ columnar", "other: NanoAOD-like"] == "--"
     objects = _synthetic_summary({("aod_objects/ZLIB", r, b): READS["baskets"] if r == "baskets" else
                                   [3 * t for t in READS["columnar"]] if r == "cmssw" else READS["columnar"]
-                                  for r in ("baskets", "columnar", "members", "cmssw") for b in ("Jet.pt", "Empty.pt")})
+                                  for r in ("baskets", "columnar", "members", "cmssw") for b in ("Jet.p4.pt", "Empty.pt")})
     split = rc.object_split_frame(objects, "aod/ZLIB", "aod_objects/ZLIB").set_index("")
     mean, low, high = _t_interval([math.log(t) for t in READS["baskets"]])
     assert split.loc["jet", "baskets only"] == paper.with_interval(0.4 / mean, 0.4 / high, 0.4 / low)
@@ -839,7 +865,7 @@ def test_the_machine_and_object_split_tables_print_each_rate_with_its_interval()
     # the objects' ratio to the member alone: three times its time in every round, no spread
     assert split.loc["jet", "objects / one"].startswith(paper.number(3.0))
     one = _synthetic_summary({("aod_objects/ZLIB", r, b): [1.5] for r in ("columnar", "cmssw")
-                              for b in ("Jet.pt", "Empty.pt")})
+                              for b in ("Jet.p4.pt", "Empty.pt")})
     assert rc.object_split_frame(one, "aod/ZLIB", "aod_objects/ZLIB").set_index("").loc[
         "jet", "member alone"] == paper.number(0.4 / 1.5)
 

@@ -210,9 +210,10 @@ def objects(tmp_path_factory):
 @pytest.mark.parametrize("method,build", JAVA_READERS)
 def test_java_readers_read_split_object_members_as_uproot(method, build, objects):
     """Table 1 on the split-object file: a member's sub-branch (float, int and bool members;
-    "Jet.pt" of std::vector<aod::Jet>); the collection's own branch is refused, named."""
+    "Jet.p4.pt" of std::vector<aod::Jet>, in its PAT-like base's Lorentz vector); the collection's
+    own branch is refused, named."""
     jar = _built(build)
-    branches = ["Jet.pt", "Muon.pt", "Jet.a004", "Jet.a005"]
+    branches = ["Jet.p4.pt", "Muon.p4.pt", "Jet.charge", "Jet.a005"]
     assert {str(uproot.open(objects)["Events"][b].interpretation.content.from_dtype) for b in branches} == {
         ">f4", ">i4", "bool"}  # the file holds what the test is about
     _check(jar, objects, "Events", branches, method)

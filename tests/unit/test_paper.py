@@ -480,6 +480,7 @@ WORDED = {
     "GpubLTwo": {"beyond", "notbeyond", "unknown"},  # gpu_bandwidth.report.l2_macros (device.l2_fit)
     # reader_comparison.report._columnar_macros and _attributes_macros
     "RcColumnar": {"higher", "lower", "notseparated", "notcompared"},
+    "RcObject": {"measured", "notmeasured"}, "RcObjectBulk": {"read", "refused", "notmeasured"},  # reader_comparison.report._object_macros
     "RcAttributes": {"toofew", "same", "grows", "shrinks", "notshown"},
 }
 

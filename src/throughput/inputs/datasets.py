@@ -38,8 +38,11 @@ VALUE_BRANCHES = tuple(f"{c}_pt" for c in ("Photon", "Electron", "Muon", "Tau", 
 # The objects layout's empty product (kernels/common/aod_classes.cmake): a split vector with no
 # object in any event, whose member the CMSSW-like reader reads for the per-event floor.
 EMPTY_PRODUCT_BRANCH = "Empty.pt"
-# The same in a MiniAOD-like file of split objects (a member is named <collection>.<member>).
-OBJECT_VALUE_BRANCHES = (*(b.replace("_", ".", 1) for b in VALUE_BRANCHES), EMPTY_PRODUCT_BRANCH)
+# The same in a MiniAOD-like file of split objects, whose PAT-like classes hold the pT in their
+# Lorentz vector (kernels/common/aod_classes.cmake: aod::kPtMember); a member is named
+# <collection>.<member>.
+OBJECT_PT_MEMBER = "p4.pt"
+OBJECT_VALUE_BRANCHES = (*(f"{b.split('_', 1)[0]}.{OBJECT_PT_MEMBER}" for b in VALUE_BRANCHES), EMPTY_PRODUCT_BRANCH)
 # Bytes per event of a generated file, measured here on 10000 events at the default levels
 # and jitter (none: on 20000 events, before floats kept the real file's precision, which does not
 # change an uncompressed file); used only to check free disk before generating.

@@ -115,7 +115,7 @@ def basket_formats(path: str, tree: str, branch: str) -> list[tuple[str, str | N
 def counter_of(path: str, tree: str, branch: str) -> str | None:
     """The branch holding the counter of a jagged branch (None for a flat one): the counter
     branch of a leaf list (nJet), the collection's branch of a split member (C, whose leaf
-    C_ counts C.pt)."""
+    C_ counts C.p4.pt)."""
     import uproot
 
     with uproot.open(path) as f:

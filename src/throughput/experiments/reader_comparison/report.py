@@ -28,7 +28,6 @@ from .vocabulary import (COLLECTIONS, COLORS, COMPRESSIONS, LABELS, NUMPY_TARGET
 
 # --- tables for the paper (cells as LaTeX strings) -----------------------------------------------
 
-EMPTY_PRODUCT = EMPTY_PRODUCT_BRANCH.split(".", 1)[0]  # the split-object file's empty product, by name
 
 def _num(value: float, digits: int = 3) -> str:
     return paper.number(value, digits) if math.isfinite(value) else "--"
@@ -152,13 +151,12 @@ def object_frames(table: pd.DataFrame, unreadable: pd.DataFrame, agreed: pd.Data
 
 
 class _SplitRates:
-    """One collection's warm reading rates (kHz) of `readers` in one input set, with
+    """One branch's warm reading rates (kHz) of `readers` in one input set, with
     ratios marked noisy (as the tables mark them) when a rate behind them stayed noisy.
     The readers of one set are measured interleaved, so their ratios compare."""
 
-    def __init__(self, table: pd.DataFrame, set_name: str, layout: str, collection: str,
+    def __init__(self, table: pd.DataFrame, set_name: str, branch: str,
                  readers: tuple[str, ...] = ("baskets", "columnar", "members", "cmssw")):
-        branch = branch_name(layout, collection)
         self.table, self.set_name, self.branch = table, set_name, branch
         self.khz = {r: _rate(table, set_name, "warm", r, branch, "khz_read") for r in readers}
         self.noisy = {r: _rate(table, set_name, "warm", r, branch, "noisy") == 1.0 for r in readers}
@@ -206,12 +204,12 @@ def object_split_frame(table: pd.DataFrame, flat_set: str, objects_set: str) -> 
                 "objects / one": split.ratio("columnar", "cmssw")}
 
     rows = []
-    empty = _SplitRates(table, objects_set, "aod_objects", EMPTY_PRODUCT)
+    empty = _SplitRates(table, objects_set, EMPTY_PRODUCT_BRANCH)
     for c in COLLECTIONS:
-        split = _SplitRates(table, objects_set, "aod_objects", c)
+        split = _SplitRates(table, objects_set, branch_name("aod_objects", c))
         if math.isnan(split.khz["columnar"]):
             continue
-        flat = _SplitRates(table, flat_set, "aod", c, ("columnar", "cmssw"))
+        flat = _SplitRates(table, flat_set, branch_name("aod", c), ("columnar", "cmssw"))
         rows.append({"": SEED_TABLE1.loc[c, "particle"], **steps(split),
                      "flat file": flat.ratio("columnar", "cmssw"),
                      "seed": _num(SEED_TABLE1.loc[c, "femtocode"] / SEED_TABLE1.loc[c, "cmssw"]),
@@ -678,17 +676,14 @@ def _object_macros(params: dict[str, Any], table: pd.DataFrame, inputs: dict[str
     CMSSW-like / columnar on objects and the two steps between them (one interleaved group)."""
     objects_set = f"aod_objects/{params['compression']}"
     c = params["timeline_collection"]
-    split = _SplitRates(table, objects_set, "aod_objects", c)
+    split = _SplitRates(table, objects_set, branch_name("aod_objects", c))
     n = lambda v, d=3: _num(v, d)  # noqa: E731
     measured = objects_set in inputs and not math.isnan(split.khz["columnar"])
     events = float(table[table["set"] == objects_set]["events"].max()) if measured else float("nan")
     bulk = table[(table["set"] == objects_set) & (table["reader"] == "bulk")]
     return {
         "RcObjectEvents": n(events),
-        "RcObjectSentence": (f"a file of {n(events)} events whose collections are "
-                             f"{paper.escape('std::vector')} of the generated classes" if measured else
-                             paper.escape("no split-object file in this run (config key "
-                                          "reader_comparison.object_events is 0)")),
+        "RcObjectState": "measured" if measured else paper.NOT_MEASURED,
         "RcObjectCmsswVsColumnar": split.ratio("columnar", "cmssw"),
         "RcObjectMembersVsColumnar": split.ratio("columnar", "members"),
         "RcObjectBuildVsMembers": split.ratio("members", "cmssw"),
@@ -698,7 +693,7 @@ def _object_macros(params: dict[str, Any], table: pd.DataFrame, inputs: dict[str
                                      else float("nan")),
         "RcAodTreeCompression": n(tree_compression_factor(inputs[f"aod/{params['compression']}"]["root"])
                                   if f"aod/{params['compression']}" in inputs else float("nan")),
-        "RcObjectBulkOutcome": paper.escape("read it" if len(bulk) else "was refused by ROOT (SupportsBulkRead)"),
+        "RcObjectBulkState": "read" if len(bulk) else "refused" if measured else paper.NOT_MEASURED,
         **_floor_macros(table, objects_set, split, events),
     }
 
@@ -707,7 +702,7 @@ def _floor_macros(table: pd.DataFrame, objects_set: str, split: _SplitRates, eve
     """The CMSSW-like reader's per-event floor: its reading time per event on the empty product
     (microseconds, across processes), and that floor's share of its time per event on the
     timeline's particle type (paired round by round)."""
-    empty = _SplitRates(table, objects_set, "aod_objects", EMPTY_PRODUCT)
+    empty = _SplitRates(table, objects_set, EMPTY_PRODUCT_BRANCH)
     floor = empty.rounds("cmssw")
     per_event = (intervals.across_timed(floor.values()).scaled(1e6 / events) if floor and math.isfinite(events)
                  else intervals.UNKNOWN)

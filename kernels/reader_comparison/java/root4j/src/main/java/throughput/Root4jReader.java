@@ -28,7 +28,7 @@ import static throughput.ReaderCommon.wallSeconds;
  * reader seed 000 measured (github.com/diana-hep/root4j at 624b697, built from
  * source with root4j.patch (this module's), which makes it read ROOT 6 files, LZ4 and ZSTD).
  * It reads one numeric branch (flat, jagged as a leaf list X_pt[nX]/F, or a member
- * of a split object collection, X.pt; floats, integers and bools) basket by basket
+ * of a split object collection, X.p4.pt; floats, integers and bools) basket by basket
  * with root4j's own file parsing, decompression and entry offsets, and prints the
  * same JSON lines as LaurelinReader and the C++ kernel read_branch (options,
  * records, passes and exit codes: ReaderCommon, of the module ../common). Exit code 2 carries root4j's own exception.
@@ -91,7 +91,7 @@ public final class Root4jReader {
 
     /**
      * The branch named `name` among `branches` and, depth first, their sub-branches: a
-     * member of a split object collection ("Jet.pt" of std::vector<aod::Jet>) is a
+     * member of a split object collection ("Jet.p4.pt" of std::vector<aod::Jet>) is a
      * sub-branch of the collection's branch.
      */
     static TBranch findBranch(List<?> branches, String name) {
