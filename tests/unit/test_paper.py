@@ -153,6 +153,14 @@ def test_with_bounds_prints_a_value_near_zero_with_its_two_bounds():
     assert paper.with_bounds(intervals.UNKNOWN) == "n/a" and paper.with_bounds(intervals.UNKNOWN, missing="--") == "--"
 
 
+def test_an_interval_wider_than_the_value_is_printed_as_its_bounds():
+    # two rounds of a ratio: far wider above than below, which a plus-or-minus would hide
+    assert paper.with_interval(0.66, 0.087, 4.95, 2) == \
+        rf"\num{{0.66}} (\confidenceinterval{{{paper.number(0.087, 2)}}}{{{paper.number(4.95, 2)}}}{{}})"
+    assert paper.with_interval(1.0, 0.9, 1.2) == r"\num{1}\,$\pm$\,20\%"
+    assert paper.with_interval(0.0, -0.1, 0.1, 2).startswith(r"\num{0} (\confidenceinterval")
+
+
 def test_an_interval_is_its_two_bounds_as_numbers_and_the_words_are_the_papers():
     ratio = intervals.Estimate(0.97, 0.9612, 0.9788, 5)
     assert paper.interval(ratio) == rf"\confidenceinterval{{{paper.number(ratio.low, 2)}}}{{{paper.number(ratio.high, 2)}}}{{}}"

@@ -62,15 +62,24 @@ def number(value: float, digits: int = 3) -> str:
     return rf"\num{{{rounded:.15g}}}"
 
 
+# Beyond this half-width (percent of the value) an interval is printed as its two bounds: a
+# ratio's interval from two rounds can reach several times its value above and not below, and
+# "0.66 +- 650%" would read as if it went below zero.
+WIDE_INTERVAL_PERCENT = 100
+
+
 def with_interval(value: float, low: float, high: float, digits: int = 3) -> str:
     """`value` (as `number`) and its 95% interval, as plus or minus the larger distance from the
     value to a bound, in percent (an interval of a geometric mean is a little wider above than
-    below; printing the larger side never understates it). Without a known interval (NaN
-    bounds: one process), the value alone."""
+    below; printing the larger side never understates it); an interval wider than
+    WIDE_INTERVAL_PERCENT as its two bounds, as `with_bounds` prints them. Without a known
+    interval (NaN bounds: one process), the value alone."""
     cell = number(value, digits)
     if not (math.isfinite(low) and math.isfinite(high)):
         return cell
-    percent = 100 * max(value - low, high - value) / value
+    percent = 100 * max(value - low, high - value) / abs(value) if value else math.inf
+    if percent > WIDE_INTERVAL_PERCENT:
+        return f"{cell} ({interval(Estimate(value, low, high, 2))})"
     return cell + rf"\,$\pm$\,{float(f'{percent:.2g}'):g}\%"
 
 
