@@ -75,6 +75,8 @@ STUDIES = {
             "writing": [{"load": _load(0.5, 2.0, 0.01)}, {}]},
     "quiet": {"memory_bandwidth": [_interleaved(0.05), _interleaved(0.02)]},
     "oneby": {"writing": [{"load": _load(float("nan"), 1.0, 0.0)}]},
+    # no load average or steal from the operating system
+    "nosystem": {"writing": [{"load": _load(0.1, float("nan"), float("nan"))}]},
     "nowidth": {"memory_bandwidth": [{"load": _load(0.1, 1.0, 0.0), "noise": {"max_half_width": 0.1}}]},
 }
 
@@ -168,6 +170,7 @@ def test_every_state_builds_and_reads_its_numbers(tmp_path, monkeypatch):
     assert "Lowered to fit this machine: writing.max_threads from 64 to 2 (2 usable cores)." in text
     assert "at most 0.5 (in writing); the one" in text
     assert "Across the 1 stored runs that recorded it, none recorded how busy other processes kept the cores;" in text
+    assert "; the operating system gave no load average or stolen time." in text
     assert "  " not in text and " ." not in text and " ;" not in text and "??" not in text
 
 

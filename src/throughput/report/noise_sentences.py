@@ -44,6 +44,7 @@ STATES: dict[str, tuple[str, ...]] = {
     "Load": ("none", "some"),  # runs that recorded the machine's load
     "Recorded": ("all", "some"),  # all stored runs recorded it, or some of them
     "Others": ("named", "unknown"),  # the other processes' cores, with the busiest run's experiment, where known
+    "System": ("known", "unknown"),  # the load average and steal, where the operating system gave them
     "Interleaved": ("none", "some"),  # experiments measured interleaved
     "OneByOne": ("none", "some"),  # experiments measured one method after another
     "Widths": ("none", "some"),  # the interleaved runs' interval widths
@@ -283,6 +284,8 @@ def study_summary(provenances: Mapping[str, Sequence[dict[str, Any]]]) -> dict[s
         "OthersState": "unknown" if busiest is None else "named",
         "Busiest": None if busiest is None else busiest.experiment,
         "LoadMax": loads["load_avg_1min"].max(), "StealMax": 100 * loads["steal_fraction"].max()}
+    # where the operating system gave no load average or steal (noise.py records NaN), it says so
+    facts["SystemState"] = "known" if all(math.isfinite(facts[k]) for k in ("LoadMax", "StealMax")) else "unknown"
     # Runs of the generic interleaved loop (throughput.core.experiment) record their noise settings.
     interleaved = sorted(e.replace("_", " ") for e, runs in provenances.items() if any("noise" in p for p in runs))
     one_by_one = sorted(e.replace("_", " ") for e, runs in provenances.items()
