@@ -20,7 +20,7 @@ from conftest import aod_small_arrays, loops_follow_the_calibration_rule
 from throughput import configuration
 from throughput.setup import config
 from throughput.inputs import datasets
-from throughput.core import harness, noise
+from throughput.core import harness, intervals, noise
 from throughput.experiments import writing as wr
 from throughput.experiments.reader_comparison import SEED_TABLE1
 
@@ -830,6 +830,28 @@ def test_the_back_pressure_verdict_comes_from_the_intervals_of_the_per_round_pea
     claim = wr.seed003_claims(wr.summary(frame), params).iloc[3]
     assert (claim["claim"], claim["state"]) == ("BackPressure", state)
     assert (claim["numbers"]["slow"], claim["numbers"]["fast"]) == (pressure["slow"], pressure["fast"])
+
+
+def test_tbuffermerger_against_rntuple_is_counted_by_the_paired_intervals():
+    from throughput.report import paper
+    frame = _synthetic(PARAMS)  # TBufferMerger twice RNTuple's time in every round, on 2 media x 2 compressions
+    # one medium and compression where RNTuple's first round took half its time: 4 then 2 times, two rounds
+    odd = (frame["method"] == "rntuple") & (frame["medium"] == "slow") & (frame["compression"] == "LZMA") \
+        & (frame["threads"] == 4) & (frame["rep"] == 0)
+    frame.loc[odd, ["wall_s", "cpu_s"]] *= 0.5
+    frame = wr.with_rates(frame)
+    table = wr.summary(frame)
+    versus = wr.rntuple_versus_tbuffermerger(table, PARAMS)
+    assert [r.value for r in versus["ratios"]] == pytest.approx([2.0, 2.0, 2.0, 2.0 ** 1.5])
+    assert (versus["slower"], versus["faster"], versus["notseparated"]) == (3, 0, 1)
+    values = wr.macros(table, PARAMS, frame, {"disk": "/tmp"}, None, "GNU 12")
+    assert (values["WrtRntupleVsTbmSlower"], values["WrtRntupleVsTbmNotseparated"]) == ("3", "1")
+    assert values["WrtRntupleVsTbmCombinations"] == "4" and values["WrtRntupleVsTbmMedian"] == paper.number(2.0)
+    # every peak 100 MB above the baseline in each round: an interval of no width
+    exact = rf"{paper.number(100)}~MB (\confidenceinterval{{{paper.number(100)}}}{{{paper.number(100)}}}{{~MB}})"
+    assert values["WrtTbmPeakMB"] == values["WrtRntuplePeakMB"] == exact
+    random = wr.random_table(table, PARAMS)
+    assert (random["peak MB"] == paper.estimate(intervals.Estimate(100.0, 100.0, 100.0, 2))).all()
 
 
 def test_the_back_pressure_state_and_seed003s_table_are_the_ones_the_peaks_give():

@@ -67,7 +67,7 @@ def __getattr__(_name: str):
     if (submodule := submodule_first(__name__, _name)) is not None:
         return submodule  # imported alone, without the names below
     from .analysis import (SEED001, SEED001_THREADS, back_pressure, efficiency_target, fixed_cost, random_setup_rows,
-                           seed001_rows, seed003_claims, setup_rows, size_rows, summary)
+                           rntuple_versus_tbuffermerger, seed001_rows, seed003_claims, setup_rows, size_rows, summary)
     from .measuring import (COMPRESSIONS, KERNEL, READER, check_agreement, digest, disk_fit, groups, measure,
                             medium_dirs, plan, run_name, with_rates)
     from .report import (events_table, figure_events, figure_memory, figure_random, machine_table, macros,
@@ -79,7 +79,8 @@ __all__ = [
     "COMPRESSIONS", "KERNEL", "READER", "SEED001", "SEED001_THREADS",
     "back_pressure", "check_agreement", "check_config", "digest", "disk_fit", "efficiency_target", "events_table",
     "figure_events", "figure_memory", "figure_random", "filesystem_type", "groups", "macros", "measure",
-    "fixed_cost", "medium_dirs", "plan", "random_setup_rows", "random_table", "resolve_threads", "run_name",
+    "fixed_cost", "medium_dirs", "plan", "random_setup_rows", "random_table", "resolve_threads",
+    "rntuple_versus_tbuffermerger", "run_name",
     "seed001_rows", "seed001_setup_table", "seed001_size_table", "seed001_table", "seed003_claims", "seed003_table",
     "setup_rows", "size_rows", "summary", "with_rates",
 ]

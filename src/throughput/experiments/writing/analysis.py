@@ -304,7 +304,7 @@ BACK_PRESSURE_FACTOR = 1.5
 BACK_PRESSURE_MARGIN_MB = 16.0
 
 
-def _peak_estimate(row: pd.Series) -> Estimate:
+def peak_estimate(row: pd.Series) -> Estimate:
     """A run's peak memory above the baseline (MB) across its processes: the mean of one peak per
     round and its t interval (intervals.mean_across: a peak above the baseline may be near zero,
     where a geometric mean means nothing); rounds without a finite peak left out."""
@@ -312,9 +312,37 @@ def _peak_estimate(row: pd.Series) -> Estimate:
     return intervals.mean_across(peaks) if peaks else intervals.UNKNOWN
 
 
+def rntuple_versus_tbuffermerger(table: pd.DataFrame, params: dict[str, Any]) -> dict[str, Any]:
+    """Seed 003's random workload at the most threads, TBufferMerger against RNTupleParallelWriter
+    on each medium and compression: TBufferMerger's time over RNTuple's, paired round by round (the
+    writers of one medium and compression ran in the same rounds; `ratios`), how many of those lie
+    wholly above 1 (`slower`: TBufferMerger takes longer), wholly below (`faster`) or hold 1
+    (`notseparated`), and each writer's largest peak memory above the baseline (MB, peak_estimate,
+    on the medium and compression of its largest mean; `peaks`)."""
+    top = params["max_threads"]
+    random = table[(table["part"] == "random") & (table["threads"] == top)]
+    writers = ("tbuffermerger", "rntuple")
+    ratios, peaks = [], {w: [] for w in writers}
+    for medium in params["media"]:
+        for compression in params["random_compressions"]:
+            rows = {w: one(random, method=w, medium=medium, compression=compression) for w in writers}
+            for writer, row in rows.items():
+                if row is not None:
+                    peaks[writer].append(peak_estimate(row))
+            if all(row is not None for row in rows.values()):
+                ratios.append(intervals.paired_by_round(rows["tbuffermerger"]["wall_by_round"],
+                                                        rows["rntuple"]["wall_by_round"]))
+    ratios = [r for r in ratios if math.isfinite(r.value)]
+    said = [intervals.comparison(r) for r in ratios]
+    largest = {w: max((p for p in found if math.isfinite(p.value)), key=lambda p: p.value, default=intervals.UNKNOWN)
+               for w, found in peaks.items()}
+    return {"ratios": ratios, "slower": said.count("higher"), "faster": said.count("lower"),
+            "notseparated": said.count("not separated"), "peaks": largest}
+
+
 def back_pressure(table: pd.DataFrame, params: dict[str, Any]) -> dict[str, Any]:
     """Seed 003's "no back-pressure: memory grows when the medium cannot keep up" on this run:
-    TBufferMerger's peak memory above baseline (MB, across the processes, _peak_estimate) at the
+    TBufferMerger's peak memory above baseline (MB, across the processes, peak_estimate) at the
     most threads on the slow medium (`slow`) against the fast one (`fast`, on `fast_medium`),
     uncompressed where measured (`compression`), and the bar the slow one must clear (`bar`:
     BACK_PRESSURE_FACTOR times the fast one's, plus BACK_PRESSURE_MARGIN_MB, with its interval).
@@ -332,7 +360,7 @@ def back_pressure(table: pd.DataFrame, params: dict[str, Any]) -> dict[str, Any]
               "fast": intervals.UNKNOWN, "bar": intervals.UNKNOWN}
     if slow_row is None or fast_row is None or fast_medium == "slow":
         return {**result, "state": "notmeasured"}
-    slow, fast = _peak_estimate(slow_row), _peak_estimate(fast_row)
+    slow, fast = peak_estimate(slow_row), peak_estimate(fast_row)
     if not (math.isfinite(slow.value) and math.isfinite(fast.value)):  # no pass read its peak (VmHWM)
         return {**result, "slow": slow, "fast": fast, "state": "nopeak"}
     bar = Estimate(*(BACK_PRESSURE_FACTOR * v + BACK_PRESSURE_MARGIN_MB for v in (fast.value, fast.low, fast.high)),

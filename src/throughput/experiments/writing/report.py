@@ -14,7 +14,8 @@ from ...setup.config import thread_counts
 from ...core.intervals import Estimate, Verdict
 from .analysis import (BACK_PRESSURE_FACTOR, BACK_PRESSURE_MARGIN_MB, EFFICIENCY_TARGET, GROUP, RANDOM_SETUP_SHARE,
                        SEED003_SATURATION_SHARE, back_pressure, efficiency_target, estimate, one, random_setup_rows,
-                       rate, seed001_parts, seed001_rows, setup_rows, size_rows, target_medium, versus)
+                       peak_estimate, rate, rntuple_versus_tbuffermerger, seed001_parts, seed001_rows, setup_rows,
+                       size_rows, target_medium, versus)
 from .measuring import (COMPRESSIONS, EVENT_METHODS, LABELS, MEDIA, MEDIUM_LABELS, PART_LABELS, SHORT, disk_fit,
                         plan, run_name)
 
@@ -133,6 +134,14 @@ def _ratio(row: pd.Series, column: str, digits: int = 3, noisy: bool = False) ->
     return paper.flagged(paper.with_interval(value, row[f"{column}_low"], row[f"{column}_high"], digits), bool(noisy))
 
 
+def _peak(row: pd.Series | None) -> str:
+    """A run's peak memory above the baseline (MB): the mean of its rounds' peaks with its interval
+    (analysis.peak_estimate), "--" where it was not measured or recorded no peak."""
+    from ...report import paper
+    peak = peak_estimate(row) if row is not None else intervals.UNKNOWN
+    return paper.estimate(peak) if math.isfinite(peak.value) else "--"
+
+
 def _figure(value: Estimate, noisy: bool) -> str:
     """A measured figure with its interval, marked when its run stayed noisy."""
     from ...report import paper
@@ -156,7 +165,7 @@ def random_table(table: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
                              f"{top} threads [s]": _ratio(last, "time", noisy=last["noisy"]),
                              "speed-up": _ratio(last, "speedup", 2, last["speedup_noisy"]),
                              "MB/s": _figure(rate(last, last["raw_bytes"] / 1e6), last["noisy"]),
-                             "file MB": _num(last["file_bytes"] / 1e6), "peak MB": _num(last["rss_over_baseline_mb"])})
+                             "file MB": _num(last["file_bytes"] / 1e6), "peak MB": _peak(last)})
     return pd.DataFrame(rows)
 
 
@@ -174,7 +183,7 @@ def events_table(table: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
                          "speed-up": _ratio(r, "speedup", 2, r["speedup_noisy"]),
                          "efficiency": _ratio(r, "efficiency", 2, r["speedup_noisy"]),
                          "file MB": _num(r["file_bytes"] / 1e6), "size ratio": _num(r["size_ratio"], 3),
-                         "peak MB": _num(r["rss_over_baseline_mb"])})
+                         "peak MB": _peak(r)})
     return pd.DataFrame(rows)
 
 
@@ -336,16 +345,16 @@ def macros(table: pd.DataFrame, params: dict[str, Any], frame: pd.DataFrame, dir
     # paper/sections/writing.tex words each
     values["WrtTargetState"] = paper.state(goal["verdict"] if goal["measured"] else None)
     values["WrtTargetReasonState"] = goal["reason"]  # why not measured (analysis.efficiency_target), or none
-    random = table[(table["part"] == "random") & (table["threads"] == top)]
-    tbm = random[random["method"] == "tbuffermerger"].set_index(["medium", "compression"])["wall_s"]
-    ntuple = random[random["method"] == "rntuple"].set_index(["medium", "compression"])["wall_s"]
-    ratio = (tbm / ntuple).dropna()
+    versus_rntuple = rntuple_versus_tbuffermerger(table, params)
+    ratio = pd.Series([r.value for r in versus_rntuple["ratios"]], dtype=float)
     values["WrtRntupleVsTbmMedian"] = _num(ratio.median()) if len(ratio) else "n/a"
     values["WrtRntupleVsTbmMin"] = _num(ratio.min()) if len(ratio) else "n/a"
     values["WrtRntupleVsTbmMax"] = _num(ratio.max()) if len(ratio) else "n/a"
-    peaks = random.groupby("method")["rss_over_baseline_mb"].max()
-    values["WrtTbmPeakMB"] = _num(peaks.get("tbuffermerger", math.nan))
-    values["WrtRntuplePeakMB"] = _num(peaks.get("rntuple", math.nan))
+    values.update({f"WrtRntupleVsTbm{name.capitalize()}": str(versus_rntuple[name])
+                   for name in ("slower", "faster", "notseparated")})
+    values["WrtRntupleVsTbmCombinations"] = str(len(versus_rntuple["ratios"]))
+    values["WrtTbmPeakMB"] = paper.with_bounds(versus_rntuple["peaks"]["tbuffermerger"], 3, unit="~MB")
+    values["WrtRntuplePeakMB"] = paper.with_bounds(versus_rntuple["peaks"]["rntuple"], 3, unit="~MB")
     values.update(_back_pressure_macros(back_pressure(table, params)))
     values.update(section_macros("Wrt", archived, "writing"))
     return values
