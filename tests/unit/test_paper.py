@@ -514,6 +514,11 @@ def test_a_state_is_a_verdicts_value_or_not_measured():
         == ["met", "missed", "inconclusive", paper.NOT_MEASURED]
 
 
+def test_a_count_state_says_none_one_or_several():
+    # where the words change with how many there are (a section prints the count itself in several)
+    assert [paper.count_state(n) for n in range(4)] == ["none", "one", "several", "several"]
+
+
 def _mechanism() -> str:
     text = (REPO / "paper" / "paper.tex").read_text()
     return text[text.index(r"\makeatletter"):text.index(r"\makeatother") + len(r"\makeatother")]

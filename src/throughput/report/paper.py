@@ -133,6 +133,12 @@ def state(verdict: Verdict | None) -> str:
     return NOT_MEASURED if verdict is None else Verdict(verdict).value
 
 
+def count_state(count: int) -> str:
+    """The state macro's value for how many there are, where the words change with it: none, one or
+    several (a section words each, printing the count itself where it says several)."""
+    return "none" if count == 0 else "one" if count == 1 else "several"
+
+
 def comparison_state(ratio: Estimate) -> str:
     """The state macro's value for a paired ratio against 1 (intervals.comparison): higher,
     lower, or notseparated where its interval holds 1."""
