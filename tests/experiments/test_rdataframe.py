@@ -538,6 +538,100 @@ def test_every_cold_reads_state_builds_with_its_numbers(tmp_path):
     assert "notmeasured: were not measured: the rate model did not run." in text
 
 
+def _rate_frames(cores: int) -> dict:
+    """Three rounds of the rate model's passes at 1 to 4 processes on a machine of `cores` cores."""
+    size = 10_000_000
+    raw = pd.DataFrame([{"cache": c, "wall_s": w * f, "warmup": False, "noisy": False, "bytes": size, "round": r}
+                        for r, f in enumerate((1.0, 1.05, 0.95)) for c, w in (("cold", 0.1), ("warm", 0.01))])
+    components = pd.DataFrame([{"process_s": 0.02, "getentry_s": 0.2, "wall_s": 0.25, "warmup": False, "round": r}
+                               for r in range(3)])
+    rate = pd.DataFrame([{"cache": "cold", "ttree_cache": "on", "processes": n, "wall_s": w * (1 + 0.01 * r),
+                          "warmup": False, "round": r, "cpu_s": w, "read_calls": 1}
+                         for r in range(3) for n, w in {1: 0.30, 2: 0.18, 3: 0.15, 4: 0.14}.items()])
+    return {"bytes": size, "raw": raw, "components": components, "rate": rate, "events": 1000, "cores": cores}
+
+
+def _oversubscribed_cases() -> dict[int, tuple[dict, dict[str, str]]]:
+    """By cores (2, 3 and 4 against 1 to 4 processes): the rate model's frames and their macros."""
+    return {cores: (frames, rdf.oversubscribed_macros(rdf.rate_summary(frames)))
+            for cores, frames in ((c, _rate_frames(c)) for c in (2, 3, 4))}
+
+
+def test_the_process_counts_beyond_the_cores_are_a_state_and_their_list():
+    """paper/sections/rdataframe.tex words RdfRateOversubscribedState with the counts and the cores."""
+    for cores, (frames, macros) in _oversubscribed_cases().items():
+        over = sorted(n for n in frames["rate"]["processes"].unique() if n > frames["cores"])
+        state = "none" if not over else "one" if len(over) == 1 else "several"
+        assert macros == {"RdfRateOversubscribedState": state,
+                          "RdfRateOversubscribedCounts": ", ".join(map(str, over)) if over else "--"}, cores
+    assert {m["RdfRateOversubscribedState"] for _, m in _oversubscribed_cases().values()} == {"none", "one", "several"}
+    assert rdf.oversubscribed_macros(None) == {"RdfRateOversubscribedState": paper.NOT_MEASURED,
+                                               "RdfRateOversubscribedCounts": "--"}
+
+
+def _dask_cases() -> dict[str, tuple[dict, pd.DataFrame | None, dict[str, str]]]:
+    """Dask clusters of 1 and 2 workers on a configured scheduler, one of 1 worker on a local
+    cluster, none run: each with its params, its summary and its macros."""
+    rows = [{"name": f"dask_w{w}", "threads": w, "npartitions": 2 * w, "wall_s": t, "cpu_s": t * w, "warmup": False,
+             "events": 1000, "files": 2} for w, times in ((1, (2.0, 2.1, 1.9)), (2, (1.0, 1.1, 0.9))) for t in times]
+    scan = pd.DataFrame([{"part": "scan", "threads": t, "wall_s": w, "wall_by_round": {0: w, 1: w * 1.1, 2: w * 0.9}}
+                         for t, w in ((0, 1.5), (1, 1.6), (2, 0.8))]).set_index("threads")
+    cases = {"scheduler": ({"dask": {"scheduler": "tcp://host:8786"}}, rows),
+             "local": ({"dask": {"scheduler": None}}, rows[:3]), "notrun": ({"dask": {"scheduler": None}}, None)}
+    out = {}
+    for name, (params, dask_rows) in cases.items():
+        dask = rdf.summary(pd.DataFrame(dask_rows), ["name", "threads", "npartitions"]) if dask_rows else None
+        out[name] = (params, dask, rdf.dask_macros(params, dask, scan))
+    return out
+
+
+def test_how_distributed_rdataframe_ran_is_a_state_with_its_workers():
+    """paper/sections/rdataframe.tex words RdfDaskModeState and RdfDaskWorkersState."""
+    cases = _dask_cases()
+    for name, (params, dask, macros) in cases.items():
+        workers = int(dask["threads"].max()) if dask is not None else 0
+        assert macros["RdfDaskModeState"] == name  # each case is named after the state it should give
+        assert macros["RdfDaskModeState"] == ("notrun" if dask is None else
+                                              "scheduler" if params["dask"]["scheduler"] else "local")
+        assert macros["RdfDaskWorkers"] == str(workers)
+        assert macros["RdfDaskWorkersState"] == ("none" if workers == 0 else "one" if workers == 1 else "several")
+    _, dask, macros = cases["scheduler"]
+    ordered = dask.sort_values("threads")
+    ratio = intervals.unpaired_ratio(ordered["wall_passes"].iloc[0], ordered["wall_passes"].iloc[-1])
+    assert macros["RdfDaskSpeedup"] == paper.estimate(ratio, 2) and ratio.value == pytest.approx(2, rel=0.01)
+    assert cases["notrun"][2]["RdfDaskSpeedup"] == cases["notrun"][2]["RdfDaskOverCpp"] == "--"
+
+
+@pytest.mark.skipif(shutil.which("pdflatex") is None, reason="no pdflatex")
+def test_every_oversubscribed_and_dask_state_builds_with_its_numbers(tmp_path):
+    from tex_wording import build
+
+    def case(family: str, macros: dict[str, str]) -> str:
+        return "".join(rf"\def\{k}{{{v}}}" for k, v in macros.items()) + rf"\wording{{{family}}}."
+
+    oversubscribed = [(frames["cores"], macros) for frames, macros in _oversubscribed_cases().values()]
+    dask = _dask_cases()
+    body = "\n\n".join(
+        ["cores: " + case("RdfRateOversubscribed", {**m, "RdfRateFitCores": str(c)}) for c, m in oversubscribed]
+        + ["notmeasured: " + case("RdfRateOversubscribed", rdf.oversubscribed_macros(None))]
+        + [f"{name}: " + case("RdfDaskMode", m) + " With " + case("RdfDaskWorkers", m) for name, (_, _, m) in dask.items()])
+    code, log, text = build(tmp_path, "rdataframe", {}, body)
+    assert code == 0, log[-2000:]
+    for cores, macros in oversubscribed:
+        counts = macros["RdfRateOversubscribedCounts"]
+        assert {"none": "cores: none of them outnumbers the cores.",
+                "one": f"cores: {counts} outnumbers the {cores} cores (readers waiting on the device leave their "
+                       "core to another).",
+                "several": f"cores: {counts} outnumber the {cores} cores (readers waiting on the device leave "
+                           "their core to another)."}[macros["RdfRateOversubscribedState"]] in text
+    assert "notmeasured: \u2013." in text  # TeX's en dash
+    workers = {name: m["RdfDaskWorkers"] for name, (_, _, m) in dask.items()}
+    assert f"scheduler: on the configured scheduler. With {workers['scheduler']} workers." in text
+    assert (f"local: on a local cluster of single-threaded worker processes. With {workers['local']} worker."
+            in text)
+    assert "notrun: not run (rdataframe.dask.enabled is false). With no workers." in text
+
+
 def test_amdahl_and_usl_fits_recover_known_parameters():
     threads = np.array([1, 2, 4, 8, 16])
     wall = 10.0 * (0.1 + 0.9 / threads)

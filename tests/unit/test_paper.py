@@ -480,6 +480,10 @@ WORDED = {
     "RdfCheckRates": {"io", "dec", "proc", "iodec", "ioproc", "decproc", "iodecproc"},
     # rdataframe.report.cold_reads_macros: where the cold reads came from (io_rate_model.cold_reads_verdict)
     "RdfColdReads": {"reached", "cache", "notseparated", "nocold", "nodirect", "notmeasured"},
+    # rdataframe.report.oversubscribed_macros: the rate model's process counts beyond the cores (paper.count_state)
+    "RdfRateOversubscribed": {"none", "one", "several", "notmeasured"},
+    # rdataframe.report.dask_macros: how distributed RDataFrame ran, and its largest cluster's workers
+    "RdfDaskMode": {"scheduler", "local", "notrun"}, "RdfDaskWorkers": {"none", "one", "several"},
     # gpu_bandwidth.report: target_macros and jagged_macros (this machine's and each archived one's),
     # numa_macros, archived_macros
     "GpubTarget": {"met", "missed", "inconclusive", "notchecked"},

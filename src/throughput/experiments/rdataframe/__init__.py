@@ -70,7 +70,7 @@ def __getattr__(_name: str):
                                 slowest_limit, split_ranges, throttled_check)
     from .measuring import KERNELS, cpp_groups, cpp_plan, measure_cpp, set_cache
     from .report import (SEED_NHIST, SEED_PDF, SEED_STORAGE, agreement_table, archived_scan, cold_reads_macros,
-                         compression_table, dask_table, machine_table, model_check_macros, nhist_table, paper_macros, pdf_table,
-                         rate_components_table, rate_figure, rate_fit_table, scaling_figure, scaling_table,
-                         storage_table, throttle_macros)
+                         compression_table, dask_macros, dask_table, machine_table, model_check_macros, nhist_table,
+                         oversubscribed_macros, paper_macros, pdf_table, rate_components_table, rate_figure,
+                         rate_fit_table, scaling_figure, scaling_table, storage_table, throttle_macros)
     return load_later(globals(), locals(), _name)

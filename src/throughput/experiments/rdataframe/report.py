@@ -386,15 +386,36 @@ def cold_reads_macros(rs: dict[str, Any] | None) -> dict[str, str]:
             "RdfColdOverWarm": paper.with_bounds(verdict["cold_over_warm"], 3)}
 
 
-def _oversubscribed(rs: dict[str, Any]) -> str:
-    """Which process counts outnumber the cores of the machine that measured them, in words."""
+def oversubscribed_macros(rs: dict[str, Any] | None) -> dict[str, str]:
+    """Which of the rate model's process counts outnumber the cores of the machine that measured
+    them (RdfRateFitCores): RdfRateOversubscribedState none, one or several (paper.count_state),
+    notmeasured without the rate model, and those counts, ascending, as RdfRateCounts lists them
+    (RdfRateOversubscribedCounts, "--": none); paper/sections/rdataframe.tex words each state."""
+    if rs is None:
+        return {"RdfRateOversubscribedState": paper.NOT_MEASURED, "RdfRateOversubscribedCounts": "--"}
     table = rs["table"]
-    over = sorted(table[table["oversubscribed"]]["processes"].unique())
-    if not over:
-        return "none of them outnumbers the cores"
-    counts_ = ", ".join(str(n) for n in over)
-    return (f"{counts_} outnumber{'s' if len(over) == 1 else ''} the {rs['cores']} cores (readers waiting "
-            "on the device leave their core to another)")
+    over = sorted(int(n) for n in table[table["oversubscribed"]]["processes"].unique())
+    return {"RdfRateOversubscribedState": paper.count_state(len(over)),
+            "RdfRateOversubscribedCounts": ", ".join(str(n) for n in over) or "--"}
+
+
+def dask_macros(params: dict[str, Any], dask: pd.DataFrame | None, scan: pd.DataFrame) -> dict[str, str]:
+    """Distributed RDataFrame's numbers (the Dask runs `dask`, against the compiled scan `scan` by
+    threads): how it ran, RdfDaskModeState scheduler (rdataframe.dask.scheduler), local (a local
+    cluster of single-threaded worker processes) or notrun (rdataframe.dask.enabled false); the
+    largest cluster's workers (RdfDaskWorkers, 0 where not run, and RdfDaskWorkersState none, one
+    or several: paper.count_state), its speed-up over one worker and its wall time over the
+    compiled run with as many threads; paper/sections/rdataframe.tex words each state."""
+    if dask is None or not len(dask):
+        return {"RdfDaskModeState": "notrun", "RdfDaskWorkers": "0", "RdfDaskWorkersState": paper.count_state(0),
+                "RdfDaskSpeedup": "--", "RdfDaskOverCpp": "--"}
+    d = dask.sort_values("threads")
+    largest = int(d["threads"].iloc[-1])
+    one, most = d["wall_passes"].iloc[0], d["wall_passes"].iloc[-1]
+    return {"RdfDaskModeState": "scheduler" if params["dask"]["scheduler"] else "local",
+            "RdfDaskWorkers": str(largest), "RdfDaskWorkersState": paper.count_state(largest),
+            "RdfDaskSpeedup": _estimate(intervals.unpaired_ratio(one, most), 2),
+            "RdfDaskOverCpp": _estimate(_dask_versus_compiled(most, largest, scan), 3)}
 
 
 def paper_macros(params: dict[str, Any], table: pd.DataFrame, agreement: pd.DataFrame, info: dict[str, Any],
@@ -497,20 +518,7 @@ def _run_macros(params: dict[str, Any], table: pd.DataFrame, agreement: pd.DataF
     macros["RdfNhistMax"] = str(counts_[-1]) if counts_ else "--"
     macros["RdfNhistRatio"] = (paper.estimate(speedup(nhist.loc[counts_[-1]], nhist.loc[counts_[0]]), 2)
                                if len(counts_) > 1 else "--")
-    if dask is not None and len(dask):
-        d = dask.sort_values("threads")
-        macros["RdfDaskWorkers"] = str(int(d["threads"].iloc[-1]))
-        largest = int(d["threads"].iloc[-1])
-        macros["RdfDaskWorkersText"] = f"{largest} worker" + ("s" if largest > 1 else "")
-        one, most = d["wall_passes"].iloc[0], d["wall_passes"].iloc[-1]
-        macros["RdfDaskSpeedup"] = _estimate(intervals.unpaired_ratio(one, most), 2)
-        macros["RdfDaskOverCpp"] = _estimate(_dask_versus_compiled(most, largest, scan), 3)
-        macros["RdfDaskMode"] = ("on the configured scheduler" if params["dask"]["scheduler"] else
-                                 "on a local cluster of single-threaded worker processes")
-    else:
-        macros.update({"RdfDaskWorkers": "0", "RdfDaskWorkersText": "no workers", "RdfDaskSpeedup": "--",
-                       "RdfDaskOverCpp": "--",
-                       "RdfDaskMode": "not run (rdataframe.dask.enabled is false)"})
+    macros.update(dask_macros(params, dask, scan))
     if rs is not None:
         fits = rs["fits"]
         macros.update({
@@ -523,7 +531,6 @@ def _run_macros(params: dict[str, Any], table: pd.DataFrame, agreement: pd.DataF
             "RdfRIOWarm": _estimate(rs["estimates"]["r_io"]["warm"]),
             "RdfRIODirect": _estimate(rs["estimates"]["r_io"].get("direct", UNKNOWN)),
             "RdfRateCounts": ", ".join(str(n) for n in sorted(rs["table"]["processes"].unique())),
-            "RdfRateOversubscribed": _oversubscribed(rs),
             "RdfRDec": _estimate(rs["estimates"]["r_dec"]), "RdfRProc": _estimate(rs["estimates"]["r_proc"]),
             "RdfROnePredCold": _estimate(rs["estimates"]["r1_predicted"].get("cold", UNKNOWN)),
             "RdfROnePredWarm": _estimate(rs["estimates"]["r1_predicted"]["warm"]),
@@ -531,6 +538,7 @@ def _run_macros(params: dict[str, Any], table: pd.DataFrame, agreement: pd.DataF
             "RdfLimiter": io_rate_model.slowest_limit(rs),
             "RdfRateFitCores": str(int(rs["cores"])),
             **model_check_macros(rs),  # its states; the section words each
+            **oversubscribed_macros(rs),
             **cold_reads_macros(rs),
             **throttle_macros(rs),
         })
@@ -538,10 +546,11 @@ def _run_macros(params: dict[str, Any], table: pd.DataFrame, agreement: pd.DataF
     else:
         macros.update({k: "--" for k in ("RdfRateFiles", "RdfRateCompression", "RdfRateMB", "RdfRateMaxNp",
                                           "RdfRateDof", "RdfRIOCold", "RdfRIOWarm", "RdfRDec", "RdfRProc",
-                                          "RdfRIODirect", "RdfRateCounts", "RdfRateOversubscribed",
+                                          "RdfRIODirect", "RdfRateCounts",
                                           "RdfROnePredCold", "RdfROnePredWarm", "RdfTSetupShare", "RdfLimiter",
                                           "RdfRateFitCores")})
         macros.update(model_check_macros(None))
+        macros.update(oversubscribed_macros(None))
         macros.update(cold_reads_macros(None))
         macros.update(throttle_macros(None))
         macros.update(saturation_macros(None))
