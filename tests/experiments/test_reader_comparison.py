@@ -905,6 +905,67 @@ def test_rootreadspeed_verdict_names_the_files_it_cannot_separate():
     assert never["RcRrsState"] == "notmeasured"
 
 
+def _outcome_cases() -> dict[str, tuple[pd.DataFrame, pd.DataFrame]]:
+    """root4j's rows (summary `table`, unread `unreadable`) for each state of its outcome: not run,
+    every set read (one, or several), some read and some not, none read."""
+    def table(*sets):
+        return pd.DataFrame({"reader": ["columnar"] + ["root4j"] * len(sets), "set": ["nanoaod/ZLIB", *sets]})
+
+    failed = ("aod_objects/ZLIB", "failed", "root4j failed: java.lang.ArrayIndexOutOfBoundsException: Index 5")
+    cannot = ("nanoaod/LZMA", "cannot_read", "file f.root, branch Jet_pt: cannot read LZMA baskets")
+    # one row per branch and cache: an unread set is named once
+    unread = pd.DataFrame([{"reader": "root4j", "set": s, "record": r, "message": m, "branch": b, "cache": c}
+                           for s, r, m in (failed, cannot) for b in ("Jet_pt", "Muon_pt") for c in ("warm", "cold")]
+                          + [{"reader": "laurelin", "set": "nanoaod/ZLIB", "record": "failed", "message": "other",
+                              "branch": "Jet_pt", "cache": "warm"}])
+    laurelin = unread[unread["reader"] == "laurelin"]
+    return {"notrun": (table(), laurelin), "one": (table("nanoaod/ZLIB", "nanoaod/ZLIB"), laurelin),
+            "several": (table("nanoaod/ZLIB", "aod/ZLIB"), laurelin),
+            "some": (table("nanoaod/ZLIB", "aod/ZLIB"), unread), "none": (table(), unread)}
+
+
+def test_which_sets_root4j_read_is_a_state_its_count_and_the_unread_sets():
+    """paper/sections/reader_comparison.tex words RcRootFourJOutcomeState and RcRootFourJReadSetsState."""
+    states = set()
+    for name, (table, unreadable) in _outcome_cases().items():
+        macros = rc.report._outcome_macros("RootFourJ", "root4j", table, unreadable)
+        read = set(table[table["reader"] == "root4j"]["set"])
+        mine = unreadable[unreadable["reader"] == "root4j"]
+        unread = list(dict.fromkeys(zip(mine["set"], mine["record"], mine["message"])))  # in order, once
+        assert macros["RcRootFourJOutcomeState"] == ("readsome" if unread else "read" if read else "notrun"), name
+        assert macros["RcRootFourJReadSets"] == str(len(read))
+        assert macros["RcRootFourJReadSetsState"] == ("none" if not read else "one" if len(read) == 1 else "several")
+        assert macros["RcRootFourJUnread"] == ("; ".join(
+            r"\rcunread" + "".join(f"{{{paper.escape(part)}}}" for part in (analysis.UNREAD_RECORDS[r], s,
+                                                                              rc.failure_summary(m)))
+            for s, r, m in unread) or "--")
+        states.add((macros["RcRootFourJOutcomeState"], macros["RcRootFourJReadSetsState"]))
+    assert {outcome for outcome, _ in states} == {"notrun", "read", "readsome"}
+    assert {count for _, count in states} == {"none", "one", "several"}
+    assert ("readsome", "none") in states  # every set it tried failed
+
+
+@pytest.mark.skipif(shutil.which("pdflatex") is None, reason="no pdflatex")
+def test_every_root4j_outcome_builds_with_its_numbers(tmp_path):
+    from tex_wording import build
+
+    cases = {name: rc.report._outcome_macros("RootFourJ", "root4j", *frames)
+             for name, frames in _outcome_cases().items()}
+    body = "\n\n".join(f"{name}: " + "".join(rf"\def\{k}{{{v}}}" for k, v in macros.items())
+                         + r"\wording{RcRootFourJOutcome}." for name, macros in cases.items())
+    code, log, text = build(tmp_path, "reader_comparison", {}, body)
+    assert code == 0, log[-2000:]
+    _, unreadable = _outcome_cases()["some"]
+    reasons = {s: rc.failure_summary(m) for s, m in zip(unreadable["set"], unreadable["message"])}
+    assert reasons["aod_objects/ZLIB"] == "ArrayIndexOutOfBoundsException"  # the exception's name alone
+    unread = f"failed aod_objects/ZLIB: {reasons['aod_objects/ZLIB']}; cannot read nanoaod/LZMA: {reasons['nanoaod/LZMA']}"
+    assert "notrun: it was not run (not among the configured readers)." in text
+    assert f"one: it read {cases['one']['RcRootFourJReadSets']} input set." in text
+    assert f"several: it read {cases['several']['RcRootFourJReadSets']} input sets." in text
+    assert f"some: it read {cases['some']['RcRootFourJReadSets']} input sets; {unread}." in text
+    assert f"none: it read no input set; {unread}." in text
+
+
 def test_time_split_figure_stacks_the_columnar_readers_time(tmp_path):
     import matplotlib
     matplotlib.use("Agg")

@@ -494,6 +494,8 @@ WORDED = {
     "RcColumnar": {"higher", "lower", "notseparated", "notcompared"},
     "RcObject": {"measured", "notmeasured"}, "RcObjectBulk": {"read", "refused", "notmeasured"},  # reader_comparison.report._object_macros
     "RcAttributes": {"toofew", "same", "grows", "shrinks", "notshown"},
+    # reader_comparison.report._outcome_macros: which input sets root4j read, and how many
+    "RcRootFourJOutcome": {"notrun", "read", "readsome"}, "RcRootFourJReadSets": {"none", "one", "several"},
 }
 
 

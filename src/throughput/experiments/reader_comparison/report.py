@@ -511,15 +511,20 @@ def _rootreadspeed_macros(goals: dict[str, dict[str, Any]]) -> dict[str, str]:
                for name, labels in (("RcRrsMissed", missed), ("RcRrsMet", met), ("RcRrsOpen", open_))}}
 
 
-def _outcome(reader: str, table: pd.DataFrame, unreadable: pd.DataFrame) -> str:
-    """Which input sets `reader` read in this run, and which not, with the short reason."""
+def _outcome_macros(name: str, reader: str, table: pd.DataFrame, unreadable: pd.DataFrame) -> dict[str, str]:
+    """Which input sets `reader` read in this run, and which not: Rc<name>OutcomeState notrun (it
+    read none and failed on none: not among the configured readers), read (no set unread) or
+    readsome; the sets read (Rc<name>ReadSets, with Rc<name>ReadSetsState none, one or several:
+    paper.count_state) and the unread ones (Rc<name>Unread, "--": none), each
+    \\rcunread{outcome}{set}{reason} with the failures table's outcome and the short reason
+    (failure_summary), escaped; paper/sections/reader_comparison.tex words each state."""
     read = sorted(set(table[table["reader"] == reader]["set"]))
     unread = unreadable[unreadable["reader"] == reader].drop_duplicates(["set", "record"])
-    if not read and unread.empty:
-        return "it was not run (not among the configured readers)"
-    parts = [f"it read {len(read)} input set{'s' if len(read) != 1 else ''}"]
-    parts += [f"{UNREAD_RECORDS[row.record]} {row.set}: {failure_summary(row.message)}" for row in unread.itertuples()]
-    return "; ".join(parts)
+    state = "notrun" if not read and unread.empty else "readsome" if len(unread) else "read"
+    items = [rf"\rcunread{{{paper.escape(UNREAD_RECORDS[row.record])}}}{{{paper.escape(row.set)}}}"
+             rf"{{{paper.escape(failure_summary(row.message))}}}" for row in unread.itertuples()]
+    return {f"Rc{name}OutcomeState": state, f"Rc{name}ReadSets": str(len(read)),
+            f"Rc{name}ReadSetsState": paper.count_state(len(read)), f"Rc{name}Unread": "; ".join(items) or "--"}
 
 
 def macros(params: dict[str, Any], table: pd.DataFrame, rated: pd.DataFrame, unreadable: pd.DataFrame,
@@ -662,7 +667,7 @@ def macros(params: dict[str, Any], table: pd.DataFrame, rated: pd.DataFrame, unr
         "RcRootFourJVsCpp": times("root4j", slower=True),
         "RcRootFourJWarmup": warmup("root4j"),
         "RcOpenRootFourJMs": open_ms(nano, "root4j"),
-        "RcRootFourJOutcome": paper.escape(_outcome("root4j", table, unreadable)),
+        **_outcome_macros("RootFourJ", "root4j", table, unreadable),  # the section words its states
         "RcRootFourJCommit": paper.escape(ROOT4J_COMMIT[:7]),
         "RcCppWarmup": warmup("columnar"),
         **residency_macros(frame),
