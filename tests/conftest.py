@@ -192,3 +192,9 @@ def small_tmpfs(tmp_path):
         yield mount
     finally:
         subprocess.run(["umount", str(mount)], check=True)
+
+
+def printed_with_interval(cell: str) -> bool:
+    """Whether a paper cell carries its interval: as plus-or-minus, or as its two bounds where the
+    interval is wider than the value (throughput.report.paper.with_interval)."""
+    return r"$\pm$" in cell or r"\confidenceinterval{" in cell
