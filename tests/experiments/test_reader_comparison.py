@@ -27,6 +27,7 @@ from throughput import repeatability
 from throughput.experiments import reader_comparison as rc
 from throughput.inputs import checksums
 from throughput.experiments.reader_comparison import analysis
+from throughput.experiments.reader_comparison.vocabulary import COMPRESSIONS
 from throughput.experiments.reader_comparison.analysis import summary_row
 from throughput.core.intervals import Estimate, Verdict
 
@@ -964,6 +965,60 @@ def test_every_root4j_outcome_builds_with_its_numbers(tmp_path):
     assert f"several: it read {cases['several']['RcRootFourJReadSets']} input sets." in text
     assert f"some: it read {cases['some']['RcRootFourJReadSets']} input sets; {unread}." in text
     assert f"none: it read no input set; {unread}." in text
+
+
+def _cannot_cases() -> dict[str, pd.DataFrame]:
+    """Unread rows for each state of the compressions laurelin cannot read: none (its failures and
+    another reader's refusals only), one compression, several (one row per branch: a compression
+    is named once; a name outside the configured compressions, with TeX's special character, last)."""
+    def rows(reader, record, *compressions):
+        return [{"reader": reader, "record": record, "compression": c, "set": f"nanoaod/{c}", "branch": b}
+                for c in compressions for b in ("Jet_pt", "Muon_pt")]
+
+    others = rows("laurelin", "failed", "ZSTD") + rows("root4j", "cannot_read", "LZMA", "none")
+    return {"none": pd.DataFrame(others), "one": pd.DataFrame(others + rows("laurelin", "cannot_read", "LZ4")),
+            "several": pd.DataFrame(others + rows("laurelin", "cannot_read", "ZSTD_5", "LZ4", "none"))}
+
+
+def _cannot_compressions(unreadable: pd.DataFrame) -> list[str]:
+    """The compressions laurelin cannot read in `unreadable`, once each, in the configured
+    compressions' order (any other last)."""
+    mine = unreadable[(unreadable["reader"] == "laurelin") & (unreadable["record"] == "cannot_read")]
+    names = list(dict.fromkeys(mine["compression"]))
+    return [c for c in COMPRESSIONS if c in names] + [c for c in names if c not in COMPRESSIONS]
+
+
+def test_which_compressions_laurelin_cannot_read_is_a_state_and_their_list():
+    """paper/sections/reader_comparison.tex words RcLaurelinCannotState (as RcLaurelinCannot and
+    RcLaurelinExcept); the list's items are the compressions, none as \rcuncompressed."""
+    for name, unreadable in _cannot_cases().items():
+        macros = rc.report._cannot_macros("Laurelin", "laurelin", unreadable)
+        ordered = _cannot_compressions(unreadable)
+        assert macros["RcLaurelinCannotState"] == ("some" if ordered else "none"), name
+        assert macros["RcLaurelinCannot"] == (r"\rcand ".join(
+            r"\rcuncompressed" if c == "none" else rf"\rccompressed{{{paper.escape(c)}}}" for c in ordered) or "--")
+    several = rc.report._cannot_macros("Laurelin", "laurelin", _cannot_cases()["several"])["RcLaurelinCannot"]
+    assert several == r"\rcuncompressed\rcand \rccompressed{LZ4}\rcand \rccompressed{ZSTD\_5}"
+
+
+@pytest.mark.skipif(shutil.which("pdflatex") is None, reason="no pdflatex")
+def test_every_laurelin_cannot_state_builds_as_the_sentences_read_before(tmp_path):
+    from tex_wording import build
+
+    cases = {name: rc.report._cannot_macros("Laurelin", "laurelin", unreadable)
+             for name, unreadable in _cannot_cases().items()}
+    body = "\n\n".join(f"{name}: " + "".join(rf"\def\{k}{{{v}}}" for k, v in macros.items())
+                       + r"(\wording{RcLaurelinCannot}) laurelin reads them \wording[RcLaurelinExcept]{RcLaurelinCannot}."
+                       for name, macros in cases.items())
+    code, log, text = build(tmp_path, "reader_comparison", {}, body)
+    assert code == 0, log[-2000:]
+    for name, unreadable in _cannot_cases().items():
+        # the sentences as the report composed them before issue 30 item 5
+        words = ["uncompressed" if c == "none" else f"{c}-compressed" for c in _cannot_compressions(unreadable)]
+        here = f"here {' and '.join(words)} files" if words else "none in this run"
+        except_ = f" except for {' and '.join(words)} files" if words else " in every compression of this run"
+        assert f"{name}: ({here}) laurelin reads them{except_}." in text, text
+    assert "several: (here uncompressed and LZ4-compressed and ZSTD_5-compressed files)" in text
 
 
 def test_time_split_figure_stacks_the_columnar_readers_time(tmp_path):

@@ -496,6 +496,8 @@ WORDED = {
     "RcAttributes": {"toofew", "same", "grows", "shrinks", "notshown"},
     # reader_comparison.report._outcome_macros: which input sets root4j read, and how many
     "RcRootFourJOutcome": {"notrun", "read", "readsome"}, "RcRootFourJReadSets": {"none", "one", "several"},
+    # reader_comparison.report._cannot_macros: whether laurelin cannot read some compressions (a parenthesis, a sentence's end)
+    "RcLaurelinCannot": {"none", "some"}, "RcLaurelinExcept": {"none", "some"},
 }
 
 

@@ -527,6 +527,17 @@ def _outcome_macros(name: str, reader: str, table: pd.DataFrame, unreadable: pd.
             f"Rc{name}ReadSetsState": paper.count_state(len(read)), f"Rc{name}Unread": "; ".join(items) or "--"}
 
 
+def _cannot_macros(name: str, reader: str, unreadable: pd.DataFrame) -> dict[str, str]:
+    """Which compressions `reader` cannot read in this run (its cannot_read records): Rc<name>CannotState
+    none or some, and the compressions (Rc<name>Cannot, "--": none) in COMPRESSIONS' order, each an
+    item \\rcuncompressed (the compression none) or \\rccompressed{compression}, escaped, joined
+    by \\rcand; paper/sections/reader_comparison.tex words each."""
+    cannot = unreadable[(unreadable["reader"] == reader) & (unreadable["record"] == "cannot_read")]
+    compressions = sorted(set(cannot["compression"]), key=lambda c: COMPRESSIONS.index(c) if c in COMPRESSIONS else 9)
+    items = [r"\rcuncompressed" if c == "none" else rf"\rccompressed{{{paper.escape(c)}}}" for c in compressions]
+    return {f"Rc{name}CannotState": "some" if items else "none", f"Rc{name}Cannot": r"\rcand ".join(items) or "--"}
+
+
 def macros(params: dict[str, Any], table: pd.DataFrame, rated: pd.DataFrame, unreadable: pd.DataFrame,
            inputs: dict[str, dict[str, Any]], compiler: str, *, frame: pd.DataFrame,
            noise_settings: Any, archived: list[Any]) -> dict[str, str]:
@@ -555,10 +566,6 @@ def macros(params: dict[str, Any], table: pd.DataFrame, rated: pd.DataFrame, unr
         return _estimate(opening_ms(table, set_name, reader))
 
     cold_ratio = cold_over_warm(table, nano, "columnar", branch("nanoaod"))
-    cannot = unreadable[(unreadable["reader"] == "laurelin") & (unreadable["record"] == "cannot_read")]
-    cannot_list = [("uncompressed" if c == "none" else f"{c}-compressed")
-                   for c in sorted(set(cannot["compression"]), key=lambda c: COMPRESSIONS.index(c)
-                                   if c in COMPRESSIONS else 9)]
     n = lambda v, d=3: _num(v, d)  # noqa: E731
     scans = [v["compression"] for v in inputs.values() if v["role"] == "scan"]
     scan_events = max([float(table[table["set"] == k]["events"].max()) for k, v in inputs.items()
@@ -658,11 +665,7 @@ def macros(params: dict[str, Any], table: pd.DataFrame, rated: pd.DataFrame, unr
         "RcOpenColumnarMs": open_ms(nano, "columnar"), "RcOpenUprootMs": open_ms(nano, "uproot"),
         "RcOpenLaurelinMs": open_ms(nano, "laurelin"), "RcOpenNumpyMs": open_ms(nano, "numpy"),
         "RcColdColumnar": _estimate(cold_ratio, 2),
-        # which compressions laurelin lacks, as a parenthesis and as the end of a sentence
-        "RcLaurelinCannotHere": paper.escape(f"here {' and '.join(cannot_list)} files" if cannot_list
-                                             else "none in this run"),
-        "RcLaurelinExcept": paper.escape(f" except for {' and '.join(cannot_list)} files" if cannot_list
-                                         else " in every compression of this run"),
+        **_cannot_macros("Laurelin", "laurelin", unreadable),  # the section words its states
         "RcJavaWarmup": warmup("laurelin"),
         "RcRootFourJVsCpp": times("root4j", slower=True),
         "RcRootFourJWarmup": warmup("root4j"),
