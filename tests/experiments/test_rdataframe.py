@@ -20,7 +20,7 @@ from throughput import configuration
 from throughput.setup import config
 from throughput.inputs import datasets
 from throughput.core import harness, intervals, io_throttle, noise, results
-from throughput.report import noise_sentences, paper
+from throughput.report import noise_sentences, paper, seeds
 from throughput.experiments import rdataframe as rdf
 
 EVENTS = 200
@@ -602,13 +602,16 @@ def test_how_distributed_rdataframe_ran_is_a_state_with_its_workers():
     assert cases["notrun"][2]["RdfDaskSpeedup"] == cases["notrun"][2]["RdfDaskOverCpp"] == "--"
 
 
+def _worded(family: str, macros: dict[str, str]) -> str:
+    """TeX that defines `macros` and prints the wording of `family` they pick, with a full stop."""
+    return "".join(rf"\def\{k}{{{v}}}" for k, v in macros.items()) + rf"\wording{{{family}}}."
+
+
 @pytest.mark.skipif(shutil.which("pdflatex") is None, reason="no pdflatex")
 def test_every_oversubscribed_and_dask_state_builds_with_its_numbers(tmp_path):
     from tex_wording import build
 
-    def case(family: str, macros: dict[str, str]) -> str:
-        return "".join(rf"\def\{k}{{{v}}}" for k, v in macros.items()) + rf"\wording{{{family}}}."
-
+    case = _worded
     oversubscribed = [(frames["cores"], macros) for frames, macros in _oversubscribed_cases().values()]
     dask = _dask_cases()
     body = "\n\n".join(
@@ -630,6 +633,69 @@ def test_every_oversubscribed_and_dask_state_builds_with_its_numbers(tmp_path):
     assert (f"local: on a local cluster of single-threaded worker processes. With {workers['local']} worker."
             in text)
     assert "notrun: not run (rdataframe.dask.enabled is false). With no workers." in text
+
+
+def _pdf_cases() -> dict[tuple[bool, int], dict[str, str]]:
+    """By whether the nominal weight is put in front and the branch's values per event (one fewer
+    than the seed's weights, or as many): the PDF weights' macros."""
+    seed = seeds.RDF_PDF_WEIGHTS
+    return {(nominal, count): rdf.pdf_weights_macros({"pdf_nominal": nominal}, count)
+            for nominal in (True, False) for count in (seed - 1, seed)}
+
+
+def test_the_pdf_weights_are_states_with_their_count():
+    """paper/sections/rdataframe.tex words RdfPdfNominalState and RdfPdfVsSeedState."""
+    for (nominal, count), macros in _pdf_cases().items():
+        weights = count + int(nominal)
+        assert macros == {"RdfPdfCount": str(count), "RdfPdfWeights": str(weights),
+                          "RdfPdfNominalState": "added" if nominal else "notadded",
+                          "RdfPdfVsSeedState": "same" if weights == seeds.RDF_PDF_WEIGHTS else "different"}
+    assert {(m["RdfPdfNominalState"], m["RdfPdfVsSeedState"]) for m in _pdf_cases().values()} == \
+        {(n, v) for n in ("added", "notadded") for v in ("same", "different")}
+
+
+def _agreement_cases() -> dict[str, tuple[pd.DataFrame, dict[str, str]]]:
+    """Every comparison bit-identical, and one of three (the others within the tolerance): by the
+    state each should give, the comparisons and their macros."""
+    frames = {"identical": pd.DataFrame({"identical": [True, True], "max_rel_diff": [0.0, 0.0]}),
+              "withintolerance": pd.DataFrame({"identical": [True, False, False],
+                                               "max_rel_diff": [0.0, 0.0004, 0.0012]})}
+    return {name: (frame, rdf.agreement_macros(frame)) for name, frame in frames.items()}
+
+
+def test_the_histograms_agreement_is_a_state_with_its_counts():
+    """paper/sections/rdataframe.tex words RdfAgreementState."""
+    for name, (frame, macros) in _agreement_cases().items():
+        identical, largest = int(frame["identical"].sum()), frame["max_rel_diff"].max()
+        assert macros == {"RdfComparisons": str(len(frame)), "RdfIdentical": str(identical),
+                          "RdfMaxRelDiff": paper.number(largest, 2) if largest > 0 else "0",
+                          "RdfAgreementState": name}
+        assert name == ("identical" if identical == len(frame) else "withintolerance")
+
+
+@pytest.mark.skipif(shutil.which("pdflatex") is None, reason="no pdflatex")
+def test_every_pdf_weights_and_agreement_state_builds_with_its_numbers(tmp_path):
+    from tex_wording import build, printed
+
+    seed = {"SeedRdfPdfWeights": seeds.macros()["SeedRdfPdfWeights"]}
+    pdf, agreement = _pdf_cases(), _agreement_cases()
+    body = "\n\n".join(
+        [f"pdf {n} {c}: " + _worded("RdfPdfNominal", m)[:-1] + ", " + _worded("RdfPdfVsSeed", m)
+         for (n, c), m in pdf.items()]
+        + [f"{name}: " + _worded("RdfAgreement", m) for name, (_, m) in agreement.items()])
+    code, log, text = build(tmp_path, "rdataframe", seed, body)
+    assert code == 0, log[-2000:]
+    for (nominal, count), macros in pdf.items():
+        front = "with the nominal weight of one put in front" if nominal else "as they are (no nominal weight added)"
+        against = ("as many as the seed's" if count + int(nominal) == seeds.RDF_PDF_WEIGHTS
+                   else f"against the seed's {printed(seed['SeedRdfPdfWeights'])}")
+        assert f"pdf {nominal} {count}: {front}, {against}." in text
+    frame = agreement["identical"][0]
+    assert f"identical: Here all {len(frame)} comparisons are bit-identical." in text
+    frame, macros = agreement["withintolerance"]
+    assert (f"withintolerance: Here {int(frame['identical'].sum())} of {len(frame)} comparisons are bit-identical; "
+            f"in the others sums of weights differ by at most {printed(macros['RdfMaxRelDiff'])} (relative), within "
+            "the tolerance.") in text
 
 
 def test_amdahl_and_usl_fits_recover_known_parameters():
@@ -745,6 +811,8 @@ def test_compiled_runs_are_measured_interleaved_checked_and_reused(inputs, setti
     assert int(macros["RdfFloatBranches"]) > 0 and macros["RdfJitterPercent"].startswith(r"\num{")
     assert macros["RdfMachinesSentence"] == r"\machinessentence{Rdf}" and macros["RdfMachinesState"] == "none"
     assert macros["RdfMaxThreads"] == "2" and macros["RdfDaskWorkers"] == "0" and macros["RdfRateFiles"] == "--"
+    for family in (rdf.agreement_macros(agreement), rdf.pdf_weights_macros(params, info["pdf_count"])):
+        assert {k: macros[k] for k in family} == family
     assert all(name.isalpha() and name.startswith("Rdf") for name in macros)
     # stored: a second call reuses every group; a run whose histograms are gone is measured again
     again = rdf.measure_cpp(params, chosen, info["pdf_count"], tmp_path, progress=False)

@@ -484,6 +484,10 @@ WORDED = {
     "RdfRateOversubscribed": {"none", "one", "several", "notmeasured"},
     # rdataframe.report.dask_macros: how distributed RDataFrame ran, and its largest cluster's workers
     "RdfDaskMode": {"scheduler", "local", "notrun"}, "RdfDaskWorkers": {"none", "one", "several"},
+    # rdataframe.report.pdf_weights_macros: the nominal weight put in front or not, the weights against the seed's
+    "RdfPdfNominal": {"added", "notadded"}, "RdfPdfVsSeed": {"same", "different"},
+    # rdataframe.report.agreement_macros
+    "RdfAgreement": {"identical", "withintolerance"},
     # gpu_bandwidth.report: target_macros and jagged_macros (this machine's and each archived one's),
     # numa_macros, archived_macros
     "GpubTarget": {"met", "missed", "inconclusive", "notchecked"},

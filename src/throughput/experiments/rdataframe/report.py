@@ -418,6 +418,30 @@ def dask_macros(params: dict[str, Any], dask: pd.DataFrame | None, scan: pd.Data
             "RdfDaskOverCpp": _estimate(_dask_versus_compiled(most, largest, scan), 3)}
 
 
+def pdf_weights_macros(params: dict[str, Any], pdf_count: int) -> dict[str, str]:
+    """The PDF weights the analysis fills: the branch's values per event (RdfPdfCount), whether the
+    nominal weight is put in front of them (rdataframe.pdf_nominal: RdfPdfNominalState added or
+    notadded) and the weights that makes (RdfPdfWeights), as many as seed 002's (RdfPdfVsSeedState
+    same) or not (different; the seed's count is SeedRdfPdfWeights); paper/sections/rdataframe.tex
+    words each state."""
+    weights = pdf_count + int(params["pdf_nominal"])
+    return {"RdfPdfCount": str(pdf_count), "RdfPdfWeights": str(weights),
+            "RdfPdfNominalState": "added" if params["pdf_nominal"] else "notadded",
+            "RdfPdfVsSeedState": "same" if weights == SEED_PDF_WEIGHTS else "different"}
+
+
+def agreement_macros(agreement: pd.DataFrame) -> dict[str, str]:
+    """Every run's histograms against its sequential reference (analysis.agreement_summary): the
+    comparisons (RdfComparisons), those bit-identical (RdfIdentical) and the largest relative
+    difference of the others' sums of weights (RdfMaxRelDiff); RdfAgreementState identical (all
+    of them) or withintolerance (some differ, within the tolerance); paper/sections/rdataframe.tex
+    words each state."""
+    agree = agreement_summary(agreement)
+    return {"RdfComparisons": str(agree["comparisons"]), "RdfIdentical": str(agree["identical"]),
+            "RdfMaxRelDiff": _num(agree["max_rel_diff"], 2) if agree["max_rel_diff"] > 0 else "0",
+            "RdfAgreementState": "identical" if agree["identical"] == agree["comparisons"] else "withintolerance"}
+
+
 def paper_macros(params: dict[str, Any], table: pd.DataFrame, agreement: pd.DataFrame, info: dict[str, Any],
                  amdahl: dict[str, Any], usl: dict[str, Any] | None, dask: pd.DataFrame | None,
                  rs: dict[str, Any] | None, not_measured: dict[str, str], datasets: dict[str, Any],
@@ -449,8 +473,6 @@ def _run_macros(params: dict[str, Any], table: pd.DataFrame, agreement: pd.DataF
     scan = table[table["part"] == "scan"].set_index("threads")
     sequential = scan.loc[0, "wall_s"]
     pdf = table[(table["part"] == "pdf") & (table["threads"] == top)].set_index("method")
-    agree = agreement_summary(agreement)
-    n_pdf = info["pdf_count"] + int(params["pdf_nominal"])
     main_files = params["files"]
     seed_threads = sorted(set(SEED_STORAGE["threads"]))
     macros = {
@@ -465,12 +487,7 @@ def _run_macros(params: dict[str, Any], table: pd.DataFrame, agreement: pd.DataF
         "RdfCompressionFiles": str(params["compression_files"]),
         "RdfCollection": paper.escape(params["collection"]),
         "RdfPdfBranch": paper.escape(params["pdf_weights_branch"]),
-        "RdfPdfCount": str(info["pdf_count"]),
-        "RdfPdfWeights": str(n_pdf),
-        "RdfPdfVsSeed": ("as many as the seed's" if n_pdf == SEED_PDF_WEIGHTS else
-                         f"against the seed's {SEED_PDF_WEIGHTS}"),
-        "RdfPdfNominal": "with the nominal weight 1 put in front" if params["pdf_nominal"] else
-                         "as they are (no nominal weight added)",
+        **pdf_weights_macros(params, info["pdf_count"]),
         "RdfRepetitions": str(params["repetitions"]), "RdfWarmup": str(params["warmup"]),
         "RdfSequentialKHz": _num(scan.loc[0, "khz"]),
         # Opening one file and its tree (measured by the kernel before its event loops), against one
@@ -499,15 +516,8 @@ def _run_macros(params: dict[str, Any], table: pd.DataFrame, agreement: pd.DataF
                        f"({usl['dof']} degrees of freedom)." if usl else
                        f"The Universal Scalability Law has three parameters and needs at least four thread counts; "
                        f"this machine gives {amdahl['points']}, so it is not fitted here."),
-        "RdfComparisons": str(agree["comparisons"]),
-        "RdfIdentical": str(agree["identical"]),
-        "RdfMaxRelDiff": _num(agree["max_rel_diff"], 2) if agree["max_rel_diff"] > 0 else "0",
+        **agreement_macros(agreement),
         "RdfRtol": _num(params["rtol"], 2),
-        "RdfAgreementText": (
-            f"Here all {agree['comparisons']} comparisons are bit-identical"
-            if agree["identical"] == agree["comparisons"] else
-            f"Here {agree['identical']} of {agree['comparisons']} comparisons are bit-identical; in the others sums "
-            f"of weights differ by at most {agree['max_rel_diff']:.2g} (relative), within the tolerance"),
     }
     for method, name in (("histo3d", "Trick"), ("histond", "Histond"), ("vary", "Vary")):
         # paired round by round with its interval, as the tables print them
