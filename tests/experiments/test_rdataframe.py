@@ -654,6 +654,46 @@ def test_the_pdf_weights_are_states_with_their_count():
         {(n, v) for n in ("added", "notadded") for v in ("same", "different")}
 
 
+# Amdahl's and the USL's parameters of the synthetic thread scans, and the sequential run's time
+_T1, _SERIAL, _SIGMA, _KAPPA, _SEQUENTIAL = 10.0, 0.1, 0.05, 0.001, 9.5
+
+
+def _amdahl_cases() -> dict[str, tuple[np.ndarray, dict[str, str]]]:
+    """Amdahl's law through three thread counts (a degree of freedom left) and through two (none),
+    and the USL through four (fitted) and three (too few): by the state each should give, the
+    thread counts and their macros."""
+    def amdahl(threads):
+        return rdf.amdahl_macros(rdf.fit_amdahl(threads, _T1 * (_SERIAL + (1 - _SERIAL) / threads)), _SEQUENTIAL)
+
+    def usl(threads):
+        wall = _T1 * (1 + _SIGMA * (threads - 1) + _KAPPA * threads * (threads - 1)) / threads
+        return rdf.usl_macros(rdf.fit_usl(threads, wall))
+
+    return {"extrapolated": (np.array([1, 2, 4]), amdahl(np.array([1, 2, 4]))),
+            "notextrapolated": (np.array([1, 2]), amdahl(np.array([1, 2]))),
+            "fitted": (np.array([1, 2, 4, 8]), usl(np.array([1, 2, 4, 8]))),
+            "notfitted": (np.array([1, 2, 4]), usl(np.array([1, 2, 4])))}
+
+
+def test_amdahls_extrapolation_and_the_usl_are_states_with_their_numbers():
+    """paper/sections/rdataframe.tex words RdfAmdahlExtrapolationState (the speed-ups at the seed's
+    fewest and most threads, only with a degree of freedom left) and RdfUslState."""
+    cases = _amdahl_cases()
+    seed_threads = sorted(set(seeds.RDF_STORAGE["threads"]))
+    for name in ("extrapolated", "notextrapolated"):
+        threads, macros = cases[name]
+        dof = len(threads) - 2
+        speedups = [paper.number(_SEQUENTIAL / (_T1 * (_SERIAL + (1 - _SERIAL) / n)), 2) if dof >= 1 else "--"
+                    for n in (seed_threads[0], seed_threads[-1])]
+        assert macros == {"RdfSerialFraction": paper.number(_SERIAL, 2), "RdfAmdahlDof": str(dof),
+                          "RdfAmdahlPoints": str(len(threads)), "RdfAmdahlExtrapolationState": name,
+                          "RdfAmdahlSpeedupSmall": speedups[0], "RdfAmdahlSpeedupLarge": speedups[1]}
+    assert cases["fitted"][1] == {"RdfUslState": "fitted", "RdfUslSigma": paper.number(_SIGMA),
+                                  "RdfUslKappa": paper.number(_KAPPA), "RdfUslDof": str(len(cases["fitted"][0]) - 3)}
+    assert cases["notfitted"][1] == {"RdfUslState": "notfitted", "RdfUslSigma": "--", "RdfUslKappa": "--",
+                                     "RdfUslDof": "--"}
+
+
 def _agreement_cases() -> dict[str, tuple[pd.DataFrame, dict[str, str]]]:
     """Every comparison bit-identical, and one of three (the others within the tolerance): by the
     state each should give, the comparisons and their macros."""
@@ -696,6 +736,33 @@ def test_every_pdf_weights_and_agreement_state_builds_with_its_numbers(tmp_path)
     assert (f"withintolerance: Here {int(frame['identical'].sum())} of {len(frame)} comparisons are bit-identical; "
             f"in the others sums of weights differ by at most {printed(macros['RdfMaxRelDiff'])} (relative), within "
             "the tolerance.") in text
+
+
+@pytest.mark.skipif(shutil.which("pdflatex") is None, reason="no pdflatex")
+def test_every_amdahl_extrapolation_and_usl_state_builds_with_its_numbers(tmp_path):
+    from tex_wording import build, printed
+
+    seed = {k: seeds.macros()[k] for k in ("SeedRdfThreadsSmall", "SeedRdfThreadsLarge")}
+    amdahl = _amdahl_cases()
+    body = "\n\n".join(
+        [f"{name}: " + _worded("RdfAmdahlExtrapolation", amdahl[name][1])[:-1]
+         for name in ("extrapolated", "notextrapolated")]
+        + [f"{name}: " + _worded("RdfUsl", {**amdahl["extrapolated"][1], **amdahl[name][1]})[:-1]
+           for name in ("fitted", "notfitted")])
+    code, log, text = build(tmp_path, "rdataframe", seed, body)
+    assert code == 0, log[-2000:]
+    small, large = (printed(amdahl["extrapolated"][1][k]) for k in ("RdfAmdahlSpeedupSmall", "RdfAmdahlSpeedupLarge"))
+    assert (f"extrapolated: taken at its word it would give a speed-up of {small} at "
+            f"{printed(seed['SeedRdfThreadsSmall'])} threads and {large} at {printed(seed['SeedRdfThreadsLarge'])}. "
+            "That is a statement of the model, not a measurement.") in text
+    assert ("notextrapolated: a fit through every point it rests on, which does not test the law's form, so no "
+            "speed-up is extrapolated from it to the seed's thread counts.") in text
+    usl = amdahl["fitted"][1]
+    assert (f"fitted: The Universal Scalability Law, fitted too, gives contention \u03c3 = "
+            f"{printed(usl['RdfUslSigma'])} and coherency \u03ba = {printed(usl['RdfUslKappa'])} "
+            f"({usl['RdfUslDof']} degrees of freedom).") in text
+    assert ("notfitted: The Universal Scalability Law has three parameters and needs at least four thread counts; "
+            f"this machine gives {amdahl['extrapolated'][1]['RdfAmdahlPoints']}, so it is not fitted here.") in text
 
 
 def test_amdahl_and_usl_fits_recover_known_parameters():
@@ -811,7 +878,9 @@ def test_compiled_runs_are_measured_interleaved_checked_and_reused(inputs, setti
     assert int(macros["RdfFloatBranches"]) > 0 and macros["RdfJitterPercent"].startswith(r"\num{")
     assert macros["RdfMachinesSentence"] == r"\machinessentence{Rdf}" and macros["RdfMachinesState"] == "none"
     assert macros["RdfMaxThreads"] == "2" and macros["RdfDaskWorkers"] == "0" and macros["RdfRateFiles"] == "--"
-    for family in (rdf.agreement_macros(agreement), rdf.pdf_weights_macros(params, info["pdf_count"])):
+    sequential = float(table[(table["part"] == "scan") & (table["threads"] == 0)]["wall_s"].iloc[0])
+    for family in (rdf.amdahl_macros(amdahl, sequential), rdf.usl_macros(usl), rdf.agreement_macros(agreement),
+                   rdf.pdf_weights_macros(params, info["pdf_count"])):
         assert {k: macros[k] for k in family} == family
     assert all(name.isalpha() and name.startswith("Rdf") for name in macros)
     # stored: a second call reuses every group; a run whose histograms are gone is measured again

@@ -486,7 +486,8 @@ WORDED = {
     "RdfDaskMode": {"scheduler", "local", "notrun"}, "RdfDaskWorkers": {"none", "one", "several"},
     # rdataframe.report.pdf_weights_macros: the nominal weight put in front or not, the weights against the seed's
     "RdfPdfNominal": {"added", "notadded"}, "RdfPdfVsSeed": {"same", "different"},
-    # rdataframe.report.agreement_macros
+    # rdataframe.report.amdahl_macros, usl_macros and agreement_macros
+    "RdfAmdahlExtrapolation": {"extrapolated", "notextrapolated"}, "RdfUsl": {"fitted", "notfitted"},
     "RdfAgreement": {"identical", "withintolerance"},
     # gpu_bandwidth.report: target_macros and jagged_macros (this machine's and each archived one's),
     # numa_macros, archived_macros

@@ -430,6 +430,34 @@ def pdf_weights_macros(params: dict[str, Any], pdf_count: int) -> dict[str, str]
             "RdfPdfVsSeedState": "same" if weights == SEED_PDF_WEIGHTS else "different"}
 
 
+def amdahl_macros(amdahl: dict[str, Any], sequential_s: float) -> dict[str, str]:
+    """Amdahl's law fitted to the thread scan (analysis.fit_amdahl): the serial fraction, the thread
+    counts and the degrees of freedom; taken at its word at seed 002's fewest and most threads
+    (SeedRdfThreadsSmall, SeedRdfThreadsLarge), its speed-up over the sequential run's `sequential_s`
+    (RdfAmdahlSpeedupSmall, RdfAmdahlSpeedupLarge) only where the fit has a degree of freedom left:
+    RdfAmdahlExtrapolationState extrapolated, or notextrapolated (a fit through every point says
+    nothing of the law's form); paper/sections/rdataframe.tex words each state."""
+    threads = sorted(set(SEED_STORAGE["threads"]))
+    extrapolated = amdahl["dof"] >= 1
+    at = [_num(float(sequential_s / amdahl["predict"](n)), 2) if extrapolated else "--"
+          for n in (threads[0], threads[-1])]
+    return {"RdfSerialFraction": _num(amdahl["serial_fraction"], 2), "RdfAmdahlDof": str(amdahl["dof"]),
+            "RdfAmdahlPoints": str(amdahl["points"]),
+            "RdfAmdahlExtrapolationState": "extrapolated" if extrapolated else "notextrapolated",
+            "RdfAmdahlSpeedupSmall": at[0], "RdfAmdahlSpeedupLarge": at[1]}
+
+
+def usl_macros(usl: dict[str, Any] | None) -> dict[str, str]:
+    """The Universal Scalability Law fitted to the thread scan (analysis.fit_usl, None with fewer
+    than four thread counts): RdfUslState fitted, with its contention RdfUslSigma, coherency
+    RdfUslKappa and degrees of freedom RdfUslDof, or notfitted (RdfAmdahlPoints says how many thread
+    counts there were); paper/sections/rdataframe.tex words each state."""
+    if usl is None:
+        return {"RdfUslState": "notfitted", "RdfUslSigma": "--", "RdfUslKappa": "--", "RdfUslDof": "--"}
+    return {"RdfUslState": "fitted", "RdfUslSigma": _num(usl["sigma"]), "RdfUslKappa": _num(usl["kappa"]),
+            "RdfUslDof": str(usl["dof"])}
+
+
 def agreement_macros(agreement: pd.DataFrame) -> dict[str, str]:
     """Every run's histograms against its sequential reference (analysis.agreement_summary): the
     comparisons (RdfComparisons), those bit-identical (RdfIdentical) and the largest relative
@@ -474,7 +502,6 @@ def _run_macros(params: dict[str, Any], table: pd.DataFrame, agreement: pd.DataF
     sequential = scan.loc[0, "wall_s"]
     pdf = table[(table["part"] == "pdf") & (table["threads"] == top)].set_index("method")
     main_files = params["files"]
-    seed_threads = sorted(set(SEED_STORAGE["threads"]))
     macros = {
         "RdfCores": str(usable_cores()),
         "RdfMaxThreads": str(top),
@@ -499,23 +526,8 @@ def _run_macros(params: dict[str, Any], table: pd.DataFrame, agreement: pd.DataF
         "RdfTopEff": _num(scan.loc[top, "cpu_eff"], 2),
         # the IMT run with one thread over the sequential one, paired round by round
         "RdfImtOneOverhead": paper.estimate(speedup(scan.loc[1], scan.loc[0]), 3) if 1 in scan.index else "--",
-        "RdfSerialFraction": _num(amdahl["serial_fraction"], 2),
-        "RdfAmdahlDof": str(amdahl["dof"]),
-        "RdfAmdahlPoints": str(amdahl["points"]),
-        # Amdahl's law taken at its word at the seed's two machines' thread counts, only where the
-        # fit has a degree of freedom left (a fit through every point says nothing of its form)
-        "RdfAmdahlExtrapolation": (
-            f"taken at its word it would give a speed-up of {_num(float(sequential / amdahl['predict'](seed_threads[0])), 2)} "
-            f"at {seed_threads[0]} threads and {_num(float(sequential / amdahl['predict'](seed_threads[-1])), 2)} at "
-            f"{seed_threads[-1]}. That is a statement of the model, not a measurement."
-            if amdahl["dof"] >= 1 else
-            "a fit through every point it rests on, which does not test the law's form, so no speed-up is "
-            "extrapolated from it to the seed's thread counts."),
-        "RdfUslNote": (f"The Universal Scalability Law, fitted too, gives contention "
-                       f"$\\sigma = {usl['sigma']:.3g}$ and coherency $\\kappa = {usl['kappa']:.3g}$ "
-                       f"({usl['dof']} degrees of freedom)." if usl else
-                       f"The Universal Scalability Law has three parameters and needs at least four thread counts; "
-                       f"this machine gives {amdahl['points']}, so it is not fitted here."),
+        **amdahl_macros(amdahl, sequential),  # its states; the section words each
+        **usl_macros(usl),
         **agreement_macros(agreement),
         "RdfRtol": _num(params["rtol"], 2),
     }
