@@ -81,3 +81,8 @@ def build(tmp_path: Path, section: str | None, macros: dict[str, str], body: str
 def printed(number: str) -> str:
     """How the PDF shows a generated \\num{...} (throughput.report.paper.number)."""
     return re.fullmatch(r"\\num\{(.*)\}", number).group(1)
+
+
+def worded(family: str, macros: dict[str, str]) -> str:
+    """TeX that defines `macros` and prints the wording of `family` they pick, with a full stop."""
+    return "".join(rf"\def\{k}{{{v}}}" for k, v in macros.items()) + rf"\wording{{{family}}}."

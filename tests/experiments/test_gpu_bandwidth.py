@@ -8,6 +8,7 @@ themselves run in numba's CUDA simulator in test_gpu_bandwidth_cudasim.py.
 """
 from __future__ import annotations
 
+import shutil
 import subprocess
 from pathlib import Path
 
@@ -461,7 +462,10 @@ def test_paper_tables_without_gpu_say_not_measured(measured_without_gpu):
     # every macro the section quotes is built in the package, and says no GPU figure was made
     macros = gb.paper_macros({**TINY, "repetitions": 2, "warmup": 1}, table, skipped, wide, NO_GPU_STATUS, frame,
                              TINY_NOISE, [], {})
-    assert macros["GpubGpuStatus"] == "not measured: no GPU on this host"
+    assert macros["GpubGpuState"] == "notmeasured"  # the section words it with GpubDevice, checked below
+    cuda_built = (harness.kernels_dir() / gb.CUDA_KERNEL).is_file()
+    assert macros["GpubCudaState"] == ("built" if cuda_built else "notbuilt")
+    assert ("GpubCudaCompiler" in macros) == cuda_built
     assert macros["GpubTargetState"] == "notchecked" and macros["GpubTargetWhyNot"] == "no GPU on this host"
     assert macros["GpubArchivedState"] == "none" and macros["GpubArchivedList"] == ""
     assert "GpubTargetSentence" not in macros and "GpubJaggedSentence" not in macros
@@ -705,3 +709,24 @@ def test_a_numba_cuda_that_cannot_compile_is_a_reason_not_a_crash(monkeypatch):
     monkeypatch.setattr(device, "_cupy_reason", lambda: None)
     monkeypatch.setattr(device, "query_cuda_device", lambda: (None, gb.NO_GPU))
     assert gb.detect_gpu(["numba_cuda"]).reason("numba_cuda").endswith(reason)
+
+
+@pytest.mark.skipif(shutil.which("pdflatex") is None, reason="no pdflatex")
+def test_which_gpu_measured_and_the_cuda_build_are_states_worded_in_the_section(tmp_path):
+    from tex_wording import build, worded
+    here = gb.GpuStatus(device=FAKE_DEVICE, reasons={"cuda": None})
+    cases = {"gpu": gb.device_macros(here, False), "none": gb.device_macros(NO_GPU_STATUS, False)}
+    assert (cases["gpu"]["GpubGpuState"], cases["none"]["GpubGpuState"]) == ("measured", "notmeasured")
+    assert cases["gpu"]["GpubDevice"] == paper.escape(here.summary()) and cases["none"]["GpubDevice"] == gb.NO_GPU
+    assert cases["none"]["GpubCudaState"] == "notbuilt" and "GpubCudaCompiler" not in cases["none"]
+    # built: the compiler is the CUDA program's own build record (where this machine built it)
+    if (harness.kernels_dir() / gb.CUDA_KERNEL).is_file():
+        built = gb.device_macros(NO_GPU_STATUS, True)
+        assert built["GpubCudaCompiler"] == paper.escape(harness.build_info(gb.CUDA_KERNEL)["compiler"])
+    cases["built"] = {"GpubCudaState": "built", "GpubCudaCompiler": "nvcc 12.9"}
+    body = "\n\n".join([f"{name}: " + worded("GpubGpu", m) for name, m in cases.items() if name != "built"]
+                        + [f"cuda {name}: " + worded("GpubCuda", cases[name]) for name in ("none", "built")])
+    code, log, text = build(tmp_path, "gpu_bandwidth", {}, body)
+    assert code == 0, log[-2000:]
+    assert f"gpu: measured on {here.summary()}." in text and f"none: not measured: {gb.NO_GPU}." in text
+    assert "cuda none: (not built here: no nvcc)." in text and "cuda built: with nvcc 12.9." in text

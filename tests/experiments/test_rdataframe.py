@@ -15,6 +15,7 @@ import pandas as pd
 import pytest
 import uproot
 from conftest import Daemons, command_env, flip_basket_bytes, printed_with_interval
+from tex_wording import worded
 
 from throughput import configuration
 from throughput.setup import config
@@ -602,22 +603,16 @@ def test_how_distributed_rdataframe_ran_is_a_state_with_its_workers():
     assert cases["notrun"][2]["RdfDaskSpeedup"] == cases["notrun"][2]["RdfDaskOverCpp"] == "--"
 
 
-def _worded(family: str, macros: dict[str, str]) -> str:
-    """TeX that defines `macros` and prints the wording of `family` they pick, with a full stop."""
-    return "".join(rf"\def\{k}{{{v}}}" for k, v in macros.items()) + rf"\wording{{{family}}}."
-
-
 @pytest.mark.skipif(shutil.which("pdflatex") is None, reason="no pdflatex")
 def test_every_oversubscribed_and_dask_state_builds_with_its_numbers(tmp_path):
     from tex_wording import build
 
-    case = _worded
     oversubscribed = [(frames["cores"], macros) for frames, macros in _oversubscribed_cases().values()]
     dask = _dask_cases()
     body = "\n\n".join(
-        ["cores: " + case("RdfRateOversubscribed", {**m, "RdfRateFitCores": str(c)}) for c, m in oversubscribed]
-        + ["notmeasured: " + case("RdfRateOversubscribed", rdf.oversubscribed_macros(None))]
-        + [f"{name}: " + case("RdfDaskMode", m) + " With " + case("RdfDaskWorkers", m) for name, (_, _, m) in dask.items()])
+        ["cores: " + worded("RdfRateOversubscribed", {**m, "RdfRateFitCores": str(c)}) for c, m in oversubscribed]
+        + ["notmeasured: " + worded("RdfRateOversubscribed", rdf.oversubscribed_macros(None))]
+        + [f"{name}: " + worded("RdfDaskMode", m) + " With " + worded("RdfDaskWorkers", m) for name, (_, _, m) in dask.items()])
     code, log, text = build(tmp_path, "rdataframe", {}, body)
     assert code == 0, log[-2000:]
     for cores, macros in oversubscribed:
@@ -720,9 +715,9 @@ def test_every_pdf_weights_and_agreement_state_builds_with_its_numbers(tmp_path)
     seed = {"SeedRdfPdfWeights": seeds.macros()["SeedRdfPdfWeights"]}
     pdf, agreement = _pdf_cases(), _agreement_cases()
     body = "\n\n".join(
-        [f"pdf {n} {c}: " + _worded("RdfPdfNominal", m)[:-1] + ", " + _worded("RdfPdfVsSeed", m)
+        [f"pdf {n} {c}: " + worded("RdfPdfNominal", m)[:-1] + ", " + worded("RdfPdfVsSeed", m)
          for (n, c), m in pdf.items()]
-        + [f"{name}: " + _worded("RdfAgreement", m) for name, (_, m) in agreement.items()])
+        + [f"{name}: " + worded("RdfAgreement", m) for name, (_, m) in agreement.items()])
     code, log, text = build(tmp_path, "rdataframe", seed, body)
     assert code == 0, log[-2000:]
     for (nominal, count), macros in pdf.items():
@@ -745,9 +740,9 @@ def test_every_amdahl_extrapolation_and_usl_state_builds_with_its_numbers(tmp_pa
     seed = {k: seeds.macros()[k] for k in ("SeedRdfThreadsSmall", "SeedRdfThreadsLarge")}
     amdahl = _amdahl_cases()
     body = "\n\n".join(
-        [f"{name}: " + _worded("RdfAmdahlExtrapolation", amdahl[name][1])[:-1]
+        [f"{name}: " + worded("RdfAmdahlExtrapolation", amdahl[name][1])[:-1]
          for name in ("extrapolated", "notextrapolated")]
-        + [f"{name}: " + _worded("RdfUsl", {**amdahl["extrapolated"][1], **amdahl[name][1]})[:-1]
+        + [f"{name}: " + worded("RdfUsl", {**amdahl["extrapolated"][1], **amdahl[name][1]})[:-1]
            for name in ("fitted", "notfitted")])
     code, log, text = build(tmp_path, "rdataframe", seed, body)
     assert code == 0, log[-2000:]

@@ -437,6 +437,7 @@ def test_seed_macros_are_computed_from_the_tables(tmp_path):
 # Every \wording{Name} of the sections and the states its generator writes to \NameState
 # (the section must word each, and only these).
 WORDED = {
+    "GpubGpu": {"measured", "notmeasured"}, "GpubCuda": {"built", "notbuilt"},  # gpu_bandwidth.report.paper_macros
     "RdfThrottle": {"met", "missed", "inconclusive", "notmeasured"},  # rdataframe.report.throttle_macros
     "RdfThrottleBurst": {"met", "missed", "inconclusive", "notmeasured"},  # the same, the kernel's burst
     "MbwSingle": {"met", "missed", "inconclusive"},  # memory_bandwidth.report.paper_macros (analysis.targets)

@@ -86,8 +86,8 @@ def __getattr__(_name: str):
                        jagged_counts, jagged_shape, jagged_values, make_jagged, reference, validate_output)
     from .device import EXIT_NO_DEVICE, GpuStatus, detect_gpu, l2_fit, listed_cases, nominal_gb_s, query_cuda_device
     from .numba_cuda import combine_gpu, cuda_kernels, jagged_gpu_python, launch
-    from .report import (archived_detail_tex, archived_jagged_tex, archived_macros, gpu_detail_tex, jagged_macros,
-                         jagged_tex, machines_tex, numa_macros, paper_macros, table2_rows, table2_tex,
+    from .report import (archived_detail_tex, archived_jagged_tex, archived_macros, device_macros, gpu_detail_tex,
+                         jagged_macros, jagged_tex, machines_tex, numa_macros, paper_macros, table2_rows, table2_tex,
                          target_macros)
     from .runs import RUN_KEYS, groups, measure, node_cpus, numa_command, numa_reason, plan, run_name
     return load_later(globals(), locals(), _name)

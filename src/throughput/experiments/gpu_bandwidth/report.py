@@ -339,6 +339,18 @@ def archived_macros(archived: dict[str, tuple[pd.DataFrame, GpuStatus]], dtypes:
     return values
 
 
+def device_macros(status: GpuStatus, cuda_built: bool) -> dict[str, str]:
+    """Which GPU measured this run's GPU rows (GpubGpuState measured, with GpubDevice) or why none did
+    (notmeasured, GpubDevice the reason), and whether the CUDA kernels were built here
+    (GpubCudaState built, with GpubCudaCompiler; notbuilt); the section words each state."""
+    from ...core import harness
+    from ...report import paper
+    return {"GpubDevice": paper.escape(status.summary()),
+            "GpubGpuState": "measured" if status.available else paper.NOT_MEASURED,
+            "GpubCudaState": "built" if cuda_built else "notbuilt",
+            **({"GpubCudaCompiler": paper.escape(harness.build_info(CUDA_KERNEL)["compiler"])} if cuda_built else {})}
+
+
 def paper_macros(params: dict[str, Any], table: pd.DataFrame, skipped: pd.DataFrame, wide: pd.DataFrame,
                  status: GpuStatus, frame: pd.DataFrame, settings: Any, archived: list[Any],
                  archived_gpu: dict[str, tuple[pd.DataFrame, GpuStatus]]) -> dict[str, Any]:
@@ -362,12 +374,8 @@ def paper_macros(params: dict[str, Any], table: pd.DataFrame, skipped: pd.DataFr
         "GpubRepetitions": params["repetitions"], "GpubWarmup": params["warmup"],
         "GpubSamples": settings.samples_per_process, "GpubMinSampleS": f"{settings.min_sample_s:g}",
         "GpubMaxThreads": max_threads(params),
-        "GpubDevice": paper.escape(status.summary()),
-        "GpubGpuStatus": paper.escape("measured on " + status.summary() if status.available
-                                      else f"{NOT_MEASURED}: {status.summary()}"),
+        **device_macros(status, cuda_built),
         **l2_macros(l2_fit(params, status)),  # its state; the section words each
-        "GpubCudaCompiler": paper.escape(harness.build_info(CUDA_KERNEL)["compiler"] if cuda_built
-                                         else "not built here (no nvcc)"),
         "GpubTargetPercent": round(100 * TARGET_FRACTION),
         # states and numbers; the section words each state (target, NUMA, explode/combine, per machine)
         **target_macros(goal), **numa_macros(table, skipped), **jagged_macros(wide),
