@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 import pytest
 import uproot
-from conftest import aod_small_arrays, flip_basket_bytes
+from conftest import aod_small_arrays, flip_basket_bytes, printed_with_interval
 
 from throughput import configuration
 from throughput.setup import config
@@ -603,7 +603,8 @@ def test_object_set_is_planned_measured_and_tabled(files, objects, tmp_path):
         expected = f["Events"].member("fTotBytes") / f["Events"].member("fZipBytes")
     assert numbers["RcObjectTreeCompression"] == paper.number(expected, 3)
     # with its interval (paired round by round), marked when a rate behind it stayed noisy
-    cmssw_ratio = re.fullmatch(r"\\num\{([0-9.]+)\}(\\,\$\\pm\$\\,[0-9.]+\\%)?(\\textsuperscript\{\\dag\})?",
+    cmssw_ratio = re.fullmatch(r"\\num\{([0-9.]+)\}(\\,\$\\pm\$\\,[0-9.]+\\%| \(\\confidenceinterval\{.*\}\))?"
+                               r"(\\textsuperscript\{\\dag\})?",
                                numbers["RcObjectCmsswVsColumnar"])
     assert cmssw_ratio and float(cmssw_ratio.group(1)) > 1  # (marked when a rate behind it stayed noisy)
     none = rc.object_frames(table, unreadable, agreed, {}, "ZLIB")
@@ -1160,8 +1161,7 @@ def test_measure_summarize_and_tables(files, tmp_path):
     # too short for the tool to time in a round, which leaves one value and no interval)
     readers = t1.iloc[7:]
     timed = readers[~readers[""].str.contains("with opening") & readers["jet"].str.startswith(r"\num{")]
-    assert len(timed) and all(r"$\pm$" in cell for cell in timed["jet"])
-    assert t1["jet"].iloc[7:].str.contains(r"\$\\pm\$", regex=True).any()
+    assert len(timed) and all(printed_with_interval(cell) for cell in timed["jet"])
     assert t1.iloc[3].tolist() == ["branches, here", str(95 + 2 * len(aod_small_arrays(95)))]
     assert ["CMSSW EDAnalyzer (seed)", r"\num{1.15}"] in t1.values.tolist()
     assert len(rc.ratio_frame(rated, ["aod/ZLIB", "nanoaod/ZLIB"], "Jet")) == 12
@@ -1196,7 +1196,7 @@ def test_measure_summarize_and_tables(files, tmp_path):
         goal = rc.targets(table, f"{layout}/ZLIB", "Jet_pt")
         assert goal["numpy"].processes == params["repetitions"] and goal["numpy"].low <= goal["numpy"].high
         assert goal["numpy_verdict"] is intervals.at_least(goal["numpy"], rc.NUMPY_TARGET)
-    assert r"$\pm$" in numbers["RcNumpyRatioAod"]
+    assert printed_with_interval(numbers["RcNumpyRatioAod"])
     # rootreadspeed times a pass as the difference of two runs of itself, often none at all on files this
     # small: its ratio pairs only the rounds it timed, and is "--" without one
     for layout, name in (("aod", "Aod"), ("nanoaod", "Nano")):
@@ -1224,7 +1224,7 @@ def test_measure_summarize_and_tables(files, tmp_path):
         for macro, figure, digits in (("ColumnarNs", "columnar_ns", 3), ("BasketsNs", "baskets_ns", 3),
                                       ("BasketsVsNumpy", "baskets_numpy", 2)):
             assert numbers[f"Rc{macro}{name}"] == paper.estimate(goal[figure], digits)
-            assert goal[figure].processes == 2 and r"$\pm$" in numbers[f"Rc{macro}{name}"]
+            assert goal[figure].processes == 2 and printed_with_interval(numbers[f"Rc{macro}{name}"])
         # the per-entry share may lie near zero: printed in percent with its two bounds
         share = goal["per_entry"]
         assert share.processes == 2 and numbers[f"RcPerEntryShare{name}"] == (
