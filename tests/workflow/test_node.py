@@ -96,16 +96,19 @@ def test_a_config_file_narrows_what_the_node_measures_and_the_manifest_records_i
     assert notes["config"]["noise"] == {"max_remeasures": 0}
 
 
-def test_the_committed_lease_config_is_valid_and_is_what_the_h100_archive_records():
-    """config/gpu_node_lease.yaml, checked against the schema here (the node has no jsonschema), is
-    the configuration archive/nvidia-h100 was measured with."""
+@pytest.mark.parametrize("config_name, label, dtypes, gpu_methods", [
+    ("gpu_node_lease.yaml", "nvidia-h100", ["float32"], ["cuda"]),
+    ("gpu_node_lease_all_methods.yaml", "nvidia-h200", ["float32", "float64"], ["cuda", "cupy", "numba_cuda"])])
+def test_a_committed_lease_config_is_valid_and_is_what_its_archive_records(config_name, label, dtypes, gpu_methods):
+    """Each committed lease config, checked against the schema here (the node has no jsonschema),
+    is the configuration its archive was measured with: three rounds, its dtypes and methods."""
     from throughput import node
 
-    lease = REPO / "config" / "gpu_node_lease.yaml"
-    overrides = node._overrides(lease)
+    overrides = node._overrides(REPO / "config" / config_name)
     resolved, _ = node.settings(False, overrides)
-    assert resolved["gpu_bandwidth"]["dtypes"] == ["float32"] and resolved["repetitions"] == 3
-    manifest = REPO / "archive" / "nvidia-h100" / archive.MANIFEST
+    assert resolved["repetitions"] == 3 and resolved["noise"]["max_remeasures"] == 0
+    assert (resolved["gpu_bandwidth"]["dtypes"], resolved["gpu_bandwidth"]["gpu_methods"]) == (dtypes, gpu_methods)
+    manifest = REPO / "archive" / label / archive.MANIFEST
     if manifest.exists():
         assert json.loads(manifest.read_text())["notes"]["config"] == overrides
 
