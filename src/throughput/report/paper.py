@@ -79,7 +79,7 @@ def with_interval(value: float, low: float, high: float, digits: int = 3) -> str
         return cell
     percent = 100 * max(value - low, high - value) / abs(value) if value else math.inf
     if percent > WIDE_INTERVAL_PERCENT:
-        return f"{cell} ({interval(Estimate(value, low, high, 2))})"
+        return f"{cell} ({_bounds(low, high)})"
     return cell + rf"\,$\pm$\,{float(f'{percent:.2g}'):g}\%"
 
 
@@ -94,8 +94,13 @@ def interval(value: Estimate, digits: int = 2, factor: float = 1.0, unit: str = 
     interval 0.96 to 0.98"), or \\nointerval where one round gave none (or nothing was measured)."""
     if not value.known:
         return r"\nointerval{}"
-    low, high = (number(bound * factor, digits) for bound in (value.low, value.high))
-    return rf"\confidenceinterval{{{low}}}{{{high}}}{{{unit}}}"
+    return _bounds(value.low, value.high, digits, factor, unit)
+
+
+def _bounds(low: float, high: float, digits: int = 2, factor: float = 1.0, unit: str = "") -> str:
+    """Two known bounds times `factor`, as paper/paper.tex words them (\\confidenceinterval)."""
+    low_text, high_text = (number(bound * factor, digits) for bound in (low, high))
+    return rf"\confidenceinterval{{{low_text}}}{{{high_text}}}{{{unit}}}"
 
 
 def with_bounds(value: Estimate, digits: int = 2, factor: float = 1.0, unit: str = "", missing: str = "n/a") -> str:

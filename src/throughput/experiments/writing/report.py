@@ -346,10 +346,11 @@ def macros(table: pd.DataFrame, params: dict[str, Any], frame: pd.DataFrame, dir
     values["WrtTargetState"] = paper.state(goal["verdict"] if goal["measured"] else None)
     values["WrtTargetReasonState"] = goal["reason"]  # why not measured (analysis.efficiency_target), or none
     versus_rntuple = rntuple_versus_tbuffermerger(table, params)
-    ratio = pd.Series([r.value for r in versus_rntuple["ratios"]], dtype=float)
-    values["WrtRntupleVsTbmMedian"] = _num(ratio.median()) if len(ratio) else "n/a"
-    values["WrtRntupleVsTbmMin"] = _num(ratio.min()) if len(ratio) else "n/a"
-    values["WrtRntupleVsTbmMax"] = _num(ratio.max()) if len(ratio) else "n/a"
+    # the smallest and the largest of the paired ratios, each with its own interval (no summary of
+    # the cases' point values: a median of them would carry none)
+    ordered = sorted(versus_rntuple["ratios"], key=lambda r: r.value)
+    values["WrtRntupleVsTbmMin"] = paper.estimate(ordered[0]) if ordered else "n/a"
+    values["WrtRntupleVsTbmMax"] = paper.estimate(ordered[-1]) if ordered else "n/a"
     values.update({f"WrtRntupleVsTbm{name.capitalize()}": str(versus_rntuple[name])
                    for name in ("slower", "faster", "notseparated")})
     values["WrtRntupleVsTbmCombinations"] = str(len(versus_rntuple["ratios"]))
