@@ -79,6 +79,8 @@ STUDIES = {
     "nosystem": {"writing": [{"load": _load(0.1, float("nan"), float("nan"))}]},
     "nowidth": {"memory_bandwidth": [{"load": _load(0.1, 1.0, 0.0), "noise": {"max_half_width": 0.1}}]},
 }
+# The widths of the intervals a study's experiments printed (paper.PRINTED_WIDTHS), where it has any.
+PRINTED = {"all": {"memory_bandwidth": [0.02, 0.04, 0.3], "writing": [0.12]}}
 
 
 def _section_macros(monkeypatch) -> dict[str, str]:
@@ -109,9 +111,9 @@ def test_every_state_has_its_variant_in_the_wording():
 
 def test_the_synthetic_runs_reach_every_state(monkeypatch):
     values = _section_macros(monkeypatch)
-    for index, provenances in enumerate(STUDIES.values()):
+    for index, (name, provenances) in enumerate(STUDIES.items()):
         values |= {k.replace("Study", f"S{'abcdefgh'[index]}", 1): v
-                   for k, v in noise_sentences.study_macros(provenances).items()}
+                   for k, v in noise_sentences.study_macros(provenances, PRINTED.get(name)).items()}
     assert _states(values) == {family: set(states) for family, states in noise_sentences.STATES.items()}
 
 
@@ -154,9 +156,9 @@ _build = compile_pdf  # (tests/tex_wording.py)
 def test_every_state_builds_and_reads_its_numbers(tmp_path, monkeypatch):
     values = _section_macros(monkeypatch)
     body = [rf"\{p}Noise{{}} Noisy groups are \{p}Remeasured." for p in SECTIONS] + [r"Model. \noisesamples{Ah}"]
-    for provenances in STUDIES.values():
+    for name, provenances in STUDIES.items():
         # each study's macros as the method section's, in turn
-        study = noise_sentences.study_macros(provenances)
+        study = noise_sentences.study_macros(provenances, PRINTED.get(name))
         body.append(r"\par\begingroup" + "".join(rf"\def\{k}{{{v}}}" for k, v in study.items()) +
                     r"\StudyNoise{}\endgroup")
     code, log, text = _build(tmp_path, _document(values, "\n\n".join(body)))
@@ -166,7 +168,10 @@ def test_every_state_builds_and_reads_its_numbers(tmp_path, monkeypatch):
     assert "no interval is known" in text and "1 runs had too few processes for an interval" in text
     assert "1 because reaching it would have cost more than 1 s in all (noise.max_sample_s) and 1 because" in text
     assert "no one of them is taken again alone" in text and "Model. Each timed sample" in text
-    assert "None of the 1 stored runs recorded the load of the machine. Nothing was lowered" in text
+    assert "None of the 1 stored runs recorded the load of the machine. No figure of this build was printed with an " \
+        "interval. Nothing was lowered" in text
+    assert "not the bounds of figures near zero): median ±8%, 90th percentile ±24.6%, 2 wider than ±10%; median per " \
+        "experiment: memory bandwidth ±4% (of 3); writing ±12% (of 1)." in text
     assert "Lowered to fit this machine: writing.max_threads from 64 to 2 (2 usable cores)." in text
     assert "at most 0.5 (in writing); the one" in text
     assert "Across the 1 stored runs that recorded it, none recorded how busy other processes kept the cores;" in text

@@ -69,7 +69,31 @@ def test_write_table_structure(tmp_path):
     assert len(body) == len(frame)
     assert body[0] == r"inplace & 1.0 & a \\"
     assert all(row.count(" & ") == len(frame.columns) - 1 and row.endswith(r" \\") for row in body)
-    assert [p.name for p in path.parent.iterdir()] == ["t.tex"]  # no temporary left
+    # no temporary left; beside the table, the widths of the intervals printed into it (none here)
+    assert sorted(p.name for p in path.parent.iterdir()) == [paper.PRINTED_WIDTHS, "t.tex"]
+
+
+def test_printed_intervals_are_filed_under_the_file_they_were_written_to(tmp_path):
+    """with_interval and interval note each printed interval's relative half-width (its larger
+    side); with_bounds (figures near zero) and unknown intervals note none; each write files what
+    was noted since the last one under its name, and the study's method section reads them back."""
+    from throughput.core.intervals import Estimate
+
+    folder = tmp_path / "generated" / "some_experiment"
+    paper.write_macros({}, folder / "drained.tex")  # what earlier tests noted goes here
+    cells = [paper.with_interval(10.0, 9.0, 12.0), paper.interval(Estimate(2.0, 1.9, 2.1, 5))]
+    paper.with_bounds(Estimate(0.01, -0.5, 0.5, 5))  # near zero: its bounds only
+    paper.with_interval(3.0, float("nan"), float("nan"))  # one round: no interval
+    paper.write_table(pd.DataFrame({"cell": cells}), folder / "table.tex")
+    paper.interval(Estimate(4.0, 3.0, 5.0, 5))
+    paper.write_macros({"Some": "1"}, folder / "macros.tex")
+    files = json.loads((folder / paper.PRINTED_WIDTHS).read_text())["files"]
+    assert files["table.tex"] == pytest.approx([0.2, 0.05]) and files["macros.tex"] == pytest.approx([0.25])
+    printed = noise_sentences.printed_widths(tmp_path / "generated")
+    assert sorted(printed["some_experiment"]) == pytest.approx([0.05, 0.2, 0.25])
+    facts = noise_sentences._printed(printed, 0.1)
+    assert (facts["PrintedCells"], facts["PrintedWide"], facts["PrintedMedian"]) == (3, 2, pytest.approx(20.0))
+    assert noise_sentences._printed({}, 0.1) == {"PrintedState": "none"}
 
 
 def test_write_table_column_format_and_cells_verbatim(tmp_path):
@@ -100,7 +124,7 @@ def test_write_macros(tmp_path):
     path = paper.write_macros({"singleRatio": "0.93", "plateauGHz": paper.number(1.98765)}, tmp_path / "m.tex")
     lines = path.read_text().splitlines()
     assert lines == [r"\newcommand{\singleRatio}{0.93}", r"\newcommand{\plateauGHz}{\num{1.99}}"]
-    assert [p.name for p in tmp_path.iterdir()] == ["m.tex"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["m.tex", paper.PRINTED_WIDTHS]
 
 
 @pytest.mark.parametrize("name", ["ratio2", "single_ratio", "", "with space", "r\\x", "naïve"])

@@ -38,7 +38,8 @@ rule study_noise:
     run:
         from throughput.report import noise_sentences, paper
 
-        paper.write_macros(noise_sentences.study_macros(live_provenances()), output[0])
+        printed = noise_sentences.printed_widths(Path(output[0]).parent)  # each notebook's generated folder
+        paper.write_macros(noise_sentences.study_macros(live_provenances(), printed), output[0])
 
 
 # The machines the paper shows (the method section): this one, from its runs'

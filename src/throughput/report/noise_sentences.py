@@ -6,9 +6,11 @@ paper/wording/noise.tex words every state once for all sections (\\noisesentence
 a section's <Prefix>Noise... macros, \\studynoise the method section's StudyNoise...)."""
 from __future__ import annotations
 
+import json
 import math
 import numbers
 import os
+from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
 import pandas as pd
@@ -48,6 +50,7 @@ STATES: dict[str, tuple[str, ...]] = {
     "Interleaved": ("none", "some"),  # experiments measured interleaved
     "OneByOne": ("none", "some"),  # experiments measured one method after another
     "Widths": ("none", "some"),  # the interleaved runs' interval widths
+    "Printed": ("none", "some"),  # the widths of the intervals the paper prints (printed_widths)
     "Drift": ("none", "some"),  # how the groups moved between rounds
     "Retaken": ("none", "some"),  # passes taken again, per experiment
     "Stayed": ("some", "none", "nointerleaved"),  # runs that stayed noisy, per experiment
@@ -70,6 +73,8 @@ LISTS: dict[str, tuple[str, str, ListItem]] = {
     "OneByOneList": ("name", ", ", lambda i: rf"{{{paper.escape(i)}}}"),
     # (experiment, median half-width in percent, runs)
     "WidthsList": ("widths", "; ", lambda i: rf"{{{paper.escape(i[0])}}}{{{_pm(i[1])}}}{{{int(i[2])}}}"),
+    # (experiment, median half-width in percent of its printed intervals, their count)
+    "PrintedList": ("printed", "; ", lambda i: rf"{{{paper.escape(i[0])}}}{{{_pm(i[1])}}}{{{int(i[2])}}}"),
     # (experiment, the shared and the own drift in percent)
     "DriftList": ("drift", "; ", lambda i: rf"{{{paper.escape(i[0])}}}{{{_pm(i[1])}}}{{{_pm(i[2])}}}"),
     # (count, experiment)
@@ -336,12 +341,46 @@ def _drift(provenances: Mapping[str, Sequence[dict[str, Any]]]) -> dict[str, Any
                           for experiment, group in drifts.groupby("experiment", sort=True)]}
 
 
-def study_macros(provenances: Mapping[str, Sequence[dict[str, Any]]]) -> dict[str, str]:
-    """The method section's macros (paper/generated/noise.tex), from every stored run: StudyNoise
-    (\\studynoise, worded from `study_summary`'s facts and the settings lowered to fit this
-    machine, written as StudyNoise<name>)."""
+def printed_widths(generated: str | os.PathLike) -> dict[str, list[float]]:
+    """The relative half-widths of the intervals each experiment's notebook printed (what
+    paper.PRINTED_WIDTHS in each folder of `generated` holds, every file's together), by
+    experiment; an unreadable ledger counts as none printed."""
+    found = {}
+    for ledger in sorted(Path(generated).glob(f"*/{paper.PRINTED_WIDTHS}")):
+        try:
+            files = json.loads(ledger.read_text())["files"]
+        except (OSError, ValueError, KeyError, TypeError):
+            continue
+        found[ledger.parent.name] = [float(w) for widths in files.values() for w in widths]
+    return found
+
+
+def _printed(printed: Mapping[str, Sequence[float]], limit: float) -> dict[str, Any]:
+    """How wide the printed intervals are: over all, their median, upper quantile and count wider
+    than `limit` (relative), and per experiment its median and count."""
+    widths = pd.DataFrame([{"experiment": experiment.replace("_", " "), "width": w}
+                           for experiment, found in printed.items() for w in found])
+    if widths.empty:
+        return {"PrintedState": "none"}
+    return {"PrintedState": "some", "PrintedCells": len(widths), "PrintedMedian": 100 * widths["width"].median(),
+            "PrintedQuantile": int(round(100 * WIDTH_QUANTILE)),
+            "PrintedHigh": 100 * widths["width"].quantile(WIDTH_QUANTILE),
+            "PrintedWide": int((widths["width"] > limit).sum()), "PrintedLimit": 100 * limit,
+            "PrintedList": [(experiment, 100 * group["width"].median(), len(group))
+                            for experiment, group in widths.groupby("experiment", sort=True)]}
+
+
+def study_macros(provenances: Mapping[str, Sequence[dict[str, Any]]],
+                 printed: Mapping[str, Sequence[float]] | None = None) -> dict[str, str]:
+    """The method section's macros (paper/generated/noise.tex), from every stored run and the
+    widths of the intervals each experiment printed (`printed_widths`): StudyNoise
+    (\\studynoise, worded from `study_summary`'s facts, the printed widths and the settings
+    lowered to fit this machine, written as StudyNoise<name>)."""
     # each value lowered to fit this machine, once (every run of an experiment records the same)
     fits = {tuple(str(f[k]) for k in ("key", "requested", "used", "limit")): None
             for runs in provenances.values() for p in runs for f in p.get("fitted_to_machine", [])}
-    facts = {**study_summary(provenances), "FitState": _some(len(fits)), "FitList": list(fits)}
+    limits = [p["noise"]["max_half_width"] for runs in provenances.values() for p in runs
+              if "max_half_width" in p.get("noise", {})]
+    facts = {**study_summary(provenances), **_printed(printed or {}, max(limits, default=Settings().max_half_width)),
+             "FitState": _some(len(fits)), "FitList": list(fits)}
     return {**macros("Study", facts), "StudyNoise": r"\studynoise"}

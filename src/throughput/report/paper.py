@@ -5,6 +5,7 @@ file stops the LaTeX build.
 """
 from __future__ import annotations
 
+import json
 import math
 import os
 import re
@@ -14,11 +15,40 @@ from typing import Any
 import pandas as pd
 
 from ..core.intervals import Estimate, Verdict, comparison
-from ..core.results import atomic_path
+from ..core.results import EXECUTION, atomic_path
 
 _SPECIAL = {"&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_", "{": r"\{", "}": r"\}",
             "~": r"\textasciitilde{}", "^": r"\textasciicircum{}", "\\": r"\textbackslash{}",
             "±": r"$\pm$"}  # the noise sentences' interval widths
+
+
+# How wide the intervals the paper prints are (issue 28's benchmark: every printed rate and ratio
+# cell): with_interval and interval note each one's relative half-width (the larger side, as
+# printed) here; each table or macros file written takes the widths noted since the last write,
+# under its name, into PRINTED_WIDTHS beside it (the notebook's generated folder, one
+# execution's files), which the method section sums up (noise_sentences.printed_widths).
+PRINTED_WIDTHS = "printed_widths.json"
+_printed: list[float] = []
+
+
+def _note_width(value: float, low: float, high: float) -> None:
+    if all(math.isfinite(v) for v in (value, low, high)) and value:
+        _printed.append(max(value - low, high - value) / abs(value))
+
+
+def _file_printed(path: str | os.PathLike) -> None:
+    """Move the widths noted since the last write under `path`'s name into its folder's
+    PRINTED_WIDTHS (started afresh by a new execution, as results' current runs are)."""
+    ledger = Path(path).parent / PRINTED_WIDTHS
+    try:
+        stored = json.loads(ledger.read_text())
+    except (OSError, ValueError):
+        stored = {}
+    files = stored.get("files", {}) if stored.get("execution") == EXECUTION else {}
+    files[Path(path).name] = list(_printed)
+    _printed.clear()
+    with atomic_path(ledger) as temporary:
+        temporary.write_text(json.dumps({"execution": EXECUTION, "files": files}, indent=1, sort_keys=True))
 
 
 def escape(text: Any) -> str:
@@ -39,6 +69,7 @@ def write_table(frame: pd.DataFrame, path: str | os.PathLike, column_format: str
                       *rows, r"\bottomrule", r"\end{tabular}", ""])
     with atomic_path(path) as temporary:
         temporary.write_text(text)
+    _file_printed(path)
     return Path(path)
 
 
@@ -51,6 +82,7 @@ def write_macros(values: dict[str, Any], path: str | os.PathLike) -> Path:
         lines.append(rf"\newcommand{{\{name}}}{{{value}}}")
     with atomic_path(path) as temporary:
         temporary.write_text("\n".join(lines) + "\n")
+    _file_printed(path)
     return Path(path)
 
 
@@ -77,6 +109,7 @@ def with_interval(value: float, low: float, high: float, digits: int = 3) -> str
     cell = number(value, digits)
     if not (math.isfinite(low) and math.isfinite(high)):
         return cell
+    _note_width(value, low, high)
     percent = 100 * max(value - low, high - value) / abs(value) if value else math.inf
     if percent > WIDE_INTERVAL_PERCENT:
         return f"{cell} ({_bounds(low, high)})"
@@ -94,6 +127,7 @@ def interval(value: Estimate, digits: int = 2, factor: float = 1.0, unit: str = 
     interval 0.96 to 0.98"), or \\nointerval where one round gave none (or nothing was measured)."""
     if not value.known:
         return r"\nointerval{}"
+    _note_width(value.value, value.low, value.high)
     return _bounds(value.low, value.high, digits, factor, unit)
 
 
@@ -114,7 +148,8 @@ def with_bounds(value: Estimate, digits: int = 2, factor: float = 1.0, unit: str
     cell = number(value.value * factor, digits) + unit
     if not value.known:
         return cell
-    return f"{cell} ({interval(value, digits, factor, unit)})"
+    # its bounds, not noted among the printed widths: a width relative to a value near zero is no rate's
+    return f"{cell} ({_bounds(value.low, value.high, digits, factor, unit)})"
 
 
 # The mark of a cell measured on a machine too noisy to trust it (throughput.core.noise);
