@@ -307,6 +307,30 @@ def study_summary(provenances: Mapping[str, Sequence[dict[str, Any]]]) -> dict[s
     return facts
 
 
+def _spread_of(widths: pd.DataFrame, limit: float) -> dict[str, Any]:
+    """The distribution of relative half-widths (`widths`: experiment, width): their count, median,
+    upper quantile and count wider than `limit`, and per experiment its median and count; the
+    keys each caller names as its macros (_WIDTH_NAMES, _PRINTED_NAMES)."""
+    return {"Count": len(widths), "Median": 100 * widths["width"].median(),
+            "Quantile": int(round(100 * WIDTH_QUANTILE)), "High": 100 * widths["width"].quantile(WIDTH_QUANTILE),
+            "Wide": int((widths["width"] > limit).sum()), "Limit": 100 * limit,
+            "List": [(experiment, 100 * group["width"].median(), len(group))
+                     for experiment, group in widths.groupby("experiment", sort=True)]}
+
+
+_WIDTH_NAMES = {"Count": "WidthRuns", "Median": "WidthMedian", "Quantile": "WidthQuantile", "High": "WidthHigh",
+                "Wide": "Wide", "Limit": "WidthLimit", "List": "WidthsList"}
+_PRINTED_NAMES = {"Count": "PrintedCells", "Median": "PrintedMedian", "Quantile": "PrintedQuantile",
+                  "High": "PrintedHigh", "Wide": "PrintedWide", "Limit": "PrintedLimit", "List": "PrintedList"}
+
+
+def _width_limit(provenances: Mapping[str, Sequence[dict[str, Any]]]) -> float:
+    """The half-width beyond which the stored runs called a figure noisy (the largest they
+    recorded; the default where none did)."""
+    return max((p["noise"]["max_half_width"] for runs in provenances.values() for p in runs
+                if "max_half_width" in p.get("noise", {})), default=Settings().max_half_width)
+
+
 def _widths(provenances: Mapping[str, Sequence[dict[str, Any]]]) -> dict[str, Any]:
     """How wide the stored interleaved runs' intervals are: their distribution, per experiment and
     over all (each run's widest series, throughput.core.experiment), and how they drifted (`_drift`)."""
@@ -315,14 +339,8 @@ def _widths(provenances: Mapping[str, Sequence[dict[str, Any]]]) -> dict[str, An
                            if p.get("noise", {}).get("half_width") is not None])
     if widths.empty:
         return {"WidthsState": "none"}
-    limit = max(p["noise"].get("max_half_width", 0.0) for runs in provenances.values() for p in runs if "noise" in p)
-    return {"WidthsState": "some", "WidthRuns": len(widths), "WidthMedian": 100 * widths["width"].median(),
-            "WidthQuantile": int(round(100 * WIDTH_QUANTILE)),
-            "WidthHigh": 100 * widths["width"].quantile(WIDTH_QUANTILE),
-            "Wide": int((widths["width"] > limit).sum()), "WidthLimit": 100 * limit,
-            "WidthsList": [(experiment, 100 * group["width"].median(), len(group))
-                           for experiment, group in widths.groupby("experiment", sort=True)],
-            **_drift(provenances)}
+    spread = _spread_of(widths, _width_limit(provenances))
+    return {"WidthsState": "some", **{_WIDTH_NAMES[k]: v for k, v in spread.items()}, **_drift(provenances)}
 
 
 def _drift(provenances: Mapping[str, Sequence[dict[str, Any]]]) -> dict[str, Any]:
@@ -356,18 +374,12 @@ def printed_widths(generated: str | os.PathLike) -> dict[str, list[float]]:
 
 
 def _printed(printed: Mapping[str, Sequence[float]], limit: float) -> dict[str, Any]:
-    """How wide the printed intervals are: over all, their median, upper quantile and count wider
-    than `limit` (relative), and per experiment its median and count."""
+    """How wide the printed intervals are (`_spread_of`, over all and per experiment)."""
     widths = pd.DataFrame([{"experiment": experiment.replace("_", " "), "width": w}
                            for experiment, found in printed.items() for w in found])
     if widths.empty:
         return {"PrintedState": "none"}
-    return {"PrintedState": "some", "PrintedCells": len(widths), "PrintedMedian": 100 * widths["width"].median(),
-            "PrintedQuantile": int(round(100 * WIDTH_QUANTILE)),
-            "PrintedHigh": 100 * widths["width"].quantile(WIDTH_QUANTILE),
-            "PrintedWide": int((widths["width"] > limit).sum()), "PrintedLimit": 100 * limit,
-            "PrintedList": [(experiment, 100 * group["width"].median(), len(group))
-                            for experiment, group in widths.groupby("experiment", sort=True)]}
+    return {"PrintedState": "some", **{_PRINTED_NAMES[k]: v for k, v in _spread_of(widths, limit).items()}}
 
 
 def study_macros(provenances: Mapping[str, Sequence[dict[str, Any]]],
@@ -379,8 +391,6 @@ def study_macros(provenances: Mapping[str, Sequence[dict[str, Any]]],
     # each value lowered to fit this machine, once (every run of an experiment records the same)
     fits = {tuple(str(f[k]) for k in ("key", "requested", "used", "limit")): None
             for runs in provenances.values() for p in runs for f in p.get("fitted_to_machine", [])}
-    limits = [p["noise"]["max_half_width"] for runs in provenances.values() for p in runs
-              if "max_half_width" in p.get("noise", {})]
-    facts = {**study_summary(provenances), **_printed(printed or {}, max(limits, default=Settings().max_half_width)),
+    facts = {**study_summary(provenances), **_printed(printed or {}, _width_limit(provenances)),
              "FitState": _some(len(fits)), "FitList": list(fits)}
     return {**macros("Study", facts), "StudyNoise": r"\studynoise"}
