@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import awkward as ak
@@ -709,6 +710,39 @@ def test_a_numba_cuda_that_cannot_compile_is_a_reason_not_a_crash(monkeypatch):
     monkeypatch.setattr(device, "_cupy_reason", lambda: None)
     monkeypatch.setattr(device, "query_cuda_device", lambda: (None, gb.NO_GPU))
     assert gb.detect_gpu(["numba_cuda"]).reason("numba_cuda").endswith(reason)
+
+
+ROW_STACK_REMOVED = """
+import sys, warnings
+import numpy as np
+warnings.simplefilter("ignore")  # numpy < 2.5 warns that row_stack is deprecated
+del np.row_stack                  # as numpy 2.5 has it, on the H200 node
+from throughput.experiments.gpu_bandwidth import device
+if sys.argv[1] == "numba":  # the probe, compiled by numba.cuda as imported before
+    from numba import cuda
+    device.import_numba_cuda = lambda: cuda
+    print(device._numba_cuda_compile_reason())
+else:
+    device.import_numba_cuda()
+    print(device._numba_cuda_compile_reason(), np.row_stack([[1, 2], [3, 4]]).tolist(), np.row_stack is np.vstack)
+"""
+
+
+def test_numba_cuda_compiles_under_a_numpy_without_row_stack(monkeypatch):
+    """The H200 node's failure, reproduced in a fresh process (numba-cuda registers its overloads
+    once, at the first compile): without np.row_stack plain numba.cuda cannot compile the probe;
+    through import_numba_cuda it can, and the alias it gives back is vstack's, as a function of its own."""
+    monkeypatch.delenv("NUMBA_ENABLE_CUDASIM", raising=False)
+
+    def run(mode):
+        done = subprocess.run([sys.executable, "-c", ROW_STACK_REMOVED, mode], capture_output=True, text=True,
+                              cwd=REPO, timeout=300)
+        assert done.returncode == 0, done.stderr[-2000:]
+        return done.stdout.strip().splitlines()[-1]
+
+    assert run("numba") == ("numba.cuda cannot compile a kernel here "
+                            "(AttributeError: module 'numpy' has no attribute 'row_stack')")
+    assert run("shim") == "None [[1, 2], [3, 4]] False"
 
 
 @pytest.mark.skipif(shutil.which("pdflatex") is None, reason="no pdflatex")

@@ -9,6 +9,8 @@ import subprocess
 from dataclasses import dataclass, field
 from typing import Any
 
+import numpy as np
+
 from ...core import cache_fit, harness
 from .cases import CUDA_KERNEL, GPU_METHODS, NO_GPU
 from .spec import MIB, driver_present
@@ -84,9 +86,29 @@ def _cupy_reason() -> str | None:
     return NO_GPU
 
 
+def _row_stack(tup, *, dtype=None, casting="same_kind"):
+    """np.row_stack as numpy < 2.5 had it: an alias of np.vstack."""
+    return np.vstack(tup, dtype=dtype, casting=casting)
+
+
+def import_numba_cuda():
+    """numba.cuda, made to compile under numpy >= 2.5.
+
+    numba-cuda registers an overload of np.row_stack when it compiles its first kernel, and
+    numpy 2.5 removed that function: on a GPU node with numpy 2.5.2 no kernel compiled
+    (AttributeError), and upstream will not follow numpy 2.5 (NVIDIA/numba-cuda#907, PR #916
+    closed unmerged). Our kernels never call it; giving numpy back its alias, as a function of
+    its own so that the overload does not land on np.vstack, lets numba-cuda register it."""
+    if not hasattr(np, "row_stack"):
+        np.row_stack = _row_stack
+    from numba import cuda
+
+    return cuda
+
+
 def _numba_cuda_reason() -> str | None:
     try:
-        from numba import cuda
+        cuda = import_numba_cuda()
     except ImportError as error:
         return f"numba.cuda is not installed ({error})"
     if os.environ.get("NUMBA_ENABLE_CUDASIM") == "1":
@@ -100,7 +122,9 @@ def _numba_cuda_compile_reason() -> str | None:
     """Why numba.cuda cannot compile a kernel like ours here (None: it can). Seen on a GPU node:
     its numba-cuda used np.row_stack, which its numpy 2.5 no longer has, when the first kernel
     was compiled, and that stopped the whole experiment; now the method is a row saying why."""
-    from numba import cuda, float32
+    from numba import float32
+
+    cuda = import_numba_cuda()
 
     def add_inplace(values, c):  # the flat add of numba_cuda.kernels, as the probe
         i = cuda.grid(1)

@@ -12,6 +12,7 @@ import pandas as pd
 
 from ...core import harness
 from .cases import CONSTANT, JAGGED_OPS
+from .device import import_numba_cuda
 from .cupy_backend import NumpyBackend, no_setup, passes_taking, takes_made
 from .data import Jagged, from_counts, jagged_bytes_moved, jagged_values, reference, validate_output
 
@@ -30,7 +31,7 @@ def cuda_kernels() -> SimpleNamespace:
     module global because the simulator swaps it in the kernels' globals.
     """
     global cuda
-    from numba import cuda
+    cuda = import_numba_cuda()
 
     @cuda.jit
     def add_inplace(a, c):
