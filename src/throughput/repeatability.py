@@ -1,5 +1,5 @@
-"""Do two runs of the memory-bandwidth or the reader-comparison experiment agree? The
-noise-control benchmark.
+"""Do two runs of the memory-bandwidth, the GPU-bandwidth or the reader-comparison
+experiment agree? The noise-control benchmark.
 
     python -m throughput.repeatability RAW_DIR_A RAW_DIR_B [--tolerance 0.05] [--share 0.9]
 
@@ -7,7 +7,9 @@ Reads the raw results of two runs (results/<experiment>/raw of each; which
 experiment, from the rows). Memory bandwidth: each one's single-thread -O table
 and STREAM ratio table as the paper builds them. Reader comparison: every
 reader's reading rate per value on every input set, branch and cache state, and
-its paired ratio to the columnar reader. Both runs' cells are printed side by
+its paired ratio to the columnar reader. GPU bandwidth (two archives of one kind of
+GPU node, say): every run's best rate, and explode's and combine's paired ratio
+to the flat add. Both runs' cells are printed side by
 side with the relative difference. Every cell is judged, noisy or not: it
 agrees when the two runs' 95% intervals overlap or their values differ by at
 most the tolerance; the exit status is 1 when fewer than `share` of all cells
@@ -28,7 +30,8 @@ from .experiments import memory_bandwidth as mb
 
 def read_run(raw_dir: str | Path) -> pd.DataFrame:
     """The summary table of the raw results in `raw_dir` (its latest execution's): the reader
-    comparison's (rows naming a reader) with its ratios, else the memory-bandwidth one's."""
+    comparison's (rows naming a reader) with its ratios, the GPU-bandwidth one's (rows naming a
+    case), or the memory-bandwidth one's (rows naming a mode); anything else is named and refused."""
     paths = results.current_raw_files(raw_dir)
     if not paths:
         raise SystemExit(f"{raw_dir}: no raw results (*.parquet) there")
@@ -36,6 +39,13 @@ def read_run(raw_dir: str | Path) -> pd.DataFrame:
     if "reader" in frame:
         from .experiments import reader_comparison as rc  # here: it imports ROOT's helpers and uproot
         return rc.ratios(rc.summary(frame))
+    if "case" in frame:
+        from .experiments import gpu_bandwidth as gb
+
+        return gb.summary(gb.with_rates(frame, None))  # rates, not fractions: no nominal bandwidth needed
+    if "mode" not in frame:
+        raise SystemExit(f"{raw_dir}: rows of none of the experiments compared here "
+                         "(memory bandwidth, GPU bandwidth, reader comparison)")
     return mb.summary(mb.with_rates(frame))
 
 
@@ -58,11 +68,34 @@ def _reader_cells(table: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+def _gpu_cells(table: pd.DataFrame) -> pd.DataFrame:
+    """Every GPU-bandwidth run's best rate (G values/s, each process's best pass across the
+    processes) and the jagged table's paired ratios of explode and combine to the flat add."""
+    from .experiments import gpu_bandwidth as gb
+
+    rates = pd.DataFrame({
+        "table": "G values/s", "value": table["ghz_best"], "low": table["ghz_low"], "high": table["ghz_high"],
+        "noisy": table["noisy"].astype(bool),
+        "cell": [f"{g} {m} {c} {d} t{t}" for g, m, c, d, t in
+                 zip(table["group"], table["method"], table["case"], table["dtype"], table["threads"])]})
+    jagged = gb.jagged_table(table)
+    ratios = [pd.DataFrame({"table": f"{op} / flat", "value": jagged[f"{op}_ratio"],
+                            "low": jagged[f"{op}_ratio_low"], "high": jagged[f"{op}_ratio_high"],
+                            "noisy": jagged[f"{op}_ratio_noisy"].astype(bool),
+                            "cell": [f"{m} {d} t{t}" for m, d, t in
+                                     zip(jagged["method"], jagged["dtype"], jagged["threads"])]})
+              for op in ("explode", "combine")]
+    return pd.concat([rates, *ratios], ignore_index=True)
+
+
 def cells(table: pd.DataFrame) -> pd.DataFrame:
     """The measured cells a run's tables print: what, value, its interval, noisy (the -O table's
-    and the ratio table's for memory bandwidth; rates and ratios for the reader comparison)."""
+    and the ratio table's for memory bandwidth; rates and ratios for the reader comparison and
+    the GPU bandwidth)."""
     if "reader" in table:
         return _reader_cells(table)
+    if "case" in table:
+        return _gpu_cells(table)
     opt = mb.opt_table(table)
     ratios = mb.ratio_table(table)
     return pd.concat([
