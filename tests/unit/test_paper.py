@@ -85,14 +85,17 @@ def test_printed_intervals_are_filed_under_the_file_they_were_written_to(tmp_pat
     paper.with_bounds(Estimate(0.01, -0.5, 0.5, 5))  # near zero: its bounds only
     paper.with_interval(3.0, float("nan"), float("nan"))  # one round: no interval
     paper.write_table(pd.DataFrame({"cell": cells}), folder / "table.tex")
+    typeset = paper.with_interval(5.0, 4.5, 5.5)  # a table typeset by its experiment (the GPU section's)
+    assert (paper.write_tex(typeset, folder / "typeset.tex")).read_text() == typeset
     paper.interval(Estimate(4.0, 3.0, 5.0, 5))
     paper.write_macros({"Some": "1"}, folder / "macros.tex")
     files = json.loads((folder / paper.PRINTED_WIDTHS).read_text())["files"]
     assert files["table.tex"] == pytest.approx([0.2, 0.05]) and files["macros.tex"] == pytest.approx([0.25])
+    assert files["typeset.tex"] == pytest.approx([0.1])
     printed = noise_sentences.printed_widths(tmp_path / "generated")
-    assert sorted(printed["some_experiment"]) == pytest.approx([0.05, 0.2, 0.25])
+    assert sorted(printed["some_experiment"]) == pytest.approx([0.05, 0.1, 0.2, 0.25])
     facts = noise_sentences._printed(printed, 0.1)
-    assert (facts["PrintedCells"], facts["PrintedWide"], facts["PrintedMedian"]) == (3, 2, pytest.approx(20.0))
+    assert (facts["PrintedCells"], facts["PrintedWide"], facts["PrintedMedian"]) == (4, 2, pytest.approx(15.0))
     assert noise_sentences._printed({}, 0.1) == {"PrintedState": "none"}
 
 

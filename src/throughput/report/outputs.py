@@ -19,7 +19,6 @@ from pathlib import Path
 from typing import Any
 
 from . import paper, plotstyle
-from ..core.results import atomic_path
 from ..setup.spec import MACROS, Spec
 
 
@@ -51,12 +50,9 @@ class Outputs:
                                  text_columns=text_columns)
 
     def tex(self, name: str, text: str) -> Path:
-        """A table already typeset as LaTeX."""
+        """A table already typeset as LaTeX (throughput.report.paper.write_tex)."""
         self._declared("table", name, self.spec.tables)
-        path = self.paper_dir / f"{name}.tex"
-        with atomic_path(path) as temporary:
-            temporary.write_text(text)
-        return path
+        return paper.write_tex(text, self.paper_dir / f"{name}.tex")
 
     def macros(self, values: dict[str, Any]) -> Path:
         """The experiment's number macros (throughput.report.paper.write_macros)."""

@@ -24,7 +24,7 @@ _SPECIAL = {"&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_", "{": r"\
 
 # How wide the intervals the paper prints are (issue 28's benchmark: every printed rate and ratio
 # cell): with_interval and interval note each one's relative half-width (the larger side, as
-# printed) here; each table or macros file written takes the widths noted since the last write,
+# printed) here; each table or macros file written (write_tex) takes the widths noted since the last write,
 # under its name, into PRINTED_WIDTHS beside it (the notebook's generated folder, one
 # execution's files), which the method section sums up (noise_sentences.printed_widths).
 PRINTED_WIDTHS = "printed_widths.json"
@@ -67,6 +67,12 @@ def write_table(frame: pd.DataFrame, path: str | os.PathLike, column_format: str
     column_format = column_format or "l" * text_columns + "r" * (len(frame.columns) - text_columns)
     text = "\n".join([rf"\begin{{tabular}}{{{column_format}}}", r"\toprule", header, r"\midrule",
                       *rows, r"\bottomrule", r"\end{tabular}", ""])
+    return write_tex(text, path)
+
+
+def write_tex(text: str, path: str | os.PathLike) -> Path:
+    """LaTeX written whole or not at all (a table typeset elsewhere, say), with the widths of the
+    intervals printed into it filed under its name."""
     with atomic_path(path) as temporary:
         temporary.write_text(text)
     _file_printed(path)
@@ -80,10 +86,7 @@ def write_macros(values: dict[str, Any], path: str | os.PathLike) -> Path:
         if not re.fullmatch(r"[A-Za-z]+", name):
             raise ValueError(f"macro name {name!r} must be letters only")
         lines.append(rf"\newcommand{{\{name}}}{{{value}}}")
-    with atomic_path(path) as temporary:
-        temporary.write_text("\n".join(lines) + "\n")
-    _file_printed(path)
-    return Path(path)
+    return write_tex("\n".join(lines) + "\n", path)
 
 
 def number(value: float, digits: int = 3) -> str:
