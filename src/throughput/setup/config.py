@@ -204,6 +204,14 @@ def _describe(error: jsonschema.ValidationError) -> str:
     return f"config key '{_key(error.absolute_path)}' = {error.instance!r}: {error.message}"
 
 
+def rounds(resolved: Mapping[str, Any], section: str) -> int:
+    """The rounds (fresh processes per run) of `section`'s experiment: its own `repetitions` where
+    its schema has one and the config sets it (a section whose cells need narrower intervals than
+    the others can afford), else the study's top-level `repetitions`."""
+    own = resolved.get(section, {}).get("repetitions")
+    return int(own) if own is not None else int(resolved["repetitions"])
+
+
 def thread_counts(max_threads: int) -> list[int]:
     """1, 2, 4, ... below max_threads, and max_threads itself."""
     counts, n = [], 1
