@@ -947,14 +947,14 @@ def test_a_resource_check_without_the_sections_checks_is_refused():
 
 
 def test_a_section_may_set_its_own_rounds_over_the_studys():
-    """The reader comparison's own `repetitions`, where a config sets them, over the top-level ones;
-    every other section, and the reader comparison where it sets none (the default config), takes
-    the top-level ones; a bad value is named by its key before anything runs."""
+    """The reader comparison's own `rounds`, where a config sets them, over the top-level
+    repetitions; every other section, and the reader comparison where it sets none (the default
+    config), takes the top-level ones; a bad value is named by its key before anything runs."""
     default = _validate(yaml.safe_load((REPO / "config" / "config.yaml").read_text()))
-    assert default["reader_comparison"]["repetitions"] is None
+    assert default["reader_comparison"]["rounds"] is None
     assert config.rounds(default, "reader_comparison") == config.rounds(default, "writing") == default["repetitions"]
-    own = _validate({"repetitions": 3, "reader_comparison": {"repetitions": 7}})
+    own = _validate({"repetitions": 3, "reader_comparison": {"rounds": 7}})
     assert config.rounds(own, "reader_comparison") == 7
     assert config.rounds(own, "writing") == config.rounds(own, "memory_bandwidth") == 3
-    with pytest.raises(ConfigError, match="reader_comparison.repetitions"):
-        _validate({"reader_comparison": {"repetitions": 0}})
+    with pytest.raises(ConfigError, match="reader_comparison.rounds"):
+        _validate({"reader_comparison": {"rounds": 0}})

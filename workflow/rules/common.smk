@@ -25,7 +25,7 @@ STUDY = _keys_sorted(STUDY)
 def notebook_parameters(experiment, **extra):
     """Papermill parameters of one experiment's notebook, as JSON: its whole
     config section as one parameter named after it, the shared keys (repetitions:
-    the section's own where it sets them, throughput.setup.config.rounds; warmup,
+    the section's own `rounds` where it sets them, throughput.setup.config.rounds; warmup,
     noise), `extra`,
     and where its outputs go (under the working directory)."""
     root = Path.cwd()

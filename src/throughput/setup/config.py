@@ -205,10 +205,10 @@ def _describe(error: jsonschema.ValidationError) -> str:
 
 
 def rounds(resolved: Mapping[str, Any], section: str) -> int:
-    """The rounds (fresh processes per run) of `section`'s experiment: its own `repetitions` where
-    its schema has one and the config sets it (a section whose cells need narrower intervals than
-    the others can afford), else the study's top-level `repetitions`."""
-    own = resolved.get(section, {}).get("repetitions")
+    """The rounds (fresh processes per run) of `section`'s experiment: the section's own `rounds`
+    where its schema has that key and the config sets it (a section whose cells need narrower
+    intervals than the others can afford), else the study's top-level `repetitions`."""
+    own = resolved.get(section, {}).get("rounds")
     return int(own) if own is not None else int(resolved["repetitions"])
 
 
