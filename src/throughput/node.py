@@ -103,7 +103,7 @@ def settings(quick: bool, overrides: dict[str, Any] | None = None) -> tuple[dict
 def _params(resolved: dict[str, Any], section: str) -> dict[str, Any]:
     """A section's parameters as its notebook makes them; what was fitted goes into every run's provenance."""
     machine_fit.record(resolved["fitted_to_machine"].get(section, []))
-    return {**resolved[section], "repetitions": config.rounds(resolved, section), "warmup": resolved["warmup"]}
+    return {**resolved[section], "repetitions": resolved["repetitions"], "warmup": resolved["warmup"]}
 
 
 def measure_memory_bandwidth(resolved: dict[str, Any], results: Path) -> dict[str, str]:

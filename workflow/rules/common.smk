@@ -7,7 +7,6 @@ import json
 import os
 
 from throughput.setup import kernel_sources, paths
-from throughput.setup.config import rounds as section_rounds  # (not `config`: Snakemake's own global)
 from throughput.machines import tables as machines
 from throughput.experiments import SPECS
 
@@ -24,16 +23,15 @@ STUDY = _keys_sorted(STUDY)
 
 def notebook_parameters(experiment, **extra):
     """Papermill parameters of one experiment's notebook, as JSON: its whole
-    config section as one parameter named after it, the shared keys (repetitions:
-    the section's own `rounds` where it sets them, throughput.setup.config.rounds; warmup,
-    noise), `extra`,
+    config section as one parameter named after it, the shared keys (repetitions,
+    warmup, noise), `extra`,
     and where its outputs go (under the working directory)."""
     root = Path.cwd()
     return json.dumps({
         experiment: STUDY[experiment],
         # what of it was lowered to fit this machine (throughput.setup.machine_fit)
         "fitted_to_machine": STUDY["fitted_to_machine"].get(experiment, []),
-        "repetitions": section_rounds(STUDY, experiment),
+        "repetitions": STUDY["repetitions"],
         "warmup": STUDY["warmup"],
         "noise": STUDY["noise"],  # every experiment measures through the generic loop's noise control
         **extra,
