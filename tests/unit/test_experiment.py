@@ -1,6 +1,7 @@
 """The generic measuring loop: interleaving, load records, re-measuring noisy groups, flags, reuse."""
 from __future__ import annotations
 
+import json
 import math
 import subprocess
 import sys
@@ -140,7 +141,7 @@ def test_round_orders_are_random_permutations_that_a_seed_repeats():
 
 def test_every_pass_records_the_load_and_every_run_its_spread(tmp_path):
     frame = _measure(tmp_path, FakeMethods({name: [1.0, 1.02, 0.98] for name in "ABC"}), noise.Settings())
-    for column in ("load_avg_1min", "others_cores", "steal_fraction"):
+    for column in ("load_avg_1min", "others_cores", "orchestrator_cores", "steal_fraction"):
         assert frame[column].notna().all() and (frame[column] >= 0).all(), column
     # the interval across the 3 rounds decides (t on logarithms, 2 degrees of freedom); the CV describes
     half_width = intervals.across_processes([1.0, 1.02, 0.98]).relative_half_width
@@ -153,7 +154,11 @@ def test_every_pass_records_the_load_and_every_run_its_spread(tmp_path):
     assert (drift["figures"], drift["rounds"]) == (3, 3)
     assert stored_provenance["noise"] == {"max_half_width": 0.1, "attempts": 1, "retakes": 0, "sample_retakes": 0,
                                           "earlier_attempts_widest": [], "noisy": False, "half_width": half_width}
-    assert set(stored_provenance["load"]) == {"load_avg_1min", "others_cores", "steal_fraction", "cpu_stall_share"}
+    assert set(stored_provenance["load"]) == {"load_avg_1min", "others_cores", "orchestrator_cores",
+                                              "steal_fraction", "cpu_stall_share"}
+    # the orchestrator's share is the mean over the run's passes, as its rows recorded them
+    assert stored_provenance["load"]["orchestrator_cores"] == pytest.approx(
+        frame[frame["run"] == "A"].drop_duplicates("round")["orchestrator_cores"].mean())
     assert key["interleaved_with"] == ["A", "B", "C"] and key["machine"] == provenance.fingerprint()
 
 
@@ -275,10 +280,37 @@ def test_load_monitor_leaves_out_this_process_and_stolen_time(monkeypatch):
     own = iter([10.0, 12.0])
     monkeypatch.setattr(noise, "_cpu_seconds", lambda: next(machine))
     monkeypatch.setattr(noise, "_own_cpu_seconds", lambda: next(own))
+    monkeypatch.setattr(noise, "_orchestrator_cpu_seconds", iter([1.0, 1.25]).__next__)
     with noise.LoadMonitor() as monitor:
         pass
-    assert monitor.load.others_cpu_s == pytest.approx(0.5)  # 3 busy - 0.5 stolen - 2 own
+    assert monitor.load.others_cpu_s == pytest.approx(0.25)  # 3 busy - 0.5 stolen - 2 own - 0.25 orchestrator
+    assert monitor.load.orchestrator_cpu_s == pytest.approx(0.25)
     assert monitor.load.steal_s == 0.5
+
+
+_CHILD_MONITOR = """
+import json, sys, time
+from throughput.core import noise
+sys.stdin.readline()  # the parent is busy from now on
+with noise.LoadMonitor() as monitor:
+    time.sleep(1.0)
+print(json.dumps(monitor.load.as_columns()))
+"""
+
+
+def test_load_monitor_counts_the_process_it_descends_from_as_its_orchestrator():
+    # The parent (this test, standing for Snakemake or the notebook runner) keeps a core busy while
+    # its child measures: that core is the orchestrator's, not another process's.
+    child = subprocess.Popen([sys.executable, "-c", _CHILD_MONITOR], stdin=subprocess.PIPE,
+                             stdout=subprocess.PIPE, text=True)
+    child.stdin.write("go\n")
+    child.stdin.flush()
+    deadline = time.monotonic() + 1.3
+    while time.monotonic() < deadline:
+        pass
+    load = json.loads(child.communicate(timeout=30)[0])
+    assert load["orchestrator_cores"] > 0.5, load
+    assert load["others_cores"] < 0.5, load
 
 
 def test_the_method_section_sentence_comes_from_every_stored_run(tmp_path):
@@ -311,6 +343,25 @@ def test_the_method_section_sentence_comes_from_every_stored_run(tmp_path):
     assert macros["StudyNoiseFitState"] == "none"  # nothing lowered in these runs
     retaken = {"memory_bandwidth": [{**p, "noise": {**p["noise"], "retakes": 2}} for p in provenances["memory_bandwidth"]]}
     assert noise_sentences.study_summary(retaken)["RetakenList"] == [(4, "memory bandwidth")]
+
+
+def _with_orchestrator(shares):
+    return {"memory_bandwidth": [{"load": {"others_cores": 0.1, "load_avg_1min": 1.0, "steal_fraction": 0.0,
+                                           "orchestrator_cores": share}} for share in shares]}
+
+
+def test_the_method_section_says_how_busy_the_orchestrator_kept_the_cores():
+    # judged by the mean over the runs (one run's share is a few clock ticks), the busiest run named
+    quiet = noise_sentences.study_summary(_with_orchestrator([0.0, 0.004, 0.024]))
+    assert quiet["OrchestratorState"] == "quiet" and quiet["OrchestratorRuns"] == 3
+    assert quiet["OrchestratorMean"] == pytest.approx(100 * 0.028 / 3) and quiet["OrchestratorMax"] == pytest.approx(2.4)
+    busy = noise_sentences.study_summary(_with_orchestrator([0.25, 0.2, float("nan")]))  # before issue 44
+    assert (busy["OrchestratorState"], busy["OrchestratorRuns"]) == ("busy", 2)
+    assert busy["OrchestratorMean"] == pytest.approx(22.5)
+    unknown = _with_orchestrator([0.1])
+    del unknown["memory_bandwidth"][0]["load"]["orchestrator_cores"]  # stored before it was recorded
+    assert noise_sentences.study_summary(unknown)["OrchestratorState"] == "unknown"
+    assert noise_sentences.study_macros(_with_orchestrator([0.0]))["StudyNoiseOrchestratorState"] == "quiet"
 
 
 def test_the_noise_sentence_says_when_no_spread_is_known(tmp_path):

@@ -56,8 +56,9 @@ SECTIONS = {
 }
 
 
-def _load(others, load, steal):
-    return {"others_cores": others, "load_avg_1min": load, "steal_fraction": steal}
+def _load(others, load, steal, orchestrator=None):
+    return {"others_cores": others, "load_avg_1min": load, "steal_fraction": steal,
+            **({} if orchestrator is None else {"orchestrator_cores": orchestrator})}
 
 
 def _interleaved(width, noisy=False, retakes=0, drift=None):
@@ -73,11 +74,13 @@ STUDIES = {
                                               drift={"common": 0.02, "own": 0.01, "figures": 4, "rounds": 5}),
                                  {**_interleaved(0.2), "fitted_to_machine": [FIT]}],
             "writing": [{"load": _load(0.5, 2.0, 0.01)}, {}]},
-    "quiet": {"memory_bandwidth": [_interleaved(0.05), _interleaved(0.02)]},
+    "quiet": {"memory_bandwidth": [_interleaved(0.05), _interleaved(0.02)],
+              "writing": [{"load": _load(0.1, 1.0, 0.0, orchestrator=0.001)}]},
     "oneby": {"writing": [{"load": _load(float("nan"), 1.0, 0.0)}]},
     # no load average or steal from the operating system
     "nosystem": {"writing": [{"load": _load(0.1, float("nan"), float("nan"))}]},
-    "nowidth": {"memory_bandwidth": [{"load": _load(0.1, 1.0, 0.0), "noise": {"max_half_width": 0.1}}]},
+    "nowidth": {"memory_bandwidth": [{"load": _load(0.1, 1.0, 0.0, orchestrator=0.25),
+                                      "noise": {"max_half_width": 0.1}}]},
 }
 # The widths of the intervals a study's experiments printed (paper.PRINTED_WIDTHS), where it has any.
 PRINTED = {"all": {"memory_bandwidth": [0.02, 0.04, 0.3], "writing": [0.12]}}

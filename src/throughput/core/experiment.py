@@ -170,10 +170,13 @@ def measure_interleaved(groups: Sequence[Group], raw_dir: str | Path, key_of: Ca
                                                                 quantity, per_round, bar)
             for run in group.runs:
                 rows = frame[frame["run"] == run["name"]].reset_index(drop=True)
+                passes = rows.drop_duplicates(["round", "retakes"])
                 record = {**provenance[run["name"]],
-                          "load": {column: float(rows[column].max())
-                                   for column in ("load_avg_1min", "others_cores", "steal_fraction",
-                                                  "cpu_stall_share")},
+                          "load": {**{column: float(rows[column].max())
+                                      for column in ("load_avg_1min", "others_cores", "steal_fraction",
+                                                     "cpu_stall_share")},
+                                   # a mean over the passes: one pass's share is a few 10 ms ticks at most
+                                   "orchestrator_cores": float(passes["orchestrator_cores"].mean())},
                           "noise": {"max_half_width": settings.max_half_width,
                                     "attempts": int(rows["attempt"].max()) + 1,
                                     "retakes": int(rows.drop_duplicates(["round"])["retakes"].sum()),

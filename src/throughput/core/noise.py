@@ -5,10 +5,13 @@ memory bus for seconds, and the same binary then measures half its rate. Two
 things make that visible instead of printing it as a result:
 
 * `LoadMonitor` records, for every run, what the rest of the machine did
-  meanwhile: the load average, the CPU time the hypervisor stole, and the CPU
-  time used by processes other than this one and its children (from
-  /proc/stat and /proc/loadavg: psutil does not give machine-wide steal or
-  other processes' time in one reading); and what delayed the pass itself:
+  meanwhile: the load average, the CPU time the hypervisor stole, the CPU time
+  of the processes this one descends from (the orchestrator: the notebook
+  runner, Snakemake, make; counted apart, since the study's own harness must
+  stay quiet while it measures) and the CPU time used by every other process
+  but this one and its children (from /proc/stat and /proc/loadavg: psutil
+  does not give machine-wide steal or other processes' time in one reading);
+  and what delayed the pass itself:
   the share of its wall time in which some runnable task waited for a CPU
   (the kernel's pressure stall information, /proc/pressure/cpu "some") and
   the involuntary context switches of this process and its children. With
@@ -95,17 +98,36 @@ def _own_cpu_seconds() -> float:
     return times.user + times.system + times.children_user + times.children_system
 
 
+def _orchestrator_cpu_seconds() -> float:
+    """CPU time of the processes this one descends from (their own, not their children's), init
+    (pid 1) left out: the notebook runner, Snakemake and whatever started them. NaN where none
+    can be read (no /proc)."""
+    try:
+        ancestors = [p for p in psutil.Process().parents() if p.pid > 1]
+    except psutil.Error:
+        return math.nan
+    total = 0.0
+    for process in ancestors:
+        try:
+            times = process.cpu_times()
+        except psutil.Error:  # exited meanwhile: its time can no longer be told apart
+            continue
+        total += times.user + times.system
+    return total
+
+
 @dataclass
 class Load:
     """What the machine did during one measurement (NaN where the OS does not say)."""
 
     wall_s: float
     load_avg_1min: float         # at the end of the measurement
-    others_cpu_s: float          # CPU time of every process but this one and its children
+    others_cpu_s: float          # CPU time of every process but this one, its children and its orchestrator
     steal_s: float               # CPU time the hypervisor gave to other guests
     cores: int
     stall_s: float = math.nan    # wall time in which some runnable task waited for a CPU
     involuntary_switches: int = 0  # of this process and its children
+    orchestrator_cpu_s: float = math.nan  # CPU time of the processes this one descends from
 
     @property
     def stall_share(self) -> float:
@@ -118,6 +140,12 @@ class Load:
         return self.others_cpu_s / self.wall_s if self.wall_s > 0 else math.nan
 
     @property
+    def orchestrator_cores(self) -> float:
+        """Cores kept busy by the study's own orchestrator (Snakemake, the notebook runner), on
+        average over the measurement."""
+        return self.orchestrator_cpu_s / self.wall_s if self.wall_s > 0 else math.nan
+
+    @property
     def steal_fraction(self) -> float:
         """Share of the machine's CPU time stolen by the hypervisor."""
         return self.steal_s / (self.wall_s * self.cores) if self.wall_s > 0 else math.nan
@@ -125,6 +153,7 @@ class Load:
     def as_columns(self) -> dict[str, float]:
         """The load as columns stored beside a run's timings."""
         return {"load_avg_1min": self.load_avg_1min, "others_cores": self.others_cores,
+                "orchestrator_cores": self.orchestrator_cores,
                 "steal_fraction": self.steal_fraction, "cpu_stall_share": self.stall_share,
                 "involuntary_switches": self.involuntary_switches}
 
@@ -135,14 +164,17 @@ class LoadMonitor:
     def __enter__(self) -> "LoadMonitor":
         self._wall0 = time.monotonic()
         self._machine0 = _cpu_seconds()
-        self._own0 = _own_cpu_seconds()
+        self._own0, self._orchestrator0 = _own_cpu_seconds(), _orchestrator_cpu_seconds()
         self._stall0, self._switches0 = _cpu_stall_seconds(), _involuntary_switches()
         self.load: Load | None = None
         return self
 
     def __exit__(self, *exc: Any) -> None:
         wall = time.monotonic() - self._wall0
-        machine1, own1 = _cpu_seconds(), _own_cpu_seconds()
+        machine1, own1, orchestrator1 = _cpu_seconds(), _own_cpu_seconds(), _orchestrator_cpu_seconds()
+        # NaN where the ancestors cannot be read; 0 where one exited meanwhile and took its time along
+        orchestrator = max(0.0, orchestrator1 - self._orchestrator0) if math.isfinite(orchestrator1) else math.nan
+        counted = own1 - self._own0 + (orchestrator if math.isfinite(orchestrator) else 0.0)
         if self._machine0 is None or machine1 is None:
             others = steal = math.nan
         else:
@@ -150,13 +182,14 @@ class LoadMonitor:
             busy = sum(v for k, v in delta.items() if k not in _IDLE)
             steal = delta["steal"]
             # Steal is time this VM did not run at all, not work of its processes.
-            others = max(0.0, busy - steal - (own1 - self._own0))
+            others = max(0.0, busy - steal - counted)
         load_avg = _load_average()
         stall1 = _cpu_stall_seconds()
         stall = math.nan if self._stall0 is None or stall1 is None else stall1 - self._stall0
         self.load = Load(wall_s=wall, load_avg_1min=math.nan if load_avg is None else load_avg,
                          others_cpu_s=others, steal_s=steal, cores=os.cpu_count() or 1, stall_s=stall,
-                         involuntary_switches=_involuntary_switches() - self._switches0)
+                         involuntary_switches=_involuntary_switches() - self._switches0,
+                         orchestrator_cpu_s=orchestrator)
 
 
 def interval_half_width(per_process: Iterable[float]) -> float:

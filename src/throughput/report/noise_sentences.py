@@ -46,6 +46,8 @@ STATES: dict[str, tuple[str, ...]] = {
     "Load": ("none", "some"),  # runs that recorded the machine's load
     "Recorded": ("all", "some"),  # all stored runs recorded it, or some of them
     "Others": ("named", "unknown"),  # the other processes' cores, with the busiest run's experiment, where known
+    # the study's own orchestrator's cores (noise.LoadMonitor: the processes a measurement descends from)
+    "Orchestrator": ("quiet", "busy", "unknown"),
     "System": ("known", "unknown"),  # the load average and steal, where the operating system gave them
     "Interleaved": ("none", "some"),  # experiments measured interleaved
     "OneByOne": ("none", "some"),  # experiments measured one method after another
@@ -289,6 +291,7 @@ def study_summary(provenances: Mapping[str, Sequence[dict[str, Any]]]) -> dict[s
         "OthersState": "unknown" if busiest is None else "named",
         "Busiest": None if busiest is None else busiest.experiment,
         "LoadMax": loads["load_avg_1min"].max(), "StealMax": 100 * loads["steal_fraction"].max()}
+    facts.update(_orchestrator(loads))
     # where the operating system gave no load average or steal (noise.py records NaN), it says so
     facts["SystemState"] = "known" if all(math.isfinite(facts[k]) for k in ("LoadMax", "StealMax")) else "unknown"
     # Runs of the generic interleaved loop (throughput.core.experiment) record their noise settings.
@@ -305,6 +308,25 @@ def study_summary(provenances: Mapping[str, Sequence[dict[str, Any]]]) -> dict[s
                  StayedState="some" if any(c for c, _ in noisy) else "none" if interleaved else "nointerleaved",
                  StayedList=[n for n in noisy if n[0]])
     return facts
+
+
+# The study's own orchestrator is quiet while it measures when it keeps less than this share of a
+# core busy over the measured passes, on average (issue 44: Snakemake's scheduler loop kept about a
+# quarter). One run's share is a few 10 ms clock ticks over its passes, so the mean judges, not the
+# busiest run.
+QUIET_ORCHESTRATOR_CORES = 0.01
+
+
+def _orchestrator(loads: pd.DataFrame) -> dict[str, Any]:
+    """How busy the study's own orchestrator (Snakemake, the notebook runner: the processes a
+    measurement descends from) kept the cores while the runs measured, from each run's mean over
+    its passes; runs stored before it was recorded are left out."""
+    shares = loads["orchestrator_cores"].dropna() if "orchestrator_cores" in loads else pd.Series(dtype=float)
+    if shares.empty:
+        return {"OrchestratorState": "unknown"}
+    return {"OrchestratorState": "quiet" if shares.mean() < QUIET_ORCHESTRATOR_CORES else "busy",
+            "OrchestratorRuns": len(shares), "OrchestratorMean": 100 * shares.mean(),
+            "OrchestratorMax": 100 * shares.max(), "OrchestratorLimit": 100 * QUIET_ORCHESTRATOR_CORES}
 
 
 def _spread_of(widths: pd.DataFrame, limit: float) -> dict[str, Any]:
