@@ -111,6 +111,13 @@ struct Job {
 
 std::string where(const std::string &file, const std::string &branch) { return "file " + file + ", branch " + branch; }
 
+// ROOT's first error since the last one taken, as "; ROOT: <it>" ("" if none): what a failed read
+// adds to the file and branch it names (a basket that does not decompress: "R__unzip: error -5").
+std::string root_said() {
+  const std::string error = bench::RootErrors::take();
+  return error.empty() ? "" : "; ROOT: " + error;
+}
+
 // The leaf types the readers compare: f(T{}) with the C++ type a leaf of `type` is read as.
 constexpr const char *kLeafTypes = "Float_t, Double_t, Char_t, UChar_t, Short_t, UShort_t, Int_t, UInt_t, "
                                    "Long64_t, ULong64_t, Bool_t";
@@ -203,7 +210,7 @@ OpenTree open_tree(const std::string &path, const Job &job) {
 void check_entry(Int_t bytes, const std::string &path, const std::string &branch, Long64_t entry) {
   if (bytes < 0)
     throw std::runtime_error(where(path, branch) + ": reading entry " + std::to_string(entry) +
-                             " failed (damaged basket?)");
+                             " failed (damaged basket?)" + root_said());
 }
 
 // --- the methods -------------------------------------------------------------------------------
@@ -286,7 +293,8 @@ void read_bulk(const Job &job, Pass &pass, CachePrep &prep) {
     for (Long64_t e = 0; e < entries;) {
       const Int_t got = t.branch->GetBulkRead().GetEntriesSerialized(e, buffer);
       if (got <= 0 || e + got > entries)
-        throw std::runtime_error(where(path, job.branch) + ": bulk read failed at entry " + std::to_string(e));
+        throw std::runtime_error(where(path, job.branch) + ": bulk read failed at entry " + std::to_string(e) +
+                                 " (damaged basket?)" + root_said());
       const char *p = buffer.GetCurrent();
       for (Int_t k = 0; k < got; ++k) {
         const Int_t n = counts[static_cast<std::size_t>(e + k)];
@@ -311,7 +319,7 @@ void for_each_basket(TBranch *branch, const std::string &path, F &&f) {
     TBasket *basket = branch->GetBasket(k);
     if (!basket)
       throw std::runtime_error(where(path, branch->GetName()) + ": basket " + std::to_string(k) +
-                               " could not be read (damaged file?)");
+                               " could not be read (damaged file?)" + root_said());
     f(basket->GetBufferRef()->Buffer() + basket->GetKeylen(), basket->GetLast() - basket->GetKeylen(),
       basket->GetNevBuf());
     branch->DropBaskets("all");  // one basket in memory at a time, as the other methods
@@ -362,12 +370,22 @@ void read_ttreereader_as(const Job &job, Pass &pass, CachePrep &prep) {
     TTreeReader reader(t.tree);
     Values values(reader, job.branch.c_str());
     pass.opened(bench::wall_seconds() - t0);
-    while (reader.Next()) {
-      if constexpr (std::is_same_v<Values, TTreeReaderValue<T>>)
-        pass.value(*values);
-      else
-        for (T v : values) pass.value(v);
-      pass.end_events(1);
+    // A basket that does not decompress is only logged by ROOT, and TTreeReader goes on with the
+    // garbage it left (a segmentation fault on a damaged ZLIB, LZ4 or LZMA basket): while the
+    // loop runs, ROOT's first error stops it instead (as rdf_bench's event loops).
+    try {
+      bench::RootErrors::Throwing stop_on_error;
+      while (reader.Next()) {
+        if constexpr (std::is_same_v<Values, TTreeReaderValue<T>>)
+          pass.value(*values);
+        else
+          for (T v : values) pass.value(v);
+        pass.end_events(1);
+      }
+    } catch (const bench::RootError &error) {
+      bench::RootErrors::clear();
+      throw std::runtime_error(where(path, job.branch) + ": TTreeReader stopped at entry " +
+                               std::to_string(reader.GetCurrentEntry()) + " (damaged basket?); ROOT: " + error.what());
     }
     if (values.GetSetupStatus() < 0 || reader.GetEntryStatus() != TTreeReader::kEntryBeyondEnd)
       throw std::runtime_error(where(path, job.branch) + ": TTreeReader stopped with status " +
@@ -435,6 +453,9 @@ void read_rdataframe(const Job &job, Pass &pass, CachePrep &prep) {
     auto count_down = [&] {
       if (--entries_left == 0) last_entry_at = pass.elapsed();
     };
+    // ROOT's first error stops the event loop (a damaged basket: garbage and a segmentation fault
+    // otherwise), caught below naming the files and the branch.
+    bench::RootErrors::Throwing stop_on_error;
     if (job.array)
       with_prep.Foreach(
           [&](int, const ROOT::RVec<T> &values) {

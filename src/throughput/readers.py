@@ -7,7 +7,8 @@ rootreadspeed) on the branches named, interleaved as the experiment measures, an
 their rates, ratios and whether their checksums agree, and whether the values are the
 file's registered reference values (or why they are unverified). A reader that fails is a
 row saying why. Exit code: 0 when every reader that ran agrees, 2 on bad input (the message
-names it), 3 when readers disagree or agree on other values than the file's reference.
+names it), 3 when readers disagree or agree on other values than the file's reference, 4 when
+no reader could read a branch (a damaged file: each row says why).
 (The logic lives in throughput.experiments.reader_comparison.own_file.)"""
 from __future__ import annotations
 
@@ -47,6 +48,11 @@ def main(argv: list[str] | None = None) -> int:
     print_table(result, frame, args.files, tree, notes)
     if args.csv:
         result.to_csv(args.csv, index=False)
+    unread = sorted(set(result["branch"]) - set(result.loc[result["result"] == "measured", "branch"]))
+    if unread:
+        print(f"throughput.readers: no reader could read {', '.join(unread)} (each row above says why)",
+              file=sys.stderr)
+        return 4
     return 0
 
 

@@ -71,7 +71,8 @@ def _spread(frame: pd.DataFrame, series: Sequence[str], quantity: Quantity,
     measured = frame[~frame["warmup"].astype(bool)]
     if "record" in measured:
         measured = measured[measured["record"] == "timing"]
-    measured = measured.assign(quantity=quantity(measured))
+    # a group of which no run timed a pass (every reader failed on a damaged file) has no spread
+    measured = measured.assign(quantity=quantity(measured) if len(measured) else pd.Series(dtype=float))
     keys = ["run", *series]
     by_round = measured.groupby([*keys, "round"], sort=False)["quantity"].agg(per_round)
     half_width = by_round.groupby(level=keys, sort=False).agg(noise.interval_half_width).rename("half_width")

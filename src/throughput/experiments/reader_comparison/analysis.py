@@ -26,6 +26,8 @@ def check_agreement(frame: pd.DataFrame) -> pd.DataFrame:
     items, events and checksum (rootreadspeed reports none and is left out).
     Returns one row per (layout, compression, set's files, branch) with the agreed
     values; raises AssertionError naming the readers that disagree."""
+    if "checksum" not in frame:  # only rootreadspeed timed a pass (every reader that checksums failed)
+        return pd.DataFrame(columns=["set", "branch", "items", "events", "checksum", "readers"])
     timing = frame[(frame["record"] == "timing") & frame["checksum"].notna()]
     rows, problems = [], []
     for (data, branch), group in timing.groupby([timing["set"], "branch"]):
@@ -85,8 +87,9 @@ def summary(frame: pd.DataFrame) -> pd.DataFrame:
     readers of the same files."""
     timing = frame[(frame["record"] == "timing") & ~frame["warmup"].astype(bool)].copy()
     # recorded by the C++ readers only (read_branch): the baskets limit's checksum time
-    # (-1: not timed apart), the rate samples taken and the cost of one clock read
-    for column in ("checksum_s", "samples", "clock_read_s"):
+    # (-1: not timed apart), the rate samples taken and the cost of one clock read; the bytes read,
+    # by the C++ and Python readers (none where only the Java readers and rootreadspeed ran)
+    for column in ("checksum_s", "samples", "clock_read_s", "bytes_compressed", "bytes_uncompressed"):
         timing[column] = timing[column] if column in timing else np.nan
     timing["checksum_s"] = timing["checksum_s"].where(timing["checksum_s"] >= 0)
     by = ["set", "role", "layout", "compression", "cache", "reader", "collection", "branch"]

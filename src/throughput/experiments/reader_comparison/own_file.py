@@ -263,8 +263,12 @@ def verify(result: pd.DataFrame, files: list[str], tree: str, types: dict[str, n
                f"there are read as values by every reader alike" if unchecked else
                "only the Java readers ran, and whether they check the baskets' checksums is not known here")
         register = ", ".join(f"references.register({path!r}, {tree!r}, {list(types)!r})" for path in files)
-        notes[branch] = (f"Values unverified ({labels}): {source}; {why}. To check them, register the intact "
-                         f"file's reference: python -c \"from throughput.inputs import references; {register}\"")
+        # registering takes whatever the file holds now, damage included: only an intact copy
+        notes[branch] = (f"Values unverified ({labels}): {source}; {why}. To check them, register a reference "
+                         f"from a copy known to be intact (as its producer wrote it, or matching its published "
+                         f"checksum), never from a copy that may be damaged, since the reference takes the "
+                         f"values the file holds now: python -c \"from throughput.inputs import references; "
+                         f"{register}\"")
     if problems:
         raise WrongValues("\n".join(problems))
     return result, notes

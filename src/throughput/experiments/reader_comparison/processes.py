@@ -111,10 +111,11 @@ def run_json_process(argv: list[str], label: str, timeout_s: float | None = None
                      core: int | None = None) -> dict[str, list[dict]]:
     """Run a reader printing JSON lines; return its records by type.
 
-    Raises ReaderFailed when the reader stops with an error (non-zero exit,
-    timeout, cannot be started), KernelError (naming the command and quoting
-    stderr) for a missing or repeated validation record or a failed validation
-    (passes of a reader that ran disagree)."""
+    Raises ReaderFailed when the reader stops with an error (non-zero exit, timeout, cannot be
+    started; the exit status is read before the output, among which ROOT may have printed its
+    complaint about a damaged basket), KernelError (naming the command and quoting stderr) for
+    a missing or repeated validation record, lines that are not JSON from a reader that exited
+    cleanly, or a failed validation (passes of a reader that ran disagree)."""
     try:
         proc = subprocess.run(argv, capture_output=True, text=True, timeout=timeout_s, env=harness.pinned_env(),
                               preexec_fn=harness.pin_to(core))
@@ -123,22 +124,29 @@ def run_json_process(argv: list[str], label: str, timeout_s: float | None = None
                            f"did not finish within {timeout_s} s") from error
     except OSError as error:
         raise ReaderFailed(f"{label}: cannot run {argv[0]}: {error}", f"cannot run {argv[0]}: {error}") from error
-    message = proc.stderr.strip()
     records: dict[str, list[dict]] = {}
-    for number, line in enumerate(proc.stdout.splitlines(), 1):
-        if not line.strip():
-            continue
+    stray = []  # what ROOT printed to stdout among the JSON lines ("file probably overwritten")
+    for line in proc.stdout.splitlines():
         try:
-            record = json.loads(line)
-        except json.JSONDecodeError as error:
-            raise harness.KernelError(f"{label}: line {number} is not JSON: {line!r}") from error
-        records.setdefault(record.get("record", "?"), []).append(record)
+            record = json.loads(line) if line.strip() else None
+        except json.JSONDecodeError:
+            stray.append(line.strip())
+            continue
+        if isinstance(record, dict):
+            records.setdefault(record.get("record", "?"), []).append(record)
+        elif record is not None:
+            stray.append(line.strip())
+    message = "\n".join(part for part in (proc.stderr.strip(), *stray) if part)
     validations = records.get("validation", [])
     # A reader that ran and whose passes disagree fails the job, whatever its exit code.
     if any(not v.get("ok") for v in validations):
         raise harness.KernelError(f"{label}: validation failed: {validations[0]}; {message}")
+    # The exit status before the output: a reader stopped by a damaged basket leaves ROOT's message
+    # on stdout too, and is a row naming its cause, not a parse error.
     if proc.returncode != 0:
         raise ReaderFailed(f"{label} exited with {proc.returncode}: {message}", process_error(proc.returncode, message))
+    if stray:
+        raise harness.KernelError(f"{label}: exited cleanly but printed lines that are not JSON records: {stray[:3]}")
     if len(validations) != 1:
         raise harness.KernelError(f"{label}: expected exactly one validation record, got {len(validations)}")
     return records
@@ -295,6 +303,10 @@ def parse_rootreadspeed(text: str) -> dict[str, float]:
 ROOTREADSPEED_COPIES = 5  # files listed once and this many times; the difference gives one pass
 
 
+# ROOT's own error lines (its handler's Error and worse, and the decompressors' complaints).
+_ROOT_ERROR = re.compile(r"^(Error|SysError|Fatal|Break) in <|^R__unzip")
+
+
 def run_rootreadspeed(files: list[str], tree: str, branch: str, counter: str | None, cache: str,
                       passes: int, warmup: int) -> pd.DataFrame:
     """rootreadspeed on the value branch and its counter (files brought to `cache`
@@ -310,6 +322,12 @@ def run_rootreadspeed(files: list[str], tree: str, branch: str, counter: str | N
         if proc.returncode != 0:  # a row saying why (it aborts on classes without a dictionary), not a stop
             raise ReaderFailed(f"rootreadspeed on {files[0]} branch {branch} exited with {proc.returncode}: "
                                f"{(proc.stdout + proc.stderr)[-1500:]}", process_error(proc.returncode, proc.stderr))
+        # It exits 0 after a basket that does not decompress ("R__unzip: error -5 in inflate"),
+        # timing what it could not read: a row naming the files, the branch and ROOT's first error.
+        errors = [line.strip() for line in proc.stderr.splitlines() if _ROOT_ERROR.match(line.strip())]
+        if errors:
+            reason = f"files {', '.join(files)}, branch {branch}: ROOT reported an error: {errors[0]}"
+            raise ReaderFailed(f"rootreadspeed on {reason}", reason)
         return parse_rootreadspeed(proc.stdout)
 
     rows = []
