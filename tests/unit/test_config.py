@@ -111,6 +111,11 @@ def test_fill_defaults_does_not_share_default_objects():
     ({"fit_to_machine": "yes please"}, "fit_to_machine", "yes please"),
     ({"memory_bandwidth": {"python_methods": ["julia"]}}, "memory_bandwidth.python_methods", "julia"),
     ({"memory_bandwidth": 5}, "memory_bandwidth", "5"),
+    # accepted before, then failing inside a job or named by another key (issue 44)
+    ({"rdataframe": {"rate_model": {"throttle_factor": 1e-300}}}, "rdataframe.rate_model.throttle_factor", "1e-300"),
+    ({"writing": {"flush_mb": 1e30}}, "writing.flush_mb", "1e+30"),
+    ({"writing": {"slow_mb_s": 1e30}}, "writing.slow_mb_s", "1e+30"),
+    ({"rdataframe": {"dask": {"connect_timeout_s": 1e-300}}}, "rdataframe.dask.connect_timeout_s", "1e-300"),
 ])
 def test_bad_value_names_key_and_value(cfg, key, value):
     with pytest.raises(ConfigError) as info:
@@ -119,6 +124,18 @@ def test_bad_value_names_key_and_value(cfg, key, value):
     assert f"'{key}" in message
     assert value in message
     assert len(info.value.problems) == 1
+
+
+@pytest.mark.parametrize("writing, named", [
+    ({"flush_mb": 1e6, "max_threads": 2}, "'writing.flush_mb' = 1000000.0 / 'writing.max_threads' = 2"),
+    ({"events": 10**8}, "'writing.random_mb' = 2 / 'writing.events' = 100000000"),
+    ({"object_events": 10**7, "events": 10}, "'writing.object_events' = 10000000"),
+])
+def test_a_writing_run_beyond_memory_names_the_keys_of_its_largest_part(writing, named):
+    # a flush of a terabyte was blamed on writing.events and writing.random_mb (issue 44)
+    with pytest.raises(ConfigError) as info:
+        _validate({"writing": {"media": ["memory"], "event_media": ["memory"], **writing}})
+    assert f"config key {named}: a writing run needs about" in str(info.value), str(info.value)
 
 
 @pytest.mark.parametrize("cfg, name", [

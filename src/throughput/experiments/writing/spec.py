@@ -80,15 +80,21 @@ def check_config(section: dict[str, Any], fit: machine_fit.Fitter) -> None:
     # clusters, 128 MiB per fill context, can hold them all); one in-memory output;
     # every thread's basket buffers and flushed data.
     # The data products' events: as columns, as objects, and an in-memory output.
-    events_bytes = max(events_bytes, 1.5 * section["object_events"] * AOD_EVENT_BYTES_ESTIMATE)
-    events_bytes *= 2 if section["setup_parts"] else 1
-    need = (PROCESS_BYTES + 2 * events_bytes + largest
-            + threads * (THREAD_BYTES + 3 * section["flush_mb"] * 1e6))
+    objects_bytes = 1.5 * section["object_events"] * AOD_EVENT_BYTES_ESTIMATE
+    event_keys = ["events"] if events_bytes >= objects_bytes else ["object_events"]
+    events_bytes = max(events_bytes, objects_bytes) * (2 if section["setup_parts"] else 1)
+    # what needs the memory, each part with the keys that size it (the largest part's are named)
+    parts = [(2 * events_bytes, "events in memory", event_keys),
+             (largest, "an in-memory output", ["random_mb", "events"]),
+             (threads * (THREAD_BYTES + 3 * section["flush_mb"] * 1e6), f"{threads} threads' buffers",
+              ["flush_mb", "max_threads"])]
+    need = PROCESS_BYTES + sum(bytes_ for bytes_, _, _ in parts)
     budget = fit.memory_budget
     if need > budget:
-        problems.append(f"config key 'writing.events' = {section['events']} / 'writing.random_mb' = "
-                        f"{section['random_mb']}: a writing run needs about {need / 1e9:.1f} GB of memory "
-                        f"(events in memory, an in-memory output, {threads} threads' buffers), "
+        _, what, keys = max(parts, key=lambda part: part[0])
+        named = " / ".join(f"'writing.{key}' = {section[key]}" for key in keys)
+        problems.append(f"config key {named}: a writing run needs about {need / 1e9:.3g} GB of memory, most of it "
+                        f"for {what} ({', '.join(f'{w} {b / 1e9:.3g} GB' for b, w, _ in parts)}), "
                         f"only {budget / 1e9:.1f} GB may be used ({MEMORY_SHARE:.0%} of {fit.available_memory / 1e9:.1f} "
                         f"GB available)")
 
