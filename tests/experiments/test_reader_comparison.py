@@ -265,6 +265,21 @@ def test_page_cache_tool_evicts_warms_and_names_a_missing_file(files, tmp_path):
         rc.page_cache([str(tmp_path / "absent.root")], "cold")
 
 
+def test_the_python_readers_tell_a_resident_file_as_the_page_cache_tool_does(files, tmp_path):
+    # their warm check skips starting the tool for a file whose every page is resident
+    from throughput.experiments.reader_comparison.readers import fully_resident
+
+    path = files["aod"]["root"]
+    rc.page_cache([path], "cold")
+    assert rc.page_cache([path], "status")["highest_fraction"] == 0 and not fully_resident(path)
+    rc.page_cache([path], "warm")
+    resident = rc.page_cache([path], "status")["lowest_fraction"] == 1
+    assert fully_resident(path) == resident
+    assert not fully_resident(str(tmp_path / "absent.root"))
+    (tmp_path / "empty.root").write_bytes(b"")
+    assert not fully_resident(str(tmp_path / "empty.root"))
+
+
 # --- a deliberately wrong reader fails the job ---------------------------------------------------
 
 def test_kernel_fails_when_one_method_disagrees(files):
