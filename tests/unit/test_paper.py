@@ -16,7 +16,7 @@ from throughput import REPO
 from throughput.core import intervals
 from throughput.machines import tables as machines
 from throughput.report import noise_sentences
-from throughput.report import paper, seeds
+from throughput.report import paper, seeds, standalone
 
 
 def _body(text: str) -> list[str]:
@@ -362,6 +362,8 @@ def test_every_macro_the_tex_uses_is_written_by_a_generator():
     everywhere = set(paper.study_macros("6.40")) | set(seeds.macros())  # paper/generated/study.tex
     everywhere |= set(noise_sentences.study_macros({}))  # paper/generated/noise.tex
     everywhere |= set(machines.paper_macros([]))  # paper/generated/machines_macros.tex
+    everywhere |= set(standalone.macros([{"notebook": "n.ipynb", "wall_s": 1.0, "peak_pss_bytes": 1e8}]))
+    everywhere |= set(standalone.macros(None))  # paper/generated/standalone.tex, measured and off
     missing = []
     for path in TEX_SOURCES:
         text = path.read_text()
@@ -465,6 +467,7 @@ def test_seed_macros_are_computed_from_the_tables(tmp_path):
 # (the section must word each, and only these).
 WORDED = {
     "GpubGpu": {"measured", "notmeasured"}, "GpubCuda": {"built", "notbuilt"},  # gpu_bandwidth.report.paper_macros
+    "StudyStandalone": {"measured", "off"},  # report.standalone.macros: the notebooks run with their own defaults
     "RdfThrottle": {"met", "missed", "inconclusive", "notmeasured"},  # rdataframe.report.throttle_macros
     "RdfThrottleBurst": {"met", "missed", "inconclusive", "notmeasured"},  # the same, the kernel's burst
     "MbwSingle": {"met", "missed", "inconclusive"},  # memory_bandwidth.report.paper_macros (analysis.targets)

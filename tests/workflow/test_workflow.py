@@ -143,19 +143,24 @@ REPO_KERNELS = REPO / "kernels"
 # study_machines (its machine table) read every experiment's stored runs, so they
 # follow any experiment that re-runs.
 _AFTER_AN_EXPERIMENT = {"study_noise": 1, "study_machines": 1, "paper": 1, "all": 1}
+# An edit to what an experiment's notebook runs (its kernels, its Python) re-runs its standalone run
+# too (rules/standalone.smk: its time goes in the method section); a config change does not.
+_STANDALONE = {"standalone_notebook": 1, "study_standalone": 1}
 _EDITS = {
-    "memory_bandwidth/add_constant.cpp": {"kernel": 4, "memory_bandwidth": 1, **_AFTER_AN_EXPERIMENT},
-    "reader_comparison/read_branch.cpp": {"kernel": 1, "reader_comparison": 1, **_AFTER_AN_EXPERIMENT},
+    "memory_bandwidth/add_constant.cpp": {"kernel": 4, "memory_bandwidth": 1, **_STANDALONE, **_AFTER_AN_EXPERIMENT},
+    "reader_comparison/read_branch.cpp": {"kernel": 1, "reader_comparison": 1, **_STANDALONE, **_AFTER_AN_EXPERIMENT},
     "datasets/make_aod_like.cpp":
         # the flat AOD-like file and the split-object one, each with its RNTuple and Numpy copies;
-        # the writing experiment builds its data products from the flat one
+        # the writing experiment builds its data products from the flat one; the reader comparison's
+        # standalone run generates its own with it
         {"kernel": 1, "aod_like": 1, "aod_like_objects": 1, "rntuple_copy": 2,
-         "reader_comparison_numpy": 2, "reader_comparison": 1, "writing": 1, **_AFTER_AN_EXPERIMENT},
+         "reader_comparison_numpy": 2, "reader_comparison": 1, "writing": 1, **_STANDALONE, **_AFTER_AN_EXPERIMENT},
     # an experiment's Python re-runs its notebook; a shared room's, every notebook
-    "../src/throughput/experiments/memory_bandwidth/report.py": {"memory_bandwidth": 1, **_AFTER_AN_EXPERIMENT},
+    "../src/throughput/experiments/memory_bandwidth/report.py":
+        {"memory_bandwidth": 1, **_STANDALONE, **_AFTER_AN_EXPERIMENT},
     "../src/throughput/core/intervals.py":
         {**dict.fromkeys(("memory_bandwidth", "gpu_bandwidth", "reader_comparison", "writing", "rdataframe"), 1),
-         **_AFTER_AN_EXPERIMENT},
+         **_STANDALONE, "standalone_notebook": 5, **_AFTER_AN_EXPERIMENT},
 }
 
 

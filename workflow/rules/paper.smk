@@ -69,6 +69,7 @@ rule paper:
         study=rules.study_macros.output,
         noise=rules.study_noise.output,
         machines=rules.study_machines.output,
+        standalone=rules.study_standalone.output,
         experiments=PAPER_INPUTS,
     output:
         "paper/build/paper.pdf",

@@ -1,13 +1,21 @@
-"""Execute one notebook as a reviewer would, and measure what the host must afford.
+"""Execute one notebook with its own defaults, as a reviewer would, and measure what the host
+must afford.
 
-    python binder/measure_notebook.py NOTEBOOK WORK_DIR
+    python -m throughput.core.standalone NOTEBOOK WORK_DIR
 
 papermill runs NOTEBOOK with its default parameters (cwd notebooks/), only the
 output folders set to WORK_DIR/{results,figures,paper}/NAME, so nothing is
 written into the checkout. Meanwhile the whole process tree (papermill, the
 Jupyter kernel and every kernel, reader or worker it starts) is sampled every
 0.1 s. Writes WORK_DIR/executed/NAME.ipynb, NAME.log and NAME.json (wall time,
-peak memory, load average) and exits with papermill's status.
+peak memory, load average) and exits with papermill's status. It holds the
+machine's measurement lock (throughput.core.measurement_lock) while it runs: its
+wall time is a measurement, and the notebook measures.
+
+The workflow runs it for every notebook (rule standalone_notebook, the paper's
+method section states each one's time and memory); binder/check_fresh_env.sh runs
+it after building a Binder-like environment; tests/workflow/test_binder.py holds
+the workflow's measurements to a Binder host's means (BINDER_BUDGET_S, BINDER_MEMORY_BYTES).
 
 Memory is the sum over the tree of each process's PSS (proportional set size):
 a page shared by several processes (ROOT's libraries, mapped by the kernel and
@@ -19,6 +27,7 @@ from __future__ import annotations
 import json
 import os
 import resource
+import shutil
 import subprocess
 import sys
 import time
@@ -26,7 +35,14 @@ from pathlib import Path
 
 import psutil
 
+from . import measurement_lock
+
 INTERVAL_S = 0.1
+# A reviewer's Binder-like host (2 cores, 2 GB): each notebook's defaults should run well within a
+# minute there (they are sized to about half of it on the study's 2-core machines, a margin for a
+# slower day), and within its memory.
+BINDER_BUDGET_S = 60
+BINDER_MEMORY_BYTES = 2e9
 
 
 def tree_memory(root: psutil.Process) -> tuple[int, int, list[tuple[str, int, int]]]:
@@ -55,11 +71,13 @@ def measure(notebook: Path, work: Path) -> dict:
     argv = ["papermill", "--cwd", str(notebook.parent), "--no-progress-bar", str(notebook),
             str(executed / f"{name}.ipynb")]
     for folder in ("results", "figures", "paper"):
+        # a reviewer's first run: nothing stored by an earlier one to reuse
+        shutil.rmtree(work / folder / name, ignore_errors=True)
         argv += ["-p", f"{folder}_dir", str(work / folder / name)]
-    load_before = os.getloadavg()
     peak_pss, peak_rss, at_peak, samples = 0, 0, [], 0
-    start = time.monotonic()
-    with open(executed / f"{name}.log", "w") as log:
+    with measurement_lock.held(f"standalone {notebook.name}"), open(executed / f"{name}.log", "w") as log:
+        load_before = os.getloadavg()
+        start = time.monotonic()
         proc = subprocess.Popen(argv, stdout=log, stderr=subprocess.STDOUT)
         root = psutil.Process(proc.pid)
         while proc.poll() is None:
@@ -69,7 +87,7 @@ def measure(notebook: Path, work: Path) -> dict:
                 peak_pss, at_peak = pss, each
             peak_rss = max(peak_rss, rss)
             time.sleep(INTERVAL_S)
-    wall = time.monotonic() - start
+        wall = time.monotonic() - start
     return {"notebook": notebook.name, "returncode": proc.returncode, "wall_s": round(wall, 2),
             "peak_pss_bytes": peak_pss, "peak_rss_sum_bytes": peak_rss,
             "processes_at_peak": [{"name": n, "rss_bytes": r, "pss_bytes": p} for n, r, p in at_peak],
@@ -89,10 +107,10 @@ def describe(result: dict) -> str:
 
 def main() -> int:
     if len(sys.argv) != 3:
-        sys.exit(f"usage: {sys.argv[0]} NOTEBOOK WORK_DIR")
+        sys.exit("usage: python -m throughput.core.standalone NOTEBOOK WORK_DIR")
     notebook, work = Path(sys.argv[1]).resolve(), Path(sys.argv[2]).resolve()
     if not notebook.is_file():
-        sys.exit(f"{sys.argv[0]}: no notebook {notebook}")
+        sys.exit(f"python -m throughput.core.standalone: no notebook {notebook}")
     result = measure(notebook, work)
     (work / "executed" / f"{notebook.stem}.json").write_text(json.dumps(result, indent=1) + "\n")
     print(describe(result))
