@@ -294,23 +294,27 @@ from throughput.core import noise
 sys.stdin.readline()  # the parent is busy from now on
 with noise.LoadMonitor() as monitor:
     time.sleep(1.0)
-print(json.dumps(monitor.load.as_columns()))
+print(json.dumps(vars(monitor.load)))
 """
 
 
 def test_load_monitor_counts_the_process_it_descends_from_as_its_orchestrator():
     # The parent (this test, standing for Snakemake or the notebook runner) keeps a core busy while
-    # its child measures: that core is the orchestrator's, not another process's.
+    # its child measures: that CPU time is the orchestrator's, not another process's.
     child = subprocess.Popen([sys.executable, "-c", _CHILD_MONITOR], stdin=subprocess.PIPE,
                              stdout=subprocess.PIPE, text=True)
+    time.sleep(1.0)  # the child has imported what it measures with
+    before = time.process_time()
     child.stdin.write("go\n")
     child.stdin.flush()
     deadline = time.monotonic() + 1.3
     while time.monotonic() < deadline:
         pass
+    spun = time.process_time() - before  # what this process used, the child's second among it
     load = json.loads(child.communicate(timeout=30)[0])
-    assert load["orchestrator_cores"] > 0.5, load
-    assert load["others_cores"] < 0.5, load
+    # the child's one second of the parent's 1.3 s of spinning, less a tick either side
+    assert load["orchestrator_cpu_s"] >= spun / 1.3 - 0.05 > 0.2, (load, spun)
+    assert load["orchestrator_cpu_s"] <= spun + 0.05, (load, spun)
 
 
 def test_the_method_section_sentence_comes_from_every_stored_run(tmp_path):
