@@ -41,15 +41,15 @@ paper: check-config system-tex kernels
 check-config: env
 	python -m throughput.configuration check $(CONFIG)
 
-# Two workers (pytest-xdist): independent tests side by side, the tiny study's on one of them
-# (tests/conftest.py); TEST_WORKERS=0 runs them in this process, one after another.
+# Two workers (pytest-xdist): independent test modules side by side, the tiny study's module on one
+# of them (tests/conftest.py); TEST_WORKERS=0 runs them in this process, one after another.
 TEST_WORKERS ?= 2
 test: env system-tex system-slurm kernels
-	pytest -n $(TEST_WORKERS) --dist loadgroup
+	pytest -n $(TEST_WORKERS) --dist loadfile
 
 # Neither the workflow, the experiments' measurements nor TeX: what a code change breaks first.
 check: env kernels
-	pytest -n $(TEST_WORKERS) --dist loadgroup tests/unit tests/kernels
+	pytest -n $(TEST_WORKERS) --dist loadfile tests/unit tests/kernels
 
 lab: env kernels
 	jupyter lab notebooks/

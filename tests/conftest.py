@@ -75,22 +75,18 @@ class TinyStudy:
     without_slurm: str | None
 
 
-# `make test` runs the suite on two workers (pytest-xdist, --dist loadgroup; the Makefile). The
-# tests that read the session's one tiny study are one group, so that one worker runs it once,
-# and the slow tests go first, the tiny study's group first of all, so that the other worker's
-# short tests fill the time the tiny study spends waiting on Slurm (its status checks) rather
-# than the other way round.
-TINY_STUDY_GROUP = "tiny_study"
+# `make test` runs the suite on two workers (pytest-xdist, --dist loadfile: the Makefile). The tests
+# that read the session's one tiny study are one module (tests/workflow/test_tiny_study.py), so one
+# worker runs it once; the slow tests go first, that module first of all, so that the other
+# worker's short tests fill the time the tiny study waits on Slurm rather than the other way round.
+# (xdist's --dist loadgroup would group by marker, but under pytest 9 it cannot suffix the node ids
+# it groups by, and every worker ran the tiny study.)
+TINY_STUDY_MODULE = "test_tiny_study.py"
 
 
-@pytest.hookimpl(tryfirst=True)  # before xdist's own, which reads the groups
 def pytest_collection_modifyitems(config, items):
-    for item in items:
-        if "tiny_study" in getattr(item, "fixturenames", ()):
-            item.add_marker(pytest.mark.xdist_group(TINY_STUDY_GROUP))
-
     def first(item) -> int:
-        return 0 if "tiny_study" in getattr(item, "fixturenames", ()) else 1 if item.get_closest_marker("slow") else 2
+        return 0 if item.path.name == TINY_STUDY_MODULE else 1 if item.get_closest_marker("slow") else 2
 
     items.sort(key=first)  # stable: the order within each kind is kept
 

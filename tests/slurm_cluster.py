@@ -1,6 +1,6 @@
 """A single-node Slurm on this host for the tests: munged, slurmctld and slurmd started in a
 temporary directory, one node of this machine's cores (tests/conftest.py's tiny_study runs the
-tiny study through the Slurm profile on it; tests/workflow/test_slurm.py checks its jobs).
+tiny study through the Slurm profile on it; tests/workflow/test_tiny_study.py checks its jobs).
 
 Debian's slurmctld, slurmd, slurm-client and munge (envs/apt-slurm.txt, `make test` installs
 them as root); `missing()` says why a cluster cannot start here."""

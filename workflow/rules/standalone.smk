@@ -2,7 +2,7 @@
 # Binder-like host: its wall time and the peak memory of its process tree
 # (throughput.core.standalone, under the measurement lock), which the method section states
 # (config key standalone_notebooks). Its outputs go under results/standalone/ only.
-# tests/workflow/test_binder.py holds the tiny study's to a Binder host's means. Each depends on
+# tests/workflow/test_tiny_study.py holds the tiny study's to a Binder host's means. Each depends on
 # what its experiment's notebook rule does (its kernels and Python: rules/notebooks.smk), not on
 # the config: a standalone run takes none of it.
 STANDALONE_DIR = "results/standalone"

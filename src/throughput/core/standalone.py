@@ -14,7 +14,7 @@ wall time is a measurement, and the notebook measures.
 
 The workflow runs it for every notebook (rule standalone_notebook, the paper's
 method section states each one's time and memory); binder/check_fresh_env.sh runs
-it after building a Binder-like environment; tests/workflow/test_binder.py holds
+it after building a Binder-like environment; tests/workflow/test_tiny_study.py holds
 the workflow's measurements to a Binder host's means (BINDER_BUDGET_S, BINDER_MEMORY_BYTES).
 
 Memory is the sum over the tree of each process's PSS (proportional set size):
