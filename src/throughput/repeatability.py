@@ -1,7 +1,7 @@
 """Do two runs of the memory-bandwidth, the GPU-bandwidth or the reader-comparison
 experiment agree? The noise-control benchmark.
 
-    python -m throughput.repeatability RAW_DIR_A RAW_DIR_B [--tolerance 0.05] [--share 0.9]
+    python -m throughput.repeatability RAW_DIR_A RAW_DIR_B [--margin 0.10] [--share 0.9] [--too-wide 0.1]
 
 Reads the raw results of two runs (results/<experiment>/raw of each; which
 experiment, from the rows). Memory bandwidth: each one's single-thread -O table
@@ -10,10 +10,16 @@ reader's reading rate per value on every input set, branch and cache state, and
 its paired ratio to the columnar reader. GPU bandwidth (two archives of one kind of
 GPU node, say): every run's best rate, and explode's and combine's paired ratio
 to the flat add. Both runs' cells are printed side by
-side with the relative difference. Every cell is judged, noisy or not: it
-agrees when the two runs' 95% intervals overlap or their values differ by at
-most the tolerance; the exit status is 1 when fewer than `share` of all cells
-agree.
+side with the between-run ratio and its 95% interval. Every cell is judged,
+noisy or not, by equivalence (docs/statistics.md): it agrees when the whole
+interval of the ratio B/A lies inside 1 +- margin (10% by default; the 95%
+interval inside the margin is two one-sided tests, each at 2.5%), it differs
+when the whole interval lies outside, and otherwise it is too wide to judge,
+counted as such (an interval the two runs cannot tell, or a cell of one process,
+without one). The exit status is 1 when fewer than `share` of the judged cells
+agree, when more than `too_wide` of all cells are too wide to judge, or when
+the two runs share no cell. (Overlapping intervals used to count as agreeing:
+with intervals of +-12%, a true shift of 20% then "agreed" two times in three.)
 """
 from __future__ import annotations
 
@@ -108,32 +114,88 @@ def cells(table: pd.DataFrame) -> pd.DataFrame:
     ], ignore_index=True)
 
 
-def compare(a: pd.DataFrame, b: pd.DataFrame, tolerance: float) -> pd.DataFrame:
-    """Side by side: both values and intervals, the relative difference, and each cell's verdict:
-    "agrees" when the intervals overlap (an unknown interval overlaps nothing) or the values
-    differ by at most `tolerance`, else "DIFFERS"."""
+AGREES, DIFFERS, TOO_WIDE = "agrees", "DIFFERS", "too wide"
+
+
+def between_runs(value_a, low_a, high_a, value_b, low_b, high_b) -> tuple[float, float, float]:
+    """The ratio B/A of one cell and its 95% interval, from each run's: every interval here is
+    symmetric in logarithms (Student's t on the logarithms across processes, or on the paired
+    per-round log-ratios), so the two half-widths add in quadrature on the log scale. NaN bounds
+    where either run has no interval."""
+    ratio = value_b / value_a
+    half = math.hypot(math.log(high_a / low_a) / 2, math.log(high_b / low_b) / 2) \
+        if min(low_a, high_a, low_b, high_b) > 0 else math.nan
+    return ratio, ratio * math.exp(-half), ratio * math.exp(half)
+
+
+def verdict(low: float, high: float, margin: float) -> str:
+    """By equivalence: the interval of B/A inside [1/(1 + margin), 1 + margin] agrees, wholly
+    outside it differs, anything else (a wider or unknown interval) is too wide to judge."""
+    if not (math.isfinite(low) and math.isfinite(high)):
+        return TOO_WIDE
+    if low >= 1 / (1 + margin) and high <= 1 + margin:
+        return AGREES
+    if high < 1 / (1 + margin) or low > 1 + margin:
+        return DIFFERS
+    return TOO_WIDE
+
+
+def compare(a: pd.DataFrame, b: pd.DataFrame, margin: float = 0.10) -> pd.DataFrame:
+    """Side by side: both values and intervals, the ratio B/A with its 95% interval, and each cell's
+    verdict (`verdict`); `overlap` says what the old rule would have called it (intervals
+    overlapping or values within 5%), for comparison only."""
     both = cells(a).merge(cells(b), on=["table", "cell"], suffixes=("_a", "_b"), validate="one_to_one")
     both["difference"] = (both["value_b"] - both["value_a"]).abs() / both["value_a"]
-    overlap = (both["low_a"] <= both["high_b"]) & (both["low_b"] <= both["high_a"])  # False where NaN
-    both["verdict"] = ["agrees" if o or d <= tolerance else "DIFFERS" for o, d in zip(overlap, both["difference"])]
+    ratios = [between_runs(*row) for row in both[["value_a", "low_a", "high_a", "value_b", "low_b", "high_b"]]
+              .itertuples(index=False, name=None)]
+    both["ratio"], both["ratio_low"], both["ratio_high"] = zip(*ratios) if ratios else ([], [], [])
+    both["verdict"] = [verdict(low, high, margin) for low, high in zip(both["ratio_low"], both["ratio_high"])]
+    overlapping = (both["low_a"] <= both["high_b"]) & (both["low_b"] <= both["high_a"])  # False where NaN
+    both["overlap"] = overlapping | (both["difference"] <= 0.05)
     return both
+
+
+def judge(table: pd.DataFrame, share: float, too_wide: float) -> tuple[bool, str]:
+    """Whether the comparison passes, and the sentence that says so: at least `share` of the judged
+    cells agree, at most `too_wide` of all cells are too wide to judge, and there is a cell at all."""
+    counts = table["verdict"].value_counts()
+    agreeing, differing, wide = (int(counts.get(v, 0)) for v in (AGREES, DIFFERS, TOO_WIDE))
+    judged = agreeing + differing
+    problems = []
+    if table.empty:
+        problems.append("the two runs share no cell")
+    if judged and agreeing < share * judged:
+        problems.append(f"fewer than {share:.0%} of the judged cells agree")
+    if wide > too_wide * len(table):
+        problems.append(f"more than {too_wide:.0%} of the cells are too wide to judge (more rounds narrow them)")
+    if not table.empty and not judged:
+        problems.append("no cell could be judged")
+    sentence = (f"{agreeing} agree, {differing} differ, {wide} too wide to judge, of {len(table)} cells; "
+                f"{int(table['overlap'].sum()) if len(table) else 0} would agree by overlapping intervals or "
+                f"values within 5%")
+    return not problems, sentence + ("" if not problems else ": FAILS, " + "; ".join(problems))
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("raw_a")
     parser.add_argument("raw_b")
-    parser.add_argument("--tolerance", type=float, default=0.05,
-                        help="largest relative difference of two values that agree without overlapping intervals")
-    parser.add_argument("--share", type=float, default=0.9, help="smallest share of agreeing cells that passes")
+    parser.add_argument("--margin", type=float, default=0.10,
+                        help="a cell agrees when the 95%% interval of its ratio B/A lies inside 1 +- margin")
+    parser.add_argument("--share", type=float, default=0.9, help="smallest share of the judged cells that agree")
+    parser.add_argument("--too-wide", type=float, default=0.1,
+                        help="largest share of all cells too wide to judge that passes")
     args = parser.parse_args(argv)
-    table = compare(read_run(args.raw_a), read_run(args.raw_b), args.tolerance)
-    print(table.to_markdown(index=False, floatfmt=".4g"))
-    agreeing = int((table["verdict"] == "agrees").sum())
+    for name in ("margin", "share", "too_wide"):
+        if not 0 < getattr(args, name) < (10 if name == "margin" else 1.0001):
+            parser.error(f"--{name.replace('_', '-')} = {getattr(args, name)}: out of range")
+    table = compare(read_run(args.raw_a), read_run(args.raw_b), args.margin)
+    shown = table.drop(columns=["overlap"])
+    print(shown.to_markdown(index=False, floatfmt=".4g"))
+    passed, sentence = judge(table, args.share, args.too_wide)
     noisy = int((table["noisy_a"] | table["noisy_b"]).sum())
-    print(f"\n{agreeing} of {len(table)} cells agree (intervals overlapping or values within {args.tolerance:.0%}); "
-          f"{noisy} of them flagged noisy in either run, judged all the same")
-    return 0 if agreeing >= args.share * len(table) else 1
+    print(f"\n{sentence} (margin +-{args.margin:.0%}); {noisy} flagged noisy in either run, judged all the same")
+    return 0 if passed else 1
 
 
 if __name__ == "__main__":

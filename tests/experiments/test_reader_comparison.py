@@ -1157,10 +1157,12 @@ def test_measure_summarize_and_tables(files, tmp_path):
     paired = rated[rated["reader"].isin(["bulk", "cmssw"])]
     assert (paired["vs_columnar_low"] <= paired["vs_columnar"]).all()
     assert (paired["vs_columnar"] <= paired["vs_columnar_high"]).all()
-    # the repeatability benchmark reads a reader-comparison run too: a run agrees with itself
-    cells = repeatability.cells(repeatability.read_run(tmp_path / "raw"))
+    # the repeatability benchmark reads a reader-comparison run too: a run never differs from itself
+    # (whether it agrees depends on how narrow its intervals are: too wide to judge otherwise)
+    run = repeatability.read_run(tmp_path / "raw")
+    cells = repeatability.cells(run)
     assert set(cells["table"]) == {"M values/s", "/ columnar"} and (cells["value"] > 0).all()
-    assert repeatability.main([str(tmp_path / "raw"), str(tmp_path / "raw")]) == 0
+    assert (repeatability.compare(run, run)["verdict"] != "DIFFERS").all()
     rrs = table[table["reader"] == "rootreadspeed"]
     assert len(rrs) == 2 and (rrs["events"] > 0).all()
     assert (table["bytes_compressed"] > 0).all()

@@ -310,10 +310,10 @@ def test_repeatability_judges_every_cell_by_its_intervals(tmp_path, monkeypatch)
     # samples of 5 ms and no re-measure keep this check of the comparison short
     mb.measure(PARAMS, tmp_path / "a", noise.Settings(min_sample_s=0.005, max_remeasures=0), progress=False)
     table = repeatability.read_run(tmp_path / "a")
-    same = repeatability.compare(table, table, 0.05)
-    assert (same["verdict"] == "agrees").all() and (same["difference"] == 0).all()
-    # half the rate everywhere, every interval narrowed to its value so none overlaps; one noisy
-    # run is judged all the same
+    same = repeatability.compare(table, table)
+    # a run against itself: ratio 1, never a difference; agreeing where its intervals are narrow enough
+    assert (same["ratio"] == 1).all() and (same["verdict"] != "DIFFERS").all()
+    # half the rate everywhere, every interval narrowed to its value; one noisy run is judged all the same
     slower = table.copy()
     for rate in ("ghz", "gb_s"):
         slower[rate] *= 0.5
@@ -323,15 +323,20 @@ def test_repeatability_judges_every_cell_by_its_intervals(tmp_path, monkeypatch)
     narrowed = table.copy()
     for rate in ("ghz", "gb_s"):
         narrowed[f"{rate}_low"] = narrowed[f"{rate}_high"] = narrowed[rate]
-    verdicts = repeatability.compare(narrowed, slower, 0.05).set_index("cell")["verdict"]
-    # every -O cell differs; the ratios are unchanged by halving both sides, so their cells agree
+    assert (repeatability.compare(narrowed, narrowed)["verdict"].isin(["agrees", "too wide"])).all()
+    verdicts = repeatability.compare(narrowed, slower).set_index("cell")["verdict"]
+    # every -O cell differs; the ratios are unchanged by halving both sides (their intervals, from
+    # the rounds, are still there: agreeing or too wide, never differing)
     assert (verdicts[verdicts.index.str.startswith(("inplace -", "immutable -"))] == "DIFFERS").all()
-    assert verdicts["numpy inplace t1"] == "agrees"
-    assert repeatability.main([str(tmp_path / "a"), str(tmp_path / "a")]) == 0  # a run agrees with itself
-    # under 90% of the cells agreeing fails, whatever was flagged
+    assert verdicts["numpy inplace t1"] != "DIFFERS"
+    # under 90% of the judged cells agreeing fails, whatever was flagged
     monkeypatch.setattr(repeatability, "read_run", lambda raw: {"a": narrowed, "b": slower}[Path(raw).name])
-    assert (verdicts == "agrees").mean() < 0.9
     assert repeatability.main([str(tmp_path / "a"), str(tmp_path / "b")]) == 1
+    # a run whose every figure is exactly known (the same rate in every round) agrees with itself
+    exact = narrowed.copy()
+    exact["gb_s_by_round"] = [dict.fromkeys(rounds, rate) for rounds, rate in zip(exact["gb_s_by_round"], exact["gb_s"])]
+    monkeypatch.setattr(repeatability, "read_run", lambda raw: exact)
+    assert repeatability.main([str(tmp_path / "a"), str(tmp_path / "a")]) == 0
 
 
 def _single_thread(rates: dict[tuple[str, str], list[float]]) -> pd.DataFrame:
