@@ -1343,3 +1343,44 @@ def test_the_gap_is_said_to_grow_with_the_attributes_only_where_an_exact_test_sa
     assert grows == pytest.approx(1 / 720)
     rho, grows, shrinks = rank_correlation([6, 5, 4, 3, 2, 1], [5, 9, 14, 30, 31, 60])
     assert rho == pytest.approx(-1.0) and shrinks == pytest.approx(1 / 720) and grows == 1.0
+
+
+def _summary_rows(walls: dict[str, list[float]], items: int = 1000) -> pd.DataFrame:
+    """Warm summary rows of one set and branch: each reader's whole-pass time in rounds 0, 1, ..."""
+    return pd.DataFrame([{"set": "s", "cache": "warm", "reader": reader, "branch": "b", "items": items,
+                          "wall_by_round": dict(enumerate(times))} for reader, times in walls.items()])
+
+
+def test_the_fastest_cpp_reader_is_tested_against_rootreadspeed_with_every_other_at_once():
+    # columnar's 95% interval alone clears unity (it would have been picked by point value and
+    # passed); tested with its three rivals at the simultaneous level, it no longer does
+    rrs = [1.0, 1.0, 1.0, 1.0, 1.0]
+    walls = {"rootreadspeed": rrs, "columnar": [0.96, 0.99, 0.95, 0.985, 0.97],
+             "bulk": [1.02, 0.99, 1.03, 1.0, 1.01], "ttreereader": [1.3, 1.25, 1.35, 1.3, 1.28],
+             "draw": [2.0, 2.1, 1.9, 2.0, 2.05]}
+    table = _summary_rows(walls)
+    alone = analysis.warm_paired_ratio(table, "s", "b", "columnar", "rootreadspeed", "wall")
+    assert alone.low > 1  # met at 95% on its own
+    best, ratio, verdict = analysis.fastest_against(table, "s", "b", ["columnar", "bulk", "ttreereader", "draw"],
+                                              "rootreadspeed")
+    assert best == "columnar" and ratio.low < alone.low and ratio.high > alone.high
+    assert verdict.value in ("met", "inconclusive")
+    assert (verdict.value == "met") == (ratio.low >= 1)
+    # every candidate clearly slower: missed; none measured: no verdict
+    slow = _summary_rows({"rootreadspeed": rrs, "columnar": [1.5, 1.52, 1.49, 1.5, 1.51], "bulk": [2.0] * 4 + [2.02]})
+    assert analysis.fastest_against(slow, "s", "b", ["columnar", "bulk"], "rootreadspeed")[2].value == "missed"
+    assert analysis.fastest_against(slow, "s", "b", ["draw"], "rootreadspeed")[0] is None
+
+
+def test_a_ratio_is_marked_noisy_by_its_own_printed_interval():
+    # both sides' runs stayed noisy, but moved together round by round: their paired ratio is tight;
+    # two quiet runs whose ratio swings from round to round: its interval is wide, and marked
+    drift = [1.0, 1.6, 0.7, 1.3, 0.9]
+    rows = []
+    for reader, times, noisy in (("columnar", drift, True), ("bulk", [1.1 * t for t in drift], True),
+                                 ("uproot", [2.0, 3.1, 1.9, 2.9, 2.2], False)):
+        rows.append({"set": "s", "cache": "warm", "reader": reader, "branch": "b", "items": 1000, "noisy": noisy,
+                     "read_by_round": dict(enumerate(times)), "wall_by_round": dict(enumerate(times))})
+    rated = rc.ratios(pd.DataFrame(rows), max_half_width=0.10).set_index("reader")
+    assert rated.loc["bulk", "vs_columnar"] == pytest.approx(1 / 1.1) and not rated.loc["bulk", "vs_columnar_noisy"]
+    assert rated.loc["uproot", "vs_columnar_noisy"] and not rated.loc["uproot", "noisy"]

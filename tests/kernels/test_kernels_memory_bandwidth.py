@@ -366,6 +366,22 @@ def test_opt_verdict_ranks_levels_only_where_their_paired_interval_excludes_one(
     assert [unranked[mode]["state"] for mode in mb.MODES] == ["unranked", "unranked"], unranked
 
 
+def test_opt_verdict_tests_every_pair_at_once():
+    # -O3 ahead of -O2 by about 2%: its paired interval clears unity at 95% alone, not at the level
+    # of three pairs tested at once (a level picked by its point value and then tested on the same
+    # rounds was the winner's curse); -O1 is clearly behind both
+    base = [1.0, 0.8, 1.1, 0.9, 1.05]
+    ahead = [0.02, 0.005, 0.03, 0.01, 0.025]
+    rates = {"O1": [0.8 * b for b in base], "O2": base, "O3": [b * math.exp(a) for b, a in zip(base, ahead)]}
+    table = _single_thread({(mode, opt): r for mode in mb.MODES for opt, r in rates.items()})
+    o3, o2 = (table[(table["mode"] == "inplace") & (table["opt"] == o)].iloc[0] for o in ("O3", "O2"))
+    assert mb.paired_ratio(o3, o2).low > 1  # ahead at 95% on its own
+    verdict = mb.opt_verdict(table)["inplace"]
+    assert verdict["level"] == pytest.approx(1 - 0.05 / 3)
+    assert (verdict["state"], verdict["fastest"], verdict["behind"]) == ("ranked", "O3", ["O1"])
+    assert verdict["apart_low"] < verdict["apart"] < verdict["apart_high"]
+
+
 @pytest.mark.parametrize("plateau, immutable, state, immutable_state", [
     ((0.97, 0.95, 0.99), (0.97, 0.95, 0.99), "met", "met"),
     ((0.80, 0.78, 0.82), (0.97, 0.95, 0.99), "missed", "met"),  # the in-place kernel's own access pattern

@@ -77,11 +77,11 @@ def estimate(row: pd.Series, rate: str = "ghz") -> Estimate:
     return Estimate(row[rate], row[f"{rate}_low"], row[f"{rate}_high"], len(row["gb_s_by_round"]))
 
 
-def paired_ratio(a: pd.Series, b: pd.Series) -> Estimate:
+def paired_ratio(a: pd.Series, b: pd.Series, confidence: float = intervals.CONFIDENCE) -> Estimate:
     """Summary row `a`'s rate over row `b`'s, from their best rates in the rounds both ran
-    (runs of one thread count share their rounds); without shared rounds, the ratio of the
-    two figures with no interval."""
-    ratio = intervals.paired_by_round(a["gb_s_by_round"], b["gb_s_by_round"])
+    (runs of one thread count share their rounds), its interval at `confidence`; without shared
+    rounds, the ratio of the two figures with no interval."""
+    ratio = intervals.paired_by_round(a["gb_s_by_round"], b["gb_s_by_round"], confidence)
     return ratio if ratio.processes else Estimate(a["gb_s"] / b["gb_s"], float("nan"), float("nan"), 0)
 
 
@@ -140,19 +140,29 @@ OPTIMIZED = ("O1", "O2", "O3")
 def opt_verdict(table: pd.DataFrame) -> dict[str, dict[str, Any]]:
     """Whether this run ranks -O1, -O2 and -O3 (C++, one thread), per mode: one level counts as
     faster than another only where the interval of their paired ratio lies above 1, so
-    that a level ahead by noise is not printed as a result. Per mode its state (`ranked` or
-    `unranked`; paper/sections/memory_bandwidth.tex words each), the fastest level and those
-    behind it, and how far apart the fastest and slowest level are, ours and the seed's (fractions)."""
+    that a level ahead by noise is not printed as a result. Every pair is tested at once, each
+    interval at the Bonferroni level (`level`: simultaneous intervals, so that naming the level
+    that beats the most others is no winner's curse); the fastest is the level with the most
+    such wins (ties: the higher rate). Per mode its state (`ranked` or `unranked`;
+    paper/sections/memory_bandwidth.tex words each), the fastest level and those behind it, and
+    how far apart the fastest and slowest level are, ours (`apart`: the paired ratio of the
+    highest and lowest rate, less one, with its simultaneous interval) and the seed's (fractions)."""
     single = table[(table["method"] == "C++") & (table["threads"] == 1) & table["opt"].isin(OPTIMIZED)]
     verdicts = {}
     for mode in MODES:
         rows = single[single["mode"] == mode].set_index("opt")
         seed = SEED_SECONDS.loc[mode, list(OPTIMIZED)]
-        fastest = rows["ghz"].idxmax()
-        behind = [o for o in rows.index if o != fastest
-                  and intervals.comparison(paired_ratio(rows.loc[fastest], rows.loc[o])) == "higher"]
+        pairs = [(a, b) for a in rows.index for b in rows.index if a < b]
+        level = 1 - (1 - intervals.CONFIDENCE) / max(1, len(pairs))
+        faster = {(a, b): intervals.comparison(paired_ratio(rows.loc[a], rows.loc[b], level)) == "higher"
+                  for a in rows.index for b in rows.index if a != b}
+        wins = {o: sum(faster[(o, b)] for b in rows.index if b != o) for o in rows.index}
+        fastest = max(rows.index, key=lambda o: (wins[o], rows.loc[o, "ghz"]))
+        behind = [o for o in rows.index if o != fastest and faster[(fastest, o)]]
+        apart = paired_ratio(rows.loc[rows["ghz"].idxmax()], rows.loc[rows["ghz"].idxmin()], level)
         verdicts[mode] = {"state": "ranked" if behind else "unranked", "fastest": fastest, "behind": behind,
-                          "apart": rows["ghz"].max() / rows["ghz"].min() - 1, "seed_apart": seed.max() / seed.min() - 1}
+                          "level": level, "apart": apart.value - 1, "apart_low": apart.low - 1,
+                          "apart_high": apart.high - 1, "seed_apart": seed.max() / seed.min() - 1}
     return verdicts
 
 

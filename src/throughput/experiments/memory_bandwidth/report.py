@@ -4,11 +4,12 @@ STREAM scale, paired round by round), the machine table (this machine beside the
 and every macro the paper section quotes. The notebook only writes them (throughput.report.outputs)."""
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import pandas as pd
 
-from ...core import harness, noise
+from ...core import harness, intervals, noise
 from ...report import noise_sentences
 from ...setup import machine_fit
 from ...report import paper
@@ -83,8 +84,21 @@ def _opt_macros(verdicts: dict[str, dict[str, Any]]) -> dict[str, str]:
         macros.update({f"MbwOpt{m}State": verdict["state"], f"MbwOpt{m}Fastest": paper.escape(f"-{verdict['fastest']}"),
                        f"MbwOpt{m}Behind": paper.escape(" and ".join(f"-{o}" for o in verdict["behind"])),
                        f"MbwOpt{m}Apart": rf"\num{{{100 * verdict['apart']:.0f}}}",
+                       # its simultaneous interval (analysis.opt_verdict: every pair tested at once)
+                       f"MbwOpt{m}ApartInterval": _apart_interval(verdict),
                        f"MbwOpt{m}SeedApart": rf"\num{{{100 * verdict['seed_apart']:.0f}}}"})
+    level = next(iter(verdicts.values()))["level"] if verdicts else intervals.CONFIDENCE
+    macros["MbwOptLevel"] = paper.number(100 * level, 3)
     return macros
+
+
+def _apart_interval(verdict: dict[str, Any]) -> str:
+    """The percent between the fastest and slowest level as its simultaneous interval's bounds
+    (\nointerval where one round gave none)."""
+    low, high = verdict["apart_low"], verdict["apart_high"]
+    if not (math.isfinite(low) and math.isfinite(high)):
+        return r"\nointerval{}"
+    return rf"\num{{{100 * low:.0f}}} to \num{{{100 * high:.0f}}}\%"
 
 
 def _cache_macros(fit: dict[str, Any]) -> dict[str, str]:

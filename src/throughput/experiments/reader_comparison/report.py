@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ...core import intervals, provenance
+from ...core import intervals, noise, provenance
 from ...report import noise_sentences, paper
 from ...core.intervals import Estimate, Verdict
 from ...machines.tables import section_macros
@@ -151,9 +151,9 @@ def object_frames(table: pd.DataFrame, unreadable: pd.DataFrame, agreed: pd.Data
 
 
 class _SplitRates:
-    """One branch's warm reading rates (kHz) of `readers` in one input set, with
-    ratios marked noisy (as the tables mark them) when a rate behind them stayed noisy.
-    The readers of one set are measured interleaved, so their ratios compare."""
+    """One branch's warm reading rates (kHz) of `readers` in one input set, with ratios marked
+    noisy (as the tables mark them) when their own printed interval is wider than the noise
+    section's limit. The readers of one set are measured interleaved, so their ratios compare."""
 
     def __init__(self, table: pd.DataFrame, set_name: str, branch: str,
                  readers: tuple[str, ...] = ("baskets", "columnar", "members", "cmssw")):
@@ -177,7 +177,7 @@ class _SplitRates:
         # the same events read by both: the ratio of their reading times
         slow, fast = self.rounds(slower), self.rounds(faster)
         ratio = intervals.paired_by_round(slow, fast) if slow and fast else intervals.UNKNOWN
-        return paper.flagged(_estimate(ratio), self.noisy[faster] or self.noisy[slower])
+        return paper.flagged(_estimate(ratio), noise.Settings().is_noisy(ratio.relative_half_width))
 
 
 def _floor_share(empty: _SplitRates, split: _SplitRates) -> Estimate:
@@ -648,6 +648,9 @@ def macros(params: dict[str, Any], table: pd.DataFrame, rated: pd.DataFrame, unr
         **_own_work_macros(goal_aod, "Aod"), **_own_work_macros(goal_nano, "Nano"),  # the section words each
         "RcBasketsVsNumpyAod": _estimate(goal_aod["baskets_numpy"], 2),  # paired round by round
         "RcBasketsVsNumpyNano": _estimate(goal_nano["baskets_numpy"], 2),
+        # every C++ method tested against rootreadspeed at once (analysis.fastest_against)
+        "RcRrsCandidates": str(goal_aod["rootreadspeed_candidates"]),
+        "RcRrsLevel": n(100 * (1 - (1 - intervals.CONFIDENCE) / max(1, goal_aod["rootreadspeed_candidates"])), 3),
         "RcFastestCpp": paper.escape(LABELS.get(goal_aod["fastest_cpp"], "none")),
         "RcRrsRatioAod": _estimate(goal_aod["rootreadspeed"], 2),
         "RcFastestCppNano": paper.escape(LABELS.get(goal_nano["fastest_cpp"], "none")),

@@ -315,14 +315,16 @@ def peak_estimate(row: pd.Series) -> Estimate:
 def rntuple_versus_tbuffermerger(table: pd.DataFrame, params: dict[str, Any]) -> dict[str, Any]:
     """Seed 003's random workload at the most threads, TBufferMerger against RNTupleParallelWriter
     on each medium and compression: TBufferMerger's time over RNTuple's, paired round by round (the
-    writers of one medium and compression ran in the same rounds; `ratios`), how many of those lie
-    wholly above 1 (`slower`: TBufferMerger takes longer), wholly below (`faster`) or hold 1
-    (`notseparated`), and each writer's largest peak memory above the baseline (MB, peak_estimate,
-    on the medium and compression of its largest mean; `peaks`)."""
+    writers of one medium and compression ran in the same rounds; `ratios`), each interval at the
+    Bonferroni level for the number of media and compressions (`level`: simultaneous intervals, so
+    that the smallest and largest named afterwards, and the counts, are no winner's curse), how many
+    of those lie wholly above 1 (`slower`: TBufferMerger takes longer), wholly below (`faster`) or
+    hold 1 (`notseparated`), and each writer's largest peak memory above the baseline (MB,
+    peak_estimate, on the medium and compression of its largest mean; `peaks`)."""
     top = params["max_threads"]
     random = table[(table["part"] == "random") & (table["threads"] == top)]
     writers = ("tbuffermerger", "rntuple")
-    ratios, peaks = [], {w: [] for w in writers}
+    pairs, peaks = [], {w: [] for w in writers}
     for medium in params["media"]:
         for compression in params["random_compressions"]:
             rows = {w: one(random, method=w, medium=medium, compression=compression) for w in writers}
@@ -330,13 +332,14 @@ def rntuple_versus_tbuffermerger(table: pd.DataFrame, params: dict[str, Any]) ->
                 if row is not None:
                     peaks[writer].append(peak_estimate(row))
             if all(row is not None for row in rows.values()):
-                ratios.append(intervals.paired_by_round(rows["tbuffermerger"]["wall_by_round"],
-                                                        rows["rntuple"]["wall_by_round"]))
+                pairs.append((rows["tbuffermerger"]["wall_by_round"], rows["rntuple"]["wall_by_round"]))
+    level = 1 - (1 - intervals.CONFIDENCE) / max(1, len(pairs))
+    ratios = [intervals.paired_by_round(tbm, rnt, level) for tbm, rnt in pairs]
     ratios = [r for r in ratios if math.isfinite(r.value)]
     said = [intervals.comparison(r) for r in ratios]
     largest = {w: max((p for p in found if math.isfinite(p.value)), key=lambda p: p.value, default=intervals.UNKNOWN)
                for w, found in peaks.items()}
-    return {"ratios": ratios, "slower": said.count("higher"), "faster": said.count("lower"),
+    return {"ratios": ratios, "level": level, "slower": said.count("higher"), "faster": said.count("lower"),
             "notseparated": said.count("not separated"), "peaks": largest}
 
 

@@ -347,8 +347,9 @@ def macros(table: pd.DataFrame, params: dict[str, Any], frame: pd.DataFrame, dir
     values["WrtTargetReasonState"] = goal["reason"]  # why not measured (analysis.efficiency_target), or none
     versus_rntuple = rntuple_versus_tbuffermerger(table, params)
     # the smallest and the largest of the paired ratios, each with its own interval (no summary of
-    # the cases' point values: a median of them would carry none)
+    # the cases' point values: a median of them would carry none), simultaneous over the cases
     ordered = sorted(versus_rntuple["ratios"], key=lambda r: r.value)
+    values["WrtRntupleVsTbmLevel"] = paper.number(100 * versus_rntuple["level"], 3)
     values["WrtRntupleVsTbmMin"] = paper.estimate(ordered[0]) if ordered else "n/a"
     values["WrtRntupleVsTbmMax"] = paper.estimate(ordered[-1]) if ordered else "n/a"
     values.update({f"WrtRntupleVsTbm{name.capitalize()}": str(versus_rntuple[name])
