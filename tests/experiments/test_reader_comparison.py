@@ -909,7 +909,10 @@ def test_the_columnar_and_attributes_states_are_the_ones_their_figures_give():
     assert grows == {"RcAttributesState": "grows", "RcAttributesTypes": "5", "RcAttributesRho": "1.00",
                      "RcAttributesPGrows": "0.0083", "RcAttributesPSmallest": "0.0083"}
     assert attributes([5.0, 4.0, 3.0, 2.0, 1.0], [10, 20, 30, 40, 50])["RcAttributesState"] == "shrinks"
-    assert attributes([1.0, 3.0, 2.0], [10, 20, 30])["RcAttributesState"] == "notshown"
+    # three types cannot reach 5% whatever they show (1/3! = 0.17): no finding, the types it needs
+    assert attributes([1.0, 2.0, 3.0], [10, 20, 30]) == {"RcAttributesState": "cannotreach", "RcAttributesTypes": "3",
+                                                         "RcAttributesPSmallest": "0.17", "RcAttributesNeeded": "4"}
+    assert attributes([1.0, 3.0, 2.0, 4.0], [10, 20, 30, 40])["RcAttributesState"] == "notshown"
 
 
 def test_rootreadspeed_verdict_names_the_files_it_cannot_separate():
@@ -1207,7 +1210,7 @@ def test_measure_summarize_and_tables(files, tmp_path):
     assert len(inputs["aod/ZLIB"]["root"]) == 1 and numbers["RcAodTreeCompression"] == paper.number(expected, 3)
     assert all(name.isalpha() and name.startswith("Rc") for name in numbers)
     assert numbers["RcColumnarState"] in {"higher", "lower", "notseparated", "notcompared"}  # the section words each
-    assert numbers["RcAttributesState"] in {"toofew", "same", "grows", "shrinks", "notshown"}
+    assert numbers["RcAttributesState"] in {"toofew", "same", "cannotreach", "grows", "shrinks", "notshown"}
     assert "RcColumnarVerdict" not in numbers and "RcAttributesVerdict" not in numbers
     for layout, name in (("aod", "Aod"), ("nanoaod", "Nano")):  # each layout's state, from its own verdict
         verdict = rc.targets(table, f"{layout}/ZLIB", "Jet_pt")["numpy_verdict"]

@@ -529,7 +529,7 @@ WORDED = {
     # reader_comparison.report._columnar_macros and _attributes_macros
     "RcColumnar": {"higher", "lower", "notseparated", "notcompared"},
     "RcObject": {"measured", "notmeasured"}, "RcObjectBulk": {"read", "refused", "notmeasured"},  # reader_comparison.report._object_macros
-    "RcAttributes": {"toofew", "same", "grows", "shrinks", "notshown"},
+    "RcAttributes": {"toofew", "same", "cannotreach", "grows", "shrinks", "notshown"},
     # reader_comparison.report._outcome_macros: which input sets root4j read, and how many
     "RcRootFourJOutcome": {"notrun", "read", "readsome"}, "RcRootFourJReadSets": {"none", "one", "several"},
     # reader_comparison.report._cannot_macros: whether laurelin cannot read some compressions (a parenthesis, a sentence's end)

@@ -271,13 +271,17 @@ def _estimate(value: Estimate, digits: int = 3) -> str:
     return paper.estimate(value, digits) if math.isfinite(value.value) else "--"
 
 
-def _with_sigma(value: float, sigma: float) -> str:
+def _with_sigma(value: float, sigma: float, dof: int) -> str:
+    """A fitted value with its standard deviation; without degrees of freedom (as many points as
+    parameters: the curve goes through them) no uncertainty is known, and the value is marked so."""
+    if dof < 1:
+        return f"{_num(value)} (through its points)"
     return f"${_num(value)} \\pm {_num(sigma, 2)}$" if math.isfinite(sigma) else _num(value)
 
 
 def _fitted_r_io(fit: Any) -> str:
     if math.isfinite(fit.r_io):
-        return _with_sigma(fit.r_io, fit.r_io_sigma)
+        return _with_sigma(fit.r_io, fit.r_io_sigma, fit.dof)
     return f"unbounded ($> {_num(fit.r_io_lower)}$)" if math.isfinite(fit.r_io_lower) else "unbounded"
 
 
@@ -300,7 +304,7 @@ def rate_fit_table(rs: dict[str, Any] | None) -> pd.DataFrame:
                      "R(Np max) [MB/s]": paper.flagged(
                          _estimate(Estimate(top["rate"], top["rate_low"], top["rate_high"], 0)), top["noisy"]),
                      "Np max": str(int(top["processes"])) + (" (> cores)" if top["oversubscribed"] else ""),
-                     "fit R1 [MB/s]": _with_sigma(fit.r1, fit.r1_sigma), "fit asymptote [MB/s]": _fitted_r_io(fit),
+                     "fit R1 [MB/s]": _with_sigma(fit.r1, fit.r1_sigma, fit.dof), "fit asymptote [MB/s]": _fitted_r_io(fit),
                      "asymptote": io_rate_model.asymptote_against_raw_read(
                          fit, rs["estimates"]["r_io"].get(fit.cache, UNKNOWN)),
                      "Np fitted": str(fit.points), "dof": str(fit.dof)})
@@ -607,10 +611,11 @@ def precision_macros(branches: pd.DataFrame, jitter: float) -> dict[str, str]:
 # Figures
 
 def scaling_figure(table: pd.DataFrame, dask: pd.DataFrame | None, amdahl: dict[str, Any],
-                   usl: dict[str, Any] | None, extrapolate_to: int = 256,
+                   usl: dict[str, Any] | None, seed_threads: int = 256,
                    archived: dict[str, pd.DataFrame] | None = None):
-    """Left: speed-up over the sequential run against threads, with the Amdahl (and USL) fit, solid
-    where measured and dotted where extrapolated. Right: CPU efficiency, with the seed's 64- and
+    """Left: speed-up over the sequential run against threads, with the Amdahl (and USL) fit drawn
+    over the measured thread counts only (a fit says nothing beyond them; the seed's thread counts
+    are on the right, as the seed's figures). Right: CPU efficiency, with the seed's 64- and
     256-thread figures. Each archived machine's scan (`archived_scan`) adds its own speed-up (over
     its own sequential run) and efficiency, black and dash-dotted, a marker each."""
     import matplotlib.pyplot as plt
@@ -625,14 +630,10 @@ def scaling_figure(table: pd.DataFrame, dask: pd.DataFrame | None, amdahl: dict[
                         sequential / imt["wall_min"] - sequential / imt["wall_s"]],
                   marker="o", linestyle="none", color="C0", label="RDataFrame + IMT (C++), median")
     grid_in = np.linspace(1, top, 50)
-    grid_out = np.geomspace(top, max(extrapolate_to, top), 50)
     left.plot(grid_in, sequential / amdahl["predict"](grid_in), color="C1",
               label=f"Amdahl fit, serial fraction {amdahl['serial_fraction']:.3f} ({amdahl['dof']} dof)")
-    left.plot(grid_out, sequential / amdahl["predict"](grid_out), color="C1", linestyle=":",
-              label="Amdahl, extrapolated")
     if usl is not None:
         left.plot(grid_in, sequential / usl["predict"](grid_in), color="C2", label=f"USL fit ({usl['dof']} dof)")
-        left.plot(grid_out, sequential / usl["predict"](grid_out), color="C2", linestyle=":")
     if dask is not None and len(dask):
         left.errorbar(dask["threads"], sequential / dask["wall_s"], marker="s", linestyle="none", color="C3",
                       label="distributed RDataFrame on Dask (workers)")
@@ -642,7 +643,7 @@ def scaling_figure(table: pd.DataFrame, dask: pd.DataFrame | None, amdahl: dict[
         style = {"color": "black", "alpha": 0.6, "linestyle": "-.", "marker": "sD^v<>p"[k % 7], "label": label}
         left.plot(imt_k["threads"], float(scan_k[scan_k["threads"] == 0]["wall_s"].iloc[0]) / imt_k["wall_s"], **style)
         right.plot(imt_k["threads"], imt_k["cpu_eff"], **style)
-    ideal = np.array([1, max(extrapolate_to, top)])
+    ideal = np.array([1, top])
     left.plot(ideal, ideal, color="grey", linestyle="--", label="ideal")
     left.set(xscale="log", yscale="log", xlabel="threads (Dask: workers)", ylabel="speed-up vs sequential")
     left.legend(fontsize="xx-small", loc="upper left")
@@ -651,15 +652,16 @@ def scaling_figure(table: pd.DataFrame, dask: pd.DataFrame | None, amdahl: dict[
         right.plot([row.threads], [row.cpu_eff], marker="x", linestyle="none", color="grey")
     right.plot([], [], marker="x", linestyle="none", color="grey", label="seed 002 (64 and 256 threads)")
     right.set(xscale="log", xlabel="threads", ylabel="CPU efficiency", ylim=(0, 1.1),
-              xlim=(0.8, max(extrapolate_to, top) * 1.3))
+              xlim=(0.8, max(seed_threads, top) * 1.3))
     right.legend(fontsize="xx-small", loc="lower left")
     return fig
 
 
 def rate_figure(rs: dict[str, Any], extrapolate_to: int = 24):
     """R(Np) measured (across the rounds with its 95% interval; the passes' min-max where one
-    round gives no interval), the fitted model (solid where fitted, up to the cores; dotted beyond), the
-    model predicted from R_IO, R_dec and R_proc measured separately (dashed), per cache state."""
+    round gives no interval), the fitted model over the processes it was fitted to only (a fit says
+    nothing beyond them), the model predicted from R_IO, R_dec and R_proc measured separately
+    (dashed, up to `extrapolate_to`: a prediction, not a fit), per cache state."""
     import matplotlib.pyplot as plt
 
     table, fits = rs["table"], rs["fits"]
@@ -669,7 +671,6 @@ def rate_figure(rs: dict[str, Any], extrapolate_to: int = 24):
         # the fit's own range (io_rate_model.fitted_up_to)
         top = int(io_rate_model.fitted_up_to(cache, rs["cores"], table[table["cache"] == cache]["processes"].max()))
         grid_in = np.linspace(1, top, 50)
-        grid_out = np.linspace(top, max(extrapolate_to, top), 50)
         for colour, (ttc, group) in zip(("C0", "C1"), table[table["cache"] == cache].groupby("ttree_cache")):
             group = group.sort_values("processes")
             # the interval across rounds; with one round none is known, so the passes' min-max
@@ -681,7 +682,6 @@ def rate_figure(rs: dict[str, Any], extrapolate_to: int = 24):
             fit = fits[(fits["cache"] == cache) & (fits["ttree_cache"] == ttc)].iloc[0]
             ax.plot(grid_in, rate_model(grid_in, fit.r1, fit.r_io), color=colour,
                     label=f"fit, TTreeCache {ttc}: R1 {fit.r1:.3g}, asymptote {fit.r_io:.3g} MB/s ({fit.dof} dof)")
-            ax.plot(grid_out, rate_model(grid_out, fit.r1, fit.r_io), color=colour, linestyle=":")
         if cache in rs["r1_predicted"]:
             grid = np.linspace(1, max(extrapolate_to, top), 100)
             ax.plot(grid, rate_model(grid, rs["r1_predicted"][cache], rs["r_io"][cache]), color="C2", linestyle="--",

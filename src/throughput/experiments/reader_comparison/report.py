@@ -4,6 +4,7 @@ plots, and every number its section quotes (macros Rc...), measured, never
 typed."""
 from __future__ import annotations
 
+import itertools
 import math
 import os
 import re
@@ -482,7 +483,9 @@ def _columnar_macros(columnar_vs_cmssw: Estimate) -> dict[str, str]:
 def _attributes_macros(slowdown: list[float], attributes: list[int] | None) -> dict[str, str]:
     """Does the CMSSW-like reader's slowdown follow the attributes it reads (per particle type,
     `attributes` counted in the file, None where fewer than three types were read)?
-    RcAttributesState toofew, same (every type has as many attributes), or by the exact
+    RcAttributesState toofew, same (every type has as many attributes), cannotreach (with so
+    few types the exact test's smallest p-value, 1/n!, is above 5%: no outcome could be a
+    finding, so none is reported, only the types it needs, RcAttributesNeeded), or by the exact
     permutation test at 5% grows, shrinks or notshown, with the number of types, the rank
     correlation, the one-sided p-value of growing and the smallest one the types can give;
     the section words each."""
@@ -490,6 +493,10 @@ def _attributes_macros(slowdown: list[float], attributes: list[int] | None) -> d
         return {"RcAttributesState": "toofew"}
     if len(set(attributes)) < 2:
         return {"RcAttributesState": "same"}
+    types, needed = len(slowdown), next(n for n in itertools.count(2) if 1 / math.factorial(n) <= 0.05)
+    if 1 / math.factorial(types) > 0.05:
+        return {"RcAttributesState": "cannotreach", "RcAttributesTypes": str(types),
+                "RcAttributesPSmallest": f"{1 / math.factorial(types):.2g}", "RcAttributesNeeded": str(needed)}
     rho, p_grows, p_shrinks = rank_correlation(slowdown, attributes)
     state = "grows" if p_grows <= 0.05 else "shrinks" if p_shrinks <= 0.05 else "notshown"
     return {"RcAttributesState": state, "RcAttributesTypes": str(len(slowdown)), "RcAttributesRho": f"{rho:.2f}",
