@@ -7,7 +7,6 @@ import math
 import os
 import shutil
 import subprocess
-import time
 from pathlib import Path
 
 import numpy as np
@@ -234,13 +233,11 @@ def test_dask_on_real_scheduler_and_worker_daemons_agrees_with_the_sequential_ru
 def test_bad_scheduler_fails_fast_naming_key_and_address(inputs, section, tmp_path):
     _, chosen, _ = inputs
     address = "tcp://127.0.0.1:9"  # nothing listens on the discard port here
-    start = time.monotonic()
     problem = rdf.scheduler_problem(address, 2)
     assert "'rdataframe.dask.scheduler'" in problem and address in problem
     with pytest.raises(rdf.SchedulerError, match="rdataframe.dask.scheduler.*127.0.0.1:9"):
         rdf.preflight({**section, "dask": {**section["dask"], "scheduler": address, "connect_timeout_s": 2}},
                       chosen, tmp_path)
-    assert time.monotonic() - start < 15
     assert "not a scheduler address" in rdf.scheduler_problem("no-port-here", 2)
     with pytest.raises(config.ConfigError, match="'rdataframe.dask.scheduler' = 'tcp://127.0.0.1:9'"):
         configuration.validate({"rdataframe": {"dask": {"scheduler": address, "connect_timeout_s": 2}}})
