@@ -42,14 +42,15 @@ check-config: env
 	python -m throughput.configuration check $(CONFIG)
 
 # Two workers (pytest-xdist): independent test modules side by side, the tiny study's module on one
-# of them (tests/conftest.py); TEST_WORKERS=0 runs them in this process, one after another.
+# of them, first (tests/conftest.py orders the modules; xdist would otherwise put the modules of
+# most tests first and start the tiny study last); TEST_WORKERS=0 runs them one after another.
 TEST_WORKERS ?= 2
 test: env system-tex system-slurm kernels
-	pytest -n $(TEST_WORKERS) --dist loadfile
+	pytest -n $(TEST_WORKERS) --dist loadfile --no-loadscope-reorder
 
 # Neither the workflow, the experiments' measurements nor TeX: what a code change breaks first.
 check: env kernels
-	pytest -n $(TEST_WORKERS) --dist loadfile tests/unit tests/kernels
+	pytest -n $(TEST_WORKERS) --dist loadfile --no-loadscope-reorder tests/unit tests/kernels
 
 lab: env kernels
 	jupyter lab notebooks/
