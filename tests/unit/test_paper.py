@@ -127,7 +127,11 @@ def test_write_macros(tmp_path):
     path = paper.write_macros({"singleRatio": "0.93", "plateauGHz": paper.number(1.98765)}, tmp_path / "m.tex")
     lines = path.read_text().splitlines()
     assert lines == [r"\newcommand{\singleRatio}{0.93}", r"\newcommand{\plateauGHz}{\num{1.99}}"]
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["m.tex", paper.PRINTED_WIDTHS]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["m.json", "m.tex", paper.PRINTED_WIDTHS]
+    data = json.loads((tmp_path / "m.json").read_text())
+    assert data["singleRatio"] == {"tex": "0.93"}
+    assert data["plateauGHz"]["tex"] == r"\num{1.99}"
+    assert data["plateauGHz"]["value"] == pytest.approx(1.98765)
 
 
 @pytest.mark.parametrize("name", ["ratio2", "single_ratio", "", "with space", "r\\x", "naïve"])

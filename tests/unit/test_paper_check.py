@@ -23,6 +23,16 @@ def test_table_rows_counts_body_rows_only():
     assert paper_check.table_rows(empty.replace("\\midrule\n", "\\midrule\nx & failed: E \\\\\n")) == 1
 
 
+def test_table_rows_of_a_longtable_skips_its_repeated_head():
+    from throughput.report import ledger
+
+    claims = ledger.load()
+    decisions = ledger.decide_all(claims, ledger.Machine("here", 2, gpu=False), {})
+    text = ledger.table(claims, decisions)
+    shown = [c for c, d in zip(claims, decisions) if c.headline or d.state != ledger.UNDECIDED]
+    assert shown and paper_check.table_rows(text) == len(shown)
+
+
 @pytest.mark.skipif(shutil.which("pdflatex") is None, reason="no pdflatex (make test installs TeX)")
 def test_a_pdf_with_a_missing_section_an_unresolved_reference_and_an_empty_table_fails(tmp_path):
     sources = tmp_path / "paper"

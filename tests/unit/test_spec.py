@@ -104,6 +104,7 @@ def test_spec_outputs_are_the_rule_outputs(tmp_path):
     assert outputs["notebook"] == tmp_path / "results/memory_bandwidth/memory_bandwidth.ipynb"
     assert [p.name for p in outputs["figures"]] == ["thread_scaling.pdf", "opt_levels.pdf"]
     assert [p.name for p in outputs["tables"]] == ["opt_table.tex", "ratio_table.tex", "machine_table.tex", "macros.tex"]
+    assert outputs["data"] == [tmp_path / "paper/generated/memory_bandwidth/macros.json"]  # the ledger reads it
 
 
 def test_the_spec_registry_is_cheap_to_import():

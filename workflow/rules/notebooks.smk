@@ -48,6 +48,7 @@ for _spec in SPECS.values():
             notebook=str(_outputs["notebook"]),
             figures=[str(p) for p in _outputs["figures"]],
             tables=[str(p) for p in _outputs["tables"]],
+            data=[str(p) for p in _outputs["data"]],
         params:
             parameters=_notebook_parameters_of(_spec),
         threads: workflow.cores

@@ -63,6 +63,31 @@ rule study_machines:
         paper.write_macros(machines.paper_macros(archived), output.macros)
 
 
+# The ledger of the seeds' claims (paper/claims/), each decided on this machine from the numbers
+# the experiments printed (throughput.report.ledger): the abstract's and the claims section's
+# numbers, the summary table, and the ledger beside the PDF (CSV and JSON).
+rule study_ledger:
+    input:
+        PAPER_INPUTS,
+        claims=sorted(str(p) for p in (REPO / "paper" / "claims").glob("*.yaml")),
+    output:
+        macros="paper/generated/ledger.tex",
+        table="paper/generated/ledger_table.tex",
+        csv="paper/build/claims.csv",
+        json="paper/build/claims.json",
+    run:
+        from throughput.report import ledger, paper
+        from throughput.setup.config import usable_cores
+
+        claims = ledger.load()
+        printed = ledger.read_macros("paper/generated")
+        gpu = printed.get("gpu_bandwidth", {}).get("GpubGpuState", {}).get("tex") == "measured"
+        decisions = ledger.decide_all(claims, ledger.Machine("this machine", usable_cores(), gpu), printed)
+        paper.write_macros(ledger.macros(claims, decisions), output.macros)
+        paper.write_tex(ledger.table(claims, decisions), output.table)
+        ledger.export(claims, decisions, Path(output.csv).parent)
+
+
 rule paper:
     input:
         sources=PAPER_SOURCES,
@@ -70,6 +95,7 @@ rule paper:
         noise=rules.study_noise.output,
         machines=rules.study_machines.output,
         standalone=rules.study_standalone.output,
+        ledger=rules.study_ledger.output,
         experiments=PAPER_INPUTS,
     output:
         "paper/build/paper.pdf",

@@ -80,13 +80,43 @@ def write_tex(text: str, path: str | os.PathLike) -> Path:
 
 
 def write_macros(values: dict[str, Any], path: str | os.PathLike) -> Path:
-    r"""One \newcommand per entry; names must be letters only (LaTeX's rule)."""
-    lines = []
+    r"""One \newcommand per entry; names must be letters only (LaTeX's rule). Beside it,
+    <path>.json: every macro's TeX, and for a figure printed with its interval (a `Printed`)
+    the numbers it was printed from, which the ledger of claims decides by
+    (throughput.report.ledger), rather than reading them back from TeX."""
+    lines, data = [], {}
     for name, value in values.items():
         if not re.fullmatch(r"[A-Za-z]+", name):
             raise ValueError(f"macro name {name!r} must be letters only")
         lines.append(rf"\newcommand{{\{name}}}{{{value}}}")
+        data[name] = {"tex": str(value), **(value.numbers() if isinstance(value, Printed) else {})}
+    with atomic_path(Path(path).with_suffix(".json")) as temporary:
+        temporary.write_text(json.dumps(data, indent=1, allow_nan=True) + "\n")
     return write_tex("\n".join(lines) + "\n", path)
+
+
+class Printed(str):
+    """A cell as the paper prints it (TeX) that keeps the figure it was printed from: its value, the
+    bounds of its 95% interval (NaN: none known) and the rounds (processes) behind it. It is a str
+    everywhere TeX is wanted; write_macros files its numbers beside the macros."""
+
+    value: float
+    low: float
+    high: float
+    rounds: int
+
+    def __new__(cls, tex: str, value: float, low: float = math.nan, high: float = math.nan,
+                rounds: int = 0) -> "Printed":
+        printed = super().__new__(cls, tex)
+        printed.value, printed.low, printed.high, printed.rounds = float(value), float(low), float(high), int(rounds)
+        return printed
+
+    def numbers(self) -> dict[str, float | int]:
+        return {"value": self.value, "low": self.low, "high": self.high, "rounds": self.rounds}
+
+    def with_tex(self, tex: str) -> "Printed":
+        """The same figure printed otherwise (a mark appended, say)."""
+        return Printed(tex, self.value, self.low, self.high, self.rounds)
 
 
 def number(value: float, digits: int = 3) -> str:
@@ -94,7 +124,7 @@ def number(value: float, digits: int = 3) -> str:
     if not math.isfinite(value):
         raise ValueError(f"cannot print {value} in the paper: not a finite number")
     rounded = float(f"{value:.{digits}g}")
-    return rf"\num{{{rounded:.15g}}}"
+    return Printed(rf"\num{{{rounded:.15g}}}", value)
 
 
 # Beyond this half-width (percent of the value) an interval is printed as its two bounds: a
@@ -111,17 +141,19 @@ def with_interval(value: float, low: float, high: float, digits: int = 3) -> str
     interval (NaN bounds: one process), the value alone."""
     cell = number(value, digits)
     if not (math.isfinite(low) and math.isfinite(high)):
-        return cell
+        return Printed(cell, value, low, high)
     _note_width(value, low, high)
     percent = 100 * max(value - low, high - value) / abs(value) if value else math.inf
     if percent > WIDE_INTERVAL_PERCENT:
-        return f"{cell} ({_bounds(low, high)})"
-    return cell + rf"\,$\pm$\,{float(f'{percent:.2g}'):g}\%"
+        return Printed(f"{cell} ({_bounds(low, high)})", value, low, high)
+    return Printed(cell + rf"\,$\pm$\,{float(f'{percent:.2g}'):g}\%", value, low, high)
 
 
 def estimate(value: Any, digits: int = 3) -> str:
-    """An Estimate of throughput.core.intervals as `with_interval` prints it."""
-    return with_interval(value.value, value.low, value.high, digits)
+    """An Estimate of throughput.core.intervals as `with_interval` prints it (a `Printed`, which
+    keeps the estimate and its rounds)."""
+    printed = with_interval(value.value, value.low, value.high, digits)
+    return Printed(printed, value.value, value.low, value.high, getattr(value, "processes", 0))
 
 
 def interval(value: Estimate, digits: int = 2, factor: float = 1.0, unit: str = "") -> str:
@@ -161,8 +193,10 @@ NOISY_MARK = r"\textsuperscript{\dag}"
 
 
 def flagged(cell: str, noisy: bool) -> str:
-    """`cell` with the noisy mark when its measurement stayed noisy."""
-    return cell + NOISY_MARK if noisy else cell
+    """`cell` with the noisy mark when its measurement stayed noisy (a `Printed` stays one)."""
+    if not noisy:
+        return cell
+    return cell.with_tex(cell + NOISY_MARK) if isinstance(cell, Printed) else cell + NOISY_MARK
 
 
 # The state by which a section's \\wording{Name} picks one of its worded variants (paper/paper.tex

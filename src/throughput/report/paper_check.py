@@ -22,7 +22,8 @@ PDF = Path("paper/build/paper.pdf")
 _HEADING = re.compile(r"\\(?:sub)*section\*?\{((?:[^{}]|\{[^{}]*\})*)\}")
 _TABLE_INPUT = re.compile(r"\\input\{(paper/generated/[^}]+\.tex)\}")
 # Tables of the study as a whole, not of one experiment (workflow/rules/paper.smk makes them).
-STUDY_TABLES = ("paper/generated/machines.tex",)  # the method section's machines (rule study_machines)
+# the method section's machines (rule study_machines) and the ledger's summary (rule study_ledger)
+STUDY_TABLES = ("paper/generated/machines.tex", "paper/generated/ledger_table.tex")
 
 
 def _plain(latex: str) -> str:
@@ -49,10 +50,12 @@ def table_inputs(sources: Path = REPO / "paper") -> list[str]:
 
 
 def table_rows(text: str) -> int:
-    """Body rows of a booktabs tabular (between \\midrule and \\bottomrule)."""
+    """Body rows of a booktabs tabular (between \\midrule and \\bottomrule); of a longtable, after
+    its repeated head (\\endhead)."""
     if r"\midrule" not in text or r"\bottomrule" not in text:
         return 0
-    body = text.split(r"\midrule", 1)[1].split(r"\bottomrule", 1)[0]
+    body = text.split(r"\endhead", 1)[-1] if r"\endhead" in text else text.split(r"\midrule", 1)[1]
+    body = body.split(r"\bottomrule", 1)[0]
     return sum(1 for line in body.splitlines() if line.strip().endswith("\\\\"))
 
 

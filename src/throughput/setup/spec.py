@@ -62,6 +62,8 @@ class Spec:
             "notebook": paths.executed_notebook(self.name, root),
             "figures": [paths.figures_dir(self.name, root) / f"{figure}.pdf" for figure in self.figures],
             "tables": [paths.paper_dir(self.name, root) / f"{table}.tex" for table in self.tex_files],
+            # the macros' numbers (throughput.report.paper.write_macros), which the ledger of claims reads
+            "data": [paths.paper_dir(self.name, root) / f"{MACROS}.json"],
         }
 
 

@@ -1,0 +1,351 @@
+"""The ledger of the seeds' claims, and each one's fate on a machine.
+
+paper/claims/<seed>.yaml lists every statement of the five seeds that a re-execution can confirm
+or refute (read line by line; its quote verbatim, the seed's values, the regime it was made in, the
+statistic and the rule that decide it, the experiment that measures it and what a machine needs to
+judge it). A claim that an experiment here decides also names what decides it (`measured_by`):
+
+    measured_by: {experiment: reader_comparison, macro: RcJavaVsCpp}
+        the figure the section prints (with its interval: throughput.report.paper.Printed, filed
+        beside the macros by write_macros), judged by the claim's rule;
+    measured_by: {experiment: memory_bandwidth, state: MbwPlateauState,
+                  confirmed: [met], refuted: [missed], value: MbwPlateauGHz}
+        a verdict the section already words, its states mapped to the claim's fate.
+
+`decide` gives each claim its state on this machine: confirmed, refuted, or undecided with the
+reason, computed: not measured by any experiment here, not measured on this machine (what it
+lacks: a GPU, a Xeon Phi, N cores...), measured but its interval holds the rule's bound (too few
+rounds: the rounds that would decide it at the spread observed), or measured with no rule wired
+yet. Numbers and states here, words in paper/sections/claims.tex; the ledger is also exported as
+CSV and JSON beside the PDF (`export`).
+"""
+from __future__ import annotations
+
+import csv
+import json
+import math
+import re
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any, Iterable, Mapping
+
+import yaml
+
+from ..setup import paths
+from . import paper, seeds
+
+CLAIMS_DIR = paths.REPO / "paper" / "claims"
+FIELDS = ("id", "seed", "where", "quote", "claim", "values", "regime", "statistic", "rule", "experiment",
+          "needs", "headline")
+EXPERIMENTS = ("reader_comparison", "memory_bandwidth", "gpu_bandwidth", "writing", "rdataframe", "none")
+RULES = {"at_least": 1, "at_most": 1, "within": 2, "faster": 2, "ratio_close": 2, "trend": 1, "qualitative": 0}
+CONFIRMED, REFUTED, UNDECIDED = "confirmed", "refuted", "undecided"
+# why a claim is undecided here (words: paper/sections/claims.tex)
+NO_EXPERIMENT, NOT_HERE, ROUNDS, NO_INTERVAL, NOT_WIRED, NOT_MEASURED = (
+    "noexperiment", "nothere", "rounds", "nointerval", "notwired", "notmeasured")
+
+
+class LedgerError(ValueError):
+    """A claims file that does not say what the ledger needs, named with the claim."""
+
+
+@dataclass(frozen=True)
+class Claim:
+    id: str
+    seed: str
+    where: str
+    quote: str
+    claim: str
+    values: dict[str, Any]
+    regime: str
+    statistic: str
+    rule: str
+    experiment: str
+    needs: str
+    headline: bool
+    measured_by: dict[str, Any] | None = None
+
+    @property
+    def rule_name(self) -> str:
+        return self.rule.split()[0]
+
+    @property
+    def rule_arguments(self) -> list[str]:
+        return self.rule.split()[1:]
+
+
+def load(folder: str | Path = CLAIMS_DIR) -> list[Claim]:
+    """Every claim of every seed's file, checked: its keys, a unique id, a known seed, experiment and
+    rule (with its arguments), and a `measured_by` that names its experiment and a macro or a state."""
+    claims, problems = [], []
+    for path in sorted(Path(folder).glob("*.yaml")):
+        for entry in yaml.safe_load(path.read_text()) or []:
+            name = f"{path.name}: {entry.get('id', '?')}"
+            missing = [k for k in FIELDS if k not in entry]
+            unknown = sorted(set(entry) - set(FIELDS) - {"measured_by"})
+            if missing or unknown:
+                problems.append(f"{name}: missing keys {missing}, unknown keys {unknown}")
+                continue
+            claim = Claim(**{k: entry[k] for k in FIELDS}, measured_by=entry.get("measured_by"))
+            problems += [f"{name}: {p}" for p in _problems(claim)]
+            claims.append(claim)
+    ids = [c.id for c in claims]
+    problems += [f"claim id {i} given twice" for i in sorted({i for i in ids if ids.count(i) > 1})]
+    if problems:
+        raise LedgerError("the ledger of claims (paper/claims/):\n  " + "\n  ".join(problems))
+    return claims
+
+
+def _problems(claim: Claim) -> list[str]:
+    problems = []
+    if claim.seed not in seeds.FILES:
+        problems.append(f"seed {claim.seed!r} is none of {sorted(seeds.FILES)}")
+    if claim.experiment not in EXPERIMENTS:
+        problems.append(f"experiment {claim.experiment!r} is none of {EXPERIMENTS}")
+    if claim.rule_name not in RULES or len(claim.rule_arguments) < RULES.get(claim.rule_name, 0):
+        problems.append(f"rule {claim.rule!r}: not one of {sorted(RULES)} with its arguments")
+    by = claim.measured_by
+    if by is not None:
+        if by.get("experiment") != claim.experiment:
+            problems.append(f"measured_by names experiment {by.get('experiment')!r}, the claim {claim.experiment!r}")
+        if ("macro" in by) == ("state" in by):
+            problems.append("measured_by names either a macro (judged by the rule) or a state (mapped)")
+        if "macro" in by and claim.rule_name not in ("at_least", "at_most", "within", "ratio_close"):
+            problems.append(f"a macro is judged by a numeric rule, not {claim.rule_name!r}")
+        if "state" in by and not (by.get("confirmed") or by.get("refuted")):
+            problems.append("a state needs the states that confirm or refute the claim")
+    return problems
+
+
+# --- what a machine must have -------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Machine:
+    """What the ledger needs to know of a machine: its label, usable cores, whether a GPU measured."""
+
+    label: str
+    cores: int
+    gpu: bool
+
+
+def lacks(claim: Claim, machine: Machine) -> str | None:
+    """What `machine` lacks to judge `claim`, read from its `needs` (None: nothing it can tell)."""
+    needs = claim.needs.lower()
+    if re.search(r"\b(gpu|p100|cuda)\b", needs) and not machine.gpu:
+        return "a GPU"
+    if re.search(r"xeon phi|\bknl\b|mcdram", needs):
+        return "a Xeon Phi (KNL)"
+    counts = [int(n) for n in re.findall(r"(\d+)\s*(?:cores|threads|processes|c/)", needs)]
+    if counts and max(counts) > machine.cores:
+        return f"{max(counts)} cores or threads ({machine.cores} here)"
+    return None
+
+
+# --- the decision ---------------------------------------------------------------------------------
+
+@dataclass
+class Decision:
+    """One claim's fate on one machine: `state` (confirmed, refuted, undecided), `reason` (why it is
+    undecided, one of the reasons above; empty when decided), `detail` (what it lacks, the rounds it
+    needs), the figure it was judged by (`value`, `low`, `high`, `rounds`, `tex`)."""
+
+    claim: str
+    machine: str
+    state: str
+    reason: str = ""
+    detail: str = ""
+    value: float = math.nan
+    low: float = math.nan
+    high: float = math.nan
+    rounds: int = 0
+    tex: str = ""
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+def _bounds(claim: Claim) -> tuple[float, float]:
+    """The interval of values a claim's numeric rule accepts (log-symmetric for ratio_close)."""
+    args = [float(a) for a in claim.rule_arguments[:2]]
+    if claim.rule_name == "at_least":
+        return args[0], math.inf
+    if claim.rule_name == "at_most":
+        return -math.inf, args[0]
+    if claim.rule_name == "within":
+        return args[0], args[1]
+    value, tolerance = args
+    return value / (1 + tolerance), value * (1 + tolerance)
+
+
+def judge(claim: Claim, value: float, low: float, high: float) -> str:
+    """By the whole interval: inside the accepted range confirms, wholly outside refutes, anything
+    else (the interval straddles a bound) leaves the claim undecided."""
+    lo, hi = _bounds(claim)
+    if low >= lo and high <= hi:
+        return CONFIRMED
+    if high < lo or low > hi:
+        return REFUTED
+    return UNDECIDED
+
+
+def rounds_needed(claim: Claim, value: float, low: float, high: float, rounds: int) -> int | None:
+    """The rounds that would decide `claim` at the spread observed: the interval's half-width (on the
+    log scale, where it is symmetric) shrinks as 1/sqrt(rounds), and it must fit between the value
+    and the rule's nearest bound. None where the value sits on a bound (no number of rounds decides)
+    or nothing is known."""
+    if not (rounds >= 2 and value > 0 and low > 0 and high > 0):
+        return None
+    half = math.log(high / low) / 2
+    distances = [abs(math.log(value / b)) for b in _bounds(claim) if math.isfinite(b) and b > 0]
+    distance = min(distances, default=math.nan)
+    if not (distance > 0):
+        return None
+    return max(rounds + 1, math.ceil(rounds * (half / distance) ** 2))
+
+
+def decide(claim: Claim, machine: Machine, macros: Mapping[str, Mapping[str, Mapping[str, Any]]]) -> Decision:
+    """`claim` on `machine`, from the macros each experiment wrote ({experiment: {name: {tex, value,
+    low, high, rounds}}}, write_macros' JSON)."""
+    decision = Decision(claim.id, machine.label, UNDECIDED)
+    if claim.experiment == "none":
+        decision.reason, decision.detail = NO_EXPERIMENT, claim.needs
+        return decision
+    lacking = lacks(claim, machine)
+    if lacking:
+        decision.reason, decision.detail = NOT_HERE, lacking
+        return decision
+    by = claim.measured_by
+    section = macros.get(claim.experiment)
+    if by is None or section is None:
+        decision.reason = NOT_WIRED if by is None else NOT_MEASURED
+        decision.detail = "" if by is None else f"{claim.experiment} was not run"
+        return decision
+    if "state" in by:
+        state = section.get(by["state"], {}).get("tex")
+        shown = section.get(by.get("value", ""), {})
+        decision.tex, decision.value = shown.get("tex", ""), float(shown.get("value", math.nan))
+        decision.low, decision.high = float(shown.get("low", math.nan)), float(shown.get("high", math.nan))
+        if state is None or state == paper.NOT_MEASURED:
+            decision.reason, decision.detail = NOT_MEASURED, f"{by['state']} is {state or 'not written'}"
+        elif state in by.get("confirmed", ()):
+            decision.state = CONFIRMED
+        elif state in by.get("refuted", ()):
+            decision.state = REFUTED
+        else:
+            decision.reason, decision.detail = ROUNDS, f"{by['state']}: {state}"
+        return decision
+    figure = section.get(by["macro"])
+    if figure is None or not math.isfinite(float(figure.get("value", math.nan))):
+        decision.reason, decision.detail = NOT_MEASURED, f"{by['macro']} was not measured"
+        return decision
+    value, low, high = (float(figure.get(k, math.nan)) for k in ("value", "low", "high"))
+    scale = float(by.get("scale", 1.0))  # e.g. a percent printed where the rule is on a fraction
+    value, low, high = value * scale, low * scale, high * scale
+    decision.tex, decision.rounds = figure.get("tex", ""), int(figure.get("rounds", 0))
+    decision.value, decision.low, decision.high = value, low, high
+    if not (math.isfinite(low) and math.isfinite(high)):
+        decision.reason, decision.detail = NO_INTERVAL, "one round: no interval"
+        return decision
+    decision.state = judge(claim, value, low, high)
+    if decision.state == UNDECIDED:
+        needed = rounds_needed(claim, value, low, high, decision.rounds)
+        decision.reason = ROUNDS
+        decision.detail = (f"about {needed} rounds at the spread observed" if needed
+                           else "the value lies on the rule's bound")
+        decision.extra["rounds_needed"] = needed
+    return decision
+
+
+def decide_all(claims: Iterable[Claim], machine: Machine,
+               macros: Mapping[str, Mapping[str, Mapping[str, Any]]]) -> list[Decision]:
+    return [decide(claim, machine, macros) for claim in claims]
+
+
+def read_macros(paper_dir: str | Path) -> dict[str, dict[str, dict[str, Any]]]:
+    """Each experiment's macros with their numbers (paper/generated/<experiment>/macros.json)."""
+    found = {}
+    for path in sorted(Path(paper_dir).glob("*/macros.json")):
+        found[path.parent.name] = json.loads(path.read_text())
+    return found
+
+
+# --- the paper and the exports ----------------------------------------------------------------------
+
+def counts(claims: list[Claim], decisions: list[Decision]) -> dict[str, int]:
+    """How many claims end in each state, and the undecided by their reason."""
+    found = {CONFIRMED: 0, REFUTED: 0, UNDECIDED: 0}
+    reasons = {r: 0 for r in (NO_EXPERIMENT, NOT_HERE, ROUNDS, NO_INTERVAL, NOT_WIRED, NOT_MEASURED)}
+    for d in decisions:
+        found[d.state] += 1
+        if d.state == UNDECIDED:
+            reasons[d.reason] += 1
+    return {"claims": len(claims), "headline": sum(c.headline for c in claims), **found, **reasons}
+
+
+def macros(claims: list[Claim], decisions: list[Decision]) -> dict[str, str]:
+    """The claims section's and the abstract's numbers (Ledger...), per state and reason, overall and
+    for the headline claims, and the confirmed and refuted headline claims as lists of items."""
+    by_id = {c.id: c for c in claims}
+    everything, headline = counts(claims, decisions), counts(
+        [c for c in claims if c.headline], [d for d in decisions if by_id[d.claim].headline])
+    names = {"claims": "Claims", "headline": "Headline", CONFIRMED: "Confirmed", REFUTED: "Refuted",
+             UNDECIDED: "Undecided", NO_EXPERIMENT: "NoExperiment", NOT_HERE: "NotHere", ROUNDS: "Rounds",
+             NO_INTERVAL: "NoInterval", NOT_WIRED: "NotWired", NOT_MEASURED: "NotMeasured"}
+    out = {f"Ledger{names[k]}": str(v) for k, v in everything.items()}
+    out |= {f"LedgerHeadline{names[k]}": str(v) for k, v in headline.items() if k not in ("claims", "headline")}
+    decided = [d for d in decisions if d.state != UNDECIDED]
+    out["LedgerDecided"] = str(len(decided))
+    for state, name in ((CONFIRMED, "ConfirmedList"), (REFUTED, "RefutedList")):
+        items = [rf"\ledgeritem{{{paper.escape(by_id[d.claim].claim)}}}{{{d.claim}}}"
+                 for d in decisions if d.state == state and by_id[d.claim].headline]
+        out[f"LedgerHeadline{name}"] = "; ".join(items) if items else r"\ledgernone{}"
+    return out
+
+
+def _reason_text(decision: Decision) -> str:
+    words = {NO_EXPERIMENT: "no experiment here measures it", NOT_HERE: "needs", ROUNDS: "interval holds the bound",
+             NO_INTERVAL: "no interval", NOT_WIRED: "measured, no rule wired yet", NOT_MEASURED: "not measured"}
+    text = words.get(decision.reason, "")
+    return f"{text} {decision.detail}".strip() if decision.reason in (NOT_HERE, ROUNDS) else text
+
+
+def table(claims: list[Claim], decisions: list[Decision]) -> str:
+    """The summary table near the start of the paper, as a longtable (it runs over pages): every
+    headline claim and every claim decided here, with the seed's values, today's figure with its
+    interval, and the state (an undecided one with why)."""
+    by_id = {d.claim: d for d in decisions}
+    rows = []
+    for claim in claims:
+        d = by_id[claim.id]
+        if not (claim.headline or d.state != UNDECIDED):
+            continue
+        seed_values = ", ".join(f"{k} {v}" for k, v in claim.values.items() if not str(k).startswith("derived"))
+        state = d.state + (rf" \ledgerwhy{{{paper.escape(_reason_text(d))}}}" if d.state == UNDECIDED else "")
+        rows.append(" & ".join([rf"\ledgerclaim{{{paper.escape(claim.id)}}}{{{paper.escape(claim.claim)}}}",
+                                paper.escape(seed_values or "--"), d.tex or "--", state]) + r" \\")
+    header = r"claim & seed & this machine & state \\"
+    return "\n".join([r"\begin{longtable}{>{\raggedright\arraybackslash}p{0.46\textwidth}"
+                      r">{\raggedright\arraybackslash}p{0.16\textwidth}"
+                      r">{\raggedright\arraybackslash}p{0.14\textwidth}>{\raggedright\arraybackslash}p{0.14\textwidth}}",
+                      r"\caption{The seeds' headline claims and every claim decided on this machine, by the whole "
+                      r"\StudyConfidence\% interval of the figure that decides it (the ledger in full: "
+                      r"\texttt{paper/build/claims.csv}).}\label{tab:ledger}\\",
+                      r"\toprule", header, r"\midrule", r"\endfirsthead", r"\toprule", header, r"\midrule",
+                      r"\endhead", *rows, r"\bottomrule", r"\end{longtable}", ""])
+
+
+def export(claims: list[Claim], decisions: list[Decision], folder: str | Path) -> list[Path]:
+    """The ledger beside the PDF: claims.csv (one row per claim and machine) and claims.json (the
+    claims with their decisions), so that another group's run compares claim by claim."""
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    by_id = {c.id: c for c in claims}
+    rows = [{**{k: v for k, v in asdict(by_id[d.claim]).items() if k not in ("values", "measured_by")},
+             "values": json.dumps(by_id[d.claim].values), **{k: v for k, v in asdict(d).items() if k != "extra"},
+             "rounds_needed": d.extra.get("rounds_needed")} for d in decisions]
+    csv_path, json_path = folder / "claims.csv", folder / "claims.json"
+    with open(csv_path, "w", newline="") as out:
+        writer = csv.DictWriter(out, fieldnames=list(rows[0]) if rows else ["claim"])
+        writer.writeheader()
+        writer.writerows(rows)
+    json_path.write_text(json.dumps({"claims": [asdict(c) for c in claims],
+                                     "decisions": [asdict(d) for d in decisions]}, indent=1, allow_nan=True) + "\n")
+    return [csv_path, json_path]
