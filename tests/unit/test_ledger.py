@@ -52,12 +52,16 @@ def test_a_malformed_claim_is_named(tmp_path):
         "   rule: 'sometimes 3', experiment: writing, needs: n, headline: false}\n"
         "- {id: S000-x, seed: '009', where: l1, quote: q, claim: c, values: {}, regime: r, statistic: s,\n"
         "   rule: qualitative, experiment: nowhere, needs: n, headline: false,\n"
-        "   measured_by: {experiment: writing, macro: WrtX}}\n")
+        "   measured_by: {experiment: writing, macro: WrtX}}\n"
+        "- {id: S000-y, seed: '000', where: l1, quote: q, claim: c, values: {}, regime: r, statistic: s,\n"
+        "   rule: at_least 1, experiment: writing, needs: n, headline: false,\n"
+        "   measured_by: {experiment: writing, macro: WrtX, reciprocal: -1}}\n")
     with pytest.raises(ledger.LedgerError) as info:
         ledger.load(tmp_path)
     message = str(info.value)
     for expected in ("S000-x: rule 'sometimes 3'", "seed '009'", "experiment 'nowhere'",
-                     "a macro is judged by a numeric rule", "claim id S000-x given twice"):
+                     "a macro is judged by a numeric rule", "claim id S000-x given twice",
+                     "S000-y: measured_by reciprocal -1 is not a positive number"):
         assert expected in message, message
 
 
@@ -86,6 +90,15 @@ def test_a_numeric_claim_is_decided_by_the_whole_interval_of_its_figure(rule, fi
     decision = ledger.decide(_claim(rule, macro="X"), HERE, {"reader_comparison": _printed(*figure)})
     assert decision.state == state and decision.value == figure[0] and decision.tex == "x"
     assert (decision.reason == ledger.ROUNDS) == (state == "undecided")
+
+
+def test_a_figure_printed_as_the_reciprocal_of_the_claim_is_turned_before_the_rule():
+    # 400 ns per value (380..420) is 2.5 MHz (2.38..2.63): inside within 0.18 3.0, outside at_least 3
+    printed = {"reader_comparison": _printed(400.0, 380.0, 420.0)}
+    inside = ledger.decide(_claim("within 0.18 3.0", macro="X", reciprocal=1000), HERE, printed)
+    assert inside.state == "confirmed"
+    assert (inside.value, inside.low, inside.high) == pytest.approx((2.5, 1000 / 420, 1000 / 380))
+    assert ledger.decide(_claim("at_least 3", macro="X", reciprocal=1000), HERE, printed).state == "refuted"
 
 
 def test_an_undecided_claim_says_how_many_rounds_would_decide_it():

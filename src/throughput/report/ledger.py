@@ -11,6 +11,9 @@ judge it). A claim that an experiment here decides also names what decides it (`
     measured_by: {experiment: memory_bandwidth, state: MbwPlateauState,
                   confirmed: [met], refuted: [missed], value: MbwPlateauGHz}
         a verdict the section already words, its states mapped to the claim's fate.
+    measured_by: {experiment: reader_comparison, macro: RcColumnarNsNano, reciprocal: 1000}
+        a figure printed as the reciprocal of the claim's (ns per value, the claim in MHz),
+        turned by k / x before the rule (`scale: k` multiplies instead).
 
 `decide` gives each claim its state on this machine: confirmed, refuted, or undecided with the
 reason, computed: not measured by any experiment here, not measured on this machine (what it
@@ -112,6 +115,8 @@ def _problems(claim: Claim) -> list[str]:
             problems.append("measured_by names either a macro (judged by the rule) or a state (mapped)")
         if "macro" in by and claim.rule_name not in ("at_least", "at_most", "within", "ratio_close"):
             problems.append(f"a macro is judged by a numeric rule, not {claim.rule_name!r}")
+        if "reciprocal" in by and not (isinstance(by["reciprocal"], (int, float)) and by["reciprocal"] > 0):
+            problems.append(f"measured_by reciprocal {by['reciprocal']!r} is not a positive number")
         if "state" in by and not (by.get("confirmed") or by.get("refuted")):
             problems.append("a state needs the states that confirm or refute the claim")
     return problems
@@ -239,6 +244,9 @@ def decide(claim: Claim, machine: Machine, macros: Mapping[str, Mapping[str, Map
     value, low, high = (float(figure.get(k, math.nan)) for k in ("value", "low", "high"))
     scale = float(by.get("scale", 1.0))  # e.g. a percent printed where the rule is on a fraction
     value, low, high = value * scale, low * scale, high * scale
+    if "reciprocal" in by:  # a time printed where the rule is on a rate (ns per value: 1000/ns MHz)
+        k = float(by["reciprocal"])
+        value, low, high = k / value, k / high, k / low
     decision.tex, decision.rounds = figure.get("tex", ""), int(figure.get("rounds", 0))
     decision.value, decision.low, decision.high = value, low, high
     if not (math.isfinite(low) and math.isfinite(high)):
