@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import json
 import math
+import re
 
 import pytest
+import yaml
 
 from throughput import REPO
 from throughput.report import ledger, paper, seeds
@@ -147,3 +149,83 @@ def test_the_paper_and_the_exports_come_from_the_decisions(claims, tmp_path):
     csv_path, json_path = ledger.export(claims, decisions, tmp_path)
     exported = json.loads(json_path.read_text())
     assert len(exported["decisions"]) == len(claims) and csv_path.read_text().count("\n") == len(claims) + 1
+
+
+def test_an_archived_machine_is_decided_by_its_own_figures():
+    figure = {"tex": "x", "value": 5.0, "low": 4.0, "high": 6.0, "rounds": 3}
+    printed = {"gpu_bandwidth": {
+        "GpubGpuState": {"tex": "notmeasured"},
+        "GpubArchALabel": {"tex": "nvidia-h100"}, "GpubArchARatioX": {**figure, "value": 1.0, "low": 0.9, "high": 1.1},
+        "GpubArchABLabel": {"tex": "nvidia-h200"}, "GpubArchABRatioX": figure}}
+    sections = ledger.archived_sections(printed)
+    assert sections == {"nvidia-h100": {"gpu_bandwidth": {"GpubLabel": printed["gpu_bandwidth"]["GpubArchALabel"],
+                                                          "GpubRatioX": printed["gpu_bandwidth"]["GpubArchARatioX"]}},
+                        "nvidia-h200": {"gpu_bandwidth": {"GpubLabel": printed["gpu_bandwidth"]["GpubArchABLabel"],
+                                                          "GpubRatioX": figure}}}
+    claim = _claim("at_most 3.5", experiment="gpu_bandwidth", needs="a GPU", macro="GpubRatioX")
+    archived = ledger.decide_archived([claim], printed, {"nvidia-h100": 16})
+    assert [(d.machine, d.state) for theirs in archived.values() for d in theirs] == [
+        ("nvidia-h100", "confirmed"), ("nvidia-h200", "refuted")]
+    here = ledger.decide(claim, HERE, printed)
+    assert (here.state, here.detail) == ("undecided", "a GPU")  # this machine has none
+    values = ledger.macros([claim], [here], archived)
+    assert values["LedgerArchivedOnly"] == "1"  # the one claim, decided elsewhere only
+    assert values["LedgerArchivedList"] == r"\ledgeron{nvidia-h100}{1}{0}, \ledgeron{nvidia-h200}{0}{1}"
+    assert "nvidia-h200: refuted (x)" in ledger.table([claim], [here], archived)
+
+
+def test_every_sentence_cites_a_claim_of_the_ledger_and_every_decided_claim_is_cited(claims):
+    # a section's verdict sentence cites the claim it decides (\claimref{id, ...}, paper/paper.tex)
+    ids = {c.id for c in claims}
+    cited: dict[str, set[str]] = {}
+    for tex in sorted((REPO / "paper" / "sections").glob("*.tex")):
+        for group in re.findall(r"\\claimref\{([^}]*)\}", tex.read_text()):
+            for claim in (part.strip() for part in group.split(",")):
+                assert claim in ids, f"{tex.name} cites {claim}, which paper/claims/ does not hold"
+                cited.setdefault(claim, set()).add(tex.stem)
+    for claim in claims:
+        if claim.measured_by:
+            assert claim.experiment in cited.get(claim.id, ()), f"{claim.id}: no sentence of {claim.experiment}.tex cites it"
+
+
+def test_the_ledger_is_a_valid_hepdata_submission(claims, tmp_path):
+    from hepdata_validator.full_submission_validator import FullSubmissionValidator
+
+    printed = {"reader_comparison": {"RcRootFourJVsCpp": {"tex": "x", "value": 4.2, "low": 3.9, "high": 4.5,
+                                                          "rounds": 5}}}
+    decisions = ledger.decide_all(claims, HERE, printed)
+    csv_path, _ = ledger.export(claims, decisions, tmp_path)
+    upload = ledger.hepdata(claims, decisions, tmp_path / "hepdata", csv_path)
+    assert upload == tmp_path / "submission.tar.gz" and upload.is_file()
+    validator = FullSubmissionValidator()
+    assert validator.validate(directory=str(tmp_path / "hepdata")), validator.get_messages()
+    # read back: the claims this machine measured, with the figure and its interval as printed
+    tables = [p for p in (tmp_path / "hepdata").glob("*.yaml") if p.name != "submission.yaml"]
+    assert len(tables) == 1
+    data = yaml.safe_load(tables[0].read_text())
+    ids = [v["value"] for v in data["independent_variables"][0]["values"]]
+    measured = [d for d in decisions if math.isfinite(d.value)]
+    assert ids == [d.claim for d in measured] and "S000-root4j-4x-slower" in ids
+    figure = data["dependent_variables"][0]["values"][ids.index("S000-root4j-4x-slower")]
+    assert figure["value"] == 4.2 and figure["errors"][0]["asymerror"] == {"minus": pytest.approx(-0.3),
+                                                                           "plus": pytest.approx(0.3)}
+
+
+def test_two_ledgers_are_compared_claim_by_claim(claims, tmp_path, capsys):
+    def run(value, low, high):
+        printed = {"reader_comparison": {"RcRootFourJVsCpp": {"tex": "x", "value": value, "low": low, "high": high,
+                                                              "rounds": 5}}}
+        folder = tmp_path / str(value)
+        ledger.export(claims, ledger.decide_all(claims, HERE, printed), folder)
+        return folder / "claims.json"
+
+    first, second = run(4.2, 3.9, 4.5), run(8.0, 7.0, 9.0)  # confirmed, then refuted: 90% higher
+    rows = ledger.compare(json.loads(first.read_text()), json.loads(second.read_text()))
+    changed = [r for r in rows if r["state_first"] != r["state_second"]]
+    assert {r["claim"] for r in changed} == {"S000-root4j-4x-slower", "S000-java-4x-slower-conclusion"}
+    assert changed[0]["moved"] == pytest.approx(8.0 / 4.2 - 1)
+    assert ledger.main([str(first), str(second)]) == 0
+    assert "2 claims changed state" in capsys.readouterr().out
+    with pytest.raises(SystemExit):
+        ledger.main([str(first), str(second), "--machine", "nvidia-h200"])
+    assert "no decisions on machine 'nvidia-h200'" in capsys.readouterr().err

@@ -263,6 +263,31 @@ def test_an_archived_gpu_machine_is_given_in_full_with_its_own_verdicts():
     assert len(rows) == 4 and any(line.startswith(paper.escape("node-b: numba")) for line in rows)
 
 
+def test_the_ledgers_gpu_figures_are_paired_ratios_of_each_archived_machines_runs():
+    from throughput.machines import archive as archives
+    from throughput.report import ledger
+
+    for archived in archives.read_all(REPO / "archive"):
+        if not archived.runs.get("gpu_bandwidth"):
+            continue
+        table, _ = gb.archived_summary(archived.runs["gpu_bandwidth"])
+        ratios = gb.claim_ratios(table)
+        assert set(ratios) == set(gb.CLAIM_RATIOS) and all(r.low < r.value < r.high for r in ratios.values())
+        # recomputed from the rounds: in place on global memory over the pageable host-to-device copy
+        pick = lambda case: table.query("group == 'table2' and method == 'CUDA C++' and dtype == 'float32' "
+                                        "and case == @case").iloc[0]["ghz_by_round"]
+        inplace, htod = pick("inplace_global"), pick("h2d_pageable")
+        rounds = sorted(set(inplace) & set(htod))
+        assert ratios["InplaceOverHtod"].value == pytest.approx(
+            np.exp(np.mean([np.log(inplace[r] / htod[r]) for r in rounds])))
+        # printed for the ledger, which finds them under the archived machine's letters
+        macros = gb.archived_macros({archived.label: (table, _)}, ["float32"])
+        figures = ledger.archived_sections({"gpu_bandwidth": {k: {"tex": str(v), **getattr(v, "numbers", dict)()}
+                                                              for k, v in macros.items()}})
+        assert figures[archived.label]["gpu_bandwidth"]["GpubRatioInplaceOverHtod"]["value"] == pytest.approx(
+            ratios["InplaceOverHtod"].value)
+
+
 def test_without_an_archived_gpu_machine_its_tables_and_sentence_say_so():
     cpu_only = gb.archived_summary(_gpu_runs(5.0, {"host_copy": 0.001}, method="C++", device=False))
     assert cpu_only[1].device is None

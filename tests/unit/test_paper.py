@@ -16,7 +16,7 @@ from throughput import REPO
 from throughput.core import intervals
 from throughput.machines import tables as machines
 from throughput.report import noise_sentences
-from throughput.report import paper, seeds, standalone
+from throughput.report import ledger, paper, seeds, standalone
 
 
 def _body(text: str) -> list[str]:
@@ -227,7 +227,7 @@ TEX_STRUCTURE = [
     r"(?<!\\)%[^\n]*",                                            # comments
     r"\\begin\{thebibliography\}.*?\\end\{thebibliography\}",     # the reference list
     r"\\begin\{equation\}.*?\\end\{equation\}",                   # a model's formula, not a figure
-    r"\\(?:cite|ref|eqref|label|input|url)\{[^}]*\}",
+    r"\\(?:cite|ref|eqref|label|input|url|claimref)\{[^}]*\}",  # claimref: a ledger id (S000-...)
     r"\\includegraphics\[[^\]]*\]\{[^}]*\}",
     r"\\(?:documentclass|usepackage)\[[^\]]*\]",                  # class and package options
     r"\\setlength\{[^}]*\}\{[^}]*\}",
@@ -321,7 +321,7 @@ def test_the_markdown_check_catches_a_typed_number(tmp_path):
 
 # --- every macro the TeX uses is written by some generator -----------------------------------------
 
-MACRO_PREFIXES = ("Study", "Seed", "Mbw", "Gpub", "Rc", "Rdf", "Wrt")
+MACRO_PREFIXES = ("Study", "Seed", "Mbw", "Gpub", "Rc", "Rdf", "Wrt", "Ledger")
 
 
 # \wording[Family]{Name}: prints the variant of Family (default: Name) that \NameState names.
@@ -368,6 +368,9 @@ def test_every_macro_the_tex_uses_is_written_by_a_generator():
     everywhere |= set(machines.paper_macros([]))  # paper/generated/machines_macros.tex
     everywhere |= set(standalone.macros([{"notebook": "n.ipynb", "wall_s": 1.0, "peak_pss_bytes": 1e8}]))
     everywhere |= set(standalone.macros(None))  # paper/generated/standalone.tex, measured and off
+    claims = ledger.load()  # paper/generated/ledger.tex, with and without archived machines
+    decisions = ledger.decide_all(claims, ledger.Machine("here", 2, gpu=False), {})
+    everywhere |= set(ledger.macros(claims, decisions)) | set(ledger.macros(claims, decisions, {"m": decisions}))
     missing = []
     for path in TEX_SOURCES:
         text = path.read_text()
@@ -529,6 +532,7 @@ WORDED = {
     "GpubTarget": {"met", "missed", "inconclusive", "notchecked"},
     "GpubJagged": {"none", "nonumba", "cpuonly", "supports", "notsupported", "undecided"},
     "GpubNuma": {"skipped", "off", "measured"}, "GpubArchived": {"none", "some"},
+    "LedgerArchived": {"none", "some"},  # report.ledger.macros: archived machines decide claims too
     "GpubLTwo": {"beyond", "notbeyond", "unknown"},  # gpu_bandwidth.report.l2_macros (device.l2_fit)
     # reader_comparison.report._columnar_macros and _attributes_macros
     "RcColumnar": {"higher", "lower", "notseparated", "notcompared"},

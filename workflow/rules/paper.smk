@@ -75,7 +75,11 @@ rule study_ledger:
         table="paper/generated/ledger_table.tex",
         csv="paper/build/claims.csv",
         json="paper/build/claims.json",
+        hepdata="paper/build/submission.tar.gz",  # the HEPData upload (paper/build/hepdata/ unpacked)
     run:
+        import json
+
+        from throughput.machines import tables as machines
         from throughput.report import ledger, paper
         from throughput.setup.config import usable_cores
 
@@ -83,9 +87,15 @@ rule study_ledger:
         printed = ledger.read_macros("paper/generated")
         gpu = printed.get("gpu_bandwidth", {}).get("GpubGpuState", {}).get("tex") == "measured"
         decisions = ledger.decide_all(claims, ledger.Machine("this machine", usable_cores(), gpu), printed)
-        paper.write_macros(ledger.macros(claims, decisions), output.macros)
-        paper.write_tex(ledger.table(claims, decisions), output.table)
-        ledger.export(claims, decisions, Path(output.csv).parent)
+        # the archived machines the sections print, each with the cores its manifest records
+        cores = {p.parent.name: json.loads(p.read_text()).get("description", {}).get("usable_cores", 0)
+                 for p in machines.archive_dir(STUDY["machines"]).glob("*/manifest.json")}
+        archived = ledger.decide_archived(claims, printed, cores)
+        paper.write_macros(ledger.macros(claims, decisions, archived), output.macros)
+        paper.write_tex(ledger.table(claims, decisions, archived), output.table)
+        every = [*decisions, *(d for theirs in archived.values() for d in theirs)]
+        ledger.export(claims, every, Path(output.csv).parent)
+        ledger.hepdata(claims, every, Path(output.hepdata).parent / "hepdata", Path(output.csv))
 
 
 rule paper:

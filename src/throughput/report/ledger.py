@@ -24,6 +24,7 @@ CSV and JSON beside the PDF (`export`).
 """
 from __future__ import annotations
 
+import contextlib
 import csv
 import json
 import math
@@ -34,6 +35,7 @@ from typing import Any, Iterable, Mapping
 
 import yaml
 
+from ..core import intervals
 from ..setup import paths
 from . import paper, seeds
 
@@ -267,11 +269,47 @@ def decide_all(claims: Iterable[Claim], machine: Machine,
     return [decide(claim, machine, macros) for claim in claims]
 
 
+def decide_archived(claims: list[Claim], macros: Mapping[str, Mapping[str, Mapping[str, Any]]],
+                    cores: Mapping[str, int]) -> dict[str, list[Decision]]:
+    """Every claim on each archived machine the sections print figures of (archived_sections), with
+    its usable cores from its manifest (`cores`, by label); a machine the GPU section prints has a GPU."""
+    return {label: decide_all(claims, Machine(label, int(cores.get(label, 0)), "gpu_bandwidth" in sections), sections)
+            for label, sections in archived_sections(macros).items()}
+
+
 def read_macros(paper_dir: str | Path) -> dict[str, dict[str, dict[str, Any]]]:
     """Each experiment's macros with their numbers (paper/generated/<experiment>/macros.json)."""
     found = {}
     for path in sorted(Path(paper_dir).glob("*/macros.json")):
         found[path.parent.name] = json.loads(path.read_text())
+    return found
+
+
+_ARCHIVED_LABEL = re.compile(r"(?P<prefix>[A-Z][a-z]+)(?P<infix>Arch[A-Z]+)Label")
+
+
+def archived_sections(macros: Mapping[str, Mapping[str, Mapping[str, Any]]]) -> dict[str, dict[str, dict[str, Any]]]:
+    """Each archived machine's figures as its own `macros` ({label: {experiment: {name: figure}}}):
+    a section prints an archived machine's figures under its prefix and Arch<letters> (GpubArchA...,
+    with GpubArchALabel its label; throughput.experiments.*.report), which `decide` then finds
+    under the names this machine's have (GpubArchARatioX -> GpubRatioX)."""
+    found: dict[str, dict[str, dict[str, Any]]] = {}
+    for experiment, section in macros.items():
+        infixes = {}
+        for name, figure in section.items():
+            match = _ARCHIVED_LABEL.fullmatch(name)
+            if match:
+                infixes[match["prefix"] + match["infix"]] = (match["prefix"], figure.get("tex", ""))
+        for prefix, label in infixes.values():  # the machines in the section's order
+            found.setdefault(label.replace("\\", ""), {}).setdefault(experiment, {})
+        claimed: set[str] = set()
+        for start in sorted(infixes, key=len, reverse=True):  # GpubArchAB's names before GpubArchA's
+            prefix, label = infixes[start]
+            mine = found.setdefault(label.replace("\\", ""), {}).setdefault(experiment, {})
+            for name, figure in section.items():
+                if name.startswith(start) and name[len(start):][:1].isupper() and name not in claimed:
+                    mine[prefix + name[len(start):]] = figure
+                    claimed.add(name)
     return found
 
 
@@ -288,9 +326,13 @@ def counts(claims: list[Claim], decisions: list[Decision]) -> dict[str, int]:
     return {"claims": len(claims), "headline": sum(c.headline for c in claims), **found, **reasons}
 
 
-def macros(claims: list[Claim], decisions: list[Decision]) -> dict[str, str]:
+def macros(claims: list[Claim], decisions: list[Decision],
+           archived: Mapping[str, list[Decision]] | None = None) -> dict[str, str]:
     """The claims section's and the abstract's numbers (Ledger...), per state and reason, overall and
-    for the headline claims, and the confirmed and refuted headline claims as lists of items."""
+    for the headline claims, and the confirmed and refuted headline claims as lists of items; for
+    the archived machines (`archived`: label -> its decisions), what each decided
+    (LedgerArchivedList: \\ledgeron{label}{confirmed}{refuted} each, the section words it) and
+    how many claims undecided here one of them decided (LedgerArchivedOnly)."""
     by_id = {c.id: c for c in claims}
     everything, headline = counts(claims, decisions), counts(
         [c for c in claims if c.headline], [d for d in decisions if by_id[d.claim].headline])
@@ -305,6 +347,14 @@ def macros(claims: list[Claim], decisions: list[Decision]) -> dict[str, str]:
         items = [rf"\ledgeritem{{{paper.escape(by_id[d.claim].claim)}}}{{{d.claim}}}"
                  for d in decisions if d.state == state and by_id[d.claim].headline]
         out[f"LedgerHeadline{name}"] = "; ".join(items) if items else r"\ledgernone{}"
+    archived = archived or {}
+    here = {d.claim for d in decided}
+    out["LedgerArchivedState"] = "some" if archived else "none"
+    out["LedgerArchivedList"] = ", ".join(
+        rf"\ledgeron{{{paper.escape(label)}}}{{{sum(d.state == CONFIRMED for d in theirs)}}}"
+        rf"{{{sum(d.state == REFUTED for d in theirs)}}}" for label, theirs in archived.items())
+    out["LedgerArchivedOnly"] = str(len({d.claim for theirs in archived.values() for d in theirs
+                                         if d.state != UNDECIDED and d.claim not in here}))
     return out
 
 
@@ -315,27 +365,33 @@ def _reason_text(decision: Decision) -> str:
     return f"{text} {decision.detail}".strip() if decision.reason in (NOT_HERE, ROUNDS) else text
 
 
-def table(claims: list[Claim], decisions: list[Decision]) -> str:
+def table(claims: list[Claim], decisions: list[Decision], archived: Mapping[str, list[Decision]] | None = None) -> str:
     """The summary table near the start of the paper, as a longtable (it runs over pages): every
-    headline claim and every claim decided here, with the seed's values, today's figure with its
-    interval, and the state (an undecided one with why)."""
+    headline claim and every claim decided here or on an archived machine, with the seed's values,
+    today's figure with its interval, the state here (an undecided one with why) and the states
+    the archived machines gave it."""
     by_id = {d.claim: d for d in decisions}
+    elsewhere: dict[str, list[str]] = {}
+    for label, theirs in (archived or {}).items():
+        for d in theirs:
+            if d.state != UNDECIDED:
+                elsewhere.setdefault(d.claim, []).append(f"{paper.escape(label)}: {d.state} ({d.tex or '--'})")
     rows = []
     for claim in claims:
         d = by_id[claim.id]
-        if not (claim.headline or d.state != UNDECIDED):
+        if not (claim.headline or d.state != UNDECIDED or claim.id in elsewhere):
             continue
         seed_values = ", ".join(f"{k} {v}" for k, v in claim.values.items() if not str(k).startswith("derived"))
         state = d.state + (rf" \ledgerwhy{{{paper.escape(_reason_text(d))}}}" if d.state == UNDECIDED else "")
         rows.append(" & ".join([rf"\ledgerclaim{{{paper.escape(claim.id)}}}{{{paper.escape(claim.claim)}}}",
-                                paper.escape(seed_values or "--"), d.tex or "--", state]) + r" \\")
-    header = r"claim & seed & this machine & state \\"
-    return "\n".join([r"\begin{longtable}{>{\raggedright\arraybackslash}p{0.46\textwidth}"
-                      r">{\raggedright\arraybackslash}p{0.16\textwidth}"
-                      r">{\raggedright\arraybackslash}p{0.14\textwidth}>{\raggedright\arraybackslash}p{0.14\textwidth}}",
-                      r"\caption{The seeds' headline claims and every claim decided on this machine, by the whole "
-                      r"\StudyConfidence\% interval of the figure that decides it (the ledger in full: "
-                      r"\texttt{paper/build/claims.csv}).}\label{tab:ledger}\\",
+                                paper.escape(seed_values or "--"), d.tex or "--", state,
+                                "; ".join(elsewhere.get(claim.id, [])) or "--"]) + r" \\")
+    header = r"claim & seed & this machine & state here & archived machines \\"
+    column = r">{\raggedright\arraybackslash}p{%s\textwidth}"
+    return "\n".join([r"\begin{longtable}{" + "".join(column % w for w in ("0.36", "0.12", "0.13", "0.14", "0.17")) + "}",
+                      r"\caption{The seeds' headline claims and every claim decided on this machine or an "
+                      r"archived one, by the whole \StudyConfidence\% interval of the figure that decides it "
+                      r"(the ledger in full: \texttt{paper/build/claims.csv}).}\label{tab:ledger}\\",
                       r"\toprule", header, r"\midrule", r"\endfirsthead", r"\toprule", header, r"\midrule",
                       r"\endhead", *rows, r"\bottomrule", r"\end{longtable}", ""])
 
@@ -357,3 +413,116 @@ def export(claims: list[Claim], decisions: list[Decision], folder: str | Path) -
     json_path.write_text(json.dumps({"claims": [asdict(c) for c in claims],
                                      "decisions": [asdict(d) for d in decisions]}, indent=1, allow_nan=True) + "\n")
     return [csv_path, json_path]
+
+
+def hepdata(claims: list[Claim], decisions: list[Decision], folder: str | Path, full: Path | None = None) -> Path:
+    """The ledger as a HEPData submission (hepdata_lib, which validates what it writes): one table
+    per machine of the claims it measured a figure for, the claim ids as the independent variable,
+    the figure with its interval (asymmetric, the study's confidence) and the state as dependent
+    ones; `full` (claims.csv, every claim and machine) goes with it as a resource, where undecided
+    claims without a figure are. Returns the upload, submission.tar.gz beside `folder`."""
+    # hepdata_lib imports ROOT on import: only here, where the submission is written
+    from hepdata_lib import Submission, Table, Uncertainty, Variable
+
+    by_id = {c.id: c for c in claims}
+    submission = Submission()
+    if full is not None:
+        submission.add_additional_resource("the whole ledger, every claim and machine", str(full), copy_file=True)
+    machines = list(dict.fromkeys(d.machine for d in decisions))
+    for machine in machines:
+        shown = [d for d in decisions if d.machine == machine and math.isfinite(d.value)]
+        if not shown:
+            continue
+        table = Table(f"Claims measured on {machine}")
+        table.description = (f"The seeds' claims (paper/claims/) measured on {machine}: the figure that decides "
+                             f"each, its {round(100 * intervals.CONFIDENCE)}% interval and its state by that interval.")
+        table.location = "Table ledger (the seeds' claims and their fate)"
+        claim = Variable("claim", is_independent=True, is_binned=False)
+        claim.values = [d.claim for d in shown]
+        figure = Variable("figure", is_independent=False, is_binned=False)
+        figure.values = [d.value for d in shown]
+        interval = Uncertainty(f"{round(100 * intervals.CONFIDENCE)}% interval", is_symmetric=False)
+        interval.values = [(d.low - d.value, d.high - d.value) if math.isfinite(d.low) and math.isfinite(d.high)
+                           else (0.0, 0.0) for d in shown]
+        figure.add_uncertainty(interval)
+        figure.add_qualifier("machine", machine)
+        figure.add_qualifier("statistic", "see each claim's statistic in claims.csv")
+        state = Variable("state", is_independent=False, is_binned=False)
+        state.values = [d.state for d in shown]
+        rule = Variable("rule", is_independent=False, is_binned=False)
+        rule.values = [by_id[d.claim].rule for d in shown]
+        for variable in (claim, figure, state, rule):
+            table.add_variable(variable)
+        submission.add_table(table)
+    folder = Path(folder).resolve()
+    with contextlib.chdir(folder.parent):  # hepdata_lib writes its tarball, the upload, where it runs
+        submission.create_files(folder.name, validate=True, remove_old=True)
+    return folder.parent / "submission.tar.gz"
+
+
+# --- two ledgers compared ---------------------------------------------------------------------------
+
+def compare(first: Mapping[str, Any], second: Mapping[str, Any], machine_first: str = "this machine",
+            machine_second: str = "this machine") -> list[dict[str, Any]]:
+    """Two exported ledgers (claims.json) claim by claim, each on one of its machines: the claims
+    whose state differs, then every claim both measured, by how far its figure moved (second over
+    first, less one), largest first. A claim only one of them holds is listed with the other side
+    empty."""
+    def decisions(ledger: Mapping[str, Any], machine: str) -> dict[str, dict[str, Any]]:
+        found = {d["claim"]: d for d in ledger.get("decisions", []) if d.get("machine") == machine}
+        if not found:
+            machines = sorted({d.get("machine") for d in ledger.get("decisions", [])})
+            raise LedgerError(f"no decisions on machine {machine!r} (the ledger has {machines})")
+        return found
+
+    a, b = decisions(first, machine_first), decisions(second, machine_second)
+    rows = []
+    for claim in sorted(set(a) | set(b)):
+        left, right = a.get(claim, {}), b.get(claim, {})
+        value_a, value_b = float(left.get("value", math.nan)), float(right.get("value", math.nan))
+        moved = value_b / value_a - 1 if value_a and math.isfinite(value_a) and math.isfinite(value_b) else math.nan
+        rows.append({"claim": claim, "state_first": left.get("state", ""), "state_second": right.get("state", ""),
+                     "value_first": value_a, "value_second": value_b, "moved": moved})
+    changed = [r for r in rows if r["state_first"] != r["state_second"]]
+    measured = sorted((r for r in rows if r not in changed and math.isfinite(r["moved"])),
+                      key=lambda r: -abs(r["moved"]))
+    return changed + measured
+
+
+def main(argv: list[str] | None = None) -> int:
+    import argparse
+
+    import pandas as pd
+
+    parser = argparse.ArgumentParser(prog="python -m throughput.report.ledger",
+                                     description="Compare two ledgers of the seeds' claims (claims.json, written "
+                                                 "beside the paper): which claims changed state, and by how much "
+                                                 "their figures moved.")
+    parser.add_argument("first", type=Path, help="a claims.json (paper/build/claims.json of one run)")
+    parser.add_argument("second", type=Path, help="the claims.json to compare with it")
+    parser.add_argument("--machine", default="this machine",
+                        help="the machine of the first ledger to compare (default: the one that built it)")
+    parser.add_argument("--second-machine", default=None, help="the second ledger's (default: --machine)")
+    args = parser.parse_args(argv)
+    loaded = []
+    for path in (args.first, args.second):
+        try:
+            loaded.append(json.loads(path.read_text()))
+        except (OSError, json.JSONDecodeError) as error:
+            parser.error(f"{path}: not a readable claims.json ({error})")
+    try:
+        rows = compare(*loaded, args.machine, args.second_machine or args.machine)
+    except LedgerError as error:
+        parser.error(str(error))
+    changed = [r for r in rows if r["state_first"] != r["state_second"]]
+    print(f"{len(changed)} claims changed state; {len(rows) - len(changed)} measured in both kept theirs")
+    if rows:
+        frame = pd.DataFrame(rows)
+        frame["moved"] = frame["moved"].map(lambda v: f"{100 * v:+.1f}%" if math.isfinite(v) else "")
+        print(frame.to_string(index=False))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
+

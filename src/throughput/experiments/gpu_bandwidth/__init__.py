@@ -58,7 +58,8 @@ throughput.setup.spec.load_later), so that
 - runs: the plan of runs, why one cannot run here, running the C++/CUDA programs
   (and host_copy under numactl), measuring and storing or reusing each run;
 - analysis: rates, agreement of methods, medians, the jagged ratios, the target,
-  and an archived machine's runs summarised as this machine's;
+  an archived machine's runs summarised as this machine's, and the ratios the ledger
+  of claims decides seed 000's GPU claims by (claim_ratios);
 - report: Table 2 against the seed, Table 2 on every machine shown with a GPU, each
   archived GPU machine in full (its runs, explode/combine, its own verdicts),
   the LaTeX tables and the states and numbers the paper's sentences word.
@@ -75,7 +76,8 @@ from .spec import check_config, driver_present, max_threads
 def __getattr__(_name: str):
     if (submodule := submodule_first(__name__, _name)) is not None:
         return submodule  # imported alone, without the names below
-    from .analysis import archived_summary, check_agreement, jagged_table, summary, targets, with_rates
+    from .analysis import (CLAIM_RATIOS, archived_summary, check_agreement, claim_ratios, jagged_table, summary,
+                           targets, with_rates)
     from .cases import (CASES, CPU_METHOD_JAGGED, CUDA_KERNEL, DTYPES, GPU_CASES, GPU_METHOD_JAGGED, GPU_METHODS,
                         HOST_KERNEL, JAGGED_KERNEL_CASE, JAGGED_LABELS, JAGGED_OPS, KERNEL_CASE, KERNEL_CASES, NO_GPU,
                         NOT_MEASURED, SEED_ARRAY_MIB, SEED_GPU_SHORT, SEED_GPUS, SEED_TABLE2, TARGET_FRACTION)
@@ -86,7 +88,8 @@ def __getattr__(_name: str):
                        jagged_counts, jagged_shape, jagged_values, make_jagged, reference, validate_output)
     from .device import EXIT_NO_DEVICE, GpuStatus, detect_gpu, l2_fit, listed_cases, nominal_gb_s, query_cuda_device
     from .numba_cuda import combine_gpu, cuda_kernels, jagged_gpu_python, launch
-    from .report import (archived_detail_tex, archived_jagged_tex, archived_macros, device_macros, gpu_detail_tex,
+    from .report import (archived_detail_tex, archived_jagged_tex, archived_macros, claim_macros, device_macros,
+                         gpu_detail_tex,
                          jagged_macros, jagged_tex, machines_tex, numa_macros, paper_macros, table2_rows, table2_tex,
                          target_macros)
     from .runs import RUN_KEYS, groups, measure, node_cpus, numa_command, numa_reason, plan, run_name

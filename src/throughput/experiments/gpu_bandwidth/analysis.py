@@ -132,6 +132,34 @@ def jagged_estimate(row: pd.Series, column: str) -> Estimate:
     return Estimate(row[column], row[f"{column}_low"], row[f"{column}_high"], 0)
 
 
+# Seed 000's statements on a GPU host, as ratios of two Table 2 runs of one value type paired by
+# round (one interleaved group runs them): name -> (numerator, denominator), each (method, case).
+# The ledger of claims (paper/claims/000.yaml, measured_by GpubRatio<name>) decides the seed's GPU
+# claims by them, on this machine and on every archived one. Transfers are the pageable ones, as
+# the seed's cudaMemcpy from malloc'd memory was; 'unified' is the seed's pinned, mapped memory.
+CLAIM_RATIOS = {
+    "HtodOverHostCopy": (("CUDA C++", "h2d_pageable"), ("C++", "host_copy")),
+    "InplaceOverHtod": (("CUDA C++", "inplace_global"), ("CUDA C++", "h2d_pageable")),
+    "CopyOverInplace": (("CUDA C++", "d2d_copy"), ("CUDA C++", "inplace_global")),
+    "InplaceOverImmutable": (("CUDA C++", "inplace_global"), ("CUDA C++", "immutable_global")),
+    "CopyOverHtod": (("CUDA C++", "d2d_copy"), ("CUDA C++", "h2d_pageable")),
+    "InplaceOverMapped": (("CUDA C++", "inplace_global"), ("CUDA C++", "inplace_mapped")),
+    "MappedOverHtod": (("CUDA C++", "inplace_mapped"), ("CUDA C++", "h2d_pageable")),
+}
+
+
+def claim_ratios(table: pd.DataFrame, dtype: str = "float32") -> dict[str, Estimate]:
+    """CLAIM_RATIOS on `table` (summary's), each paired by round with its interval (UNKNOWN where
+    a side was not measured); float32, the seed's Table 2 type."""
+    found = {}
+    for name, ((method_a, case_a), (method_b, case_b)) in CLAIM_RATIOS.items():
+        a = _pick(table, group="table2", method=method_a, case=case_a, dtype=dtype) if len(table) else None
+        b = _pick(table, group="table2", method=method_b, case=case_b, dtype=dtype) if len(table) else None
+        found[name] = (intervals.paired_by_round(a["ghz_by_round"], b["ghz_by_round"])
+                       if a is not None and b is not None else intervals.UNKNOWN)
+    return found
+
+
 def targets(table: pd.DataFrame, status: GpuStatus, dtypes: list[str]) -> dict[str, Any]:
     """The issue's target for a GPU host: the within-device copy and the in-place kernel
     (CUDA C++) reach at least 85% of the device's nominal memory bandwidth, met, missed or

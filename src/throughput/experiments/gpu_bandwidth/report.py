@@ -11,7 +11,7 @@ import pandas as pd
 
 from ...core import intervals
 from ...core.intervals import Estimate
-from .analysis import _pick, jagged_estimate, jagged_table, summary, targets
+from .analysis import _pick, claim_ratios, jagged_estimate, jagged_table, summary, targets
 from .cases import (CASE_BY_NAME, CASES, CUDA_KERNEL, GPU_METHODS, JAGGED_OPS, NOT_MEASURED, SEED_ARRAY_MIB,
                     SEED_GPU_SHORT, SEED_TABLE2, TARGET_FRACTION)
 from .spec import max_threads
@@ -322,6 +322,15 @@ def _measured_with(table: pd.DataFrame) -> dict[str, str]:
             "Methods": ", ".join(dict.fromkeys(table["method"]))}
 
 
+def claim_macros(table: pd.DataFrame, machine: str = "") -> dict[str, str]:
+    """analysis.claim_ratios as Gpub<machine>Ratio<name>, each printed with its interval (a
+    Printed, which the ledger of claims decides by; no section prints them)."""
+    from ...report import paper
+
+    return {f"Gpub{machine}Ratio{name}": paper.estimate(ratio, 2) if np.isfinite(ratio.value) else "n/a"
+            for name, ratio in claim_ratios(table).items()}
+
+
 def archived_macros(archived: dict[str, tuple[pd.DataFrame, GpuStatus]], dtypes: list[str]) -> dict[str, str]:
     """The target and the explode/combine verdict on each archived machine with a GPU, each
     from its own runs against its own device (this machine's are the paper's above): per
@@ -335,6 +344,7 @@ def archived_macros(archived: dict[str, tuple[pd.DataFrame, GpuStatus]], dtypes:
         values.update(_macros(machine, {"Label": label, "Device": status.device["name"], **_measured_with(table)}))
         values.update(target_macros(targets(table, status, dtypes), machine))
         values.update(jagged_macros(jagged_table(table), machine))
+        values.update(claim_macros(table, machine))
     values["GpubArchivedList"] = " ".join(rf"\gpubon{{Arch{_letters(index)}}}" for index in range(len(gpu)))
     return values
 
@@ -379,6 +389,7 @@ def paper_macros(params: dict[str, Any], table: pd.DataFrame, skipped: pd.DataFr
         "GpubTargetPercent": round(100 * TARGET_FRACTION),
         # states and numbers; the section words each state (target, NUMA, explode/combine, per machine)
         **target_macros(goal), **numa_macros(table, skipped), **jagged_macros(wide),
+        **claim_macros(table),  # the ledger's figures for seed 000's GPU claims
         **section_macros("Gpub", archived, "gpu_bandwidth"),
         **archived_macros(archived_gpu, params["dtypes"]),
         **noise_sentences.paper_macros("Gpub", frame, settings),
