@@ -1387,3 +1387,24 @@ def test_a_ratio_is_marked_noisy_by_its_own_printed_interval():
     rated = rc.ratios(pd.DataFrame(rows), max_half_width=0.10).set_index("reader")
     assert rated.loc["bulk", "vs_columnar"] == pytest.approx(1 / 1.1) and not rated.loc["bulk", "vs_columnar_noisy"]
     assert rated.loc["uproot", "vs_columnar_noisy"] and not rated.loc["uproot", "noisy"]
+
+
+def test_rootreadspeeds_passes_below_its_noise_are_kept_not_dropped():
+    # rootreadspeed's pass is a difference of two times: zero or negative where the pass is shorter
+    # than the tool's noise. Dropping those rounds keeps the rounds where it was slower; here the
+    # columnar reader would then look faster than it is (1.0 s against rootreadspeed's 1.5 s).
+    rrs = [1.5, -0.5, 1.5, 0.0, 1.5]
+    table = _summary_rows({"rootreadspeed": rrs, "columnar": [1.0] * 5})
+    ratio = analysis.warm_paired_ratio(table, "s", "b", "columnar", "rootreadspeed", "wall")
+    # the mean of the per-round ratios t_rrs / t_columnar, every round kept: 0.8, not 1.5
+    assert ratio.value == pytest.approx(np.mean(rrs)) and ratio.processes == 5
+    assert ratio.low < 0.8 < ratio.high
+    truncated = analysis.warm_paired_ratio(
+        _summary_rows({"rootreadspeed": [1.5, 1.5, 1.5], "columnar": [1.0] * 3}), "s", "b", "columnar",
+        "rootreadspeed", "wall")
+    assert truncated.value == pytest.approx(1.5)  # what dropping the rounds would have said
+    # every round timed: the usual geometric mean of the paired ratios
+    timed = analysis.warm_paired_ratio(_summary_rows({"rootreadspeed": [1.5, 1.4, 1.6, 1.5, 1.5],
+                                                      "columnar": [1.0] * 5}), "s", "b", "columnar",
+                                       "rootreadspeed", "wall")
+    assert timed.value == pytest.approx(np.exp(np.mean(np.log([1.5, 1.4, 1.6, 1.5, 1.5]))))

@@ -133,18 +133,34 @@ def paired_rate_ratio(a: pd.Series, b: pd.Series, part: str = "read",
                       confidence: float = intervals.CONFIDENCE) -> Estimate:
     """Summary row `a`'s rate per value over row `b`'s, paired round by round (`part`: "read",
     the reading part, or "wall", whole passes) over the rounds both timed, with its interval
-    (at `confidence`); without such a round, NaN."""
-    # over the rounds both sides timed (rootreadspeed gives no time for a pass shorter than its own noise)
-    def rates(row: pd.Series) -> dict[Any, float]:
-        return {r: row["items"] / t if t > 0 else math.nan for r, t in row[f"{part}_by_round"].items()}
+    (at `confidence`); without such a round, NaN.
 
-    return intervals.paired_by_round(rates(a), rates(b), confidence)
+    rootreadspeed's time of a pass is a difference of two times (processes.run_rootreadspeed),
+    which on a pass shorter than the tool's own noise is zero or negative in some rounds. Those
+    rounds are kept, not dropped: dropping them keeps the rounds where rootreadspeed was slower (a
+    truncated estimator, biased toward "at least as fast as rootreadspeed"). Where a round has
+    such a time, the ratio is the arithmetic mean of the per-round ratios, items_a t_b / (items_b
+    t_a), linear in the difference and so unbiased, with its t interval (intervals.mean_across)."""
+    times_a, times_b = a[f"{part}_by_round"], b[f"{part}_by_round"]
+    rounds = sorted(r for r in set(times_a) & set(times_b) if math.isfinite(times_a[r]) and math.isfinite(times_b[r]))
+    if any(times_a[r] <= 0 for r in rounds) or not any(times_b[r] <= 0 for r in rounds):
+        # the usual geometric mean over the rounds both timed (a reader's own time is never a difference)
+        def rates(times: dict[Any, float], items: float) -> dict[Any, float]:
+            return {r: items / t if t > 0 else math.nan for r, t in times.items()}
+
+        return intervals.paired_by_round(rates(times_a, a["items"]), rates(times_b, b["items"]), confidence)
+    per_round = [a["items"] * times_b[r] / (b["items"] * times_a[r]) for r in rounds]
+    if len(per_round) < 2:
+        return Estimate(per_round[0], math.nan, math.nan, 1)
+    return intervals.mean_across(per_round, confidence)
 
 
 def _rates(table: pd.DataFrame) -> pd.DataFrame:
     """Rates of whole passes ("with opening") and of their reading part (wall
     time minus the time spent opening files; rootreadspeed has no such split)."""
     table = table.copy()
+    # a rate has no meaning where rootreadspeed's median pass is below its own noise (<= 0 s)
+    table["wall_s"] = table["wall_s"].where(table["wall_s"] > 0)
     table["read_s"] = table["wall_s"] - table["open_s"].fillna(0)
     table["khz"] = table["events"] / table["wall_s"] / 1e3
     table["khz_min"] = table["events"] / table["wall_max"] / 1e3
