@@ -87,6 +87,8 @@ def _printed(value, low=math.nan, high=math.nan, rounds=5):
     ("within 100 1000", (73.4, 70.4, 76.4), "refuted"),
     ("at_least 0.25", (1.92, 1.8, 2.0), "confirmed"),
     ("within 20 30", (23.7, 21.9, 25.5), "confirmed"),
+    ("faster columnar ttree_draw", (1.4, 1.2, 1.6), "confirmed"),  # A's rate over B's, above 1
+    ("faster columnar ttree_draw", (0.7, 0.6, 0.8), "refuted"),
 ])
 def test_a_numeric_claim_is_decided_by_the_whole_interval_of_its_figure(rule, figure, state):
     decision = ledger.decide(_claim(rule, macro="X"), HERE, {"reader_comparison": _printed(*figure)})

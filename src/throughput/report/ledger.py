@@ -115,7 +115,7 @@ def _problems(claim: Claim) -> list[str]:
             problems.append(f"measured_by names experiment {by.get('experiment')!r}, the claim {claim.experiment!r}")
         if ("macro" in by) == ("state" in by):
             problems.append("measured_by names either a macro (judged by the rule) or a state (mapped)")
-        if "macro" in by and claim.rule_name not in ("at_least", "at_most", "within", "ratio_close"):
+        if "macro" in by and claim.rule_name not in ("at_least", "at_most", "within", "ratio_close", "faster"):
             problems.append(f"a macro is judged by a numeric rule, not {claim.rule_name!r}")
         if "reciprocal" in by and not (isinstance(by["reciprocal"], (int, float)) and by["reciprocal"] > 0):
             problems.append(f"measured_by reciprocal {by['reciprocal']!r} is not a positive number")
@@ -170,7 +170,10 @@ class Decision:
 
 
 def _bounds(claim: Claim) -> tuple[float, float]:
-    """The interval of values a claim's numeric rule accepts (log-symmetric for ratio_close)."""
+    """The interval of values a claim's numeric rule accepts (log-symmetric for ratio_close; for
+    faster A B, whose figure is A's rate over B's, above 1)."""
+    if claim.rule_name == "faster":
+        return 1.0, math.inf
     args = [float(a) for a in claim.rule_arguments[:2]]
     if claim.rule_name == "at_least":
         return args[0], math.inf
