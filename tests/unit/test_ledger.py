@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import math
 import re
+from pathlib import Path
 
 import pytest
 import yaml
@@ -190,14 +191,15 @@ def test_every_sentence_cites_a_claim_of_the_ledger_and_every_decided_claim_is_c
             assert claim.experiment in cited.get(claim.id, ()), f"{claim.id}: no sentence of {claim.experiment}.tex cites it"
 
 
-def test_the_ledger_is_a_valid_hepdata_submission(claims, tmp_path):
+def test_the_ledger_is_a_valid_hepdata_submission(claims, tmp_path, monkeypatch):
     from hepdata_validator.full_submission_validator import FullSubmissionValidator
 
     printed = {"reader_comparison": {"RcRootFourJVsCpp": {"tex": "x", "value": 4.2, "low": 3.9, "high": 4.5,
                                                           "rounds": 5}}}
     decisions = ledger.decide_all(claims, HERE, printed)
     csv_path, _ = ledger.export(claims, decisions, tmp_path)
-    upload = ledger.hepdata(claims, decisions, tmp_path / "hepdata", csv_path)
+    monkeypatch.chdir(tmp_path.parent)  # paths relative to where the workflow runs, as its rule gives them
+    upload = ledger.hepdata(claims, decisions, Path(tmp_path.name) / "hepdata", Path(tmp_path.name) / "claims.csv")
     assert upload == tmp_path / "submission.tar.gz" and upload.is_file()
     validator = FullSubmissionValidator()
     assert validator.validate(directory=str(tmp_path / "hepdata")), validator.get_messages()

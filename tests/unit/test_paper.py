@@ -179,9 +179,11 @@ def test_with_bounds_prints_a_value_near_zero_with_its_two_bounds():
     assert paper.with_bounds(share, 2, 100, r"\%") == r"\num{1.2}\% (\confidenceinterval{\num{-3.4}}{\num{5.8}}{\%})"
     assert paper.with_bounds(intervals.Estimate(-91e-3, -0.18, 3.8e-3, 3), 2, 1e3, "~ms") == \
         r"\num{-91}~ms (\confidenceinterval{\num{-180}}{\num{3.8}}{~ms})"
-    # one round: the value alone; nothing measured: what the caller prints instead
-    assert paper.with_bounds(intervals.Estimate(0.2, math.nan, math.nan, 1), 2, 100, r"\%") == r"\num{20}\%"
+    # one round: the value, marked as having no interval; nothing measured: what the caller prints instead
+    assert paper.with_bounds(intervals.Estimate(0.2, math.nan, math.nan, 1), 2, 100, r"\%") == r"\num{20}\%\oneprocess{}"
     assert paper.with_bounds(intervals.UNKNOWN) == "n/a" and paper.with_bounds(intervals.UNKNOWN, missing="--") == "--"
+    one = paper.with_interval(3.0, math.nan, math.nan)  # a figure from one process is never printed bare
+    assert one == paper.number(3.0) + paper.NO_INTERVAL_MARK and one.value == 3.0
 
 
 def test_an_interval_wider_than_the_value_is_printed_as_its_bounds():

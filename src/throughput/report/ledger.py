@@ -429,8 +429,9 @@ def hepdata(claims: list[Claim], decisions: list[Decision], folder: str | Path, 
 
     by_id = {c.id: c for c in claims}
     submission = Submission()
-    if full is not None:
-        submission.add_additional_resource("the whole ledger, every claim and machine", str(full), copy_file=True)
+    if full is not None:  # absolute: the submission is written from beside `folder`
+        submission.add_additional_resource("the whole ledger, every claim and machine", str(Path(full).resolve()),
+                                           copy_file=True)
     machines = list(dict.fromkeys(d.machine for d in decisions))
     for machine in machines:
         shown = [d for d in decisions if d.machine == machine and math.isfinite(d.value)]

@@ -138,10 +138,10 @@ def with_interval(value: float, low: float, high: float, digits: int = 3) -> str
     value to a bound, in percent (an interval of a geometric mean is a little wider above than
     below; printing the larger side never understates it); an interval wider than
     WIDE_INTERVAL_PERCENT as its two bounds, as `with_bounds` prints them. Without a known
-    interval (NaN bounds: one process), the value alone."""
+    interval (NaN bounds: one process), the value and NO_INTERVAL_MARK."""
     cell = number(value, digits)
     if not (math.isfinite(low) and math.isfinite(high)):
-        return Printed(cell, value, low, high)
+        return Printed(cell + NO_INTERVAL_MARK, value, low, high)
     _note_width(value, low, high)
     percent = 100 * max(value - low, high - value) / abs(value) if value else math.inf
     if percent > WIDE_INTERVAL_PERCENT:
@@ -176,16 +176,20 @@ def with_bounds(value: Estimate, digits: int = 2, factor: float = 1.0, unit: str
     """An Estimate that may lie near zero or below it (a fixed cost, a share, a difference) times
     `factor`, followed by `unit` (TeX), with its interval as its two bounds (`interval`, which
     paper/paper.tex words), since a relative plus-or-minus says nothing near zero: "20\\% (95\\%
-    interval 18 to 22\\%)"; the value alone where one round gave no interval, `missing` where
+    interval 18 to 22\\%)"; the value and NO_INTERVAL_MARK where one round gave no interval, `missing` where
     nothing was measured."""
     if not math.isfinite(value.value):
         return missing
     cell = number(value.value * factor, digits) + unit
     if not value.known:
-        return cell
+        return cell + NO_INTERVAL_MARK
     # its bounds, not noted among the printed widths: a width relative to a value near zero is no rate's
     return f"{cell} ({_bounds(value.low, value.high, digits, factor, unit)})"
 
+
+# The mark of a figure measured in one process, which has no interval (paper/paper.tex defines
+# it, the method section says what it means): never printed as if it were as good as the others.
+NO_INTERVAL_MARK = r"\oneprocess{}"
 
 # The mark of a cell measured on a machine too noisy to trust it (throughput.core.noise);
 # every section that uses it says what it means, with the spread and load seen.

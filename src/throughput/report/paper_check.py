@@ -30,6 +30,7 @@ def _plain(latex: str) -> str:
     """A heading as pdftotext prints it: commands dropped, braces and escapes removed, spaces folded."""
     text = re.sub(r"\\[a-zA-Z]+\*?", "", latex).replace("\\", "")
     text = text.replace("{", "").replace("}", "").replace("~", " ").replace("--", "–")
+    text = text.replace("'", "\u2019")  # LaTeX sets an apostrophe as a right quote, as pdftotext prints it
     return " ".join(text.split())
 
 
