@@ -640,7 +640,8 @@ def test_numpy_verdict_splits_the_gap_by_the_baskets_limit():
     assert calls["RcNumpyAodState"] == "missed" and calls["RcNumpyAodGapState"] == "perentry"
     baskets = rc.report._numpy_macros({**goal, **paired(0.55), "per_entry": Estimate(0.1, 0.05, 0.15, 3)}, "Nano")
     assert baskets["RcNumpyNanoState"] == "missed" and baskets["RcNumpyNanoGapState"] == "baskets"
-    assert baskets["RcNumpyNanoBaskets"] == r"\num{0.55}" and baskets["RcNumpyNanoPerEvent"] == r"\num{16.0}"
+    assert baskets["RcNumpyNanoBaskets"] == r"\num{0.55}" + paper.NO_INTERVAL_MARK
+    assert baskets["RcNumpyNanoPerEvent"] == r"\num{16.0}"
     assert rc.report._busy_macros(2.0) == {"RcNumpyBusyState": "busy", "RcNumpyMeanLoad": r"\num{2.0}"}
     assert rc.report._busy_macros(0.2)["RcNumpyBusyState"] == "quiet"
     open_share = rc.report._numpy_macros({**goal, **paired(0.9), "per_entry": Estimate(0.6, 0.4, 0.8, 3)}, "Aod")
@@ -728,9 +729,9 @@ def test_the_limits_figures_pair_their_readers_round_by_round(rounds):
     assert goal["numpy_ratio_with_open"] == pytest.approx(with_open[0])
     macros = rc.report._numpy_macros(goal, "Nano")
     assert macros["RcNumpyNanoBaskets"] == paper.with_interval(*baskets, 2)
-    if rounds == 1:  # no interval from one round: the value alone
-        assert macros["RcNumpyNanoBaskets"] == paper.number(baskets[0], 2)
-        assert paper.estimate(share, 2) == paper.number(1 - kept[0], 2)
+    if rounds == 1:  # no interval from one round: the value, marked as such
+        assert macros["RcNumpyNanoBaskets"] == paper.number(baskets[0], 2) + paper.NO_INTERVAL_MARK
+        assert paper.estimate(share, 2) == paper.number(1 - kept[0], 2) + paper.NO_INTERVAL_MARK
     else:
         assert r"$\pm$" in paper.estimate(share, 2) and r"$\pm$" in paper.estimate(goal["columnar_ns"])
 
@@ -798,7 +799,8 @@ def test_own_work_weighs_the_checksum_and_samples_against_the_gap_to_numpy(state
     kept = _t_interval([math.log(n / c) for n, c in zip(reads["numpy"], reads["columnar"])])
     gap, low, high = 1 - kept[0], 1 - kept[2], 1 - kept[1]
     if rounds == 1:
-        assert not own.known and macros["RcOwnWorkAodPercent"] == paper.number(100 * own.value, 2) + r"\%"
+        assert not own.known
+        assert macros["RcOwnWorkAodPercent"] == paper.number(100 * own.value, 2) + r"\%" + paper.NO_INTERVAL_MARK
         assert macros["RcOwnWorkAodState"] == "notseparated"  # no interval: not decided on the value alone
         return
     half = stats.t.ppf(0.975, rounds - 1) * shares.std(ddof=1) / math.sqrt(rounds)
