@@ -130,6 +130,8 @@ def test_a_claim_decided_by_a_worded_verdict_maps_its_states():
     ("a GPU", "gpu_bandwidth", ledger.NOT_HERE, "a GPU"),
     ("64 threads, local SSD", "rdataframe", ledger.NOT_HERE, "64 cores or threads (2 here)"),
     ("a Xeon Phi (KNL)", "gpu_bandwidth", ledger.NOT_HERE, "a Xeon Phi (KNL)"),
+    ("the seed's machine (an absolute time of its CPU)", "memory_bandwidth", ledger.NOT_HERE,
+     "the seed's own hardware"),
     ("VTune", "none", ledger.NO_EXPERIMENT, "VTune"),
     ("nothing special", "writing", ledger.NOT_WIRED, ""),
 ])

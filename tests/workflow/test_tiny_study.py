@@ -43,7 +43,9 @@ def test_tiny_run_produces_the_paper_with_the_memory_bandwidth_table(tiny_study)
     for label, cells in rows.items():
         # a figure that stayed noisy carries the mark (throughput.report.paper.NOISY_MARK)
         # this run's cells carry their 95% interval (throughput.report.paper.with_interval)
-        numbers = [re.fullmatch(r"\\num\{([0-9.e+-]+)\}(?:\\,\$\\pm\$\\,[0-9.e+]+\\%)?(?:\\textsuperscript\{\\dag\})?",
+        # (one round: the value and the one-process mark, throughput.report.paper.NO_INTERVAL_MARK)
+        numbers = [re.fullmatch(r"\\num\{([0-9.e+-]+)\}(?:\\,\$\\pm\$\\,[0-9.e+]+\\%)?(?:\\oneprocess\{\})?"
+                                r"(?:\\textsuperscript\{\\dag\})?",
                                 c).group(1) for c in cells]
         assert len(numbers) == 4 and all(float(n) > 0 for n in numbers)
         if label in SEED_ROWS:

@@ -142,6 +142,8 @@ def lacks(claim: Claim, machine: Machine) -> str | None:
         return "a GPU"
     if re.search(r"xeon phi|\bknl\b|mcdram", needs):
         return "a Xeon Phi (KNL)"
+    if re.search(r"the seed's (machine|gpu models)", needs):  # an absolute figure of the seed's own hardware
+        return "the seed's own hardware"
     counts = [int(n) for n in re.findall(r"(\d+)\s*(?:cores|threads|processes|c/)", needs)]
     if counts and max(counts) > machine.cores:
         return f"{max(counts)} cores or threads ({machine.cores} here)"

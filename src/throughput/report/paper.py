@@ -181,10 +181,11 @@ def with_bounds(value: Estimate, digits: int = 2, factor: float = 1.0, unit: str
     if not math.isfinite(value.value):
         return missing
     cell = number(value.value * factor, digits) + unit
+    scaled = value.value * factor, value.low * factor, value.high * factor, getattr(value, "processes", 0)
     if not value.known:
-        return cell + NO_INTERVAL_MARK
+        return Printed(cell + NO_INTERVAL_MARK, *scaled)
     # its bounds, not noted among the printed widths: a width relative to a value near zero is no rate's
-    return f"{cell} ({_bounds(value.low, value.high, digits, factor, unit)})"
+    return Printed(f"{cell} ({_bounds(value.low, value.high, digits, factor, unit)})", *scaled)
 
 
 # The mark of a figure measured in one process, which has no interval (paper/paper.tex defines
