@@ -54,11 +54,12 @@ def test_tiny_run_produces_the_paper_with_the_memory_bandwidth_table(tiny_study)
     pdf = workdir / "paper/build/paper.pdf"
     text = subprocess.run(["pdftotext", "-layout", str(pdf), "-"], capture_output=True, text=True, check=True).stdout
     assert "Memory bandwidth" in text
-    # (one round here: no interval; five in the default config print each cell +- its interval)
-    assert re.search(r"inplace, this run(\s+[0-9.]+(\s*±\s*[0-9.]+%)?†?){4}", text), "opt table not in the PDF"
+    # (one round here: no interval, each cell marked so with a small circle; five in the default
+    # config print each cell +- its interval)
+    assert re.search(r"inplace, this run(\s+[0-9.]+(\s*±\s*[0-9.]+%)?\u25e6?†?){4}", text), "opt table not in the PDF"
     # the machine tables: this machine's row, its CPU as its runs recorded it, and its memory-bandwidth row
     assert re.search(r"this machine\s+" + re.escape(provenance.cpu_model()[:15]), text), "machine table not in the PDF"
-    assert re.search(r"this machine\s+[0-9]+(\s+[0-9.]+(\s*±\s*[0-9.]+%)?†?){8}", text), \
+    assert re.search(r"this machine\s+[0-9]+(\s+[0-9.]+(\s*±\s*[0-9.]+%)?\u25e6?†?){8}", text), \
         "memory bandwidth's machine row not in the PDF"
     assert "??" not in text, "unresolved reference or macro in the PDF"
     assert paper_check.problems(workdir) == []  # what CI checks after `make paper`
@@ -113,10 +114,11 @@ def test_tiny_run_produces_the_paper_with_the_memory_bandwidth_table(tiny_study)
 
 
 REPO_KERNELS = REPO / "kernels"
-# study_noise (the method section's sentence on how quiet the machine was) and
-# study_machines (its machine table) read every experiment's stored runs, so they
-# follow any experiment that re-runs.
-_AFTER_AN_EXPERIMENT = {"study_noise": 1, "study_machines": 1, "paper": 1, "all": 1}
+# study_noise (the method section's sentence on how quiet the machine was),
+# study_machines (its machine table) and study_ledger (the seeds' claims, from every
+# experiment's printed figures) read every experiment's outputs, so they follow any
+# experiment that re-runs.
+_AFTER_AN_EXPERIMENT = {"study_noise": 1, "study_machines": 1, "study_ledger": 1, "paper": 1, "all": 1}
 # An edit to what an experiment's notebook runs (its kernels, its Python) re-runs its standalone run
 # too (rules/standalone.smk: its time goes in the method section); a config change does not.
 _STANDALONE = {"standalone_notebook": 1, "study_standalone": 1}
