@@ -242,7 +242,8 @@ def decide(claim: Claim, machine: Machine, macros: Mapping[str, Mapping[str, Map
         elif state in by.get("refuted", ()):
             decision.state = REFUTED
         else:
-            decision.reason, decision.detail = ROUNDS, f"{by['state']}: {state}"
+            decision.reason = ROUNDS  # the section's verdict is open: more rounds narrow its interval
+            decision.detail = f"{by['state']} is {state}: more rounds would narrow its interval"
         return decision
     figure = section.get(by["macro"])
     if figure is None or not math.isfinite(float(figure.get("value", math.nan))):
@@ -425,7 +426,7 @@ def hepdata(claims: list[Claim], decisions: list[Decision], folder: str | Path, 
     per machine of the claims it measured a figure for, the claim ids as the independent variable,
     the figure with its interval (asymmetric, the study's confidence) and the state as dependent
     ones; `full` (claims.csv, every claim and machine) goes with it as a resource, where undecided
-    claims without a figure are. Returns the upload, submission.tar.gz beside `folder`."""
+    claims without a figure (or with one from a single round, no interval) are. Returns the upload, submission.tar.gz beside `folder`."""
     # hepdata_lib imports ROOT on import: only here, where the submission is written
     from hepdata_lib import Submission, Table, Uncertainty, Variable
 
@@ -436,7 +437,9 @@ def hepdata(claims: list[Claim], decisions: list[Decision], folder: str | Path, 
                                            copy_file=True)
     machines = list(dict.fromkeys(d.machine for d in decisions))
     for machine in machines:
-        shown = [d for d in decisions if d.machine == machine and math.isfinite(d.value)]
+        # a figure with its interval only: one without (a single round) would read as exact here
+        shown = [d for d in decisions if d.machine == machine
+                 and all(math.isfinite(x) for x in (d.value, d.low, d.high))]
         if not shown:
             continue
         table = Table(f"Claims measured on {machine}")
@@ -448,8 +451,7 @@ def hepdata(claims: list[Claim], decisions: list[Decision], folder: str | Path, 
         figure = Variable("figure", is_independent=False, is_binned=False)
         figure.values = [d.value for d in shown]
         interval = Uncertainty(f"{round(100 * intervals.CONFIDENCE)}% interval", is_symmetric=False)
-        interval.values = [(d.low - d.value, d.high - d.value) if math.isfinite(d.low) and math.isfinite(d.high)
-                           else (0.0, 0.0) for d in shown]
+        interval.values = [(d.low - d.value, d.high - d.value) for d in shown]
         figure.add_uncertainty(interval)
         figure.add_qualifier("machine", machine)
         figure.add_qualifier("statistic", "see each claim's statistic in claims.csv")
