@@ -20,7 +20,8 @@ reason, computed: not measured by any experiment here, not measured on this mach
 lacks: a GPU, a Xeon Phi, N cores...), measured but its interval holds the rule's bound (too few
 rounds: the rounds that would decide it at the spread observed), or measured with no rule wired
 yet. Numbers and states here, words in paper/sections/claims.tex; the ledger is also exported as
-CSV and JSON beside the PDF (`export`).
+CSV and JSON (`export`) and as a HEPData submission (`hepdata`) beside the PDF, and two exported
+ledgers compare claim by claim (`compare`, `python -m throughput.report.ledger A.json B.json`).
 """
 from __future__ import annotations
 
@@ -306,12 +307,11 @@ def archived_sections(macros: Mapping[str, Mapping[str, Mapping[str, Any]]]) -> 
             match = _ARCHIVED_LABEL.fullmatch(name)
             if match:
                 infixes[match["prefix"] + match["infix"]] = (match["prefix"], figure.get("tex", ""))
-        for prefix, label in infixes.values():  # the machines in the section's order
-            found.setdefault(label.replace("\\", ""), {}).setdefault(experiment, {})
+        mine_by_start = {start: found.setdefault(label.replace("\\", ""), {}).setdefault(experiment, {})
+                         for start, (_, label) in infixes.items()}  # the machines in the section's order
         claimed: set[str] = set()
         for start in sorted(infixes, key=len, reverse=True):  # GpubArchAB's names before GpubArchA's
-            prefix, label = infixes[start]
-            mine = found.setdefault(label.replace("\\", ""), {}).setdefault(experiment, {})
+            prefix, mine = infixes[start][0], mine_by_start[start]
             for name, figure in section.items():
                 if name.startswith(start) and name[len(start):][:1].isupper() and name not in claimed:
                     mine[prefix + name[len(start):]] = figure
