@@ -217,6 +217,23 @@ def test_the_ledger_is_a_valid_hepdata_submission(claims, tmp_path, monkeypatch)
                                                                            "plus": pytest.approx(0.3)}
 
 
+def test_a_ledger_without_any_interval_is_still_a_valid_submission_of_states_alone(claims, tmp_path):
+    """Every machine measured in one round (the tiny study, an archive of it): no figure has an
+    interval, so the submission holds the states alone, which HEPData accepts, and no figure."""
+    from hepdata_validator.full_submission_validator import FullSubmissionValidator
+
+    printed = {"reader_comparison": {"RcRootFourJVsCpp": {"tex": "x", "value": 4.2, "low": float("nan"),
+                                                          "high": float("nan"), "rounds": 1}}}
+    decisions = ledger.decide_all(claims, HERE, printed)
+    upload = ledger.hepdata(claims, decisions, tmp_path / "hepdata")
+    validator = FullSubmissionValidator()
+    assert upload.is_file() and validator.validate(directory=str(tmp_path / "hepdata")), validator.get_messages()
+    (table,) = [p for p in (tmp_path / "hepdata").glob("*.yaml") if p.name != "submission.yaml"]
+    data = yaml.safe_load(table.read_text())
+    assert [v["header"]["name"] for v in data["dependent_variables"]] == ["machine", "state"]
+    assert len(data["independent_variables"][0]["values"]) == len(decisions) and "4.2" not in table.read_text()
+
+
 def test_two_ledgers_are_compared_claim_by_claim(claims, tmp_path, capsys):
     def run(value, low, high):
         printed = {"reader_comparison": {"RcRootFourJVsCpp": {"tex": "x", "value": value, "low": low, "high": high,

@@ -426,7 +426,9 @@ def hepdata(claims: list[Claim], decisions: list[Decision], folder: str | Path, 
     per machine of the claims it measured a figure for, the claim ids as the independent variable,
     the figure with its interval (asymmetric, the study's confidence) and the state as dependent
     ones; `full` (claims.csv, every claim and machine) goes with it as a resource, where undecided
-    claims without a figure (or with one from a single round, no interval) are. Returns the upload, submission.tar.gz beside `folder`."""
+    claims without a figure (or with one from a single round, no interval) are; where no machine
+    has a figure with an interval, one table of the states alone. Returns the upload,
+    submission.tar.gz beside `folder`."""
     # hepdata_lib imports ROOT on import: only here, where the submission is written
     from hepdata_lib import Submission, Table, Uncertainty, Variable
 
@@ -460,6 +462,19 @@ def hepdata(claims: list[Claim], decisions: list[Decision], folder: str | Path, 
         rule = Variable("rule", is_independent=False, is_binned=False)
         rule.values = [by_id[d.claim].rule for d in shown]
         for variable in (claim, figure, state, rule):
+            table.add_variable(variable)
+        submission.add_table(table)
+    if not submission.tables:
+        # HEPData takes no submission without a table: where no figure has an interval (every
+        # machine measured in one round), the states alone, with no figure to read as exact
+        table = Table("Claims and their states")
+        table.description = ("The seeds' claims (paper/claims/) and their state on each machine; no figure is "
+                             "given, none having an interval (each was measured in one round): see claims.csv.")
+        table.location = "Table ledger (the seeds' claims and their fate)"
+        for name, values in (("claim", [d.claim for d in decisions]), ("machine", [d.machine for d in decisions]),
+                             ("state", [d.state for d in decisions])):
+            variable = Variable(name, is_independent=name == "claim", is_binned=False)
+            variable.values = values
             table.add_variable(variable)
         submission.add_table(table)
     folder = Path(folder).resolve()
