@@ -381,14 +381,15 @@ class JsonLine {
 
 // The closing record of a run that checked `n` values and found `wrong` of
 // them wrong. Returns the process exit code: 0, or 3 for a failed validation.
-inline int report_validation(const char *kernel, long long wrong, long long n, double checksum) {
-  JsonLine()
-      .add("record", "validation")
-      .add("kernel", kernel)
-      .add("ok", wrong == 0)
-      .add("wrong_values", wrong)
-      .add("checksum", checksum)
-      .print();
+// `passes` (where 0 or more): how many passes the checked values hold (an in-place add's
+// checksum grew by each; the analysis takes them off before methods are compared).
+inline int report_validation(const char *kernel, long long wrong, long long n, double checksum,
+                             long long passes = -1) {
+  JsonLine line;
+  line.add("record", "validation").add("kernel", kernel).add("ok", wrong == 0).add("wrong_values", wrong);
+  line.add("checksum", checksum);
+  if (passes >= 0) line.add("passes", passes);
+  line.print();
   if (wrong == 0) return 0;
   std::fprintf(stderr, "%s: validation failed: %lld of %lld values wrong\n", kernel, wrong, n);
   return 3;

@@ -14,8 +14,16 @@
 // Every case is a row of one table (case_table below): its bytes per pass, expected values,
 // clock, and the state that sets up, runs and checks a pass; one loop (run_case) times them all.
 //
-// Device work is timed with CUDA events around each pass (`event_s`); the
-// steady clock and the process CPU time are recorded beside it. Cases in which
+// Beside the seed's kernels (one element per thread, a grid of n/256 blocks: at most 2048
+// threads x 8 bytes in flight per multiprocessor), the "tuned" cases run the same operations
+// as a grid of a few waves that strides over 16-byte vectors, kUnroll of them loaded per thread
+// before any is stored (bytes in flight per multiprocessor sized as CUB's transform kernels
+// size them), and `cub_transform` is CUB's own (cub::DeviceTransform, where the toolkit has it).
+//
+// Device work is timed with CUDA events around each sample (`event_s`): `loops` back-to-back
+// launches, calibrated after the warm-up to last --min-sample-s (kernel-only time: no launch
+// from Python, no host work inside); cases whose pass needs the CPU first (shared memory) time
+// one pass. The steady clock and the process CPU time are recorded beside it. Cases in which
 // the CPU does the work (CPU write and read of mapped or managed memory) are timed by the
 // steady clock only. Every run checks every value it produced against the
 // exact expected one (the values are small integers, exact in both types).
@@ -31,6 +39,15 @@
 #include <cuda_runtime.h>
 #include <dlfcn.h>
 
+// CUB's transform (CCCL 2.8 and later: the CUDA 13 toolkit's, or PyPI's nvidia-cuda-cccl
+// headers, which kernels/gpu_bandwidth/CMakeLists.txt adds): the reference the tuned kernels
+// stand beside; without it the case says so (exit 5) and Python records why.
+#if __has_include(<cub/device/device_transform.cuh>)
+#include <cub/device/device_transform.cuh>
+#include <cuda/std/tuple>
+#define TP_HAVE_CUB_TRANSFORM 1
+#endif
+
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -45,10 +62,14 @@
 namespace {
 
 constexpr int kExitNoDevice = 4;
+constexpr int kExitNotBuilt = 5;  // a case this build lacks (cub_transform without CUB's transform)
 constexpr int kBlock = 256;
 constexpr int kScanBlock = 1024;
 
 struct NoDevice : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+struct NotBuilt : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
@@ -126,6 +147,11 @@ void print_device(const DeviceInfo &d) {
       .add("concurrent_managed_access", d.concurrent_managed != 0)
       .add("driver_cuda", cuda_version(driver))
       .add("runtime_cuda", cuda_version(runtime))
+#ifdef TP_HAVE_CUB_TRANSFORM
+      .add("cub_transform", true)
+#else
+      .add("cub_transform", false)
+#endif
       .print();
 }
 
@@ -154,6 +180,106 @@ __global__ void add_immutable(const T *__restrict__ a, T *__restrict__ b, long l
   const long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x;
   if (i < n) b[i] = a[i] + c;
 }
+
+// ---- the tuned kernels: 16-byte vectors, kUnroll in flight per thread, a grid of few waves ----
+
+constexpr int kTunedBlock = 256;
+constexpr int kUnroll = 4;  // 4 x 16 bytes loaded per thread before the first store
+constexpr int kWaves = 2;   // resident blocks per multiprocessor x SMs x kWaves blocks
+
+template <class T>
+struct Vec;
+template <>
+struct Vec<float> {
+  using type = float4;
+};
+template <>
+struct Vec<double> {
+  using type = double2;
+};
+template <class T>
+constexpr long long kLanes = 16 / sizeof(T);
+
+__device__ inline float4 plus(float4 a, float c) { return {a.x + c, a.y + c, a.z + c, a.w + c}; }
+__device__ inline double2 plus(double2 a, double c) { return {a.x + c, a.y + c}; }
+__device__ inline float4 plus_scaled(float4 a, float4 b, float s) {
+  return {a.x + s * b.x, a.y + s * b.y, a.z + s * b.z, a.w + s * b.w};
+}
+__device__ inline double2 plus_scaled(double2 a, double2 b, double s) { return {a.x + s * b.x, a.y + s * b.y}; }
+
+// out[i] = f(in_0[i], ...) over n values: the vectors by a grid-stride loop, kUnroll loads of
+// every input per thread before its stores (the bytes in flight a multiprocessor needs to keep
+// HBM busy), then the values past the last whole vector one per thread. `vector_op` maps input
+// vectors to an output vector, `value_op` values to a value (the same arithmetic).
+template <class T, class VectorOp, class ValueOp, class... In>
+__device__ void wide_transform(long long n, T *out, VectorOp vector_op, ValueOp value_op, const In *...in) {
+  using V = typename Vec<T>::type;
+  const long long vectors = n / kLanes<T>;
+  const long long stride = static_cast<long long>(gridDim.x) * blockDim.x;
+  const long long first = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x;
+  V *out_v = reinterpret_cast<V *>(out);
+  long long v = first;
+  for (; v + (kUnroll - 1) * stride < vectors; v += kUnroll * stride) {
+    V result[kUnroll];
+#pragma unroll
+    for (int u = 0; u < kUnroll; ++u) result[u] = vector_op(reinterpret_cast<const V *>(in)[v + u * stride]...);
+#pragma unroll
+    for (int u = 0; u < kUnroll; ++u) out_v[v + u * stride] = result[u];
+  }
+  for (; v < vectors; v += stride) out_v[v] = vector_op(reinterpret_cast<const V *>(in)[v]...);
+  const long long tail = vectors * kLanes<T> + first;
+  if (tail < n) out[tail] = value_op(in[tail]...);
+}
+
+template <class T>
+__global__ void __launch_bounds__(kTunedBlock) add_in_place_tuned(T *a, long long n, T c) {
+  wide_transform<T>(
+      n, a, [c](typename Vec<T>::type x) { return plus(x, c); }, [c](T x) { return x + c; },
+      static_cast<const T *>(a));
+}
+
+template <class T>
+__global__ void __launch_bounds__(kTunedBlock) add_immutable_tuned(const T *__restrict__ a, T *__restrict__ b,
+                                                                   long long n, T c) {
+  wide_transform<T>(
+      n, b, [c](typename Vec<T>::type x) { return plus(x, c); }, [c](T x) { return x + c; }, a);
+}
+
+template <class T>
+__global__ void __launch_bounds__(kTunedBlock) copy_tuned(const T *__restrict__ a, T *__restrict__ b, long long n) {
+  wide_transform<T>(
+      n, b, [](typename Vec<T>::type x) { return x; }, [](T x) { return x; }, a);
+}
+
+// STREAM's triad, a = b + s x c: with c all ones and s the constant, a = b + constant.
+template <class T>
+__global__ void __launch_bounds__(kTunedBlock) triad_tuned(T *__restrict__ a, const T *__restrict__ b,
+                                                           const T *__restrict__ c, long long n, T s) {
+  wide_transform<T>(
+      n, a, [s](typename Vec<T>::type x, typename Vec<T>::type y) { return plus_scaled(x, y, s); },
+      [s](T x, T y) { return x + s * y; }, b, c);
+}
+
+// One thread that counts its launches: as near an empty kernel as can be checked.
+__global__ void count_launch(long long *launches) { ++*launches; }
+
+// The tuned kernels' grid: kWaves x as many blocks as the device keeps resident at once.
+template <class K>
+unsigned tuned_grid(K kernel) {
+  int device = 0, sms = 0, per_sm = 0;
+  CUDA_CHECK(cudaGetDevice(&device));
+  CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, kTunedBlock, 0));
+  return static_cast<unsigned>(std::max(1, kWaves * sms * per_sm));
+}
+
+#ifdef TP_HAVE_CUB_TRANSFORM
+template <class T>
+struct PlusConstant {
+  T c;
+  __host__ __device__ T operator()(T x) const { return x + c; }
+};
+#endif
 
 // Largest e in [0, events) with offsets[e] <= j: the event that holds item j
 // (empty events have offsets[e] == offsets[e+1] and are skipped over).
@@ -332,13 +458,14 @@ class Timer {
     cudaEventDestroy(start_);
     cudaEventDestroy(stop_);
   }
-  // Device work: CUDA events on the default stream around `op`, which only enqueues.
+  // Device work: CUDA events on the default stream around `loops` calls of `op`, which only
+  // enqueues (kernel-only time: the launches queue back to back behind the first).
   template <class F>
-  PassTime device(F &&op) {
+  PassTime device(F &&op, long long loops = 1) {
     CUDA_CHECK(cudaDeviceSynchronize());
     const bench::DelayedTiming t = bench::time_delayed([&] {
       CUDA_CHECK(cudaEventRecord(start_));
-      op();
+      for (long long i = 0; i < loops; ++i) op();
       CUDA_CHECK(cudaEventRecord(stop_));
       CUDA_CHECK(cudaEventSynchronize(stop_));
     });
@@ -387,7 +514,7 @@ std::vector<T> to_host(const T *device, long long n) {
 struct Run {
   std::string kcase, dtype;
   long long n, reps, warmup, events, mean;
-  double c;
+  double c, min_sample_s;
   bool corrupt;
   bench::Retakes retakes;
 };
@@ -450,6 +577,12 @@ struct Bench {
   virtual void pass() = 0;
   // After the last pass: every value checked, against initial + added x constant where it applies.
   virtual Checked verify(double added) = 0;
+  // Whether a sample may repeat the pass back to back (false: each pass needs its setup, as
+  // where the CPU writes shared memory first); such a case times one pass a sample.
+  virtual bool repeatable() const { return true; }
+  // The launch configuration of the pass's kernel, for the records (0: a copy engine's or CUB's).
+  virtual unsigned grid_blocks() const { return 0; }
+  virtual int values_per_thread() const { return 1; }
 };
 
 // With --corrupt-for-test, one value of `got` made wrong before it is checked (the test of the check).
@@ -583,6 +716,8 @@ struct InPlace : Table2<T> {
     }
   }
   void pass() override { add_in_place<<<grid(this->n), kBlock>>>(a, this->n, this->c); }
+  bool repeatable() const override { return !shared; }
+  unsigned grid_blocks() const override { return grid(this->n); }
   Checked verify(double added) override {
     std::vector<T> back = to_host(a, this->n);
     return expect_initial(this->run, back.data(), this->n, added);
@@ -612,12 +747,87 @@ struct Immutable : Table2<T> {
     }
   }
   void pass() override { add_immutable<<<grid(this->n), kBlock>>>(a, b, this->n, this->c); }
+  bool repeatable() const override { return !shared; }
+  unsigned grid_blocks() const override { return grid(this->n); }
   Checked verify(double added) override {
     std::vector<T> back = to_host(b, this->n);
     Checked out = expect_initial(this->run, back.data(), this->n, added);
     std::vector<T> input = to_host(a, this->n);  // the immutable input must be untouched
     out.wrong += compare(input.data(), this->n, [](long long i) { return initial<T>(i); }).first;
     return out;
+  }
+};
+
+// The tuned kernels and CUB's transform on device memory (Table 2's add, the copy and the
+// triad as calibrators): `op` is which.
+enum class Tuned { inplace, immutable, copy, triad, cub };
+
+template <class T>
+struct TunedCase : Table2<T> {
+  const Tuned op;
+  DeviceArray<T> a, b, ones;
+  unsigned blocks = 0;
+  TunedCase(const Run &r, int which)
+      : Table2<T>(r), op(static_cast<Tuned>(which)), a(r.n), b(op == Tuned::inplace ? 0 : r.n),
+        ones(op == Tuned::triad ? r.n : 0) {
+#ifndef TP_HAVE_CUB_TRANSFORM
+    if (op == Tuned::cub) throw NotBuilt("built without CUB's DeviceTransform (CCCL 2.8 or later)");
+#endif
+    fill_initial<<<grid(this->n), kBlock>>>(a.p, this->n);
+    if (op == Tuned::triad) fill_value<<<grid(this->n), kBlock>>>(ones.p, this->n, static_cast<T>(1));
+    blocks = op == Tuned::inplace     ? tuned_grid(add_in_place_tuned<T>)
+             : op == Tuned::immutable ? tuned_grid(add_immutable_tuned<T>)
+             : op == Tuned::copy      ? tuned_grid(copy_tuned<T>)
+             : op == Tuned::triad     ? tuned_grid(triad_tuned<T>)
+                                      : 0;
+  }
+  void setup() override {
+    if (op != Tuned::inplace) fill_value<<<grid(this->n), kBlock>>>(b.p, this->n, static_cast<T>(-1));
+  }
+  void pass() override {
+    const long long n = this->n;
+    switch (op) {
+      case Tuned::inplace: add_in_place_tuned<<<blocks, kTunedBlock>>>(a.p, n, this->c); break;
+      case Tuned::immutable: add_immutable_tuned<<<blocks, kTunedBlock>>>(a.p, b.p, n, this->c); break;
+      case Tuned::copy: copy_tuned<<<blocks, kTunedBlock>>>(a.p, b.p, n); break;
+      case Tuned::triad: triad_tuned<<<blocks, kTunedBlock>>>(b.p, a.p, ones.p, n, this->c); break;
+      case Tuned::cub:
+#ifdef TP_HAVE_CUB_TRANSFORM
+        CUDA_CHECK(cub::DeviceTransform::Transform(::cuda::std::make_tuple(static_cast<const T *>(a.p)), b.p, n,
+                                                   PlusConstant<T>{this->c}));
+#endif
+        break;
+    }
+  }
+  unsigned grid_blocks() const override { return blocks; }
+  int values_per_thread() const override { return op == Tuned::cub ? 0 : static_cast<int>(kUnroll * kLanes<T>); }
+  Checked verify(double added) override {
+    std::vector<T> back = to_host(op == Tuned::inplace ? a.p : b.p, this->n);
+    Checked out = expect_initial(this->run, back.data(), this->n, added);
+    if (op != Tuned::inplace) {  // the input must stay untouched
+      std::vector<T> input = to_host(a.p, this->n);
+      out.wrong += compare(input.data(), this->n, [](long long i) { return initial<T>(i); }).first;
+    }
+    return out;
+  }
+};
+
+// A one-thread kernel that counts its launches, launched back to back: what a launch costs
+// (no bytes); checked by the count, which must equal every pass made.
+template <class T>
+struct EmptyLaunch : Bench<T> {
+  const Run &run;
+  DeviceArray<long long> launches;
+  explicit EmptyLaunch(const Run &r) : run(r), launches(1) {
+    this->shape.n = r.n;
+    CUDA_CHECK(cudaMemset(launches.p, 0, sizeof(long long)));
+  }
+  void pass() override { count_launch<<<1, 1>>>(launches.p); }
+  unsigned grid_blocks() const override { return 1; }
+  Checked verify(double passes) override {
+    std::vector<long long> got = to_host(launches.p, 1);
+    if (run.corrupt) ++got[0];
+    return {got[0] != static_cast<long long>(passes) ? 1LL : 0LL, static_cast<double>(got[0])};
   }
 };
 
@@ -730,7 +940,8 @@ std::unique_ptr<Bench<T>> make(const Run &run) {
 
 // Bytes terms of the cases: transfers count the bytes across the link once, copies and adds
 // read + write (no write-allocate traffic).
-const std::vector<Term> kLink = {{1, "n", "value"}}, kReadWrite = {{2, "n", "value"}};
+const std::vector<Term> kLink = {{1, "n", "value"}}, kReadWrite = {{2, "n", "value"}},
+                        kTriad = {{3, "n", "value"}}, kNone = {};
 
 template <class T>
 const std::vector<Case<T>> &case_table() {
@@ -752,6 +963,13 @@ const std::vector<Case<T>> &case_table() {
       {"immutable_mapped", "n", kReadWrite, A::one, event, make<T, Immutable, kMapped>},
       {"inplace_managed", "n", kReadWrite, A::one, event, make<T, InPlace, kManaged>},
       {"immutable_managed", "n", kReadWrite, A::one, event, make<T, Immutable, kManaged>},
+      // the tuned kernels and CUB's (device memory only), and the cost of one empty launch
+      {"inplace_tuned", "n", kReadWrite, A::every_take, event, make<T, TunedCase, int(Tuned::inplace)>},
+      {"immutable_tuned", "n", kReadWrite, A::one, event, make<T, TunedCase, int(Tuned::immutable)>},
+      {"copy_tuned", "n", kReadWrite, A::none, event, make<T, TunedCase, int(Tuned::copy)>},
+      {"triad_tuned", "n", kTriad, A::one, event, make<T, TunedCase, int(Tuned::triad)>},
+      {"cub_transform", "n", kReadWrite, A::one, event, make<T, TunedCase, int(Tuned::cub)>},
+      {"empty_launch", "n", kNone, A::every_take, event, make<T, EmptyLaunch>},
       // writes the output; reads each event's offsets and value (once per event, cached)
       {"explode", "particles", {{1, "particles", "value"}, {1, "events", "value"}, {1, "events", "index"}}, A::none,
        event, make<T, Explode>},
@@ -799,34 +1017,45 @@ const Case<T> &find_case(const std::string &name) {
 struct Outcome {
   long long values = 0, wrong = 0;
   double checksum = 0;
+  long long passes = 0;  // the adds of the constant the values hold (an in-place add's: every pass)
 };
 
-// The one pass loop of every case: pass r sets up (untimed), then times one pass; it is taken
-// again while the run delay rule says so (never a warm-up pass). Every value is checked after
-// the last pass, and each pass printed as a timing record.
+// The one sample loop of every case: sample r sets up (untimed), then times `loops` passes
+// back to back (one for a CPU case or one that is not repeatable; after the warm-up as many
+// as reach --min-sample-s by the CUDA events, bench::Calibration); it is taken again while the
+// run delay rule says so (never a warm-up sample). Every value is checked after the last
+// sample, and each sample printed as a timing record.
 template <class T>
 Outcome run_case(const Run &run, Timer &timer) {
   const Case<T> &kcase = find_case<T>(run.kcase);
   const std::unique_ptr<Bench<T>> state = kcase.make(run);
-  const long long passes = run.warmup + run.reps;
+  const bool calibrated = kcase.clock == Clock::cuda_event && state->repeatable();
+  bench::Calibration calibration(run.warmup, calibrated ? run.min_sample_s : 0.0);
+  const long long samples = run.warmup + run.reps;
   std::vector<PassTime> times;
-  long long takes = 0;
-  for (long long r = 0; r < passes; ++r) {
+  std::vector<long long> loops;
+  long long passes_made = 0;  // every take's, kept or not (an in-place add's values hold them all)
+  for (long long r = 0; r < samples; ++r) {
+    const long long these = calibration.loops(r);
     auto taken = bench::take_retaking(run.retakes, r >= run.warmup, 1, [&] {
       state->setup();
-      ++takes;
+      passes_made += these;
       auto one = [&] { state->pass(); };
-      return kcase.clock == Clock::cuda_event ? timer.device(one) : timer.host(one);
+      return kcase.clock == Clock::cuda_event ? timer.device(one, these) : timer.host(one);
     });
     taken.first.retakes = taken.second;
+    calibration.update(r, these, taken.first.event_s, taken.first.wall_s);
     times.push_back(taken.first);
+    loops.push_back(these);
   }
-  const double added = kcase.adds == Adds::none ? 0.0 : kcase.adds == Adds::one ? 1.0 : static_cast<double>(takes);
+  const double added =
+      kcase.adds == Adds::none ? 0.0 : kcase.adds == Adds::one ? 1.0 : static_cast<double>(passes_made);
   const Checked checked = state->verify(added);
-  const Outcome out{state->shape.count(kcase.values), checked.wrong, checked.checksum};
+  const Outcome out{state->shape.count(kcase.values), checked.wrong, checked.checksum,
+                    static_cast<long long>(added)};
   const long long bytes = bytes_moved(kcase, state->shape);
 
-  for (long long r = 0; r < passes; ++r) {
+  for (long long r = 0; r < samples; ++r) {
     bench::JsonLine line;
     line.add("record", "timing")
         .add("kernel", "gpu_bandwidth_cuda")
@@ -839,6 +1068,9 @@ Outcome run_case(const Run &run, Timer &timer) {
         .add("cpu_s", times[r].cpu_s)
         .add("run_delay_s", times[r].run_delay_s)
         .add("sample_retakes", times[r].retakes)
+        .add("loops", loops[r])
+        .add("grid_blocks", static_cast<long long>(state->grid_blocks()))
+        .add("values_per_thread", state->values_per_thread())
         .add("bytes_moved", bytes)
         .add("clock", times[r].event_s >= 0 ? "cuda_event" : "steady_clock");
     if (times[r].event_s >= 0) line.add("event_s", times[r].event_s);
@@ -858,6 +1090,7 @@ int main(int argc, char **argv) {
                                   {"n", "1048576"},
                                   {"reps", "5"},
                                   {"warmup", "1"},
+                                  {"min-sample-s", "0"},
                                   {"constant", "1"},
                                   {"events", "100000"},
                                   {"mean-particles", "4"},
@@ -879,6 +1112,7 @@ int main(int argc, char **argv) {
         run.events = opt.integer("events", 1);
         run.mean = opt.integer("mean-particles", 0);
         run.c = opt.real("constant");
+        run.min_sample_s = opt.seconds("min-sample-s", 60);
         run.corrupt = opt.integer("corrupt-for-test", 0) != 0;
         run.retakes = bench::retakes_from(opt);
         if (run.c != std::floor(run.c) || std::fabs(run.c) > 1000)
@@ -894,10 +1128,13 @@ int main(int argc, char **argv) {
           }
           Timer timer;
           const Outcome out = run.dtype == "float32" ? run_case<float>(run, timer) : run_case<double>(run, timer);
-          return bench::report_validation(kernel, out.wrong, out.values, out.checksum);
+          return bench::report_validation(kernel, out.wrong, out.values, out.checksum, out.passes);
         } catch (const NoDevice &e) {
           std::fprintf(stderr, "%s: no usable CUDA device: %s\n", kernel, e.what());
           return kExitNoDevice;
+        } catch (const NotBuilt &e) {
+          std::fprintf(stderr, "%s: case %s not built: %s\n", kernel, run.kcase.c_str(), e.what());
+          return kExitNotBuilt;
         }
       });
 }

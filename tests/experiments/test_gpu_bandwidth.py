@@ -79,7 +79,7 @@ def test_nvcc_is_found_and_the_cuda_program_is_built_for_sm80_and_sm90():
 
 
 @pytest.mark.skipif(gb.driver_present(), reason="an NVIDIA driver is present")
-@pytest.mark.parametrize("case", ["device", *gb.GPU_CASES, "explode", "combine"])
+@pytest.mark.parametrize("case", ["device", *gb.GPU_CASES, gb.LAUNCH_CASE, "explode", "combine"])
 def test_cuda_program_without_gpu_exits_4_with_the_reason(case):
     """Every case of Table 2 is one the program knows (an unknown one is refused before it
     looks for a GPU: see below), and without a GPU it gives no number."""
@@ -308,7 +308,7 @@ def test_validate_output_fails_on_one_wrong_value():
 # --- the GPU paths' logic, with numpy standing in for the device -----------------------------
 
 @pytest.mark.parametrize("dtype", gb.DTYPES)
-@pytest.mark.parametrize("case", gb.GPU_CASES)
+@pytest.mark.parametrize("case", gb.SEED_KERNEL_CASES)
 def test_table2_python_logic(case, dtype):
     frame, validation = gb.table2_python(case, dtype, N, REPS, WARMUP, gb.NumpyBackend())
     passes = REPS + WARMUP
@@ -392,8 +392,12 @@ def test_plan_covers_every_case_method_and_type():
     runs = gb.plan(TINY)
     gpu = {(r["method"], r["case"], r["dtype"]) for r in runs if r["gpu_method"]}
     for case in gb.GPU_CASES:
-        for dtype in gb.DTYPES:
-            assert ("CUDA C++", case, dtype) in gpu and ("CuPy", case, dtype) in gpu
+        for dtype in gb.DTYPES:  # the tuned kernels and CUB's are CUDA C++'s alone
+            assert ("CUDA C++", case, dtype) in gpu
+            assert (("CuPy", case, dtype) in gpu) is (case not in gb.TUNED_CASES)
+    # what a launch costs, once per GPU method (in the first value type: it moves none)
+    assert {(r["method"], r["dtype"]) for r in runs if r["group"] == "launch"} == {
+        (method, TINY["dtypes"][0]) for method in gb.GPU_METHODS.values()}
     for op in gb.JAGGED_OPS:
         assert ("numba.cuda", op, "float64") in gpu and ("CUDA C++", op, "float32") in gpu
     assert {(r["case"], r["threads"]) for r in runs if r["method"] == "numba"} >= {("explode", 1), ("combine", 2)}
@@ -459,7 +463,14 @@ def test_paper_tables_without_gpu_say_not_measured(measured_without_gpu):
     assert gb.jagged_macros(wide)["GpubJaggedState"] == "cpuonly"  # the section words each state
     goal = gb.targets(table, NO_GPU_STATUS, TINY["dtypes"])
     assert not goal["checked"] and gb.target_macros(goal) == {"GpubTargetState": "notchecked",
-                                                              "GpubTargetWhyNot": "no GPU on this host"}
+                                                              "GpubTargetWhyNot": "no GPU on this host",
+                                                              "GpubTargetSeedState": "none",
+                                                              "GpubTargetSeedFractions": ""}
+    # what a launch costs: no figure without a GPU, each method's reason instead
+    launches = gb.launch_tex(gb.launch_table(frame), skipped)
+    assert gb.launch_table(frame).empty and r"\num" not in launches
+    assert all(rf"{method} & \multicolumn{{2}}{{l}}{{not measured: no GPU on this host}}" in launches
+               for method in ("CUDA C++", "CuPy", "numba.cuda"))
     # every macro the section quotes is built in the package, and says no GPU figure was made
     macros = gb.paper_macros({**TINY, "repetitions": 2, "warmup": 1}, table, skipped, wide, NO_GPU_STATUS, frame,
                              TINY_NOISE, [], {})
@@ -517,6 +528,67 @@ def test_target_is_checked_from_the_measured_fractions(copy, inplace, verdict):
     rows = gb.table2_rows(table, pd.DataFrame(columns=[*gb.RUN_KEYS, "reason"]), list(gb.DTYPES))
     tex = gb.table2_tex(rows, list(gb.DTYPES))
     assert rf"\num{{{copy:g}}}" in next(line for line in tex.splitlines() if line.startswith("within GPU"))
+
+
+def test_the_target_judges_the_kernel_declared_for_it_and_prints_the_seeds_beside():
+    """The tuned kernels are judged, whatever the seed's one-element kernels reach (no winner
+    picked by value): a tuned copy below the target misses it though the seed's copy is above;
+    the seed's fractions stand beside them. An archive from before the tuned kernels is judged
+    on the seed's."""
+    status = gb.GpuStatus(device=FAKE_DEVICE, reasons={"cuda": None})
+    seed = _gpu_frame(0.88, 0.56)
+    tuned = _gpu_frame(0.80, 0.93).replace({"case": {"d2d_copy": "copy_tuned", "inplace_global": "inplace_tuned"}})
+    goal = gb.targets(gb.summary(pd.concat([seed, tuned], ignore_index=True)), status, list(gb.DTYPES))
+    assert set(goal["fractions"]) == {(c, d) for c in ("copy_tuned", "inplace_tuned") for d in gb.DTYPES}
+    assert set(goal["seed_fractions"]) == {(c, d) for c in ("d2d_copy", "inplace_global") for d in gb.DTYPES}
+    assert goal["verdict"] == "missed"
+    assert goal["fractions"][("inplace_tuned", "float32")].value == pytest.approx(0.93, rel=0.01)
+    macros = gb.target_macros(goal)
+    assert macros["GpubTargetSeedState"] == "beside"
+    assert r"\gpubreaches{in-place global float32}{0.56}" in macros["GpubTargetSeedFractions"]
+    assert r"\gpubreaches{in-place global, tuned kernel float32}{0.93}" in macros["GpubTargetFractions"]
+    before = gb.targets(gb.summary(seed), status, list(gb.DTYPES))
+    assert set(before["fractions"]) == {(c, d) for c in ("d2d_copy", "inplace_global") for d in gb.DTYPES}
+    assert before["seed_fractions"] == {} and before["verdict"] == "missed"  # the seed's in place at 0.56
+    assert gb.target_macros(before)["GpubTargetSeedState"] == "none"
+
+
+class EventBackend(gb.NumpyBackend):
+    """numpy, with the CUDA-event time a device would give: 1 ms a pass."""
+
+    def time_device(self, op, loops=1):
+        return {**super().time_device(op, loops), "event_s": 1e-3 * loops, "clock": "cuda_event"}
+
+
+@pytest.mark.parametrize("case", ["inplace_global", "immutable_global", "inplace_managed", "h2d_pinned"])
+def test_device_passes_repeat_inside_their_events_to_the_minimum_sample(case):
+    """Kernel-only time: after the warm-up, a sample repeats a pass on device memory back to back
+    inside its events until they last the minimum sample (the CUDA program's rule); a pass that
+    needs the CPU first (shared memory) stays one a sample; each is rated per pass, and the
+    in-place add's values hold every pass made."""
+    frame, validation = gb.table2_python(case, "float64", N, REPS, WARMUP, EventBackend(), min_sample_s=0.01)
+    repeated = case != "inplace_managed"
+    assert loops_follow_the_calibration_rule(frame.assign(wall_s=frame["event_s"]), WARMUP,
+                                             0.01 if repeated else 0.0)
+    assert bool((frame["loops"].iloc[WARMUP:] > 1).all()) is repeated and frame["loops"].iloc[0] == 1
+    assert gb_analysis.rated_time(frame).tolist() == pytest.approx([1e-3] * len(frame))
+    made = int(frame["loops"].sum())
+    added = {"inplace_global": made, "immutable_global": 1, "inplace_managed": 1, "h2d_pinned": 0}[case]
+    assert validation["checksum"] == float(gb.initial(N, "float64").sum() + N * added)
+    assert gb_runs.adds_kept(case, frame) == (made if case != "inplace_managed" else 1)
+
+
+def test_launch_table_gives_each_methods_time_a_launch_by_both_clocks():
+    rows = [{"group": "launch", "method": method, "case": gb.LAUNCH_CASE, "dtype": "float32", "n": 1,
+             "round": r, "warmup": False, "loops": 1000, "event_s": device * 1e-3 * (1 + 0.01 * r),
+             "wall_s": host * 1e-3 * (1 + 0.01 * r)}
+            for method, device, host in (("CUDA C++", 2.0, 2.5), ("CuPy", 6.0, 9.0)) for r in range(3)]
+    table = gb.launch_table(pd.DataFrame(rows)).set_index("method")
+    assert table.loc["CUDA C++", "device_us"] == pytest.approx(2.0 * 1.01, rel=0.01)
+    assert table.loc["CuPy", "host_us_low"] < table.loc["CuPy", "host_us"] < table.loc["CuPy", "host_us_high"]
+    assert table.loc["CuPy", "processes"] == 3
+    tex = gb.launch_tex(table.reset_index(), pd.DataFrame(columns=[*gb.RUN_KEYS, "reason"]))
+    assert tex.count(r"\num{") == 4 and "CuPy &" in tex
 
 
 def test_check_agreement_raises_on_disagreement():

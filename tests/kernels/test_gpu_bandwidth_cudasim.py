@@ -134,3 +134,30 @@ def test_a_missing_thread_is_caught():
     gb.cuda_kernels().explode[1, data.particles - 1](data.offsets, data.event_values, out)
     with pytest.raises(AssertionError, match="1 of"):
         gb.validate_output(out, gb.reference("explode", data, 1), "explode")
+
+
+class _EventTimes(gb.NumpyBackend if IN_SIMULATOR else object):
+    """numpy in the simulator, with the CUDA-event time a device would give: 1 ms a pass."""
+
+    def time_device(self, op, loops=1):
+        return {**super().time_device(op, loops), "event_s": 1e-3 * loops, "clock": "cuda_event"}
+
+
+@simulator_only
+def test_jagged_gpu_samples_repeat_the_kernel_inside_their_events_and_count_every_add():
+    data = gb.make_jagged(60, 3, "float64")
+    frame, validation = gb.jagged_gpu_python("flat_inplace", data, 2, 1, _EventTimes(), min_sample_s=0.005)
+    assert frame["loops"].iloc[0] == 1 and (frame["loops"].iloc[1:] > 1).all()
+    assert validation["checksum"] == gb.exact_checksum("flat_inplace", data, int(frame["loops"].sum()))
+
+
+@simulator_only
+def test_a_launch_is_timed_apart_and_checked_by_its_count():
+    """numba.cuda's launch of its one-thread counting kernel: every launch made is counted on
+    the device, no byte is moved, and a second method name is refused."""
+    frame, validation = gb.launch_python("numba.cuda", "float32", _EventTimes(), 2, 1, min_sample_s=0.005)
+    made = int(frame["loops"].sum())
+    assert made > 3 and validation["passes"] == made and validation["checksum"] == float(made)
+    assert (frame["bytes_moved"] == 0).all() and (frame["case"] == gb.LAUNCH_CASE).all()
+    with pytest.raises(ValueError, match="no launch of its own for method 'awkward'"):
+        gb.launch_python("awkward", "float32", gb.NumpyBackend(), 1, 0)

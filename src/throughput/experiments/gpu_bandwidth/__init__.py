@@ -76,20 +76,21 @@ from .spec import check_config, driver_present, max_threads
 def __getattr__(_name: str):
     if (submodule := submodule_first(__name__, _name)) is not None:
         return submodule  # imported alone, without the names below
-    from .analysis import (CLAIM_RATIOS, archived_summary, check_agreement, claim_ratios, jagged_table, summary,
-                           targets, with_rates)
+    from .analysis import (CLAIM_RATIOS, archived_summary, check_agreement, claim_ratios, jagged_table, launch_table,
+                           summary, targets, with_rates)
     from .cases import (CASES, CPU_METHOD_JAGGED, CUDA_KERNEL, DTYPES, GPU_CASES, GPU_METHOD_JAGGED, GPU_METHODS,
                         HOST_KERNEL, JAGGED_KERNEL_CASE, JAGGED_LABELS, JAGGED_OPS, KERNEL_CASE, KERNEL_CASES, NO_GPU,
-                        NOT_MEASURED, SEED_ARRAY_MIB, SEED_GPU_SHORT, SEED_GPUS, SEED_TABLE2, TARGET_FRACTION)
+                        LAUNCH_CASE, NOT_MEASURED, SEED_ARRAY_MIB, SEED_GPU_SHORT, SEED_GPUS, SEED_KERNEL_CASES,
+                        SEED_TABLE2, TARGET_CASES, TARGET_FRACTION, TUNED_CASES)
     from .configuration import check_device_fit
     from .cpu_jagged import awkward_op, combine_cpu, explode_cpu, jagged_cpu
     from .cupy_backend import NumpyBackend, table2_python
     from .data import (Jagged, case_bytes_moved, case_shape, exact_checksum, from_counts, initial, jagged_bytes_moved,
                        jagged_counts, jagged_shape, jagged_values, make_jagged, reference, validate_output)
     from .device import EXIT_NO_DEVICE, GpuStatus, detect_gpu, l2_fit, listed_cases, nominal_gb_s, query_cuda_device
-    from .numba_cuda import combine_gpu, cuda_kernels, jagged_gpu_python, launch
+    from .numba_cuda import combine_gpu, cuda_kernels, jagged_gpu_python, launch, launch_python
     from .report import (archived_detail_tex, archived_jagged_tex, archived_macros, claim_macros, device_macros,
-                         gpu_detail_tex,
+                         gpu_detail_tex, launch_tex,
                          jagged_macros, jagged_tex, machines_tex, numa_macros, paper_macros, table2_rows, table2_tex,
                          target_macros)
     from .runs import RUN_KEYS, groups, measure, node_cpus, numa_command, numa_reason, plan, run_name

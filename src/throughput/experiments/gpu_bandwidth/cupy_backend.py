@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 
 from ...core import harness
-from .cases import CONSTANT, GPU_CASES, KERNEL_CASE
+from .cases import CONSTANT, KERNEL_CASE, SEED_KERNEL_CASES
 from .data import added, case_bytes_moved, case_shape, initial, validate_output
 
 
@@ -53,8 +53,8 @@ class NumpyBackend:
     def synchronize(self) -> None:
         pass
 
-    def time_device(self, op: Callable[[], Any]) -> dict[str, float]:
-        return {**harness.timed(op), "event_s": float("nan"), "clock": "steady_clock"}
+    def time_device(self, op: Callable[[], Any], loops: int = 1) -> dict[str, float]:
+        return {**harness.timed(lambda: repeat(op, loops)), "event_s": float("nan"), "clock": "steady_clock"}
 
     def time_host(self, op: Callable[[], Any]) -> dict[str, float]:
         return {**harness.timed(op), "event_s": float("nan"), "clock": "steady_clock"}
@@ -123,12 +123,14 @@ class CupyBackend(NumpyBackend):
     def synchronize(self):
         self.cp.cuda.Device().synchronize()
 
-    def time_device(self, op):
+    def time_device(self, op, loops=1):
+        """CUDA events around `loops` calls of `op` back to back (kernel-only time once the
+        first launch is queued: the host queues the next while the device runs this one)."""
         self.synchronize()
 
         def region():
             self._start.record()
-            op()
+            repeat(op, loops)
             self._stop.record()
             self._stop.synchronize()
 
@@ -140,6 +142,15 @@ class CupyBackend(NumpyBackend):
         self.synchronize()
         return super().time_host(op)
 
+    def raw_kernel(self, source: str, name: str):
+        """A CUDA C++ kernel compiled by CuPy (NVRTC), launched as kernel(grid, block, args)."""
+        return self.cp.RawKernel(source, name)
+
+
+def repeat(op: Callable[[], Any], loops: int) -> None:
+    for _ in range(loops):
+        op()
+
 
 # Memory both the CPU and the GPU address: managed, or the seed's "unified" (pinned, mapped).
 SHARED_MEMORY = ("managed", "mapped")
@@ -150,24 +161,36 @@ def _memory(case: str) -> str:
     return "mapped" if "mapped" in case else "managed"
 
 
-def passes_taking(warmup: int, retakes: harness.Retakes, times: list[dict[str, Any]]):
-    """`pass_(index, setup, timed)` for a GPU path's passes: `setup` (untimed) puts inputs and
-    outputs where the pass expects them, then `timed` (a backend's time_device or time_host of
-    the operation) times it; its row goes to `times`, the pass taken again while `retakes` says
-    its run delay disturbed it (never a warm-up), as the CUDA program's passes are."""
-    def pass_(index: int, setup: Callable[[], Any], timed: Callable[[], dict[str, Any]]) -> None:
+def passes_taking(warmup: int, retakes: harness.Retakes, times: list[dict[str, Any]], min_sample_s: float = 0.0):
+    """`pass_(index, setup, timed, repeatable)` for a GPU path's samples: `setup` (untimed) puts
+    inputs and outputs where the pass expects them, then `timed(loops)` (a backend's time_device
+    of `loops` passes back to back, or time_host of one) times it; its row, with `loops`, goes to
+    `times`, the sample taken again while `retakes` says its run delay disturbed it (never a
+    warm-up), as the CUDA program's samples are. A repeatable device pass is calibrated as the
+    CUDA program calibrates (harness.Calibration on the CUDA-event time: after the warm-up, as
+    many passes a sample as reach `min_sample_s`); one that needs its setup before each pass
+    (shared memory the CPU writes first), or CPU work, is one pass a sample."""
+    calibration = harness.Calibration(warmup, min_sample_s)
+
+    def pass_(index: int, setup: Callable[[], Any], timed: Callable[[int], dict[str, Any]],
+              repeatable: bool = True) -> None:
+        these = calibration.loops(index) if repeatable else 1
+
         def take():
             setup()
-            return timed()
+            return {**timed(these), "loops": these}
 
-        times.append(harness.take_sample(take, retakes, index >= warmup))
+        row = harness.take_sample(take, retakes, index >= warmup)
+        if repeatable and row["event_s"] == row["event_s"]:  # (NaN: not timed by events)
+            calibration.update(index, these, row["event_s"], row["wall_s"])
+        times.append(row)
 
     return pass_
 
 
 def takes_made(times: list[dict[str, Any]]) -> int:
-    """Every take of the passes, warm-up and dropped ones included (what an in-place add adds)."""
-    return sum(1 + t["sample_retakes"] for t in times)
+    """Every pass of every take, warm-up and dropped ones included (what an in-place add adds)."""
+    return sum(t["loops"] * (1 + t["sample_retakes"]) for t in times)
 
 
 def no_setup() -> None:
@@ -175,19 +198,27 @@ def no_setup() -> None:
 
 
 def table2_python(case: str, dtype: str, n: int, repetitions: int, warmup: int, backend: NumpyBackend,
-                  retakes: harness.Retakes = harness.Retakes()) -> tuple[pd.DataFrame, dict[str, Any]]:
-    """One Table 2 case with array-library operations (CuPy's on a GPU), each pass taken again
-    while `retakes` says it was disturbed; validated exactly. Its clock, expected values and bytes
+                  retakes: harness.Retakes = harness.Retakes(),
+                  min_sample_s: float = 0.0) -> tuple[pd.DataFrame, dict[str, Any]]:
+    """One Table 2 case with array-library operations (CuPy's on a GPU), each sample taken again
+    while `retakes` says it was disturbed, device passes on device memory calibrated to
+    `min_sample_s` (passes_taking); validated exactly. Its clock, expected values and bytes
     moved are its row of the CUDA program's case table (cases.KERNEL_CASES)."""
-    if case not in GPU_CASES:
-        raise ValueError(f"unknown Table 2 case {case!r} (known: {', '.join(GPU_CASES)})")
+    if case not in SEED_KERNEL_CASES:
+        raise ValueError(f"unknown Table 2 case {case!r} for the array library (known: {', '.join(SEED_KERNEL_CASES)})")
     xp, T = backend.xp, np.dtype(dtype)
     c = T.type(CONSTANT)
     passes = warmup + repetitions
     init = initial(n, dtype)
-    timed = backend.time_host if KERNEL_CASE[case].clock == "steady_clock" else backend.time_device
+    on_cpu = KERNEL_CASE[case].clock == "steady_clock"
+
+    def timed(op, loops=1):  # the CPU's work one pass a sample (passes_taking: not repeatable)
+        return backend.time_host(op) if on_cpu else backend.time_device(op, loops)
+
     times: list[dict[str, Any]] = []
-    pass_ = passes_taking(warmup, retakes, times)
+    pass_ = passes_taking(warmup, retakes, times, min_sample_s)
+    # shared memory's passes need the CPU's setup first; the CPU's work is timed one pass a sample
+    repeatable = not (on_cpu or "mapped" in case or "managed" in case)
     if case in ("h2d_pageable", "h2d_pinned"):
         source = init
         if case == "h2d_pinned":
@@ -195,18 +226,18 @@ def table2_python(case: str, dtype: str, n: int, repetitions: int, warmup: int, 
             source[...] = init
         d = backend.device_empty(n, T)
         for i in range(passes):
-            pass_(i, lambda: d.fill(-1), lambda: timed(lambda: backend.to_device(d, source)))
+            pass_(i, lambda: d.fill(-1), lambda loops: timed(lambda: backend.to_device(d, source), loops), repeatable)
         got = backend.asnumpy(d)
     elif case in ("d2h_pageable", "d2h_pinned"):
         d = backend.device_array(init)
         target = np.empty(n, T) if case == "d2h_pageable" else backend.pinned_empty(n, T)
         for i in range(passes):
-            pass_(i, lambda: target.fill(-1), lambda: timed(lambda: backend.to_host(target, d)))
+            pass_(i, lambda: target.fill(-1), lambda loops: timed(lambda: backend.to_host(target, d), loops), repeatable)
         got = np.array(target)
     elif case in ("managed_cpu_write", "mapped_cpu_write"):
         managed, view = backend.shared_empty(n, T, _memory(case))
         for i in range(passes):  # the GPU touches it last
-            pass_(i, lambda: managed.fill(-1), lambda: timed(lambda: np.copyto(view, init)))
+            pass_(i, lambda: managed.fill(-1), lambda loops: timed(lambda: np.copyto(view, init), loops), repeatable)
         backend.synchronize()
         got = np.array(view)
     elif case in ("managed_cpu_read", "mapped_cpu_read"):
@@ -218,22 +249,22 @@ def table2_python(case: str, dtype: str, n: int, repetitions: int, warmup: int, 
             target.fill(-1)
 
         for i in range(passes):
-            pass_(i, gpu_writes_last, lambda: timed(lambda: np.copyto(target, view)))
+            pass_(i, gpu_writes_last, lambda loops: timed(lambda: np.copyto(target, view), loops), repeatable)
         got = target
     elif case == "d2d_copy":
         a, b = backend.device_array(init), backend.device_empty(n, T)
         for i in range(passes):
-            pass_(i, lambda: b.fill(-1), lambda: timed(lambda: xp.copyto(b, a)))
+            pass_(i, lambda: b.fill(-1), lambda loops: timed(lambda: xp.copyto(b, a), loops), repeatable)
         got = backend.asnumpy(b)
     elif case == "inplace_global":
         a = backend.device_array(init)
         for i in range(passes):
-            pass_(i, no_setup, lambda: timed(lambda: xp.add(a, c, out=a)))
+            pass_(i, no_setup, lambda loops: timed(lambda: xp.add(a, c, out=a), loops), repeatable)
         got = backend.asnumpy(a)
     elif case == "immutable_global":
         a, b = backend.device_array(init), backend.device_empty(n, T)
         for i in range(passes):
-            pass_(i, lambda: b.fill(-1), lambda: timed(lambda: xp.add(a, c, out=b)))
+            pass_(i, lambda: b.fill(-1), lambda loops: timed(lambda: xp.add(a, c, out=b), loops), repeatable)
         if not np.array_equal(backend.asnumpy(a), init):
             raise AssertionError(f"{backend.name} {case} {dtype}: the immutable input was changed")
         got = backend.asnumpy(b)
@@ -244,7 +275,7 @@ def table2_python(case: str, dtype: str, n: int, repetitions: int, warmup: int, 
             np.copyto(view, init)
 
         for i in range(passes):
-            pass_(i, cpu_writes_input, lambda: timed(lambda: xp.add(managed, c, out=managed)))
+            pass_(i, cpu_writes_input, lambda loops: timed(lambda: xp.add(managed, c, out=managed), loops), repeatable)
         got = backend.asnumpy(managed)
     elif case in ("immutable_managed", "immutable_mapped"):
         a, a_view = backend.shared_empty(n, T, _memory(case))
@@ -255,7 +286,7 @@ def table2_python(case: str, dtype: str, n: int, repetitions: int, warmup: int, 
             b_view.fill(-1)
 
         for i in range(passes):
-            pass_(i, cpu_writes_input_and_output, lambda: timed(lambda: xp.add(a, c, out=b)))
+            pass_(i, cpu_writes_input_and_output, lambda loops: timed(lambda: xp.add(a, c, out=b), loops), repeatable)
         got = backend.asnumpy(b)
     expected = init + T.type(added(case, takes_made(times)) * CONSTANT)
     moved = case_bytes_moved(case, T, case_shape(n=n))

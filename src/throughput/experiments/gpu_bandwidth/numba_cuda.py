@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 
 from ...core import harness
-from .cases import CONSTANT, JAGGED_OPS
+from .cases import CONSTANT, JAGGED_OPS, LAUNCH_CASE
 from .device import import_numba_cuda
 from .cupy_backend import NumpyBackend, no_setup, passes_taking, takes_made
 from .data import Jagged, from_counts, jagged_bytes_moved, jagged_values, reference, validate_output
@@ -32,6 +32,10 @@ def cuda_kernels() -> SimpleNamespace:
     """
     global cuda
     cuda = import_numba_cuda()
+
+    @cuda.jit
+    def count_launch(launches):  # what a launch costs, measured apart (launch_python)
+        launches[0] += 1
 
     @cuda.jit
     def add_inplace(a, c):
@@ -87,7 +91,7 @@ def cuda_kernels() -> SimpleNamespace:
             first = offsets[e]
             out[k] = values[first + i] + values[first + i + 1 + r]
 
-    return SimpleNamespace(add_inplace=add_inplace, add_immutable=add_immutable, explode=explode,
+    return SimpleNamespace(count_launch=count_launch, add_inplace=add_inplace, add_immutable=add_immutable, explode=explode,
                            pair_counts=pair_counts, combine=combine)
 
 
@@ -109,10 +113,12 @@ def combine_gpu(kernels, backend, offsets, pair_counts, pair_offsets, values, ou
 
 def jagged_gpu_python(op: str, data: Jagged, repetitions: int, warmup: int, backend: NumpyBackend,
                       kernels: SimpleNamespace | None = None,
-                      retakes: harness.Retakes = harness.Retakes()) -> tuple[pd.DataFrame, dict[str, Any]]:
+                      retakes: harness.Retakes = harness.Retakes(),
+                      min_sample_s: float = 0.0) -> tuple[pd.DataFrame, dict[str, Any]]:
     """One jagged operation with the numba.cuda kernels (on CuPy arrays on a GPU; on
-    numpy arrays in numba's CUDA simulator), each pass taken again while `retakes` says it was
-    disturbed; validated exactly (the in-place add counting every take)."""
+    numpy arrays in numba's CUDA simulator), each sample `loops` passes back to back calibrated
+    to `min_sample_s` (cupy_backend.passes_taking), taken again while `retakes` says it was
+    disturbed; validated exactly (the in-place add counting every pass of every take)."""
     kernels = kernels or cuda_kernels()
     dtype = data.values.dtype
     c = dtype.type(CONSTANT)
@@ -131,30 +137,30 @@ def jagged_gpu_python(op: str, data: Jagged, repetitions: int, warmup: int, back
     backend.synchronize()
 
     times: list[dict[str, Any]] = []
-    pass_ = passes_taking(warmup, retakes, times)
+    pass_ = passes_taking(warmup, retakes, times, min_sample_s)
     if op == "flat_inplace":
         a = backend.device_array(data.values)
         for i in range(passes):
-            pass_(i, no_setup, lambda: backend.time_device(
-                lambda: launch(kernels.add_inplace, data.particles, arg(a), c)))
+            pass_(i, no_setup, lambda loops: backend.time_device(
+                lambda: launch(kernels.add_inplace, data.particles, arg(a), c), loops))
         out = a
     elif op == "flat_immutable":
         a, out = backend.device_array(data.values), backend.device_empty(data.particles, dtype)
         for i in range(passes):
-            pass_(i, lambda: out.fill(-1), lambda: backend.time_device(
-                lambda: launch(kernels.add_immutable, data.particles, arg(a), arg(out), c)))
+            pass_(i, lambda: out.fill(-1), lambda loops: backend.time_device(
+                lambda: launch(kernels.add_immutable, data.particles, arg(a), arg(out), c), loops))
     elif op == "explode":
         event_values, out = backend.device_array(data.event_values), backend.device_empty(data.particles, dtype)
         for i in range(passes):
-            pass_(i, lambda: out.fill(-1), lambda: backend.time_device(
-                lambda: launch(kernels.explode, data.particles, arg(offsets), arg(event_values), arg(out))))
+            pass_(i, lambda: out.fill(-1), lambda loops: backend.time_device(
+                lambda: launch(kernels.explode, data.particles, arg(offsets), arg(event_values), arg(out)), loops))
     elif op == "combine":
         values, out = backend.device_array(data.values), backend.device_empty(data.pairs, dtype)
         counts = backend.device_empty(data.events + 1, np.int64)
         pair_offsets = backend.device_empty(data.events + 1, np.int64)
         for i in range(passes):
-            pass_(i, lambda: out.fill(-1), lambda: backend.time_device(
-                lambda: combine_gpu(kernels, backend, offsets, counts, pair_offsets, values, out)))
+            pass_(i, lambda: out.fill(-1), lambda loops: backend.time_device(
+                lambda: combine_gpu(kernels, backend, offsets, counts, pair_offsets, values, out), loops))
         if not np.array_equal(backend.asnumpy(pair_offsets), data.pair_offsets):
             raise AssertionError(f"numba.cuda combine {dtype.name}: wrong pair offsets")
     else:
@@ -166,3 +172,41 @@ def jagged_gpu_python(op: str, data: Jagged, repetitions: int, warmup: int, back
     frame = pd.DataFrame([{"case": op, "dtype": dtype.name, "n": n, "rep": i - warmup, "warmup": i < warmup,
                            "bytes_moved": jagged_bytes_moved(op, data), **t} for i, t in enumerate(times)])
     return frame, validation
+
+
+def launch_python(method: str, dtype: str, backend: NumpyBackend, repetitions: int, warmup: int,
+                  retakes: harness.Retakes = harness.Retakes(), min_sample_s: float = 0.0,
+                  kernels: SimpleNamespace | None = None) -> tuple[pd.DataFrame, dict[str, Any]]:
+    """What one launch costs a Python method, apart from any bandwidth: a one-thread kernel that
+    counts its launches (CuPy's own RawKernel for "CuPy", numba.cuda's for "numba.cuda"), launched
+    `loops` times back to back in each sample (cupy_backend.passes_taking): the CUDA events give
+    the device's time per launch, the steady clock (`wall_s`) the host's, Python's dispatch with
+    it. Checked by the count, which must equal every launch made. (`dtype` names the run only:
+    the kernel moves no values.)"""
+    counter = backend.device_array(np.zeros(1, np.int64))
+    if method == "CuPy":
+        kernel = backend.raw_kernel('extern "C" __global__ void count_launch(long long *n) { ++*n; }', "count_launch")
+
+        def one() -> None:
+            kernel((1,), (1,), (counter,))
+    elif method == "numba.cuda":
+        count = (kernels or cuda_kernels()).count_launch
+        arg = backend.kernel_arg(counter)
+
+        def one() -> None:
+            count[1, 1](arg)
+    else:
+        raise ValueError(f"no launch of its own for method {method!r} (known: CuPy, numba.cuda)")
+    one()  # compiled outside the timed samples
+    backend.synchronize()
+    first = int(backend.asnumpy(counter)[0])
+    times: list[dict[str, Any]] = []
+    pass_ = passes_taking(warmup, retakes, times, min_sample_s)
+    for i in range(warmup + repetitions):
+        pass_(i, no_setup, lambda loops: backend.time_device(one, loops))
+    backend.synchronize()
+    made = takes_made(times)
+    validation = validate_output(backend.asnumpy(counter) - first, np.array([made]), f"{method} {LAUNCH_CASE}")
+    frame = pd.DataFrame([{"case": LAUNCH_CASE, "dtype": dtype, "n": 1, "rep": i - warmup, "warmup": i < warmup,
+                           "bytes_moved": 0, **t} for i, t in enumerate(times)])
+    return frame, {**validation, "passes": made}

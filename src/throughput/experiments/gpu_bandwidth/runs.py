@@ -18,13 +18,13 @@ from ...core import experiment, harness, noise, provenance
 from ...core.results import sha256, sources_sha256
 from .analysis import rated_time, with_rates
 from .cases import (CPU_METHOD_JAGGED, CPU_METHODS, CUDA_KERNEL, GPU_METHOD_CASES, GPU_METHOD_JAGGED, GPU_METHODS,
-                    HOST_KERNEL, JAGGED_KERNEL_CASE, NOT_MEASURED)
+                    HOST_KERNEL, JAGGED_KERNEL_CASE, LAUNCH_CASE, NOT_MEASURED)
 from .configuration import values_per_array
 from .cpu_jagged import jagged_cpu
 from .cupy_backend import CupyBackend, table2_python
 from .data import Jagged, jagged_counts, make_jagged
 from .device import GpuStatus
-from .numba_cuda import jagged_gpu_python
+from .numba_cuda import jagged_gpu_python, launch_python
 from .spec import max_threads
 
 
@@ -90,6 +90,9 @@ def plan(params: dict[str, Any]) -> list[dict[str, Any]]:
             for dtype in params["dtypes"]:
                 runs.append({"group": "table2", "method": GPU_METHODS[method], "case": case, "dtype": dtype,
                              "threads": 1, "gpu_method": method})
+    for method in params["gpu_methods"]:  # what one launch costs, apart from any bandwidth
+        runs.append({"group": "launch", "method": GPU_METHODS[method], "case": LAUNCH_CASE,
+                     "dtype": params["dtypes"][0], "threads": 1, "gpu_method": method})
     for method in params["cpu_methods"]:
         for op in CPU_METHOD_JAGGED[method]:
             for dtype in params["dtypes"]:
@@ -117,10 +120,13 @@ def run_name(run: dict[str, Any]) -> str:
     return f"{run['group']}_{method}_{run['case']}_{run['dtype']}_t{run['threads']}"
 
 
-def _cuda_run(run: dict[str, Any], params: dict[str, Any], retakes: harness.Retakes = harness.Retakes()):
+def _cuda_run(run: dict[str, Any], params: dict[str, Any], retakes: harness.Retakes = harness.Retakes(),
+              min_sample_s: float = 0.0):
     args = {"case": run["case"], "dtype": run["dtype"], "reps": params["repetitions"], "warmup": params["warmup"],
-            **retakes.kernel_args()}
-    if run["group"] == "table2":
+            "min-sample-s": min_sample_s, **retakes.kernel_args()}
+    if run["group"] == "launch":
+        args["n"] = 1
+    elif run["group"] == "table2":
         args["n"] = values_per_array(params["gpu_array_mib"], run["dtype"])
     elif run["case"] in ("flat_inplace", "flat_immutable"):
         # the flat add on the particles of the jagged run: as many values
@@ -137,9 +143,11 @@ def _measure(run: dict[str, Any], params: dict[str, Any], status: GpuStatus, cac
              settings: noise.Settings) -> tuple[pd.DataFrame, dict[str, Any]]:
     """One round of `run` after its warm-up passes: the interleaving loop calls it once per round.
     The CPU cases take settings.samples_per_process samples, each repeating the pass until it
-    lasts settings.min_sample_s; a GPU case times one pass (its kernels do not calibrate). Every
-    sample, CPU or GPU, is taken again while its process waited too long for a CPU
-    (settings.sample_retakes: `run_delay_s`, `sample_retakes`)."""
+    lasts settings.min_sample_s; a GPU case one sample, its passes on device memory repeated back
+    to back inside its CUDA events until they last as long (kernel-only time; a pass that needs
+    the CPU first, on shared memory, one a sample). Every sample, CPU or GPU, is taken again
+    while its process waited too long for a CPU (settings.sample_retakes: `run_delay_s`,
+    `sample_retakes`)."""
     one = {**params, "repetitions": 1}  # the kernels' and methods' own repetitions: the loop's rounds are ours
     reps, warmup = 1, params["warmup"]
     samples, min_sample_s, retakes = settings.samples_per_process, settings.min_sample_s, settings.sample_retakes
@@ -155,13 +163,16 @@ def _measure(run: dict[str, Any], params: dict[str, Any], status: GpuStatus, cac
                                                   **retakes.kernel_args()}, core=core)
         frame, validation, build_info = result.timings, result.validation, result.build_info
     elif method == "CUDA C++":
-        frame, validation, build_info = _cuda_run(run, one, retakes)
+        frame, validation, build_info = _cuda_run(run, one, retakes, min_sample_s)
+    elif group == "launch":  # CuPy or numba.cuda
+        frame, validation = launch_python(method, dtype, _backend(cache), reps, warmup, retakes, min_sample_s)
     elif group == "table2":  # CuPy
         n = values_per_array(params["gpu_array_mib"], dtype)
-        frame, validation = table2_python(case, dtype, n, reps, warmup, _backend(cache), retakes)
+        frame, validation = table2_python(case, dtype, n, reps, warmup, _backend(cache), retakes, min_sample_s)
     elif method == "numba.cuda":
         data = _jagged_data(cache, params["gpu_events"], params["mean_particles"], dtype)
-        frame, validation = jagged_gpu_python(case, data, reps, warmup, _backend(cache), retakes=retakes)
+        frame, validation = jagged_gpu_python(case, data, reps, warmup, _backend(cache), retakes=retakes,
+                                              min_sample_s=min_sample_s)
     else:
         data = _jagged_data(cache, params["events"], params["mean_particles"], dtype)
         key = next(k for k, v in CPU_METHODS.items() if v == method)
@@ -182,6 +193,8 @@ def adds_kept(case: str, frame: pd.DataFrame) -> int:
     memory every take's, warm-up and dropped ones included."""
     if case in ("inplace_managed", "inplace_mapped"):
         return 1
+    if "loops" in frame:  # calibrated samples: every pass of every take
+        return harness.passes_made(frame.assign(loops=frame["loops"].fillna(1)))
     return len(frame) + int(frame["sample_retakes"].fillna(0).sum()) if "sample_retakes" in frame else len(frame)
 
 
@@ -203,8 +216,10 @@ def _jagged_data(cache: dict[str, Any], events: int, mean: int, dtype: str) -> J
 def skip_reason(run: dict[str, Any], status: GpuStatus) -> str | None:
     if run["group"] == "numa":
         return numa_reason()
-    if run["gpu_method"]:
+    if run["gpu_method"] and status.reason(run["gpu_method"]):
         return status.reason(run["gpu_method"])
+    if run["case"] == "cub_transform" and not (status.device or {}).get("cub_transform", False):
+        return "CUDA C++ built without CUB's DeviceTransform (CCCL 2.8 or later)"
     return None
 
 

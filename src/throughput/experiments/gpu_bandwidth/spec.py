@@ -59,5 +59,5 @@ def check_config(section: dict[str, Any], fit: machine_fit.Fitter) -> None:
 SPEC = Spec("gpu_bandwidth",
             kernels=("host_copy",), cuda_kernels=("gpu_bandwidth_cuda",),
             figures=("table2", "jagged"),
-            tables=("table2", "gpu_detail", "jagged_table", "machines_table", "archived_detail", "archived_jagged"),
+            tables=("table2", "gpu_detail", "launch_table", "jagged_table", "machines_table", "archived_detail", "archived_jagged"),
             shows_archived=True)
