@@ -9,6 +9,7 @@ import shutil
 import subprocess
 import sys
 import zipfile
+from pathlib import Path
 
 import awkward as ak
 import numpy as np
@@ -27,6 +28,7 @@ from throughput import repeatability
 from throughput.experiments import reader_comparison as rc
 from throughput.inputs import checksums
 from throughput.experiments.reader_comparison import analysis
+from throughput.experiments.reader_comparison import processes as rc_processes
 from throughput.experiments.reader_comparison.vocabulary import COMPRESSIONS
 from throughput.experiments.reader_comparison.analysis import summary_row
 from throughput.core.intervals import Estimate, Verdict
@@ -1113,6 +1115,36 @@ def test_config_errors_name_the_key(tmp_path, bad, key):
     with pytest.raises(config.ConfigError) as error:
         configuration.validate({"reader_comparison": bad}, workdir=tmp_path)
     assert f"'{key}'" in str(error.value)
+
+
+def test_rootreadspeeds_pass_is_the_slope_over_every_copy_count(monkeypatch):
+    """One pass is the least-squares slope of the times against the copies, the start-up the
+    intercept: exact on a line, every run entering (a slower run of two copies moves the slope,
+    which the difference of the first and last would miss), a negative slope kept."""
+    copies = list(rc_processes.ROOTREADSPEED_COPIES)
+    assert copies == [1, 2, 5]
+    assert rc_processes.per_copy(copies, [0.3, 0.5, 1.1]) == pytest.approx((0.2, 0.1))
+    slower = rc_processes.per_copy(copies, [0.3, 0.6, 1.1])[0]
+    assert slower != pytest.approx((1.1 - 0.3) / 4) and slower == pytest.approx(np.polyfit(copies, [0.3, 0.6, 1.1], 1)[0])
+    assert rc_processes.per_copy(copies, [0.5, 0.475, 0.4])[0] == pytest.approx(-0.025)
+    # each round runs every copy count and keeps their times beside the slope
+    listed = []
+
+    def fake_run(argv, **_):
+        copies = argv.index("--trees") - argv.index("--files") - 1
+        listed.append(copies)
+        report = f"Real time: {0.2 + 0.1 * copies} s\nCPU time: {0.1 + 0.1 * copies} s\n" \
+                 f"Uncompressed data read: {100 * copies} bytes\nCompressed data read: {50 * copies} bytes\n"
+        return subprocess.CompletedProcess(argv, 0, report, "")
+
+    monkeypatch.setattr(rc_processes, "page_cache", lambda files, cache: None)
+    monkeypatch.setattr(rc_processes, "rootreadspeed_path", lambda: Path("rootreadspeed"))
+    monkeypatch.setattr(rc_processes.subprocess, "run", fake_run)
+    rows = rc_processes.run_rootreadspeed(["a.root"], "Events", "x", None, "warm", passes=2, warmup=1)
+    assert listed == list(rc_processes.ROOTREADSPEED_COPIES) * 3
+    assert rows["wall_s"].tolist() == pytest.approx([0.1] * 3) and rows["startup_s"].tolist() == pytest.approx([0.2] * 3)
+    assert rows["bytes_uncompressed"].tolist() == pytest.approx([100.0] * 3)
+    assert rows["wall_5_copies_s"].tolist() == pytest.approx([0.7] * 3)
 
 
 def test_rootreadspeed_report_is_parsed_and_a_bad_one_refused():

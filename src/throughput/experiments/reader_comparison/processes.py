@@ -15,6 +15,7 @@ import urllib.request
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from ... import REPO
@@ -300,7 +301,19 @@ def parse_rootreadspeed(text: str) -> dict[str, float]:
     return values
 
 
-ROOTREADSPEED_COPIES = 5  # files listed once and this many times; the difference gives one pass
+# The files listed this many times in turn: one pass over them is the slope of rootreadspeed's
+# times against the copies (least squares), its start-up the intercept. Not symmetric about
+# their mean, whose point a least-squares slope ignores ((1, 3, 5) would be (t5 - t1) / 4 again);
+# three runs a round, not five, since each is mostly ROOT's start-up (about 0.3 s).
+ROOTREADSPEED_COPIES = (1, 2, 5)
+
+
+def per_copy(copies: list[int], times: list[float]) -> tuple[float, float]:
+    """The least-squares line of `times` against `copies`: (slope, intercept), the time one more
+    copy of the files adds (one pass) and what no copy costs (the tool's start-up). Every point
+    enters: a pass below the tool's own noise gives a small or negative slope, kept as such."""
+    slope, intercept = np.polyfit(np.asarray(copies, float), np.asarray(times, float), 1)
+    return float(slope), float(intercept)
 
 
 # ROOT's own error lines (its handler's Error and worse, and the decompressors' complaints).
@@ -311,9 +324,11 @@ def run_rootreadspeed(files: list[str], tree: str, branch: str, counter: str | N
                       passes: int, warmup: int) -> pd.DataFrame:
     """rootreadspeed on the value branch and its counter (files brought to `cache`
     first). Its own timer includes ROOT's start-up (about 0.2 s), which would
-    dominate small inputs: each pass runs it with the files listed once and
+    dominate small inputs: each round runs it with the files listed each of
     ROOTREADSPEED_COPIES times, and one pass over the files (opening included)
-    is the difference divided by ROOTREADSPEED_COPIES - 1."""
+    is the slope of its times against the copies (per_copy, least squares over
+    every copy count rather than a difference of two); `startup_s` is the
+    intercept."""
     def once(listed: list[str]) -> dict[str, float]:
         page_cache(files, cache)
         argv = [str(rootreadspeed_path()), "--files", *listed, "--trees", tree,
@@ -331,13 +346,15 @@ def run_rootreadspeed(files: list[str], tree: str, branch: str, counter: str | N
         return parse_rootreadspeed(proc.stdout)
 
     rows = []
+    copies = list(ROOTREADSPEED_COPIES)
     for index in range(warmup + passes):
-        single, multiple = once(files), once(files * ROOTREADSPEED_COPIES)
+        runs = [once(files * c) for c in copies]
         # kept as measured when zero or negative (a pass below the tool's own noise): dropping
         # those would keep only the rounds where it was slower (analysis.paired_rate_ratio)
-        per_pass = {k: (multiple[k] - single[k]) / (ROOTREADSPEED_COPIES - 1) for k in single}
+        per_pass = {k: per_copy(copies, [run[k] for run in runs])[0] for k in runs[0]}
         rows.append({"record": "timing", "method": "rootreadspeed", "branch": branch, "rep": index - warmup,
                      "warmup": index < warmup, "order": 0, **per_pass, "open_s": float("nan"),
-                     "wall_single_s": single["wall_s"], "wall_multiple_s": multiple["wall_s"],
+                     "startup_s": per_copy(copies, [run["wall_s"] for run in runs])[1],
+                     **{f"wall_{c}_copies_s": run["wall_s"] for c, run in zip(copies, runs)},
                      "files": len(files), "cache": cache})
     return pd.DataFrame(rows)

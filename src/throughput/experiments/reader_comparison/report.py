@@ -23,7 +23,7 @@ from .analysis import (UNREAD_RECORDS, _rate, cold_over_warm, collection_shapes,
                        draw_muon_ratio)
 from ...inputs.datasets import EMPTY_PRODUCT_BRANCH
 from .inputs import collection_attributes, tree_compression_factor
-from .processes import ROOT4J_COMMIT
+from .processes import ROOT4J_COMMIT, ROOTREADSPEED_COPIES
 from .vocabulary import (COLLECTIONS, COLORS, COMPRESSIONS, LABELS, NUMPY_TARGET, READERS, SEED_TABLE1,
                          TIMELINE_READERS, branch_name, tree_name)
 
@@ -629,6 +629,7 @@ def macros(params: dict[str, Any], table: pd.DataFrame, rated: pd.DataFrame, unr
         # the particle types read (the config's collections; the seed read six)
         "RcCollectionsRead": paper.escape(_listed([SEED_TABLE1.loc[c, "particle"] for c in params["collections"]])),
         "RcRepetitions": str(params["repetitions"]), "RcWarmup": str(params["warmup"]),
+        "RcRootreadspeedCopies": paper.escape(_listed([str(c) for c in ROOTREADSPEED_COPIES])),
         "RcSampleEvery": n(params["sample_every"]),
         "RcTimelineCollection": paper.escape(SEED_TABLE1.loc[params["timeline_collection"], "particle"]),
         "RcCompiler": paper.escape(compiler),
