@@ -1067,9 +1067,11 @@ Outcome run_case(const Run &run, Timer &timer) {
         .add("wall_s", times[r].wall_s)
         .add("cpu_s", times[r].cpu_s)
         .add("run_delay_s", times[r].run_delay_s)
-        .add("sample_retakes", times[r].retakes)
-        .add("loops", loops[r])
-        .add("grid_blocks", static_cast<long long>(state->grid_blocks()))
+        .add("sample_retakes", times[r].retakes);
+    // (a case that times one pass a sample gives no loops: the method section counts its samples
+    // apart from the calibrated ones)
+    if (calibrated) line.add("loops", loops[r]);
+    line.add("grid_blocks", static_cast<long long>(state->grid_blocks()))
         .add("values_per_thread", state->values_per_thread())
         .add("bytes_moved", bytes)
         .add("clock", times[r].event_s >= 0 ? "cuda_event" : "steady_clock");

@@ -287,11 +287,13 @@ def test_jagged_cpu_runs_validate(method, threads, dtype):
 @pytest.mark.parametrize("method", ["numba", "awkward"])
 def test_jagged_cpu_samples_repeat_the_pass_and_count_every_pass(method):
     # an in-place add adds once per pass: the exact check holds only if every pass is counted
+    # (a minimum of 50 ms: a pass of 400 events takes well under a millisecond, and stays below
+    # 45 ms on a loaded host, where 5 ms once failed to repeat awkward's)
     data = gb.make_jagged(400, 3, "float64")
     for op in gb.CPU_METHOD_JAGGED[method]:
-        frame, validation = gb.jagged_cpu(method, op, data, 1, 3, 1, min_sample_s=0.005)
+        frame, validation = gb.jagged_cpu(method, op, data, 1, 3, 1, min_sample_s=0.05)
         timed = frame[~frame["warmup"]]
-        assert (timed["loops"] > 1).any() and loops_follow_the_calibration_rule(frame, 1, 0.005), op
+        assert (timed["loops"] > 1).any() and loops_follow_the_calibration_rule(frame, 1, 0.05), op
         assert validation["checksum"] == gb.exact_checksum(op, data, int(frame["loops"].sum())), op
 
 
@@ -567,12 +569,14 @@ def test_device_passes_repeat_inside_their_events_to_the_minimum_sample(case):
     needs the CPU first (shared memory) stays one a sample; each is rated per pass, and the
     in-place add's values hold every pass made."""
     frame, validation = gb.table2_python(case, "float64", N, REPS, WARMUP, EventBackend(), min_sample_s=0.01)
-    repeated = case != "inplace_managed"
-    assert loops_follow_the_calibration_rule(frame.assign(wall_s=frame["event_s"]), WARMUP,
-                                             0.01 if repeated else 0.0)
-    assert bool((frame["loops"].iloc[WARMUP:] > 1).all()) is repeated and frame["loops"].iloc[0] == 1
+    if case == "inplace_managed":  # one pass a sample, no loops: counted apart from the calibrated samples
+        assert "loops" not in frame
+        made = len(frame)
+    else:
+        assert loops_follow_the_calibration_rule(frame.assign(wall_s=frame["event_s"]), WARMUP, 0.01)
+        assert bool((frame["loops"].iloc[WARMUP:] > 1).all()) and frame["loops"].iloc[0] == 1
+        made = int(frame["loops"].sum())
     assert gb_analysis.rated_time(frame).tolist() == pytest.approx([1e-3] * len(frame))
-    made = int(frame["loops"].sum())
     added = {"inplace_global": made, "immutable_global": 1, "inplace_managed": 1, "h2d_pinned": 0}[case]
     assert validation["checksum"] == float(gb.initial(N, "float64").sum() + N * added)
     assert gb_runs.adds_kept(case, frame) == (made if case != "inplace_managed" else 1)

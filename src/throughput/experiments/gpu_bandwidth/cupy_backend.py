@@ -176,9 +176,9 @@ def passes_taking(warmup: int, retakes: harness.Retakes, times: list[dict[str, A
               repeatable: bool = True) -> None:
         these = calibration.loops(index) if repeatable else 1
 
-        def take():
+        def take():  # (no loops where one pass is a sample: counted apart from the calibrated)
             setup()
-            return {**timed(these), "loops": these}
+            return {**timed(these), **({"loops": these} if repeatable else {})}
 
         row = harness.take_sample(take, retakes, index >= warmup)
         if repeatable and row["event_s"] == row["event_s"]:  # (NaN: not timed by events)
@@ -190,7 +190,7 @@ def passes_taking(warmup: int, retakes: harness.Retakes, times: list[dict[str, A
 
 def takes_made(times: list[dict[str, Any]]) -> int:
     """Every pass of every take, warm-up and dropped ones included (what an in-place add adds)."""
-    return sum(t["loops"] * (1 + t["sample_retakes"]) for t in times)
+    return sum(t.get("loops", 1) * (1 + t["sample_retakes"]) for t in times)
 
 
 def no_setup() -> None:
