@@ -25,10 +25,14 @@
 // is Poisson-distributed around the seed's mean, each particle a whole particle of
 // the real file's matching collection drawn at random, its branches mapped onto the
 // generated attributes by value kind (eta, phi, energy, fraction, flags, bool,
-// isolation, index; map_sources) and cycled to the seed's attribute counts. So
-// values, precision and within-particle correlations are the real file's; the
-// validation record lists which real branch each generated one takes ("sources")
-// and the tree's compression factor read back (tot_bytes / zip_bytes).
+// isolation, index; map_sources) and cycled to the seed's attribute counts. A real
+// column taken again within one object (the cycle's second and later rounds, flags and
+// counters too) takes it from another real particle drawn for that copy, so no object
+// holds the same value twice where the real one does not (repeats would compress as
+// real data does not). So values, precision and within-particle correlations are the
+// real file's; the validation record lists which real branch each generated one takes
+// ("sources"), how many generated columns repeat a real one from another particle
+// ("repeated_columns"), and the tree's compression factor read back (tot_bytes / zip_bytes).
 //
 // Written to OUTPUT.tmp, renamed when complete, then reread: entries and the
 // sum of every counter must match what was generated.
@@ -262,7 +266,13 @@ Kind real_kind(const RealColumn &column) {
 struct Sources {
   std::vector<std::vector<int>> floats;  // per float slot, per element: the real column
   std::vector<int> ints, bools;          // per int / bool slot
-  std::string describe;                  // "Muon_pt=pt;Muon_a001=eta;...": what the tests compare
+  // the same, which copy of its real column each is: 0 the drawn particle's own value, c > 0
+  // the value of the particle drawn for copy c (the column taken again within one object)
+  std::vector<std::vector<int>> float_copies;
+  std::vector<int> int_copies, bool_copies;
+  int copies = 1;        // copies of the most repeated column, the first included
+  int repeated = 0;      // generated columns that are a later copy
+  std::string describe;  // "Muon_pt=pt;Muon_a001=eta;...": what the tests compare
 };
 
 Sources map_sources(const Collection &c, const RealCollection &real) {
@@ -284,6 +294,8 @@ Sources map_sources(const Collection &c, const RealCollection &real) {
   };
   Sources s;
   s.describe = aod::flat_branch(c.spec.name, 0) + "=pt";
+  std::vector<int> uses(real.columns.size(), 0);
+  uses[static_cast<std::size_t>(real.pt)] = 1;  // pT is the drawn particle's own
   std::vector<std::size_t> used(kKinds, 0);
   const auto take = [&](Kind kind) {
     const auto &p = pool(kind);
@@ -300,25 +312,37 @@ Sources map_sources(const Collection &c, const RealCollection &real) {
   for (int a = 1; a < c.spec.attributes; ++a) {
     const Kind kind = static_cast<Kind>(a % kKinds);
     const int width = is_int(kind) || kind == kBool ? 1 : aod::attribute_width(a);
-    std::vector<int> columns;
+    std::vector<int> columns, copies;
     for (int e = 0; e < width; ++e) {
       const int own = width == 1 ? named(a, kind) : -1;
       columns.push_back(own >= 0 ? own : take(kind));
+      copies.push_back(uses[static_cast<std::size_t>(columns.back())]++);
+      s.copies = std::max(s.copies, copies.back() + 1);
+      s.repeated += copies.back() > 0;
       const RealColumn &r = real.columns[static_cast<std::size_t>(columns.back())];
       s.describe += ";" + aod::flat_branch(c.spec.name, a, width > 1 ? e : -1) + "=" + r.branch +
                     (kind == kBool && r.type != 'B' ? "!=0" : "");
     }
-    if (is_int(kind)) s.ints.push_back(columns[0]);
-    else if (kind == kBool) s.bools.push_back(columns[0]);
-    else s.floats.push_back(columns);
+    if (is_int(kind)) {
+      s.ints.push_back(columns[0]);
+      s.int_copies.push_back(copies[0]);
+    } else if (kind == kBool) {
+      s.bools.push_back(columns[0]);
+      s.bool_copies.push_back(copies[0]);
+    } else {
+      s.floats.push_back(columns);
+      s.float_copies.push_back(copies);
+    }
   }
   return s;
 }
 
 // Fills each event with whole real particles: n ~ Poisson(seed's mean) particles drawn
 // uniformly from the real collection, sorted by pT as NanoAOD and CMSSW order them, each
-// generated attribute the drawn particle's value of its real column. So the values, their
-// precision and their correlations within a particle are the real file's.
+// generated attribute the drawn particle's value of its real column; a column's later copy
+// within the object (Sources) the value of another particle drawn for that copy. So the
+// values, their precision and their correlations within a particle are the real file's,
+// and no object repeats a value the real particle holds once.
 class Generator {
  public:
   explicit Generator(std::uint64_t seed) : rng_(seed) {}
@@ -331,21 +355,32 @@ class Generator {
     for (auto &p : drawn_) p = particle(rng_);
     const auto &pt = real.columns[static_cast<std::size_t>(real.pt)].values;
     std::sort(drawn_.begin(), drawn_.end(), [&](std::size_t a, std::size_t b) { return pt[a] > pt[b]; });
+    // the particles each later copy of a column takes its values from, one per generated particle
+    others_.resize(static_cast<std::size_t>(sources.copies));
+    for (int copy = 1; copy < sources.copies; ++copy) {
+      others_[copy].resize(c.n);
+      for (auto &p : others_[copy]) p = particle(rng_);
+    }
     const auto max = static_cast<std::size_t>(c.max_count);
-    const auto value = [&](int column, UInt_t j) { return real.columns[static_cast<std::size_t>(column)].values[drawn_[j]]; };
+    const auto value = [&](int column, int copy, UInt_t j) {
+      return real.columns[static_cast<std::size_t>(column)].values[copy == 0 ? drawn_[j] : others_[copy][j]];
+    };
     for (UInt_t j = 0; j < c.n; ++j) {
       c.pt[j] = static_cast<float>(pt[drawn_[j]]);
       for (std::size_t a = 0; a < c.floats.size(); ++a)
         for (std::size_t e = 0; e < sources.floats[a].size(); ++e)
-          c.floats[a][e * max + j] = static_cast<float>(value(sources.floats[a][e], j));
-      for (std::size_t a = 0; a < c.ints.size(); ++a) c.ints[a][j] = static_cast<Int_t>(value(sources.ints[a], j));
-      for (std::size_t a = 0; a < c.bools.size(); ++a) c.bools[a][j] = value(sources.bools[a], j) != 0 ? 1 : 0;
+          c.floats[a][e * max + j] = static_cast<float>(value(sources.floats[a][e], sources.float_copies[a][e], j));
+      for (std::size_t a = 0; a < c.ints.size(); ++a)
+        c.ints[a][j] = static_cast<Int_t>(value(sources.ints[a], sources.int_copies[a], j));
+      for (std::size_t a = 0; a < c.bools.size(); ++a)
+        c.bools[a][j] = value(sources.bools[a], sources.bool_copies[a], j) != 0 ? 1 : 0;
     }
   }
 
  private:
   std::mt19937_64 rng_;
   std::vector<std::size_t> drawn_;
+  std::vector<std::vector<std::size_t>> others_;  // per later copy of a column: its particles
 };
 
 // The counters read back: nC of the flat layout, or the split branch C itself
@@ -401,6 +436,7 @@ int main(int argc, char **argv) {
     std::vector<RealCollection> reals;
     std::vector<Sources> sources;
     std::string described;
+    long long repeated_columns = 0;
     {
       std::unique_ptr<TFile> real_file(TFile::Open(source.c_str(), "READ"));
       auto *real_tree = real_file && !real_file->IsZombie() ? real_file->Get<TTree>("Events") : nullptr;
@@ -409,6 +445,7 @@ int main(int argc, char **argv) {
         reals.push_back(read_real(*real_tree, c.spec.name));
         sources.push_back(map_sources(c, reals.back()));
         described += (described.empty() ? "" : ";") + sources.back().describe;
+        repeated_columns += sources.back().repeated;
       }
     }
 
@@ -459,6 +496,7 @@ int main(int argc, char **argv) {
         .add("tot_bytes", static_cast<long long>(tree ? tree->GetTotBytes() : 0))
         .add("zip_bytes", static_cast<long long>(tree ? tree->GetZipBytes() : 0))
         .add("sources", described)
+        .add("repeated_columns", repeated_columns)
         .print();
     if (!ok) {
       std::fprintf(stderr, "make_aod_like: %s does not read back as written\n", output.c_str());

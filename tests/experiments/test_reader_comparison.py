@@ -495,7 +495,10 @@ def test_miniaod_like_values_are_whole_real_particles(tmp_path):
                 real_name = member.split(".")[-1]
                 if flat != "pt" and f"{collection}_{real_name}" in real:
                     assert sources[f"{collection}_{flat}"] == real_name, (collection, member)
-            kinematics = {s: b for b, s in sources.items() if b.startswith(collection + "_")}
+            kinematics: dict[str, str] = {}  # each real column's first branch: the particle's own value
+            for branch, source in sources.items():
+                if branch.startswith(collection + "_"):
+                    kinematics.setdefault(source, branch)
             columns = [kinematics[k] for k in ("pt", "eta", "phi", "mass")]
             made_particles = set(zip(*(ak.flatten(tree[c].array()).to_numpy().tolist() for c in columns)))
             real_particles = set(zip(*(real_values[k].tolist() for k in ("pt", "eta", "phi", "mass"))))
@@ -505,6 +508,37 @@ def test_miniaod_like_values_are_whole_real_particles(tmp_path):
         compressed = sum(b.compressed_bytes for b in tree.branches)
     assert (validation["tot_bytes"], validation["zip_bytes"]) == (uncompressed, compressed)
     print(f"MiniAOD-like tree compression factor (ZLIB-1, 400 events): {uncompressed / compressed:.2f}")
+
+
+def test_a_real_column_taken_again_in_one_object_takes_another_particles_value(tmp_path):
+    """The seed's attribute counts exceed the real collections' columns, so a real column is taken
+    again within one object: from another real particle (make_aod_like.cpp), so that no object
+    repeats a value the real particle holds once (repeats compress as real data does not). Two
+    branches of one object sharing a real column then agree about as often as two particles do."""
+    path = tmp_path / "miniaod.root"
+    validation = rc.make_aod_like(path, 200, "ZLIB", 1, 5, progress=False, source=datasets.source_path(SECTION))
+    assert validation["repeated_columns"] > 100
+    sources = rc.aod_sources(validation)
+    compared = 0
+    with uproot.open(path) as made:
+        tree = made["Events"]
+        for collection in rc.SEED_TABLE1.index:
+            by_source: dict[str, list[str]] = {}
+            for branch, source in sources.items():
+                if branch.startswith(collection + "_"):
+                    by_source.setdefault(source, []).append(branch)
+            for source, branches in by_source.items():
+                if len(branches) < 2:
+                    continue
+                first, again = (ak.flatten(tree[b].array()).to_numpy() for b in branches[:2])
+                if len(np.unique(first)) < 20:  # a flag or a count: equal by chance often
+                    continue
+                compared += 1
+                # how often two particles drawn at random agree (a column mostly zero: often)
+                _, counts = np.unique(first, return_counts=True)
+                chance = float(np.sum((counts / len(first)) ** 2))
+                assert np.mean(first == again) < max(0.5, chance + 0.1), (collection, source, branches[:2], chance)
+    assert compared > 10
 
 
 def test_numpy_copy_matches_the_root_file(files):
