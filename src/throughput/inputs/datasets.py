@@ -208,23 +208,43 @@ def zero_low_mantissa_bits(words: np.ndarray) -> int:
     return int(np.log2(mantissas & -mantissas).astype(int).min())
 
 
+# The compressors a float branch's words are compared with (float_compression_against_real), each
+# at level 1 as ROOT's baskets are at the study's default: ZLIB (the real file's), LZMA, and LZ4
+# as a block (cramjam's, uproot's own codec library, as ROOT frames LZ4 blocks in its baskets).
+def _compressors() -> dict[str, Any]:
+    import lzma
+    import zlib
+
+    import cramjam
+
+    return {"ZLIB": lambda data: len(zlib.compress(data, 1)),
+            "LZMA": lambda data: len(lzma.compress(data, preset=1)),
+            "LZ4": lambda data: len(bytes(cramjam.lz4.compress_block(data)))}
+
+
+COMPARED_COMPRESSIONS = ("ZLIB", "LZ4", "LZMA")
+
+
 def float_compression_against_real(generated: str | os.PathLike, source: str | os.PathLike,
-                                   tree: str = "Events", chunks: int = 10) -> pd.DataFrame:
+                                   tree: str = "Events", chunks: int = 10,
+                                   compression: str = "ZLIB") -> pd.DataFrame:
     """Per float branch: its precision (zero low mantissa bits) and compression factor in the
     real file `source` and in a `generated` NanoAOD-like file, and their ratio. The factor is a
-    branch's words over their deflated size at level 1, as ROOT's ZLIB level 1 (the real file's)
-    compresses baskets of them: the real file keeps its baskets inside the tree, so its branches
-    record no sizes of their own, and a factor measured the same way on both sides compares
-    their data, not their basket layout. The generated file is taken in chunks of as many events
+    branch's words over their compressed size by `compression` at level 1 (COMPARED_COMPRESSIONS),
+    as ROOT compresses baskets of them: the real file keeps its baskets inside the tree, so its
+    branches record no sizes of their own, and a factor measured the same way on both sides
+    compares their data, not their basket layout. The generated file is taken in chunks of as many events
     as the real file has (at most `chunks` of them, all bytes over all compressed bytes), so a
     resampled file's factor is not one draw's. Branches with fewer than MIN_COMPARED_VALUES
     values on either side are listed with `compared` False."""
-    import zlib
-
     import uproot  # as awkward in _float_words
 
+    compressors = _compressors()
+    if compression not in compressors:
+        raise ValueError(f"compression {compression!r}: one of {', '.join(COMPARED_COMPRESSIONS)}")
+
     def deflated(words):
-        return len(zlib.compress(words.tobytes(), 1))
+        return compressors[compression](words.tobytes())
 
     with uproot.open(source) as real_file, uproot.open(generated) as made_file:
         real, made = real_file[tree], made_file[tree]

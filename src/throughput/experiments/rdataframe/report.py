@@ -13,7 +13,8 @@ from ...core import intervals
 from ...report import noise_sentences, paper, seeds
 from ...core.intervals import UNKNOWN, Estimate
 from ...setup.config import usable_cores
-from ...inputs.datasets import MIN_COMPARED_VALUES, float_compression_against_real, source_path
+from ...inputs.datasets import (COMPARED_COMPRESSIONS, MIN_COMPARED_VALUES, float_compression_against_real,
+                                source_path)
 from ...machines.tables import section_macros
 from .analysis import agreement_summary, passes_estimate, speedup, summary, time_estimate
 from . import io_rate_model
@@ -483,8 +484,11 @@ def paper_macros(params: dict[str, Any], table: pd.DataFrame, agreement: pd.Data
     (`_run_macros`), their noise control (throughput.report.noise_sentences, from the compiled
     runs `cpp`), the inputs' floats against the real file's (`precision_macros`; `datasets`:
     the config's datasets section) and which archived machines are shown."""
-    # the inputs' floats against the real file's: precision kept, compression factor per branch
-    float_branches = float_compression_against_real(inputs["main"][0], source_path(datasets))
+    # the inputs' floats against the real file's: precision kept, compression factor per branch by
+    # each compressor of ROOT's baskets
+    float_branches = {compression: float_compression_against_real(inputs["main"][0], source_path(datasets),
+                                                                  compression=compression)
+                      for compression in COMPARED_COMPRESSIONS}
     return {
         **_run_macros(params, table, agreement, info, amdahl, usl, dask, rs, not_measured, datasets["levels"],
                       max_threads_requested),
@@ -588,16 +592,26 @@ def _run_macros(params: dict[str, Any], table: pd.DataFrame, agreement: pd.DataF
     return macros
 
 
-def precision_macros(branches: pd.DataFrame, jitter: float) -> dict[str, str]:
+def precision_macros(by_compression: dict[str, pd.DataFrame], jitter: float) -> dict[str, str]:
     """How the inputs' floats compare with the real file's (throughput.inputs.datasets.
-    float_compression_against_real): the smear, the branches stored with reduced precision, and
-    the compared branches' compression factors against the real file's (largest and median
-    relative difference)."""
+    float_compression_against_real, one frame per compressor, ZLIB's the real file's own): the
+    smear, the branches stored with reduced precision, and the compared branches' compression
+    factors against the real file's (largest and median relative difference), by ZLIB and, in
+    RdfFactorOthers, by each other compressor."""
     from ...report import paper
 
-    compared = branches[branches["compared"]]
-    off = (compared["ratio"] - 1).abs()
+    def apart(frame: pd.DataFrame) -> pd.Series:  # each compared branch's factor against the real one's
+        return (frame.loc[frame["compared"], "ratio"] - 1).abs()
+
+    def within(frame: pd.DataFrame) -> str:
+        return rf"within {_num(100 * apart(frame).max(), 2)}\,\% (median {_num(100 * apart(frame).median(), 2)}\,\%)"
+
+    branches = by_compression["ZLIB"]
+    compared, off = branches[branches["compared"]], apart(branches)
+    others = [f"{name} {within(frame)}" for name, frame in by_compression.items()
+              if name != "ZLIB" and len(apart(frame))]
     return {"RdfJitterPercent": _num(100 * jitter, 2),
+            "RdfFactorOthers": ", ".join(others) if others else "no other compressor compared",
             "RdfFloatBranches": str(len(branches)),
             "RdfReducedPrecisionBranches": str(int((branches["zero_bits_real"] > 0).sum())),
             "RdfPrecisionKept": str(int((branches["zero_bits_generated"] >= branches["zero_bits_real"]).sum())),
