@@ -1151,7 +1151,7 @@ def test_config_errors_name_the_key(tmp_path, bad, key):
     assert f"'{key}'" in str(error.value)
 
 
-def test_rootreadspeeds_pass_is_the_slope_over_every_copy_count(monkeypatch):
+def test_rootreadspeeds_pass_is_the_slope_over_every_copy_count_the_last_calibrated(monkeypatch):
     """One pass is the least-squares slope of the times against the copies, the start-up the
     intercept: exact on a line, every run entering (a slower run of two copies moves the slope,
     which the difference of the first and last would miss), a negative slope kept."""
@@ -1178,7 +1178,16 @@ def test_rootreadspeeds_pass_is_the_slope_over_every_copy_count(monkeypatch):
     assert listed == list(rc_processes.ROOTREADSPEED_COPIES) * 3
     assert rows["wall_s"].tolist() == pytest.approx([0.1] * 3) and rows["startup_s"].tolist() == pytest.approx([0.2] * 3)
     assert rows["bytes_uncompressed"].tolist() == pytest.approx([100.0] * 3)
-    assert rows["wall_5_copies_s"].tolist() == pytest.approx([0.7] * 3)
+    assert rows["wall_last_copies_s"].tolist() == pytest.approx([0.7] * 3)
+    # calibrated after the warm-up: the last listing reads for the minimum sample (0.1 s a pass,
+    # 1.5 s asked: ceil(1.1 x 15) = 17 copies), the slope unchanged
+    listed.clear()
+    rows = rc_processes.run_rootreadspeed(["a.root"], "Events", "x", None, "warm", passes=2, warmup=1,
+                                          min_sample_s=1.5)
+    assert listed == [1, 2, 5, 1, 2, 17, 1, 2, 17] and rows["copies_max"].tolist() == [5, 17, 17]
+    assert rows["wall_s"].tolist() == pytest.approx([0.1] * 3)
+    assert rc_processes.rootreadspeed_copies(0.001, 1.0) == (1, 2, rc_processes.ROOTREADSPEED_MAX_COPIES)
+    assert rc_processes.rootreadspeed_copies(-0.01, 1.0) == rc_processes.rootreadspeed_copies(0.1, 0.0) == (1, 2, 5)
 
 
 def test_rootreadspeed_report_is_parsed_and_a_bad_one_refused():

@@ -141,7 +141,7 @@ def _measure_pass(run: dict[str, Any], spec: dict[str, Any], params: dict[str, A
         else:
             frames = [run_rootreadspeed(spec["root"], set_tree(spec), branch,
                                         counter_of(spec["root"][0], set_tree(spec), branch), run["cache"],
-                                        1, params["warmup"]) for branch in run["branches"]]
+                                        1, params["warmup"], settings.min_sample_s) for branch in run["branches"]]
             frame = pd.concat(frames, ignore_index=True)
     except ReaderFailed as error:
         # every method of the process failed with it (a C++ method alone: _cpp_frame)

@@ -5,6 +5,7 @@ kernel that makes files warm or cold."""
 from __future__ import annotations
 
 import json
+import math
 import os
 import re
 import shutil
@@ -304,8 +305,23 @@ def parse_rootreadspeed(text: str) -> dict[str, float]:
 # The files listed this many times in turn: one pass over them is the slope of rootreadspeed's
 # times against the copies (least squares), its start-up the intercept. Not symmetric about
 # their mean, whose point a least-squares slope ignores ((1, 3, 5) would be (t5 - t1) / 4 again);
-# three runs a round, not five, since each is mostly ROOT's start-up (about 0.3 s).
+# three runs a round, not five, since each is mostly ROOT's start-up (about 0.3 s). After the
+# warm-up the last listing is calibrated (rootreadspeed_copies): as many copies as read for at
+# least the minimum sample, so that the slope spans more than the tool's start-up noise.
 ROOTREADSPEED_COPIES = (1, 2, 5)
+ROOTREADSPEED_MAX_COPIES = 200  # a bound on the calibrated listing (a pass below the tool's noise)
+
+
+def rootreadspeed_copies(per_pass_s: float, min_sample_s: float) -> tuple[int, ...]:
+    """The listings of a measured round: ROOTREADSPEED_COPIES with its last raised to as many
+    copies as read for at least `min_sample_s` at the warm-up's `per_pass_s` (a tenth to spare, as
+    harness.Calibration), at most ROOTREADSPEED_MAX_COPIES; unchanged where the warm-up gave no
+    positive pass time or no minimum is asked."""
+    *first, last = ROOTREADSPEED_COPIES
+    if not (min_sample_s > 0 and per_pass_s > 0):
+        return ROOTREADSPEED_COPIES
+    wanted = math.ceil(1.1 * min_sample_s / per_pass_s)
+    return (*first, min(ROOTREADSPEED_MAX_COPIES, max(last, wanted)))
 
 
 def per_copy(copies: list[int], times: list[float]) -> tuple[float, float]:
@@ -321,14 +337,15 @@ _ROOT_ERROR = re.compile(r"^(Error|SysError|Fatal|Break) in <|^R__unzip")
 
 
 def run_rootreadspeed(files: list[str], tree: str, branch: str, counter: str | None, cache: str,
-                      passes: int, warmup: int) -> pd.DataFrame:
+                      passes: int, warmup: int, min_sample_s: float = 0.0) -> pd.DataFrame:
     """rootreadspeed on the value branch and its counter (files brought to `cache`
     first). Its own timer includes ROOT's start-up (about 0.2 s), which would
     dominate small inputs: each round runs it with the files listed each of
     ROOTREADSPEED_COPIES times, and one pass over the files (opening included)
     is the slope of its times against the copies (per_copy, least squares over
     every copy count rather than a difference of two); `startup_s` is the
-    intercept."""
+    intercept. After the warm-up the last listing reads for at least
+    `min_sample_s` (rootreadspeed_copies; `copies_max` in each row)."""
     def once(listed: list[str]) -> dict[str, float]:
         page_cache(files, cache)
         argv = [str(rootreadspeed_path()), "--files", *listed, "--trees", tree,
@@ -348,6 +365,8 @@ def run_rootreadspeed(files: list[str], tree: str, branch: str, counter: str | N
     rows = []
     copies = list(ROOTREADSPEED_COPIES)
     for index in range(warmup + passes):
+        if index == warmup and rows:  # calibrated on the last warm-up round's pass time
+            copies = list(rootreadspeed_copies(rows[-1]["wall_s"], min_sample_s))
         runs = [once(files * c) for c in copies]
         # kept as measured when zero or negative (a pass below the tool's own noise): dropping
         # those would keep only the rounds where it was slower (analysis.paired_rate_ratio)
@@ -355,6 +374,7 @@ def run_rootreadspeed(files: list[str], tree: str, branch: str, counter: str | N
         rows.append({"record": "timing", "method": "rootreadspeed", "branch": branch, "rep": index - warmup,
                      "warmup": index < warmup, "order": 0, **per_pass, "open_s": float("nan"),
                      "startup_s": per_copy(copies, [run["wall_s"] for run in runs])[1],
-                     **{f"wall_{c}_copies_s": run["wall_s"] for c, run in zip(copies, runs)},
+                     "copies_max": copies[-1], "wall_first_copies_s": runs[0]["wall_s"],
+                     "wall_last_copies_s": runs[-1]["wall_s"],
                      "files": len(files), "cache": cache})
     return pd.DataFrame(rows)

@@ -630,6 +630,7 @@ def macros(params: dict[str, Any], table: pd.DataFrame, rated: pd.DataFrame, unr
         "RcCollectionsRead": paper.escape(_listed([SEED_TABLE1.loc[c, "particle"] for c in params["collections"]])),
         "RcRepetitions": str(params["repetitions"]), "RcWarmup": str(params["warmup"]),
         "RcRootreadspeedCopies": paper.escape(_listed([str(c) for c in ROOTREADSPEED_COPIES])),
+        "RcMinSampleS": f"{noise_settings.min_sample_s:g}",  # what rootreadspeed's last listing reads for
         "RcSampleEvery": n(params["sample_every"]),
         "RcTimelineCollection": paper.escape(SEED_TABLE1.loc[params["timeline_collection"], "particle"]),
         "RcCompiler": paper.escape(compiler),
