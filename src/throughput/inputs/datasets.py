@@ -229,28 +229,36 @@ def float_compression_against_real(generated: str | os.PathLike, source: str | o
                                    tree: str = "Events", chunks: int = 10,
                                    compression: str = "ZLIB") -> pd.DataFrame:
     """Per float branch: its precision (zero low mantissa bits) and compression factor in the
-    real file `source` and in a `generated` NanoAOD-like file, and their ratio. The factor is a
-    branch's words over their compressed size by `compression` at level 1 (COMPARED_COMPRESSIONS),
-    as ROOT compresses baskets of them: the real file keeps its baskets inside the tree, so its
-    branches record no sizes of their own, and a factor measured the same way on both sides
-    compares their data, not their basket layout. The generated file is taken in chunks of as many events
-    as the real file has (at most `chunks` of them, all bytes over all compressed bytes), so a
-    resampled file's factor is not one draw's. Branches with fewer than MIN_COMPARED_VALUES
-    values on either side are listed with `compared` False."""
+    real file `source` and in a `generated` NanoAOD-like file, and their ratio, by one compressor
+    (float_compression_by_compressor, which says how)."""
+    return float_compression_by_compressor(generated, source, (compression,), tree, chunks)[compression]
+
+
+def float_compression_by_compressor(generated: str | os.PathLike, source: str | os.PathLike,
+                                    compressions: tuple[str, ...] = COMPARED_COMPRESSIONS, tree: str = "Events",
+                                    chunks: int = 10) -> dict[str, pd.DataFrame]:
+    """Per compressor of `compressions` (COMPARED_COMPRESSIONS), per float branch: its precision
+    (zero low mantissa bits) and compression factor in the real file `source` and in a
+    `generated` NanoAOD-like file, and their ratio; both files read once for all compressors. The
+    factor is a branch's words over their compressed size at level 1, as ROOT compresses baskets
+    of them: the real file keeps its baskets inside the tree, so its branches record no sizes of
+    their own, and a factor measured the same way on both sides compares their data, not their
+    basket layout. The generated file is taken in chunks of as many events as the real file has
+    (at most `chunks` of them, all bytes over all compressed bytes), so a resampled file's factor
+    is not one draw's. Branches with fewer than MIN_COMPARED_VALUES values on either side are
+    listed with `compared` False."""
     import uproot  # as awkward in _float_words
 
     compressors = _compressors()
-    if compression not in compressors:
-        raise ValueError(f"compression {compression!r}: one of {', '.join(COMPARED_COMPRESSIONS)}")
+    unknown = [c for c in compressions if c not in compressors]
+    if unknown:
+        raise ValueError(f"compression {unknown[0]!r}: one of {', '.join(COMPARED_COMPRESSIONS)}")
 
-    def deflated(words):
-        return compressors[compression](words.tobytes())
-
+    rows: dict[str, list[dict[str, Any]]] = {c: [] for c in compressions}
     with uproot.open(source) as real_file, uproot.open(generated) as made_file:
         real, made = real_file[tree], made_file[tree]
         step = real.num_entries
         stops = list(range(step, min(made.num_entries, chunks * step) + 1, step)) or [made.num_entries]
-        rows = []
         for branch in real.branches:
             if branch.typename.replace("[]", "") != "float" or branch.name not in made:
                 continue
@@ -259,17 +267,25 @@ def float_compression_against_real(generated: str | os.PathLike, source: str | o
             pieces = [_float_words(values[start:stop]) for start, stop in zip([0, *stops[:-1]], stops)]
             made_words = np.concatenate(pieces)
             made_bytes = sum(piece.nbytes for piece in pieces)
-            made_deflated = sum(deflated(piece) for piece in pieces if len(piece))
-            rows.append({"branch": branch.name, "values_real": len(source_words),
-                         "values_generated": int(np.median([len(piece) for piece in pieces])),
-                         "zero_bits_real": zero_low_mantissa_bits(source_words),
-                         "zero_bits_generated": zero_low_mantissa_bits(made_words),
-                         "factor_real": source_words.nbytes / deflated(source_words) if len(source_words) else np.nan,
-                         "factor_generated": made_bytes / made_deflated if made_deflated else np.nan})
-    frame = pd.DataFrame(rows)
-    frame["ratio"] = frame["factor_generated"] / frame["factor_real"]
-    frame["compared"] = (frame["values_real"] >= MIN_COMPARED_VALUES) & (frame["values_generated"] >= MIN_COMPARED_VALUES)
-    return frame
+            common = {"branch": branch.name, "values_real": len(source_words),
+                      "values_generated": int(np.median([len(piece) for piece in pieces])),
+                      "zero_bits_real": zero_low_mantissa_bits(source_words),
+                      "zero_bits_generated": zero_low_mantissa_bits(made_words)}
+            for compression in compressions:
+                size = compressors[compression]
+                made_compressed = sum(size(piece.tobytes()) for piece in pieces if len(piece))
+                rows[compression].append({
+                    **common,
+                    "factor_real": source_words.nbytes / size(source_words.tobytes()) if len(source_words) else np.nan,
+                    "factor_generated": made_bytes / made_compressed if made_compressed else np.nan})
+    frames = {}
+    for compression, found in rows.items():
+        frame = pd.DataFrame(found)
+        frame["ratio"] = frame["factor_generated"] / frame["factor_real"]
+        frame["compared"] = ((frame["values_real"] >= MIN_COMPARED_VALUES)
+                             & (frame["values_generated"] >= MIN_COMPARED_VALUES))
+        frames[compression] = frame
+    return frames
 
 
 def main(argv: list[str] | None = None) -> None:

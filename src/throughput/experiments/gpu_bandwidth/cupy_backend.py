@@ -4,6 +4,7 @@ and Table 2's GPU cases with the backend's own operations."""
 from __future__ import annotations
 
 import ctypes
+import math
 from typing import Any, Callable
 
 import numpy as np
@@ -181,7 +182,7 @@ def passes_taking(warmup: int, retakes: harness.Retakes, times: list[dict[str, A
             return {**timed(these), **({"loops": these} if repeatable else {})}
 
         row = harness.take_sample(take, retakes, index >= warmup)
-        if repeatable and row["event_s"] == row["event_s"]:  # (NaN: not timed by events)
+        if repeatable and math.isfinite(row["event_s"]):  # (NaN: not timed by events)
             calibration.update(index, these, row["event_s"], row["wall_s"])
         times.append(row)
 
@@ -189,8 +190,10 @@ def passes_taking(warmup: int, retakes: harness.Retakes, times: list[dict[str, A
 
 
 def takes_made(times: list[dict[str, Any]]) -> int:
-    """Every pass of every take, warm-up and dropped ones included (what an in-place add adds)."""
-    return sum(t.get("loops", 1) * (1 + t["sample_retakes"]) for t in times)
+    """Every pass of every take, warm-up and dropped ones included (what an in-place add adds):
+    harness.passes_made on these rows (a sample of one pass records no loops)."""
+    rows = pd.DataFrame(times)
+    return harness.passes_made(rows.assign(loops=rows["loops"].fillna(1) if "loops" in rows else 1))
 
 
 def no_setup() -> None:

@@ -13,8 +13,7 @@ from ...core import intervals
 from ...report import noise_sentences, paper, seeds
 from ...core.intervals import UNKNOWN, Estimate
 from ...setup.config import usable_cores
-from ...inputs.datasets import (COMPARED_COMPRESSIONS, MIN_COMPARED_VALUES, float_compression_against_real,
-                                source_path)
+from ...inputs.datasets import MIN_COMPARED_VALUES, float_compression_by_compressor, source_path
 from ...machines.tables import section_macros
 from .analysis import agreement_summary, passes_estimate, speedup, summary, time_estimate
 from . import io_rate_model
@@ -486,9 +485,7 @@ def paper_macros(params: dict[str, Any], table: pd.DataFrame, agreement: pd.Data
     the config's datasets section) and which archived machines are shown."""
     # the inputs' floats against the real file's: precision kept, compression factor per branch by
     # each compressor of ROOT's baskets
-    float_branches = {compression: float_compression_against_real(inputs["main"][0], source_path(datasets),
-                                                                  compression=compression)
-                      for compression in COMPARED_COMPRESSIONS}
+    float_branches = float_compression_by_compressor(inputs["main"][0], source_path(datasets))
     return {
         **_run_macros(params, table, agreement, info, amdahl, usl, dask, rs, not_measured, datasets["levels"],
                       max_threads_requested),
@@ -594,7 +591,7 @@ def _run_macros(params: dict[str, Any], table: pd.DataFrame, agreement: pd.DataF
 
 def precision_macros(by_compression: dict[str, pd.DataFrame], jitter: float) -> dict[str, str]:
     """How the inputs' floats compare with the real file's (throughput.inputs.datasets.
-    float_compression_against_real, one frame per compressor, ZLIB's the real file's own): the
+    float_compression_by_compressor, one frame per compressor, ZLIB's the real file's own): the
     smear, the branches stored with reduced precision, and the compared branches' compression
     factors against the real file's (largest and median relative difference), by ZLIB and, in
     RdfFactorOthers, by each other compressor."""
