@@ -21,10 +21,16 @@
 // --output writes the last loop's to a ROOT file for the cross-checks done in
 // Python (every thread count, every method, Dask, against the sequential run).
 //
-// Every timed event loop records how long the process's threads waited for a CPU during it
-// (run_delay_s); with --max-run-delay-share above 0, a loop that waited longer than that share of
-// its wall time times its threads is run again, at most --max-sample-retakes times
-// (sample_retakes): each loop starts from the same warm files and builds its RDataFrame afresh.
+// A timed sample is as many event loops as reach --min-sample-s (bench::Calibration, from
+// the last warm-up loop; `loops` in its record, wall_s and cpu_s over all of them), each loop
+// building its RDataFrame afresh on the same warm files, so that a loop of a few 10 ms is not
+// one timer tick or preemption away from a different figure. Every loop's histograms are
+// compared with the first loop's, not only the last one's.
+//
+// Every timed sample records how long the process's threads waited for a CPU during it
+// (run_delay_s); with --max-run-delay-share above 0, a sample that waited longer than that share
+// of its wall time times its threads is taken again, at most --max-sample-retakes times
+// (sample_retakes).
 //
 // Inputs are checked before any event loop: every file must open, hold the
 // tree and every branch the workload reads; an error names the file and the
@@ -468,7 +474,7 @@ int main(int argc, char **argv) {
                                   {"method", "histo3d"}, {"histograms", "1"}, {"threads", "0"}, {"reps", "5"},
                                   {"warmup", "1"}, {"collection", "Jet"}, {"pdf-branch", "LHEPdfWeight"},
                                   {"pdf-count", "102"}, {"pdf-nominal", "1"}, {"rtol", "1e-9"}, {"output", ""},
-                                  {"check-only", "0"}}),
+                                  {"check-only", "0"}, {"min-sample-s", "0"}, {"max-sample-s", "0"}}),
       [&](const bench::Options &opt) {
     bench::RootErrors::install();
     Settings s;
@@ -489,6 +495,7 @@ int main(int argc, char **argv) {
     const long long reps = opt.integer("reps", 1), warmup = opt.integer("warmup", 0);
     const double rtol = opt.real("rtol");
     const bench::Retakes retakes = bench::retakes_from(opt);
+    bench::Calibration calibration(warmup, opt.seconds("min-sample-s", 60), opt.seconds("max-sample-s", 600));
     const std::vector<std::string> files = bench::read_lines(opt.str("file-list"), "file-list");
 
     // Everything the event loops need is checked before the first one.
@@ -530,43 +537,56 @@ int main(int argc, char **argv) {
     long long identical_reps = 0;
     bool counts_ok = true;
     unsigned long long selected = 0;
+    long long loops_compared = 0;
     for (long long rep = 0; rep < warmup + reps; ++rep) {
-      Booked booked;
+      // one Booked per event loop of the sample: their results are read after the timed region
+      std::vector<Booked> booked;
+      const long long loops = calibration.loops(rep);
       unsigned int slots = 0;
       bench::DelayedTiming t{};
       long long sample_retakes = 0;
       try {
         // the whole pool's delay, judged over its threads' time (the sequential loop: one thread)
         std::tie(t, sample_retakes) = bench::take_retaking(retakes, rep >= warmup, std::max(threads, 1), [&] {
+          booked.clear();
+          booked.resize(static_cast<std::size_t>(loops));
           return bench::time_delayed([&] {
-            ROOT::RDataFrame df(s.tree, files);
-            slots = df.GetNSlots();
-            booked = s.workload == "analysis" ? book_analysis(df, s)
-                     : s.workload == "nhist"  ? book_nhist(df, s)
-                                              : book_pdf(df, s);
-            booked.count.GetValue();  // runs the event loop for every booked result
+            for (auto &one : booked) {
+              ROOT::RDataFrame df(s.tree, files);
+              slots = df.GetNSlots();
+              one = s.workload == "analysis" ? book_analysis(df, s)
+                    : s.workload == "nhist"  ? book_nhist(df, s)
+                                             : book_pdf(df, s);
+              one.count.GetValue();  // runs the event loop for every booked result
+            }
           });
         });
       } catch (const std::exception &error) {
         throw blame(bench::RootErrors::take(), error.what());
       }
+      calibration.update(rep, loops, t.wall_s, t.wall_s);
       // An error that RDataFrame caught itself still fails the run.
       if (const std::string error = bench::RootErrors::take(); !error.empty()) throw blame(error, error);
-      Hists hists = booked.collect();
-      const unsigned long long entries = *booked.count;
-      if (booked.selected) selected = *booked.selected;
-      counts_ok = counts_ok && static_cast<long long>(entries) == inputs.entries;
-      if (rep == 0) {
-        reference = std::move(hists);
-        hists = Hists();
-      } else {
+      Hists hists;
+      unsigned long long entries = 0;
+      for (std::size_t i = 0; i < booked.size(); ++i) {
+        hists = booked[i].collect();
+        entries = *booked[i].count;
+        if (booked[i].selected) selected = *booked[i].selected;
+        counts_ok = counts_ok && static_cast<long long>(entries) == inputs.entries;
+        if (rep == 0 && i == 0) {
+          reference = std::move(hists);
+          hists = Hists();
+          continue;
+        }
         const Agreement a = compare(reference, hists, rtol);
         across_reps.ok = across_reps.ok && a.ok;
         across_reps.identical = across_reps.identical && a.identical;
         across_reps.max_rel = std::max(across_reps.max_rel, a.max_rel);
         identical_reps += a.identical;
+        ++loops_compared;
       }
-      const Hists &current = rep == 0 ? reference : hists;
+      const Hists &current = rep == 0 && booked.size() == 1 ? reference : hists;
       bench::JsonLine record;
       record.add("record", "timing")
           .add("kernel", "rdf_bench")
@@ -576,12 +596,13 @@ int main(int argc, char **argv) {
           .add("threads", threads)
           .add("slots", static_cast<int>(slots));
       bench::add_sample_fields(record, rep, warmup, t, sample_retakes)
+          .add("loops", loops)
           .add("events", static_cast<long long>(entries))
           .add("content_hash", hex(content_hash(current)))
           .add("content_sum", content_sum(current))
           .print();
       bench::JsonLine().add("record", "progress").add("done", rep + 1).add("total", warmup + reps).print();
-      if (rep + 1 == warmup + reps) last = rep == 0 ? std::move(reference) : std::move(hists);
+      if (rep + 1 == warmup + reps) last = rep == 0 && booked.size() == 1 ? std::move(reference) : std::move(hists);
     }
     if (!opt.str("output").empty()) write_histograms(last, opt.str("output"));
 
@@ -602,6 +623,7 @@ int main(int argc, char **argv) {
         .add("entries_match", counts_ok)
         .add("reps_agree", across_reps.ok)
         .add("reps_identical", static_cast<long long>(identical_reps))
+        .add("loops_compared", loops_compared)
         .add("reps_max_rel_diff", across_reps.max_rel)
         .add("pdf_weights", static_cast<long long>(s.n_pdf()))
         .print();

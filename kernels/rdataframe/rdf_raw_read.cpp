@@ -15,6 +15,11 @@
 // taken again, at most --max-sample-retakes times (sample_retakes). Every take first sets its
 // cache state afresh (cold: evicted again and checked), so it reads what the pass it replaces
 // read, from where that pass read it; every take's bytes and sum are checked.
+//
+// A timed sample is as many passes as reach --min-sample-s of reading (bench::Calibration, from
+// the last warm-up pass; `loops` in its record): a warm pass of a few ms is otherwise one timer
+// tick away from another rate. Each pass sets its cache state afresh, untimed; wall_s, cpu_s and
+// run_delay_s add up the passes' reading alone, and `bytes` is one pass's (every pass checked).
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -110,7 +115,7 @@ Read read_file(const std::string &path, Buffer &buffer, bool direct) {
 int main(int argc, char **argv) {
   return bench::guarded_main("rdf_raw_read", argc, argv,
       bench::with_retake_options({{"file-list", ""}, {"cache", "cold"}, {"reps", "5"}, {"warmup", "1"},
-      {"block-bytes", "4194304"}}), [&](const bench::Options &opt) {
+      {"block-bytes", "4194304"}, {"min-sample-s", "0"}, {"max-sample-s", "0"}}), [&](const bench::Options &opt) {
     const std::string cache = opt.str("cache");
     if (cache != "cold" && cache != "warm" && cache != "direct")
       throw std::invalid_argument("--cache must be cold, warm or direct, got '" + cache + "'");
@@ -119,6 +124,7 @@ int main(int argc, char **argv) {
     const long long reps = opt.integer("reps", 1), warmup = opt.integer("warmup", 0);
     Buffer buffer(static_cast<std::size_t>(opt.integer("block-bytes", 4096)));
     const bench::Retakes retakes = bench::retakes_from(opt);
+    bench::Calibration calibration(warmup, opt.seconds("min-sample-s", 60), opt.seconds("max-sample-s", 600));
 
     std::uint64_t first_sum = 0;
     long long first_bytes = -1;
@@ -126,26 +132,37 @@ int main(int argc, char **argv) {
     for (long long rep = 0; rep < warmup + reps; ++rep) {
       double resident = 0;
       Read total;
+      const long long loops = calibration.loops(rep);
       const auto [t, sample_retakes] = bench::take_retaking(retakes, rep >= warmup, 1, [&] {
-        resident = bench::page_cache::prepare(files, direct ? "cold" : cache);  // untimed, checked
-        total = Read{};
-        const bench::DelayedTiming timing = bench::time_delayed([&] {
-          for (const auto &path : files) {
-            const Read r = read_file(path, buffer, direct);
-            total.bytes += r.bytes;
-            total.sum += r.sum;
+        bench::DelayedTiming sample{0, 0, 0};
+        for (long long pass = 0; pass < loops; ++pass) {
+          // untimed, checked; the sample's resident share is its first pass's
+          const double here = bench::page_cache::prepare(files, direct ? "cold" : cache);
+          if (pass == 0) resident = here;
+          total = Read{};
+          const bench::DelayedTiming timing = bench::time_delayed([&] {
+            for (const auto &path : files) {
+              const Read r = read_file(path, buffer, direct);
+              total.bytes += r.bytes;
+              total.sum += r.sum;
+            }
+          });
+          if (first_bytes < 0) {
+            first_bytes = total.bytes;
+            first_sum = total.sum;
           }
-        });
-        if (first_bytes < 0) {
-          first_bytes = total.bytes;
-          first_sum = total.sum;
+          same = same && total.bytes == first_bytes && total.sum == first_sum;
+          sample.wall_s += timing.wall_s;
+          sample.cpu_s += timing.cpu_s;
+          sample.run_delay_s = sample.run_delay_s < 0 || timing.run_delay_s < 0 ? -1 : sample.run_delay_s + timing.run_delay_s;
         }
-        same = same && total.bytes == first_bytes && total.sum == first_sum;
-        return timing;
+        return sample;
       });
+      calibration.update(rep, loops, t.wall_s, t.wall_s);
       bench::JsonLine record;
       record.add("record", "timing").add("kernel", "rdf_raw_read").add("cache", cache).add("resident_before", resident);
       bench::add_sample_fields(record, rep, warmup, t, sample_retakes)
+          .add("loops", loops)
           .add("bytes", total.bytes)
           .add("files", static_cast<long long>(files.size()))
           .print();

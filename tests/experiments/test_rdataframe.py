@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 import pytest
 import uproot
-from conftest import Daemons, command_env, flip_basket_bytes, printed_with_interval
+from conftest import Daemons, command_env, flip_basket_bytes, loops_follow_the_calibration_rule, printed_with_interval
 from tex_wording import worded
 
 from throughput import configuration
@@ -83,6 +83,27 @@ def test_analysis_is_the_same_for_every_thread_count(inputs, tmp_path):
         assert run.timings["threads"].eq(threads).all() and run.timings["slots"].eq(threads).all()
         assert rdf.compare_histograms(reference, hists, 1e-9, f"{threads} threads")["identical"]
         assert run.validation["content_hash"] == reference_run.validation["content_hash"]
+
+
+def test_a_sample_repeats_event_loops_to_the_minimum_length_and_checks_every_loop(inputs, tmp_path):
+    """An event loop of the tiny inputs lasts some ms: a sample is as many loops as the warm-up
+    says reach min-sample-s (bench::Calibration), each loop's histograms compared with the
+    first's; the summary's times are one loop's."""
+    _, chosen, _ = inputs
+    once, reference = _bench(chosen["main"], tmp_path, "once", workload="analysis", threads=0, reps=1)
+    run, hists = _bench(chosen["main"], tmp_path, "calibrated", workload="analysis", threads=0, reps=2, warmup=1,
+                        **{"min-sample-s": 0.3})
+    t = run.timings
+    timed = t[~t["warmup"].astype(bool)]
+    # the warm-up loop (ROOT's first event loop, its JIT included) may be slow, the next sample short of the minimum
+    assert (timed["loops"] > 1).all() and loops_follow_the_calibration_rule(t, 1, 0.3), \
+        t[["loops", "wall_s"]].to_dict("list")
+    assert run.validation["loops_compared"] == int(t["loops"].sum()) - 1 and run.validation["reps_agree"]
+    assert t["events"].eq(2 * EVENTS).all() and run.validation["content_hash"] == once.validation["content_hash"]
+    assert rdf.compare_histograms(reference, hists, 1e-9, "calibrated")["identical"]
+    table = rdf.summary(t.assign(warmup=t["warmup"].astype(bool), part="scan"), ["part", "threads"])
+    assert table["wall_s"].iloc[0] == pytest.approx((timed["wall_s"] / timed["loops"]).median())
+    assert table["cpu_s"].iloc[0] == pytest.approx((timed["cpu_s"] / timed["loops"]).median())
 
 
 def test_every_pdf_method_gives_the_same_103_histograms(inputs, tmp_path):
@@ -277,6 +298,25 @@ def test_raw_read_reads_every_byte(inputs, tmp_path):
     rdf.check_raw_bytes(run.timings.assign(name="raw_cold"), size)
 
 
+def test_a_raw_read_sample_reads_to_the_minimum_length_each_pass_from_its_cache_state(inputs, tmp_path):
+    """A warm raw read of the tiny inputs lasts well under a ms: a sample reads them as many
+    times as reach min-sample-s, every pass checked; its `bytes` is one pass's, and a cold
+    sample evicts the files again before each pass."""
+    _, chosen, _ = inputs
+    listing = tmp_path / "files.txt"
+    listing.write_text("\n".join(chosen["rate"]) + "\n")
+    size = sum(Path(f).stat().st_size for f in chosen["rate"])
+    for cache in ("warm", "cold"):
+        run = harness.run_kernel("rdf_raw_read", {"file-list": listing, "cache": cache, "reps": 2, "warmup": 1,
+                                                  "min-sample-s": 0.05})
+        t = run.timings
+        assert loops_follow_the_calibration_rule(t, 1, 0.05), (cache, t[["loops", "wall_s"]].to_dict("list"))
+        assert run.validation["ok"] and t["bytes"].eq(size).all(), cache
+        assert t["resident_before"].eq(0 if cache == "cold" else 1).all(), cache
+        # a warm pass of these files is far below the minimum: a sample that fell short raises the next's loops
+        assert cache == "cold" or (t.loc[~t["warmup"].astype(bool), "loops"] > 1).any()
+
+
 def _supports_o_direct(path: Path) -> bool:
     try:
         os.close(os.open(path, os.O_RDONLY | os.O_DIRECT))
@@ -407,8 +447,9 @@ def test_a_reader_alone_retakes_its_pass_and_readers_together_only_record_theirs
 
 
 def test_the_method_facts_give_the_run_delay_of_uncalibrated_passes_and_who_takes_none_again():
-    """rdf_bench's event loops and the rate model's passes are not calibrated (no `loops`): their
-    run delay is still given; the rate model's concurrent readers are said to take none again."""
+    """Passes without `loops` (results stored before rdf_bench and the raw reads calibrated, and
+    the rate model's readers, which never do): their run delay is still given; the rate model's
+    concurrent readers are said to take none again."""
     settings = noise.Settings(min_sample_s=0.1, max_run_delay_share=0.02, max_sample_retakes=3)
     loops = pd.DataFrame({"warmup": False, "run": ["scan_t0", "scan_t2"], "threads": [0, 2], "wall_s": 1.0,
                           "run_delay_s": [0.001, 0.08], "sample_retakes": [0, 3]})
@@ -946,6 +987,10 @@ def test_rate_model_rates_are_computed_per_round_and_carry_their_interval():
     assert est["r_dec"].value == pytest.approx(10 / (0.25 - 0.02 - 0.01) / geometric)
     assert rs["r_proc"] == est["r_proc"].value == pytest.approx(10 / 0.02 / geometric)
     assert est["r_proc"].low < est["r_proc"].value < est["r_proc"].high
+    # a calibrated raw sample of 7 passes: its rate is one pass's
+    calibrated = rdf.rate_summary({**frames, "raw": raw.assign(wall_s=7 * raw["wall_s"], loops=7)})
+    assert calibrated["estimates"]["r_io"]["warm"].value == pytest.approx(est["r_io"]["warm"].value)
+    assert calibrated["estimates"]["r_dec"].value == pytest.approx(est["r_dec"].value)
     # opening the trees as a share of T_dec, the same in every round: an interval of no width
     assert rs["setup_share"].value == pytest.approx((0.25 - 0.2 - 0.02) / (0.25 - 0.02 - 0.01))
     assert rs["setup_share"].low == pytest.approx(rs["setup_share"].high)

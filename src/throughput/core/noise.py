@@ -286,6 +286,11 @@ class Settings:
         """The per-sample retake rule that kernels and Python methods are given."""
         return harness.Retakes(self.max_run_delay_share, self.max_sample_retakes)
 
+    def calibration_kernel_args(self) -> dict[str, float]:
+        """The options a calibrating kernel (kernels/common/bench.hpp's Calibration) is given:
+        how long a sample lasts at least, and how long it may be planned to cost at most."""
+        return {"min-sample-s": self.min_sample_s, "max-sample-s": self.max_sample_s}
+
     @classmethod
     def for_experiment(cls, section: dict[str, Any], noise_section: dict[str, Any] | None) -> "Settings":
         """The noise section, without re-measures for an experiment whose config

@@ -122,10 +122,13 @@ def agreement_summary(agreement: pd.DataFrame) -> dict[str, Any]:
 # Summaries
 
 def summary(frame: pd.DataFrame, by: list[str]) -> pd.DataFrame:
-    """Median (min, max) wall time and median CPU time per group, warm-up excluded, with the
-    spread (`cv`, `noisy`) where measured interleaved; CPU efficiency = CPU time / (wall
-    time x threads), threads 0 (no IMT) counting as 1."""
+    """Median (min, max) wall time and median CPU time of one event loop per group, warm-up
+    excluded (a calibrated sample's times over its `loops`), with the spread (`cv`, `noisy`)
+    where measured interleaved; CPU efficiency = CPU time / (wall time x threads), threads 0
+    (no IMT) counting as 1."""
     measured = frame[~frame["warmup"].astype(bool)].copy()
+    loops = measured["loops"].fillna(1) if "loops" in measured else 1
+    measured["wall_s"], measured["cpu_s"] = experiment.time_per_pass(measured), measured["cpu_s"] / loops
     measured["cpu_eff"] = measured["cpu_s"] / (measured["wall_s"] * measured["threads"].clip(lower=1))
     extra = {c: (c, "first") for c in ("events", "file_bytes", "read_zip_bytes", "read_tot_bytes", "files", "open_s")
              if c in measured.columns}

@@ -162,11 +162,15 @@ def _throttle_columns(cache: str, throttle: io_throttle.ReadThrottle | None) -> 
     return {"throttle_bps": throttle.bytes_per_s} if cache == THROTTLED else {}
 
 
-def _measure_raw(cache, params, files, work, throttle=None, retakes=harness.Retakes()):
-    """One process of rdf_raw_read: its warm-up passes, then one timed pass (taken again, its
-    cache state set afresh, while `retakes` says it waited too long for a CPU)."""
+def _measure_raw(cache, params, files, work, throttle=None, settings=noise.Settings()):
+    """One process of rdf_raw_read: its warm-up passes, then one timed sample of as many passes
+    as read for settings.min_sample_s (its row's `loops`, each pass's cache state set afresh
+    untimed; wall_s their reading), taken again while settings.sample_retakes says it waited too
+    long for a CPU."""
     result = harness.run_kernel("rdf_raw_read", {"file-list": _list_file(files, work), "cache": _evicted_as(cache),
-                                                 "reps": 1, "warmup": params["warmup"], **retakes.kernel_args()},
+                                                 "reps": 1, "warmup": params["warmup"],
+                                                 **settings.calibration_kernel_args(),
+                                                 **settings.sample_retakes.kernel_args()},
                                 preexec=_joins(cache, throttle))
     frame = result.timings.assign(part="raw", name=f"raw_{cache}", cache=cache, checksum=result.validation["checksum"],
                                   **_throttle_columns(cache, throttle))
@@ -276,7 +280,8 @@ def measure_rate_model(params: dict[str, Any], inputs: dict[str, Any], info: dic
             caches.append("direct")
     if THROTTLED in states:
         caches.append(THROTTLED)
-    retakes = (noise_settings or noise.Settings()).sample_retakes  # R(Np)'s readers take none again
+    settings = noise_settings or noise.Settings()
+    retakes = settings.sample_retakes  # R(Np)'s readers take none again
     # the throttled state's limit: calibrated, and its group made, at the first throttled pass
     # measured here, so that a run whose passes all come from storage calibrates nothing
     throttle_setting: dict[str, Any] = {"factor": rate["throttle_factor"]}
@@ -295,7 +300,7 @@ def measure_rate_model(params: dict[str, Any], inputs: dict[str, Any], info: dic
         def measure_pass(run, round_):
             throttle = throttle_for(run.get("cache"))
             if run["part"] == "raw":
-                return _measure_raw(run["cache"], params, files, work, throttle, retakes)
+                return _measure_raw(run["cache"], params, files, work, throttle, settings)
             if run["part"] == "components":
                 return _measure_components(round_, params, files, entries, work, primer, retakes)
             return _measure_rate(run, round_, params, files, entries, work, primer, throttle)
@@ -303,7 +308,7 @@ def measure_rate_model(params: dict[str, Any], inputs: dict[str, Any], info: dic
         group = experiment.Group("I/O rate model", model_runs(states, caches, rate))
         frame = experiment.measure_interleaved(
             [group], raw, lambda run: {**base, **{k: v for k, v in run.items() if k != "name"}}, measure_pass,
-            params["repetitions"], noise_settings or noise.Settings(), desc="I/O rate model", progress=progress)
+            params["repetitions"], settings, desc="I/O rate model", progress=progress)
         if throttles:  # what the throttled passes measured here read from the device, in the group
             throttle_setting["device_bytes_read"] = throttles[0].bytes_read()
     # one frame per part, without the other parts' columns (and their integers back from float)
@@ -504,6 +509,7 @@ def rate_summary(frames: dict[str, Any], settings: noise.Settings | None = None)
     size = frames["bytes"] / 1e6
     check_raw_bytes(frames["raw"], frames["bytes"])  # the bytes R_IO divides by were the bytes read
     raw = frames["raw"][~frames["raw"]["warmup"].astype(bool)]
+    raw = raw.assign(wall_s=experiment.time_per_pass(raw))  # a calibrated sample's passes: one pass's time
     comp = frames["components"][~frames["components"]["warmup"].astype(bool)]
     # T_dec = T_unzip + T_reco (the seed's definition): everything in the warm reader that is
     # neither processing nor bringing the bytes from the page cache (per-event GetEntry, and

@@ -97,13 +97,15 @@ def _common_key(params: dict[str, Any], pdf_count: int) -> dict[str, Any]:
 
 
 def kernel_args(run: dict[str, Any], params: dict[str, Any], pdf_count: int, file_list: Path,
-                output: Path | None, retakes: harness.Retakes = harness.Retakes()) -> dict[str, Any]:
-    """rdf_bench's arguments for one pass of `run` (its warm-up passes, then one timed pass,
-    taken again while `retakes` says its threads waited too long for a CPU)."""
+                output: Path | None, settings: noise.Settings = noise.Settings()) -> dict[str, Any]:
+    """rdf_bench's arguments for one pass of `run`: its warm-up event loops, then one timed
+    sample of as many loops as reach settings.min_sample_s (its row's `loops`; wall_s and cpu_s
+    their sum), taken again while settings.sample_retakes says its threads waited too long for a CPU."""
     args = {"file-list": file_list, "workload": run["workload"], "threads": run["threads"],
             "reps": 1, "warmup": params["warmup"], "collection": params["collection"],
             "pdf-branch": params["pdf_weights_branch"], "pdf-count": pdf_count,
-            "pdf-nominal": int(params["pdf_nominal"]), "rtol": params["rtol"], **retakes.kernel_args()}
+            "pdf-nominal": int(params["pdf_nominal"]), "rtol": params["rtol"],
+            **settings.calibration_kernel_args(), **settings.sample_retakes.kernel_args()}
     if run["workload"] == "pdf":
         args["method"] = run["method"]
     if run["workload"] == "nhist":
@@ -113,12 +115,12 @@ def kernel_args(run: dict[str, Any], params: dict[str, Any], pdf_count: int, fil
     return args
 
 
-def _measure_pass(run, params, files, pdf_count, work_dir, hist_path, retakes):
+def _measure_pass(run, params, files, pdf_count, work_dir, hist_path, settings):
     """One rdf_bench process of `run` on warm files: the interleaving loop calls it once per round."""
     cache = cache_columns("warm", [set_cache(files, "warm", work_dir)])
     hist_path.parent.mkdir(parents=True, exist_ok=True)
     result = harness.run_kernel("rdf_bench", kernel_args(run, params, pdf_count, _list_file(files, work_dir),
-                                                         hist_path, retakes))
+                                                         hist_path, settings))
     frame = result.timings
     v = result.validation
     for key in ("file_bytes", "read_zip_bytes", "read_tot_bytes", "selected", "reps_identical", "reps_max_rel_diff",
@@ -164,7 +166,7 @@ def measure_cpp(params: dict[str, Any], inputs: dict[str, Any], pdf_count: int, 
     frame = experiment.measure_interleaved(
         cpp_groups(params, runs), raw, key_of,
         lambda run, _round: _measure_pass(run, params, _run_files(run, inputs), pdf_count, work,
-                                          hists / f"{run['name']}.root", settings.sample_retakes),
+                                          hists / f"{run['name']}.root", settings),
         params["repetitions"], settings, desc="RDataFrame runs", progress=progress)
     frame["name"] = frame["run"]
     # What the plan asked for (the key holds it, so a reused frame is this run's): the
