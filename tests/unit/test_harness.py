@@ -279,3 +279,23 @@ def test_time_python_keeps_an_undisturbed_sample_and_an_unknown_delay(monkeypatc
 def test_process_run_delay_sums_this_process_threads():
     own = harness.run_delay_seconds()
     assert harness.process_run_delay_seconds() >= own >= 0
+
+
+def _who_and_where(value: int) -> tuple[int, set[int], int]:
+    return os.getpid(), os.sched_getaffinity(0), value + 1
+
+
+def _fails(name: str) -> None:
+    raise ValueError(f"{name} is not a method")
+
+
+def test_a_python_method_runs_in_a_fresh_pinned_process_and_its_error_comes_back():
+    core = harness.single_core()
+    first = harness.in_fresh_process(_who_and_where, 41, core=core)
+    second = harness.in_fresh_process(_who_and_where, 1)
+    assert first[2] == 42 and second[2] == 2
+    assert len({os.getpid(), first[0], second[0]}) == 3  # a new interpreter each call, never this one
+    assert first[1] == ({core} if core is not None else os.sched_getaffinity(0))
+    assert second[1] == os.sched_getaffinity(0)  # unpinned: every core this process may use
+    with pytest.raises(ValueError, match="numpyy is not a method"):
+        harness.in_fresh_process(_fails, "numpyy")

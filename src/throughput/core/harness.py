@@ -8,8 +8,10 @@ failed validation can never become a number.
 """
 from __future__ import annotations
 
+import concurrent.futures
 import json
 import math
+import multiprocessing
 import os
 import subprocess
 import tempfile
@@ -229,6 +231,32 @@ def time_python(
         rows.append({**labels, "rep": index - warmup, "warmup": index < warmup, "loops": these, **sample})
         calibration.update(index, these, sample["wall_s"], sample["wall_s"])
     return pd.DataFrame(rows), outputs
+
+
+def _pin_self(core: int | None) -> None:
+    if core is not None:
+        os.sched_setaffinity(0, {core})
+
+
+# Fresh processes for the Python methods: children of multiprocessing's fork server, a clean
+# process started once that imports the first method's module and measures nothing. A spawned
+# interpreter would import numpy, pandas, numba and awkward anew each round, about a second
+# (4 minutes of the GPU section's tiny test run); a fork of the server takes some 30 ms.
+_FRESH = multiprocessing.get_context("forkserver")
+
+
+def in_fresh_process(function: Callable[..., Any], *args: Any, core: int | None = None, **kwargs: Any) -> Any:
+    """`function(*args, **kwargs)` run in a process of its own (forked from the clean fork
+    server; pinned to `core` where given), its result returned and its exception raised here: a
+    round of a Python method is then a fresh process, as a compiled kernel's is, and nothing one
+    round warmed (JIT code loaded, the allocator's pages, a CUDA context) carries over to the
+    next. `function` and its arguments must be picklable (module-level). Why not subprocess and
+    JSON lines, as the kernels: the methods return DataFrames and checksums, and
+    multiprocessing hands them back as they are."""
+    _FRESH.set_forkserver_preload([function.__module__])  # read when the server starts, at the first call
+    with concurrent.futures.ProcessPoolExecutor(max_workers=1, mp_context=_FRESH, initializer=_pin_self,
+                                                initargs=(core,)) as pool:
+        return pool.submit(function, *args, **kwargs).result()
 
 
 def timed(function: Callable[[], Any]) -> dict[str, float]:

@@ -22,7 +22,7 @@ from .cases import (CPU_METHOD_JAGGED, CPU_METHODS, CUDA_KERNEL, GPU_METHOD_CASE
 from .configuration import values_per_array
 from .cpu_jagged import jagged_cpu
 from .cupy_backend import CupyBackend, table2_python
-from .data import Jagged, jagged_counts, make_jagged
+from .data import jagged_counts, make_jagged
 from .device import GpuStatus
 from .numba_cuda import jagged_gpu_python, launch_python
 from .spec import max_threads
@@ -139,7 +139,7 @@ def _cuda_run(run: dict[str, Any], params: dict[str, Any], retakes: harness.Reta
     return frame, result.validation, result.build_info
 
 
-def _measure(run: dict[str, Any], params: dict[str, Any], status: GpuStatus, cache: dict[str, Any],
+def _measure(run: dict[str, Any], params: dict[str, Any], status: GpuStatus,
              settings: noise.Settings) -> tuple[pd.DataFrame, dict[str, Any]]:
     """One round of `run` after its warm-up passes: the interleaving loop calls it once per round.
     The CPU cases take settings.samples_per_process samples, each repeating the pass until it
@@ -164,19 +164,9 @@ def _measure(run: dict[str, Any], params: dict[str, Any], status: GpuStatus, cac
         frame, validation, build_info = result.timings, result.validation, result.build_info
     elif method == "CUDA C++":
         frame, validation, build_info = _cuda_run(run, one, retakes, min_sample_s)
-    elif group == "launch":  # CuPy or numba.cuda
-        frame, validation = launch_python(method, dtype, _backend(cache), reps, warmup, retakes, min_sample_s)
-    elif group == "table2":  # CuPy
-        n = values_per_array(params["gpu_array_mib"], dtype)
-        frame, validation = table2_python(case, dtype, n, reps, warmup, _backend(cache), retakes, min_sample_s)
-    elif method == "numba.cuda":
-        data = _jagged_data(cache, params["gpu_events"], params["mean_particles"], dtype)
-        frame, validation = jagged_gpu_python(case, data, reps, warmup, _backend(cache), retakes=retakes,
-                                              min_sample_s=min_sample_s)
-    else:
-        data = _jagged_data(cache, params["events"], params["mean_particles"], dtype)
-        key = next(k for k, v in CPU_METHODS.items() if v == method)
-        frame, validation = jagged_cpu(key, case, data, run["threads"], samples, warmup, min_sample_s, retakes)
+    else:  # a Python method: in a fresh interpreter each round, as a kernel (its data and CUDA context made there)
+        core = harness.single_core() if not run["gpu_method"] and run["threads"] == 1 else None
+        frame, validation = harness.in_fresh_process(_python_method, run, params, settings, core=core)
     # passes_made: the adds an in-place case's checksum grew by (the CPU methods count their passes)
     frame = frame.assign(group=group, method=method, threads=run["threads"], checksum=validation["checksum"],
                          passes_made=validation.get("passes", adds_kept(case, frame)))
@@ -185,6 +175,27 @@ def _measure(run: dict[str, Any], params: dict[str, Any], status: GpuStatus, cac
     info = provenance.capture(params, cache_state="n/a (in-memory)", build_info=build_info, pinned_core=core)
     info["gpu"] = status.device if run["gpu_method"] else None
     return frame, info
+
+
+def _python_method(run: dict[str, Any], params: dict[str, Any],
+                   settings: noise.Settings) -> tuple[pd.DataFrame, dict[str, Any]]:
+    """One round of a Python method (CuPy, numba.cuda, numba or awkward), in the process it is
+    called in: harness.in_fresh_process gives it one of its own."""
+    reps, warmup = 1, params["warmup"]
+    samples, min_sample_s, retakes = settings.samples_per_process, settings.min_sample_s, settings.sample_retakes
+    group, method, case, dtype = run["group"], run["method"], run["case"], run["dtype"]
+    if group == "launch":  # CuPy or numba.cuda
+        return launch_python(method, dtype, CupyBackend(), reps, warmup, retakes, min_sample_s)
+    if group == "table2":  # CuPy
+        n = values_per_array(params["gpu_array_mib"], dtype)
+        return table2_python(case, dtype, n, reps, warmup, CupyBackend(), retakes, min_sample_s)
+    if method == "numba.cuda":
+        data = make_jagged(params["gpu_events"], params["mean_particles"], dtype)
+        return jagged_gpu_python(case, data, reps, warmup, CupyBackend(), retakes=retakes,
+                                 min_sample_s=min_sample_s)
+    data = make_jagged(params["events"], params["mean_particles"], dtype)
+    key = next(k for k, v in CPU_METHODS.items() if v == method)
+    return jagged_cpu(key, case, data, run["threads"], samples, warmup, min_sample_s, retakes)
 
 
 def adds_kept(case: str, frame: pd.DataFrame) -> int:
@@ -196,21 +207,6 @@ def adds_kept(case: str, frame: pd.DataFrame) -> int:
     if "loops" in frame:  # calibrated samples: every pass of every take
         return harness.passes_made(frame.assign(loops=frame["loops"].fillna(1)))
     return len(frame) + int(frame["sample_retakes"].fillna(0).sum()) if "sample_retakes" in frame else len(frame)
-
-
-def _backend(cache: dict[str, Any]) -> CupyBackend:
-    if "backend" not in cache:
-        cache["backend"] = CupyBackend()
-    return cache["backend"]
-
-
-def _jagged_data(cache: dict[str, Any], events: int, mean: int, dtype: str) -> Jagged:
-    key = ("jagged", events, mean, dtype)
-    if key not in cache:
-        for old in [k for k in cache if isinstance(k, tuple)]:
-            del cache[old]  # keep one data set alive at a time
-        cache[key] = make_jagged(events, mean, dtype)
-    return cache[key]
 
 
 def skip_reason(run: dict[str, Any], status: GpuStatus) -> str | None:
@@ -249,14 +245,13 @@ def measure(params: dict[str, Any], raw_dir: str | Path, status: GpuStatus,
     """Run (or reuse, when stored with the same parameters on this machine) every
     run that can run here, each group of `groups` interleaved pass by pass.
     Returns the measured rows with rates, and the runs not measured with why."""
-    cache: dict[str, Any] = {}
     versions = provenance.package_versions()
 
     def key_of(run: dict[str, Any]) -> dict[str, Any]:
         key = {**params, **run, "versions": versions}
         if run["method"] in ("C++", "CUDA C++"):
             key["binary_sha256"] = sha256(harness.kernel_path(HOST_KERNEL if run["method"] == "C++" else CUDA_KERNEL))
-        else:  # measured in this process: by these modules and the shared timing loop
+        else:  # measured in a fresh Python process: by these modules and the shared timing loop
             key["source_sha256"] = sources_sha256(*PYTHON_MEASURING)
         if run["gpu_method"]:
             key["device"] = {k: v for k, v in (status.device or {}).items() if k != "free_bytes"}
@@ -267,7 +262,7 @@ def measure(params: dict[str, Any], raw_dir: str | Path, status: GpuStatus,
         return pd.DataFrame(), skipped
     settings = noise_settings or noise.Settings()
     frame = experiment.measure_interleaved(
-        measured, raw_dir, key_of, lambda run, _round: _measure(run, params, status, cache, settings),
+        measured, raw_dir, key_of, lambda run, _round: _measure(run, params, status, settings),
         params["repetitions"], settings, desc="gpu bandwidth", progress=progress,
         quantity=rated_time, per_round="min")  # judged as the tables print: each process's best
     return with_rates(frame, (status.device or {}).get("nominal_gb_s")), skipped

@@ -39,10 +39,11 @@ def _measure_pass(run: dict[str, Any], params: dict[str, Any],
     `settings.samples_per_process` samples of at least `settings.min_sample_s` each (the
     kernel repeats the pass inside one sample: `loops`), each taken again while its process
     waited too long for a CPU (settings.sample_retakes: `sample_retakes`). The interleaving loop
-    (throughput.core.experiment) calls this once per round. A single-threaded kernel is pinned to one
-    core (harness.single_core); the Python methods run in the notebook's process, unpinned."""
+    (throughput.core.experiment) calls this once per round. A single-threaded kernel or method
+    is pinned to one core (harness.single_core); a Python method runs in a fresh interpreter of
+    its own each round (harness.in_fresh_process), as a kernel does, its JIT compiled there."""
     n, warmup, threads = params["n_values"], params["warmup"], run["threads"]
-    core = harness.single_core() if run["kernel"] and threads == 1 else None
+    core = harness.single_core() if threads == 1 else None
     samples, min_sample_s, retakes = settings.samples_per_process, settings.min_sample_s, settings.sample_retakes
     if run["kernel"]:
         args = {"n": n, "threads": threads, "reps": samples, "warmup": warmup, "min-sample-s": min_sample_s,
@@ -60,9 +61,11 @@ def _measure_pass(run: dict[str, Any], params: dict[str, Any],
         build_info = result.build_info
     else:
         if run["method"] == "numpy":
-            frame, checksum = _numpy_method(run["mode"], n, samples, warmup, min_sample_s, retakes)
+            frame, checksum = harness.in_fresh_process(_numpy_method, run["mode"], n, samples, warmup, min_sample_s,
+                                                       retakes, core=core)
         else:
-            frame, checksum = _numba_method(run["mode"], n, threads, samples, warmup, min_sample_s, retakes)
+            frame, checksum = harness.in_fresh_process(_numba_method, run["mode"], n, threads, samples, warmup,
+                                                       min_sample_s, retakes, core=core)
         frame = frame.assign(kernel=run["method"], opt="n/a", mode=run["mode"], n=n, threads=threads,
                              bytes_moved=2 * 8 * n * frame["loops"], checksum=checksum)
         build_info = None
