@@ -1450,6 +1450,13 @@ def test_the_fastest_cpp_reader_is_tested_against_rootreadspeed_with_every_other
     slow = _summary_rows({"rootreadspeed": rrs, "columnar": [1.5, 1.52, 1.49, 1.5, 1.51], "bulk": [2.0] * 4 + [2.02]})
     assert analysis.fastest_against(slow, "s", "b", ["columnar", "bulk"], "rootreadspeed")[2].value == "missed"
     assert analysis.fastest_against(slow, "s", "b", ["draw"], "rootreadspeed")[0] is None
+    # a noisy fast reader's interval is wide, a slow steady one's narrow: the reader named is the
+    # faster (the largest lower bound would name the slow one)
+    noisy = _summary_rows({"rootreadspeed": rrs, "columnar": [1.0, 0.3, 3.0, 0.4, 2.5], "cmssw": [3.0] * 5})
+    best, ratio, verdict = analysis.fastest_against(noisy, "s", "b", ["columnar", "cmssw"], "rootreadspeed")
+    level = 1 - (1 - intervals.CONFIDENCE) / 2  # two candidates
+    slow = analysis.warm_paired_ratio(noisy, "s", "b", "cmssw", "rootreadspeed", "wall", level)
+    assert slow.low > ratio.low and best == "columnar" and verdict.value == "inconclusive"
 
 
 def test_a_ratio_is_marked_noisy_by_its_own_printed_interval():

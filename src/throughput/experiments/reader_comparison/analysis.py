@@ -330,9 +330,11 @@ def fastest_against(table: pd.DataFrame, set_name: str, branch: str, candidates:
     candidate's paired ratio to the reference is tested, each interval at the Bonferroni level
     1 - (1 - CONFIDENCE)/k for k candidates (simultaneous intervals: for this "some candidate"
     claim, Holm's first step is the same test). Met when some candidate's interval lies at or
-    above 1, missed when every one lies below, inconclusive otherwise. Returns the candidate with
-    the largest lower bound, its ratio at that level and the verdict (None, UNKNOWN, None where no
-    candidate was measured against the reference)."""
+    above 1, missed when every one lies below, inconclusive otherwise. Returns the candidate
+    named (where met, the one of those at or above 1 with the largest lower bound; otherwise the
+    largest ratio: a lower bound alone would name a slow reader whose narrow interval near zero
+    beats a fast one's wide interval from a noisy reference), its ratio at that level and the
+    verdict (None, UNKNOWN, None where no candidate was measured against the reference)."""
     level = 1 - (1 - intervals.CONFIDENCE) / max(1, len(candidates))
     ratios = {c: warm_paired_ratio(table, set_name, branch, c, reference, part, level) for c in candidates}
     ratios = {c: r for c, r in ratios.items() if math.isfinite(r.value)}
@@ -341,7 +343,9 @@ def fastest_against(table: pd.DataFrame, set_name: str, branch: str, candidates:
     verdicts = [intervals.at_least(r, 1.0) for r in ratios.values()]
     verdict = (Verdict.MET if Verdict.MET in verdicts else
                Verdict.MISSED if all(v is Verdict.MISSED for v in verdicts) else Verdict.INCONCLUSIVE)
-    best = max(ratios, key=lambda c: (ratios[c].low if math.isfinite(ratios[c].low) else -math.inf, ratios[c].value))
+    above = [c for c in ratios if intervals.at_least(ratios[c], 1.0) is Verdict.MET]
+    best = (max(above, key=lambda c: (ratios[c].low, ratios[c].value)) if above
+            else max(ratios, key=lambda c: ratios[c].value))
     return best, ratios[best], verdict
 
 
