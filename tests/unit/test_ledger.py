@@ -45,7 +45,7 @@ def test_every_figure_a_claim_is_decided_by_is_written_by_its_experiment(claims)
             continue
         package = REPO / "src/throughput/experiments" / by["experiment"]
         patterns = _producer_patterns([p.read_text() for p in package.rglob("*.py")])
-        for name in filter(None, (by.get("macro"), by.get("state"), by.get("value"))):
+        for name in filter(None, (by.get("macro"), by.get("state"), by.get("value"), *by.get("macros", ()))):
             assert any(p.fullmatch(name) for p in patterns), f"{claim.id}: no code of {by['experiment']} writes {name}"
 
 
@@ -115,6 +115,30 @@ def test_an_undecided_claim_says_how_many_rounds_would_decide_it():
     assert needed == math.ceil(5 * (half / distance) ** 2) and f"about {needed} rounds" in decision.detail
     one_round = ledger.decide(claim, HERE, {"reader_comparison": _printed(7.0)})
     assert (one_round.state, one_round.reason) == ("undecided", ledger.NO_INTERVAL)
+
+
+def test_a_claim_on_several_figures_is_confirmed_by_all_and_refuted_by_any():
+    def section(**figures):
+        return {"memory_bandwidth": {name: {"tex": name, "value": v, "low": lo, "high": hi, "rounds": 5}
+                                     for name, (v, lo, hi) in figures.items()}}
+
+    claim = _claim("at_least 2.0", experiment="memory_bandwidth", macros=["A", "B"])
+    both = ledger.decide(claim, HERE, section(A=(3.4, 3.2, 3.6), B=(2.3, 2.1, 2.5)))
+    assert both.state == "confirmed" and "2 figures judged together: A, B" in both.detail
+    one_below = ledger.decide(claim, HERE, section(A=(3.4, 3.2, 3.6), B=(1.5, 1.4, 1.6)))
+    assert (one_below.state, one_below.value, one_below.tex) == ("refuted", 1.5, "B")  # the figure that refutes
+    # one undecided, one confirmed: undecided for rounds, with the rounds the undecided one needs
+    open_ = ledger.decide(claim, HERE, section(A=(3.4, 3.2, 3.6), B=(2.2, 1.8, 2.7)))
+    alone = ledger.decide(_claim("at_least 2.0", experiment="memory_bandwidth", macro="B"), HERE,
+                          section(B=(2.2, 1.8, 2.7)))
+    assert (open_.state, open_.reason) == ("undecided", ledger.ROUNDS)
+    assert open_.extra["rounds_needed"] == alone.extra["rounds_needed"] > 5
+    missing = ledger.decide(claim, HERE, section(A=(3.4, 3.2, 3.6)))
+    assert (missing.state, missing.reason) == ("undecided", ledger.NOT_MEASURED) and "B was not measured" in missing.detail
+    problems = ledger._problems(_claim("at_least 2.0", macros="A")) + ledger._problems(_claim("at_least 2", macro="A",
+                                                                                          macros=["A", "B"]))
+    assert "measured_by macros 'A' is not a list of two or more macro names" in problems
+    assert "measured_by names either a macro or macros (judged by the rule) or a state (mapped)" in problems
 
 
 def test_a_claim_decided_by_a_worded_verdict_maps_its_states():

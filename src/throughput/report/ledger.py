@@ -14,6 +14,9 @@ judge it). A claim that an experiment here decides also names what decides it (`
     measured_by: {experiment: reader_comparison, macro: RcColumnarNsNano, reciprocal: 1000}
         a figure printed as the reciprocal of the claim's (ns per value, the claim in MHz),
         turned by k / x before the rule (`scale: k` multiplies instead).
+    measured_by: {experiment: memory_bandwidth, macros: [MbwOptInplaceOZeroOverOThree, ...]}
+        a claim on several figures at once ("in place and immutable"), each judged by the rule:
+        confirmed when every one is, refuted when any one is, undecided otherwise.
 
 `decide` gives each claim its state on this machine: confirmed, refuted, or undecided with the
 reason, computed: not measured by any experiment here, not measured on this machine (what it
@@ -114,9 +117,13 @@ def _problems(claim: Claim) -> list[str]:
     if by is not None:
         if by.get("experiment") != claim.experiment:
             problems.append(f"measured_by names experiment {by.get('experiment')!r}, the claim {claim.experiment!r}")
-        if ("macro" in by) == ("state" in by):
-            problems.append("measured_by names either a macro (judged by the rule) or a state (mapped)")
-        if "macro" in by and claim.rule_name not in ("at_least", "at_most", "within", "ratio_close", "faster"):
+        if sum(key in by for key in ("macro", "macros", "state")) != 1:
+            problems.append("measured_by names either a macro or macros (judged by the rule) or a state (mapped)")
+        if "macros" in by and not (isinstance(by["macros"], list) and len(by["macros"]) >= 2
+                                   and all(isinstance(m, str) for m in by["macros"])):
+            problems.append(f"measured_by macros {by['macros']!r} is not a list of two or more macro names")
+        if ("macro" in by or "macros" in by) and claim.rule_name not in ("at_least", "at_most", "within",
+                                                                          "ratio_close", "faster"):
             problems.append(f"a macro is judged by a numeric rule, not {claim.rule_name!r}")
         if "reciprocal" in by and not (isinstance(by["reciprocal"], (int, float)) and by["reciprocal"] > 0):
             problems.append(f"measured_by reciprocal {by['reciprocal']!r} is not a positive number")
@@ -246,9 +253,40 @@ def decide(claim: Claim, machine: Machine, macros: Mapping[str, Mapping[str, Map
             decision.reason = ROUNDS  # the section's verdict is open: more rounds narrow its interval
             decision.detail = f"{by['state']} is {state}: more rounds would narrow its interval"
         return decision
-    figure = section.get(by["macro"])
+    if "macros" in by:
+        return _decide_together(claim, machine, by, section)
+    return _decide_figure(claim, machine, by, by["macro"], section)
+
+
+# the order in which one figure's decision outweighs another's, in a claim on several at once
+_WEIGHT = {(REFUTED, ""): 0, (UNDECIDED, NOT_MEASURED): 1, (UNDECIDED, NO_INTERVAL): 2, (UNDECIDED, ROUNDS): 3,
+           (CONFIRMED, ""): 4}
+
+
+def _decide_together(claim: Claim, machine: Machine, by: Mapping[str, Any],
+                     section: Mapping[str, Mapping[str, Any]]) -> Decision:
+    """A claim on several figures (`macros`): each judged alone, the claim takes the weightiest
+    decision (_WEIGHT: one refuted figure refutes it, one not measured leaves it so, ...; all
+    confirmed confirm it), the rounds it needs the most any undecided figure needs; its figure
+    shown is that decision's (the first where several weigh the same), named in `detail`."""
+    decisions = [_decide_figure(claim, machine, by, name, section) for name in by["macros"]]
+    weightiest = min(decisions, key=lambda d: _WEIGHT[(d.state, d.reason)])
+    needed = [d.extra["rounds_needed"] for d in decisions if d.extra.get("rounds_needed")]
+    if weightiest.reason == ROUNDS and needed:
+        weightiest.extra["rounds_needed"] = max(needed)
+        weightiest.detail = f"about {max(needed)} rounds at the spread observed"
+    names = ", ".join(by["macros"])
+    weightiest.detail = f"{weightiest.detail} ({len(decisions)} figures judged together: {names})".lstrip()
+    return weightiest
+
+
+def _decide_figure(claim: Claim, machine: Machine, by: Mapping[str, Any], name: str,
+                   section: Mapping[str, Mapping[str, Any]]) -> Decision:
+    """`claim` judged by its rule on the figure macro `name` printed (scaled or turned as `by` says)."""
+    decision = Decision(claim.id, machine.label, UNDECIDED)
+    figure = section.get(name)
     if figure is None or not math.isfinite(float(figure.get("value", math.nan))):
-        decision.reason, decision.detail = NOT_MEASURED, f"{by['macro']} was not measured"
+        decision.reason, decision.detail = NOT_MEASURED, f"{name} was not measured"
         return decision
     value, low, high = (float(figure.get(k, math.nan)) for k in ("value", "low", "high"))
     scale = float(by.get("scale", 1.0))  # e.g. a percent printed where the rule is on a fraction

@@ -127,6 +127,12 @@ def number(value: float, digits: int = 3) -> str:
     return Printed(rf"\num{{{rounded:.15g}}}", value)
 
 
+def exact(value: float, digits: int = 3) -> Printed:
+    """A figure every round gives alike, a file's bytes say: printed as `number`, its interval of
+    no width (so the ledger judges it as it is, not as a figure without an interval)."""
+    return Printed(number(value, digits), value, value, value, 0)
+
+
 # Beyond this half-width (percent of the value) an interval is printed as its two bounds: a
 # ratio's interval from two rounds can reach several times its value above and not below, and
 # "0.66 +- 650%" would read as if it went below zero.

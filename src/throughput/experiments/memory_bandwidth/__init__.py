@@ -33,7 +33,7 @@ from .spec import check_config
 def __getattr__(_name: str):
     if (submodule := submodule_first(__name__, _name)) is not None:
         return submodule  # imported alone, without the names below
-    from .analysis import (cache_fit, check_agreement, estimate, huge_pages, machine_table,
+    from .analysis import (cache_fit, check_agreement, estimate, huge_pages, machine_table, opt_ratios,
                            opt_table, opt_verdict, paired_ratio, plateau_verdict, ratio_table, stream_at, summary,
                            targets, with_rates)
     from .measuring import groups, measure, plan, run_label, run_name

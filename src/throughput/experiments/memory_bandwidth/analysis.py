@@ -166,6 +166,34 @@ def opt_verdict(table: pd.DataFrame) -> dict[str, dict[str, Any]]:
     return verdicts
 
 
+def opt_ratios(table: pd.DataFrame) -> dict[str, Estimate]:
+    """Seed 000's figures on the -O levels (C++, one thread), each a paired ratio across the rounds
+    (every level and mode of one thread ran in the same rounds), named as the paper's macros
+    (report._opt_ratio_macros) and judged by the ledger (paper/claims/000.yaml): per mode the time
+    at -O0, -O1 and -O2 over the time at -O3 (`<Mode>OZeroOverOThree`, ...), the immutable time
+    over the in-place time at -O0 (`OZeroImmutableOverInplace`), the in-place rate over the
+    immutable one at -O3 (`OThreeInplaceOverImmutable`) and the in-place speed-up from -O0 to
+    -O3 over the immutable one (`InplaceGainOverImmutable`, per round). A level not measured
+    gives no figure."""
+    single = table[(table["method"] == "C++") & (table["threads"] == 1)]
+    rows = {(row.opt, row.mode): row for _, row in single.iterrows()}
+    ratios = {}
+    for mode in MODES:
+        for opt, name in (("O0", "OZero"), ("O1", "OOne"), ("O2", "OTwo")):
+            if (opt, mode) in rows and ("O3", mode) in rows:  # time at -Ox over -O3: -O3's rate over -Ox's
+                ratios[f"{mode.capitalize()}{name}OverOThree"] = paired_ratio(rows[("O3", mode)], rows[(opt, mode)])
+    if ("O0", "inplace") in rows and ("O0", "immutable") in rows:
+        ratios["OZeroImmutableOverInplace"] = paired_ratio(rows[("O0", "inplace")], rows[("O0", "immutable")])
+    if ("O3", "inplace") in rows and ("O3", "immutable") in rows:
+        ratios["OThreeInplaceOverImmutable"] = paired_ratio(rows[("O3", "inplace")], rows[("O3", "immutable")])
+    if all((opt, mode) in rows for opt in ("O0", "O3") for mode in MODES):
+        def gain(mode: str) -> dict[int, float]:  # each round's -O3 rate over its -O0 rate
+            fast, slow = rows[("O3", mode)]["gb_s_by_round"], rows[("O0", mode)]["gb_s_by_round"]
+            return {r: fast[r] / slow[r] for r in fast.keys() & slow.keys()}
+        ratios["InplaceGainOverImmutable"] = intervals.paired_by_round(gain("inplace"), gain("immutable"))
+    return ratios
+
+
 def ratio_table(table: pd.DataFrame) -> pd.DataFrame:
     """Each add-a-constant method against STREAM scale at the same thread count, the ratio
     paired round by round (`ratio`, `ratio_low`, `ratio_high`)."""

@@ -462,6 +462,23 @@ def usl_macros(usl: dict[str, Any] | None) -> dict[str, str]:
             "RdfUslDof": str(usl["dof"])}
 
 
+def size_macros(table: pd.DataFrame, compressions: list[str], max_threads: int) -> dict[str, str]:
+    """Seed 002's size figures, as the files give them (paper.exact: the same bytes every round):
+    the compressed bytes of the branches the analysis reads over the main files' bytes
+    (RdfReadShare), and the ZSTD and LZ4 files' bytes over the LZMA ones' of the same events
+    (RdfSizeZstdOverLzma, RdfSizeLzFourOverLzma; "--" where not measured)."""
+    from ...report import paper
+
+    scan = table[table["part"] == "scan"]
+    macros = {"RdfReadShare": paper.exact(scan["read_zip_bytes"].iloc[0] / scan["file_bytes"].iloc[0], 3)}
+    ours = table[(table["part"] == "compression") & (table["threads"] == max_threads)].set_index("compression")
+    for compression, name in (("ZSTD", "Zstd"), ("LZ4", "LzFour")):
+        measured = compression in compressions and {compression, "LZMA"} <= set(ours.index)
+        macros[f"RdfSize{name}OverLzma"] = (paper.exact(ours.loc[compression, "file_bytes"]
+                                                        / ours.loc["LZMA", "file_bytes"], 3) if measured else "--")
+    return macros
+
+
 def agreement_macros(agreement: pd.DataFrame) -> dict[str, str]:
     """Every run's histograms against its sequential reference (analysis.agreement_summary): the
     comparisons (RdfComparisons), those bit-identical (RdfIdentical) and the largest relative
@@ -540,6 +557,7 @@ def _run_macros(params: dict[str, Any], table: pd.DataFrame, agreement: pd.DataF
         # paired round by round with its interval, as the tables print them
         macros[f"Rdf{name}Speedup"] = (paper.estimate(speedup(pdf.loc["defines"], pdf.loc[method]), 2)
                                        if method in pdf.index else "--")
+    macros.update(size_macros(table, params["compressions"], top))
     nhist = table[(table["part"] == "nhist") & (table["threads"] == top)].set_index("histograms")
     counts_ = sorted(nhist.index)
     macros["RdfNhistMax"] = str(counts_[-1]) if counts_ else "--"
