@@ -987,6 +987,10 @@ def test_rate_model_rates_are_computed_per_round_and_carry_their_interval():
     assert est["r_dec"].value == pytest.approx(10 / (0.25 - 0.02 - 0.01) / geometric)
     assert rs["r_proc"] == est["r_proc"].value == pytest.approx(10 / 0.02 / geometric)
     assert est["r_proc"].low < est["r_proc"].value < est["r_proc"].high
+    # Eq. (1)'s R1 (1 / (1/1000 + 1/45.5 + 1/500) = 40 MB/s) over one reader's measured 33.3, paired by round
+    predicted = rdf.io_rate_model.predicted_over_measured(rs, "warm")
+    assert predicted.value == pytest.approx(40 / (10 / 0.3)) and predicted.low == pytest.approx(predicted.value)
+    assert not math.isfinite(rdf.io_rate_model.predicted_over_measured(rs, "direct").value)  # no reader there
     # a calibrated raw sample of 7 passes: its rate is one pass's
     calibrated = rdf.rate_summary({**frames, "raw": raw.assign(wall_s=7 * raw["wall_s"], loops=7)})
     assert calibrated["estimates"]["r_io"]["warm"].value == pytest.approx(est["r_io"]["warm"].value)

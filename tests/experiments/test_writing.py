@@ -1129,3 +1129,19 @@ def test_writing_re_measures_noisy_groups_only_when_asked():
     assert (values["WrtNoiseRemeasureState"], values["WrtNoiseSection"]) == ("offsection", "writing")
     values = wr.macros(wr.summary(frame), PARAMS, frame, {"disk": "/tmp"}, None, "GNU 12", asked)
     assert (values["WrtNoiseRemeasureState"], values["WrtNoiseMaxRemeasures"]) == ("again", "2")
+
+
+def test_lzma_against_zlib_and_lz4_is_an_unpaired_ratio_of_tbuffermergers_rounds():
+    params = {**PARAMS, "random_compressions": ["LZMA", "ZLIB", "LZ4"]}
+    frame = _synthetic(params)
+    lzma = (frame["part"] == "random") & (frame["compression"] == "LZMA")
+    frame.loc[lzma, ["wall_s", "cpu_s"]] *= 3.0  # LZMA three times as long as the others, every round
+    table = wr.summary(wr.with_rates(frame))
+    costs = wr.compression_costs(table, params)
+    assert set(costs) == {"LzmaOverZlib", "LzmaOverLzFour"}
+    for ratio in costs.values():  # each compression its own group: Welch's interval over both runs' rounds
+        assert ratio.value == pytest.approx(3.0) and ratio.low < 3.0 < ratio.high and ratio.processes == 2
+    values = wr.macros(table, params, frame, {"disk": "/tmp"}, None, "GNU 12")
+    assert values["WrtLzmaOverZlib"].value == pytest.approx(3.0)
+    # neither ZLIB nor LZ4 measured: no figure
+    assert wr.compression_costs(wr.summary(wr.with_rates(_synthetic(PARAMS))), PARAMS) == {}

@@ -440,3 +440,22 @@ def test_the_paper_tables_and_numbers_come_from_the_package(tmp_path):
     assert {macros["MbwOptInplaceState"], macros["MbwOptImmutableState"]} <= {"ranked", "unranked"}
     assert macros["MbwOptInplaceFastest"] in {"-O1", "-O2", "-O3"} and "MbwOptVerdict" not in macros
     assert macros["MbwCompiler"]
+
+
+def test_seed000s_figures_on_the_levels_are_paired_ratios_of_one_threads_rounds():
+    # per round r: rate of -Ox in mode m = base[r] * speed[m][x]; in-place -O3 gains 3.4 from -O0,
+    # immutable 2.3 (the seed's), -O1 and -O2 at 0.95 of -O3
+    base = [1.0, 0.8, 1.1, 0.9, 1.05]
+    speed = {"inplace": {"O0": 1.0, "O1": 3.4 * 0.95, "O2": 3.4 * 0.95, "O3": 3.4},
+             "immutable": {"O0": 0.96, "O1": 0.96 * 2.3 * 0.95, "O2": 0.96 * 2.3 * 0.95, "O3": 0.96 * 2.3}}
+    table = _single_thread({(mode, opt): [b * s for b in base] for mode, levels in speed.items()
+                            for opt, s in levels.items()})
+    ratios = mb.opt_ratios(table)
+    expected = {"InplaceOZeroOverOThree": 3.4, "ImmutableOZeroOverOThree": 2.3, "InplaceOTwoOverOThree": 1 / 0.95,
+                "ImmutableOOneOverOThree": 1 / 0.95, "OZeroImmutableOverInplace": 1 / 0.96,
+                "OThreeInplaceOverImmutable": 3.4 / (0.96 * 2.3), "InplaceGainOverImmutable": 3.4 / 2.3}
+    for name, value in expected.items():
+        assert ratios[name].value == pytest.approx(value), name
+        assert ratios[name].low == pytest.approx(value)  # every round's disturbance shared: paired away
+    # a level not measured gives no figure
+    assert "InplaceOZeroOverOThree" not in mb.opt_ratios(table[table["opt"] != "O0"])

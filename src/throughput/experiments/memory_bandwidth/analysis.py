@@ -176,7 +176,7 @@ def opt_ratios(table: pd.DataFrame) -> dict[str, Estimate]:
     -O3 over the immutable one (`InplaceGainOverImmutable`, per round). A level not measured
     gives no figure."""
     single = table[(table["method"] == "C++") & (table["threads"] == 1)]
-    rows = {(row.opt, row.mode): row for _, row in single.iterrows()}
+    rows = {(row["opt"], row["mode"]): row for _, row in single.iterrows()}
     ratios = {}
     for mode in MODES:
         for opt, name in (("O0", "OZero"), ("O1", "OOne"), ("O2", "OTwo")):

@@ -456,6 +456,16 @@ def model_check(summary: dict[str, Any], cache: str) -> dict[str, Any] | None:
     return {"state": state, "above": above, "unseparated": unseparated, "ratios": ratios}
 
 
+def predicted_over_measured(summary: dict[str, Any], cache: str) -> intervals.Estimate:
+    """Eq. (1) as the seed states it: one reader's rate predicted from R_IO, R_dec and R_proc
+    measured apart over its measured rate (one reader, TTreeCache on), paired round by round;
+    UNKNOWN where one reader with `cache` was not measured."""
+    by_round = summary["by_round"]
+    if cache not in by_round.get("r1_measured", {}) or cache not in by_round["r1_predicted"]:
+        return intervals.UNKNOWN
+    return intervals.paired_by_round(by_round["r1_predicted"][cache].to_dict(), by_round["r1_measured"][cache].to_dict())
+
+
 def asymptote_against_raw_read(fit: Any, raw: intervals.Estimate) -> str:
     """Whether the fitted asymptote can be the device's rate R_IO: "below the raw read" where its
     interval (1.96 standard deviations) lies under the raw read's of the same cache (then it is a

@@ -579,6 +579,9 @@ def _run_macros(params: dict[str, Any], table: pd.DataFrame, agreement: pd.DataF
             "RdfRDec": _estimate(rs["estimates"]["r_dec"]), "RdfRProc": _estimate(rs["estimates"]["r_proc"]),
             "RdfROnePredCold": _estimate(rs["estimates"]["r1_predicted"].get("cold", UNKNOWN)),
             "RdfROnePredWarm": _estimate(rs["estimates"]["r1_predicted"]["warm"]),
+            # Eq. (1)'s prediction over the measured one reader, paired round by round (the ledger judges it)
+            "RdfROnePredOverMeasuredCold": _estimate(io_rate_model.predicted_over_measured(rs, "cold")),
+            "RdfROnePredOverMeasuredWarm": _estimate(io_rate_model.predicted_over_measured(rs, "warm")),
             "RdfTSetupShare": _estimate(rs["setup_share"], 2),
             "RdfLimiter": io_rate_model.slowest_limit(rs),
             "RdfRateFitCores": str(int(rs["cores"])),
@@ -592,7 +595,8 @@ def _run_macros(params: dict[str, Any], table: pd.DataFrame, agreement: pd.DataF
         macros.update({k: "--" for k in ("RdfRateFiles", "RdfRateCompression", "RdfRateMB", "RdfRateMaxNp",
                                           "RdfRateDof", "RdfRIOCold", "RdfRIOWarm", "RdfRDec", "RdfRProc",
                                           "RdfRIODirect", "RdfRateCounts",
-                                          "RdfROnePredCold", "RdfROnePredWarm", "RdfTSetupShare", "RdfLimiter",
+                                          "RdfROnePredCold", "RdfROnePredWarm", "RdfROnePredOverMeasuredCold",
+                                          "RdfROnePredOverMeasuredWarm", "RdfTSetupShare", "RdfLimiter",
                                           "RdfRateFitCores")})
         macros.update(model_check_macros(None))
         macros.update(oversubscribed_macros(None))

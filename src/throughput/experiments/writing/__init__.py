@@ -66,8 +66,9 @@ from .spec import check_config, filesystem_type, resolve_threads
 def __getattr__(_name: str):
     if (submodule := submodule_first(__name__, _name)) is not None:
         return submodule  # imported alone, without the names below
-    from .analysis import (SEED001, SEED001_THREADS, back_pressure, efficiency_target, fixed_cost, random_setup_rows,
-                           rntuple_versus_tbuffermerger, seed001_rows, seed003_claims, setup_rows, size_rows, summary)
+    from .analysis import (SEED001, SEED001_THREADS, back_pressure, compression_costs, efficiency_target, fixed_cost,
+                           random_setup_rows, rntuple_versus_tbuffermerger, seed001_rows, seed003_claims, setup_rows,
+                           size_rows, summary)
     from .measuring import (COMPRESSIONS, KERNEL, READER, check_agreement, digest, disk_fit, groups, measure,
                             medium_dirs, plan, run_name, with_rates)
     from .report import (events_table, figure_events, figure_memory, figure_random, machine_table, macros,
@@ -77,7 +78,7 @@ def __getattr__(_name: str):
 
 __all__ = [
     "COMPRESSIONS", "KERNEL", "READER", "SEED001", "SEED001_THREADS",
-    "back_pressure", "check_agreement", "check_config", "digest", "disk_fit", "efficiency_target", "events_table",
+    "back_pressure", "check_agreement", "check_config", "compression_costs", "digest", "disk_fit", "efficiency_target", "events_table",
     "figure_events", "figure_memory", "figure_random", "filesystem_type", "groups", "macros", "measure",
     "fixed_cost", "medium_dirs", "plan", "random_setup_rows", "random_table", "resolve_threads",
     "rntuple_versus_tbuffermerger", "run_name",

@@ -13,9 +13,9 @@ from ...report import noise_sentences
 from ...setup.config import thread_counts
 from ...core.intervals import Estimate, Verdict
 from .analysis import (BACK_PRESSURE_FACTOR, BACK_PRESSURE_MARGIN_MB, EFFICIENCY_TARGET, GROUP, RANDOM_SETUP_SHARE,
-                       SEED003_SATURATION_SHARE, back_pressure, efficiency_target, estimate, one, random_setup_rows,
-                       peak_estimate, rate, rntuple_versus_tbuffermerger, seed001_parts, seed001_rows, setup_rows,
-                       size_rows, target_medium, versus)
+                       SEED003_SATURATION_SHARE, back_pressure, compression_costs, efficiency_target, estimate, one,
+                       peak_estimate, random_setup_rows, rate, rntuple_versus_tbuffermerger, seed001_parts,
+                       seed001_rows, setup_rows, size_rows, target_medium, versus)
 from .measuring import (COMPRESSIONS, EVENT_METHODS, LABELS, MEDIA, MEDIUM_LABELS, PART_LABELS, SHORT, disk_fit,
                         plan, run_name)
 
@@ -358,6 +358,9 @@ def macros(table: pd.DataFrame, params: dict[str, Any], frame: pd.DataFrame, dir
     values["WrtTbmPeakMB"] = paper.with_bounds(versus_rntuple["peaks"]["tbuffermerger"], 3, unit="~MB")
     values["WrtRntuplePeakMB"] = paper.with_bounds(versus_rntuple["peaks"]["rntuple"], 3, unit="~MB")
     values.update(_back_pressure_macros(back_pressure(table, params)))
+    costs = compression_costs(table, params)  # seed 003's compressions, which the ledger judges
+    values.update({f"Wrt{name}": paper.estimate(costs[name]) if name in costs else "n/a"
+                   for name in ("LzmaOverZlib", "LzmaOverLzFour")})
     values.update(section_macros("Wrt", archived, "writing"))
     return values
 
