@@ -18,11 +18,13 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
 #include <stdexcept>
 #include <string>
+#include <thread>
 #include <vector>
 
 namespace bench {
@@ -83,10 +85,15 @@ inline Residency resident(const std::string &path) {
 // Drops the file's pages from the page cache and checks that they are gone.
 // Dirty pages cannot be dropped, so the file is synced first; a page that a
 // concurrent reader brings back makes the check fail (and the caller retry).
-inline Residency evict(const std::string &path, int attempts = 3) {
+// A file read just before (a calibrated sample's passes evict it between
+// reads) can keep a few pages that DONTNEED skips while the kernel still
+// holds them on a per-CPU list: each retry waits a little longer first (1,
+// 2, 4 ... 64 ms, about 0.1 s in all, untimed), instead of failing the run.
+inline Residency evict(const std::string &path, int attempts = 8) {
   detail::Fd fd(path);
   Residency r;
   for (int attempt = 0; attempt < attempts; ++attempt) {
+    if (attempt > 0) std::this_thread::sleep_for(std::chrono::milliseconds(1 << (attempt - 1)));
     ::fdatasync(fd.get());  // allowed on a read-only descriptor; harmless if clean
     const int status = ::posix_fadvise(fd.get(), 0, 0, POSIX_FADV_DONTNEED);
     if (status != 0) throw std::runtime_error("posix_fadvise(DONTNEED) failed on " + path + ": " + std::strerror(status));
