@@ -164,7 +164,7 @@ def _measure(run: dict[str, Any], params: dict[str, Any], status: GpuStatus,
         frame, validation, build_info = result.timings, result.validation, result.build_info
     elif method == "CUDA C++":
         frame, validation, build_info = _cuda_run(run, one, retakes, min_sample_s)
-    else:  # a Python method: in a fresh interpreter each round, as a kernel (its data and CUDA context made there)
+    else:  # a Python method: in a fresh process each round, as a kernel (its data and CUDA context made there)
         core = harness.single_core() if not run["gpu_method"] and run["threads"] == 1 else None
         frame, validation = harness.in_fresh_process(_python_method, run, params, settings, core=core)
     # passes_made: the adds an in-place case's checksum grew by (the CPU methods count their passes)

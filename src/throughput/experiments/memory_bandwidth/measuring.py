@@ -40,7 +40,7 @@ def _measure_pass(run: dict[str, Any], params: dict[str, Any],
     kernel repeats the pass inside one sample: `loops`), each taken again while its process
     waited too long for a CPU (settings.sample_retakes: `sample_retakes`). The interleaving loop
     (throughput.core.experiment) calls this once per round. A single-threaded kernel or method
-    is pinned to one core (harness.single_core); a Python method runs in a fresh interpreter of
+    is pinned to one core (harness.single_core); a Python method runs in a fresh process of
     its own each round (harness.in_fresh_process), as a kernel does, its JIT compiled there."""
     n, warmup, threads = params["n_values"], params["warmup"], run["threads"]
     core = harness.single_core() if threads == 1 else None

@@ -467,8 +467,6 @@ def size_macros(table: pd.DataFrame, compressions: list[str], max_threads: int) 
     the compressed bytes of the branches the analysis reads over the main files' bytes
     (RdfReadShare), and the ZSTD and LZ4 files' bytes over the LZMA ones' of the same events
     (RdfSizeZstdOverLzma, RdfSizeLzFourOverLzma; "--" where not measured)."""
-    from ...report import paper
-
     scan = table[table["part"] == "scan"]
     macros = {"RdfReadShare": paper.exact(scan["read_zip_bytes"].iloc[0] / scan["file_bytes"].iloc[0], 3)}
     ours = table[(table["part"] == "compression") & (table["threads"] == max_threads)].set_index("compression")
