@@ -1112,6 +1112,7 @@ def test_time_split_figure_stacks_the_columnar_readers_time(tmp_path):
 # --- planning, configuration, parsing ------------------------------------------------------------
 
 def _params(**changes):
+    changes = {"decide_budget_s": 0, **changes}  # the claims' extra rounds only where a test asks for them
     section = configuration.validate({"reader_comparison": changes}, check_resources=False)["reader_comparison"]
     return {**section, "repetitions": 1, "warmup": 0, "compression": "ZLIB"}
 
@@ -1492,3 +1493,62 @@ def test_rootreadspeeds_passes_below_its_noise_are_kept_not_dropped():
                                                       "columnar": [1.0] * 5}), "s", "b", "columnar",
                                        "rootreadspeed", "wall")
     assert timed.value == pytest.approx(np.exp(np.mean(np.log([1.5, 1.4, 1.6, 1.5, 1.5]))))
+
+
+# --- the claims whose figures get rounds where they decide (measuring.deciding_claims) -------------
+
+def test_the_claims_slowdowns_decide_get_extra_rounds_of_their_own_readers_and_branch(files, tmp_path, monkeypatch):
+    from throughput.experiments.reader_comparison import measuring
+    from throughput.report import ledger
+
+    params = _params(readers=["columnar", "bulk", "draw", "cmssw"], collections=["Jet", "Muon"],
+                     cold_collections=[], timeline_collection="Jet", sample_every=200, rootreadspeed=False,
+                     decide_budget_s=60, max_looks=2)
+    params["repetitions"] = 2
+    inputs = {"aod/ZLIB": {"role": "main", "layout": "aod", "compression": "ZLIB", "root": [files["aod"]["root"]],
+                           "rntuple": [], "numpy": []}}
+    # only the wired claims whose reader ran: TTree::Draw's two and the CMSSW-like reader's (root4j's did not run)
+    deciding = measuring.deciding_claims(params, rc.groups(params, inputs))
+    wired = {c.id for c in ledger.load() if (c.measured_by or {}).get("macro") in ("RcDrawVsColumnar", "RcCmsswVsColumnar")}
+    assert {d.claim for d in deciding} == wired and len(wired) == 3
+    for claim in deciding:
+        (run,) = claim.runs
+        assert run["branches"] == ["Jet_pt"] and run["methods"][0] == "columnar" and len(run["methods"]) == 2
+    # the judge judges the figure the section prints, at the level it is given, by the claim's rule
+    real_judges = {d.claim: d.judge for d in deciding}
+    seen = {}
+
+    def always_undecided(claim, macro, machine, set_name, branch, reader):
+        real = real_judges[claim.id]
+
+        def judge(rows, confidence):
+            seen[claim.id] = (real(rows, confidence), confidence, rows)
+            return False, int(rows["round"].nunique()) + 2
+        return judge
+
+    monkeypatch.setattr(measuring, "_judge", always_undecided)
+    frame = rc.measure(params, inputs, tmp_path / "raw", noise.Settings(max_remeasures=0), progress=False)
+    timing = frame[(frame["record"] == "timing") & ~frame["warmup"].astype(bool)]
+    extra = timing[timing["look"] > 0]
+    assert len(extra) and set(extra["branch"]) == {"Jet_pt"} and set(extra["look"]) <= {1, 2}
+    assert set(extra["reader"]) <= {"columnar", "draw", "cmssw"} and "bulk" not in set(extra["reader"])
+    assert timing[timing["branch"] == "Muon_pt"]["round"].nunique() == 2  # descriptive cells: the base rounds
+    # two looks each: every claim judged on the base rounds got one more look, its rounds in the stored file
+    stored = pd.read_parquet(tmp_path / "raw" / "aod_ZLIB_warm_cpp.parquet")
+    assert stored["look"].max() == extra["look"].max() and set(stored["extended_for"]) - {""} == set(extra["extended_for"])
+    for claim_id, ((settled, needed), confidence, rows) in seen.items():
+        assert confidence == intervals.bonferroni(2)
+        reader = "draw" if "draw" in claim_id else "cmssw"
+        figure = analysis.slowdown(rc.summary(rows), "aod/ZLIB", "Jet_pt", reader, confidence)
+        claim = next(c for c in ledger.load() if c.id == claim_id)
+        state = ledger.judge(claim, figure.value, figure.low, figure.high)
+        assert settled == (state != ledger.UNDECIDED)
+        assert needed is None if settled else needed is None or needed > figure.processes
+    # the section's slowdowns are printed at the split level, and say what the rule did
+    table = rc.summary(frame)
+    numbers = rc.macros(params, table, rc.ratios(table), rc.cannot_read(frame), inputs, "test compiler",
+                        frame=frame, noise_settings=noise.Settings(), archived=[])
+    split = analysis.slowdown(table, "aod/ZLIB", "Jet_pt", "draw", intervals.bonferroni(2))
+    assert numbers["RcDrawVsColumnar"] == paper.estimate(split, 2)
+    assert numbers["RcLooksState"] == "some" and numbers["RcMaxLooks"] == "2"
+    assert int(numbers["RcExtraRounds"]) == len(extra.drop_duplicates(["extended_for", "round"]))

@@ -473,3 +473,133 @@ def test_the_method_section_says_how_the_groups_moved_between_rounds():
                                   ("reader comparison", pytest.approx(11), pytest.approx(6))]
     unsplit = {**run(0, 0), "noise": {"half_width": 0.05, "max_half_width": 0.1, "round_drift": None}}
     assert noise_sentences.study_summary({"memory_bandwidth": [unsplit]})["DriftState"] == "none"
+
+
+# --- more rounds where a claim needs them (experiment.Deciding, experiment.Looks) ---------------
+
+class RatioJudge:
+    """A claim on A's time over B's, paired by round: decided once the paired ratio's interval at the
+    level it is given lies above `bound`; otherwise it needs ledger.rounds_needed's rounds. Records
+    the levels and the rounds it was asked to judge."""
+
+    def __init__(self, a="A", b="B", bound=1.0):
+        self.a, self.b, self.bound, self.levels, self.rounds = a, b, bound, [], []
+
+    def __call__(self, rows, confidence):
+        measured = rows[~rows["warmup"].astype(bool)]
+        times = {name: measured[measured["run"] == name].set_index("round")["wall_s"].to_dict() for name in (self.a, self.b)}
+        ratio = intervals.paired_by_round(times[self.a], times[self.b], confidence)
+        self.levels.append(confidence)
+        self.rounds.append(ratio.processes)
+        if ratio.low > self.bound:
+            return True, None
+        half = math.log(ratio.high / ratio.low) / 2
+        distance = abs(math.log(ratio.value / self.bound))
+        return False, max(ratio.processes + 1, math.ceil(ratio.processes * (half / distance) ** 2))
+
+
+def _claim(judge, *names, claim="C1", group="g"):
+    return experiment.Deciding(claim, group, tuple({"name": name} for name in names), judge)
+
+
+def _decide(tmp_path, methods, deciding, looks, repetitions=3, groups=None):
+    return experiment.measure_interleaved(groups or [_group("A", "B", "C")], tmp_path, lambda run: dict(run),
+                                          methods, repetitions, noise.Settings(max_remeasures=0), progress=False,
+                                          deciding=deciding, looks=looks)
+
+
+def _noisy_ratio(n):
+    """A's times over B's: a ratio of about 1.3 whose rounds scatter by +-10%."""
+    return {"A": [1.3 * (1.1 if r % 2 else 0.9) for r in range(n)], "B": [1.0] * n, "C": [1.0] * n}
+
+
+def test_an_undecided_claim_gets_the_rounds_it_needs_on_its_own_runs_only(tmp_path, monkeypatch):
+    monkeypatch.setattr(experiment, "_cost_per_round", lambda rows: 1.0)
+    judge = RatioJudge()
+    methods = FakeMethods(_noisy_ratio(200))
+    frame = _decide(tmp_path, methods, [_claim(judge, "A", "B")], experiment.Looks(max_looks=3, budget_s=1000))
+    measured = frame[~frame["warmup"]]
+    extra = measured[measured["look"] > 0]
+    assert set(extra["run"]) == {"A", "B"} and (extra["extended_for"] == "C1").all()
+    assert measured[measured["run"] == "C"]["round"].nunique() == 3  # a descriptive run keeps the base rounds
+    assert set(judge.levels) == {intervals.bonferroni(3)}  # every look at the split level, the first too
+    # each extra round measures the claim's runs in a fresh random order, continuing the numbering
+    later = methods.calls[9:]
+    rounds = methods.rounds[9:]
+    assert all(sorted(later[i:i + 2]) == ["A", "B"] and rounds[i] == rounds[i + 1] for i in range(0, len(later), 2))
+    assert rounds[0] == 3 and extra["look"].max() <= 2
+    # the first look asked for the rounds the judge named at the base rounds' spread
+    assert judge.rounds[0] == 3 and extra[extra["look"] == 1]["round"].nunique() == \
+        RatioJudge()(measured[measured["look"] == 0], intervals.bonferroni(3))[1] - 3
+    stored, record, _ = results.read_raw(tmp_path / "A.parquet")
+    assert stored["round"].nunique() == measured[measured["run"] == "A"]["round"].nunique()
+    assert record["looks"]["for"] == ["C1"] and record["looks"]["extra_rounds"] == extra["round"].nunique()
+
+
+def test_a_claim_gets_no_more_looks_than_the_rule_fixed(tmp_path, monkeypatch):
+    monkeypatch.setattr(experiment, "_cost_per_round", lambda rows: 1.0)
+    never = lambda rows, confidence: (False, int(rows["round"].nunique()) + 2)  # noqa: E731  (never decided)
+    methods = FakeMethods({name: [1.0] * 20 for name in "ABC"})
+    frame = _decide(tmp_path, methods, [_claim(never, "A")], experiment.Looks(max_looks=3, budget_s=1000))
+    assert sorted(frame["look"].unique()) == [0, 1, 2]
+    assert frame[frame["run"] == "A"]["round"].nunique() == 3 + 2 + 2
+    # stored with its looks: run again, the claim's looks are spent and nothing is measured
+    again = FakeMethods({name: [] for name in "ABC"})
+    _decide(tmp_path, again, [_claim(never, "A")], experiment.Looks(max_looks=3, budget_s=1000))
+    assert again.calls == []
+    # another stopping rule is another measurement
+    third = FakeMethods({name: [1.0] * 20 for name in "ABC"})
+    _decide(tmp_path, third, [_claim(never, "A")], experiment.Looks(max_looks=2, budget_s=1000))
+    assert third.calls.count("A") == 3 + 2
+
+
+def test_the_budget_bounds_the_extra_rounds_and_a_decided_claim_gets_none(tmp_path, monkeypatch):
+    monkeypatch.setattr(experiment, "_cost_per_round", lambda rows: 1.0)
+    never = lambda rows, confidence: (False, 50)  # noqa: E731
+    methods = FakeMethods({name: [1.0] * 60 for name in "ABC"})
+    frame = _decide(tmp_path / "a", methods, [_claim(never, "A")], experiment.Looks(max_looks=2, budget_s=4.5))
+    assert frame[frame["run"] == "A"]["round"].nunique() == 3 + 4  # 4.5 s at 1 s a round
+    methods = FakeMethods({name: [1.0] * 60 for name in "ABC"})
+    _decide(tmp_path / "b", methods, [_claim(never, "A")], experiment.Looks(max_looks=3, budget_s=0))
+    decided = lambda rows, confidence: (True, None)  # noqa: E731
+    _decide(tmp_path / "c", methods, [_claim(decided, "A")], experiment.Looks(max_looks=3, budget_s=1000))
+    assert len(methods.calls) == 18  # two base measurements, nothing more
+
+
+def test_the_claim_cheapest_to_decide_goes_first_and_another_claims_look_counts(tmp_path, monkeypatch):
+    monkeypatch.setattr(experiment, "_cost_per_round", lambda rows: 5.0 if "A" in set(rows["run"]) else 1.0)
+    seen = []
+
+    def needs(name, more):
+        def judge(rows, confidence):
+            seen.append(name)
+            return False, int(rows[rows["run"] == more]["round"].nunique()) + 2
+        return judge
+
+    methods = FakeMethods({name: [1.0] * 20 for name in "ABC"})
+    frame = _decide(tmp_path, methods, [_claim(needs("AB", "A"), "A", "B", claim="costly"),
+                                        _claim(needs("C", "C"), "C", claim="cheap")],
+                    experiment.Looks(max_looks=2, budget_s=1000))
+    extra = frame[frame["look"] > 0]
+    assert list(dict.fromkeys(extra.sort_values("round")["extended_for"])) == ["cheap", "costly"]
+    assert methods.calls[9:11] == ["C", "C"]
+    # two looks: each claim one extra, however many times it was judged
+    assert frame[frame["run"] == "C"]["round"].nunique() == 5 and frame[frame["run"] == "A"]["round"].nunique() == 5
+    shared = _claim(needs("B", "B"), "B", claim="shares B")
+    assert experiment.looks_taken(frame, shared) == 2  # B's data changed with the costly claim's look
+
+
+def test_claims_must_name_a_measured_group_and_a_sound_stopping_rule(tmp_path):
+    with pytest.raises(ValueError, match="not measured"):
+        _decide(tmp_path, FakeMethods({}), [_claim(lambda r, c: (True, None), "A", group="other")],
+                experiment.Looks(max_looks=2, budget_s=1))
+    with pytest.raises(ValueError, match="max_looks 0"):
+        experiment.Looks(max_looks=0)
+
+
+def test_a_rounds_cost_is_its_runs_median_pass_the_extra_rounds_once_there_are_some():
+    rows = pd.DataFrame({"run": ["A", "A", "B", "B", "A", "B"], "round": [0, 1, 0, 1, 2, 2], "retakes": 0,
+                         "pass_s": [4.0, 6.0, 1.0, 1.0, 0.5, 0.25], "look": [0, 0, 0, 0, 1, 1]})
+    assert experiment._cost_per_round(rows[rows["look"] == 0]) == 5.0 + 1.0
+    assert experiment._cost_per_round(rows) == 0.5 + 0.25  # an extra round measures only the claim's cells
+    assert experiment._cost_per_round(rows.drop(columns="pass_s")) == 0.0

@@ -539,6 +539,7 @@ WORDED = {
     "GpubLTwo": {"beyond", "notbeyond", "unknown"},  # gpu_bandwidth.report.l2_macros (device.l2_fit)
     # reader_comparison.report._columnar_macros and _attributes_macros
     "RcColumnar": {"higher", "lower", "notseparated", "notcompared"},
+    "RcLooks": {"none", "some"},  # reader_comparison.report._looks_macros: the claims' extra rounds
     "RcObject": {"measured", "notmeasured"}, "RcObjectBulk": {"read", "refused", "notmeasured"},  # reader_comparison.report._object_macros
     "RcAttributes": {"toofew", "same", "cannotreach", "grows", "shrinks", "notshown"},
     # reader_comparison.report._outcome_macros: which input sets root4j read, and how many

@@ -23,7 +23,9 @@ most the group it was in.
 from __future__ import annotations
 
 import dataclasses
+import math
 import os
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Sequence
@@ -31,7 +33,7 @@ from typing import Any, Callable, Sequence
 import pandas as pd
 from tqdm.auto import tqdm
 
-from . import noise, results
+from . import intervals, noise, results
 
 # What an experiment gives for one pass of one run in one round (the round
 # counts from 0; a process measuring several methods can order them by it):
@@ -47,6 +49,50 @@ class Group:
 
     name: str
     runs: list[dict[str, Any]]
+
+
+# A claim's judgement on a group's rows at a confidence level: whether more rounds can change it
+# (False while its interval holds the rule's bound), and the rounds that would decide it at the
+# spread observed (None: no number of rounds would).
+Judge = Callable[[pd.DataFrame, float], tuple[bool, int | None]]
+
+
+@dataclass(frozen=True)
+class Deciding:
+    """A claim of the ledger (throughput.report.ledger) that runs of one group decide, and so may be
+    given rounds beyond the base ones (measure_interleaved's `looks`): `runs` are the runs an
+    extra round measures, narrowed to the claim's cells (its branch, its methods); descriptive
+    cells keep the base rounds."""
+
+    claim: str
+    group: str
+    runs: tuple[dict[str, Any], ...]
+    judge: Judge
+
+    @property
+    def run_names(self) -> list[str]:
+        return [run["name"] for run in self.runs]
+
+
+@dataclass(frozen=True)
+class Looks:
+    """The stopping rule for the claims' extra rounds, fixed before anything is measured: a claim's
+    data are judged at most `max_looks` times (the base rounds are the first look), every time
+    at the Bonferroni level over those looks (`confidence`), so that looking again until decided
+    keeps the chance of a wrong verdict within the study's 5%; the extra rounds of one call of
+    measure_interleaved together spend at most `budget_s` seconds of measuring."""
+
+    max_looks: int = 1
+    budget_s: float = 0.0
+
+    def __post_init__(self) -> None:
+        if self.max_looks < 1 or not self.budget_s >= 0:
+            raise ValueError(f"looks: max_looks {self.max_looks!r} must be at least 1 and budget_s "
+                             f"{self.budget_s!r} at least 0")
+
+    @property
+    def confidence(self) -> float:
+        return intervals.bonferroni(self.max_looks)
 
 
 # The quantity a run's tables print, from its timed rows: the time of one pass unless the
@@ -90,6 +136,29 @@ def by_round(measured: pd.DataFrame, keys: list[str], table: pd.DataFrame, colum
     return [found[key] for key in table[keys].itertuples(index=False, name=None)]
 
 
+def _take_pass(group: Group, run: dict[str, Any], round_index: int, measure_pass: MeasurePass,
+               settings: noise.Settings, bar: tqdm) -> tuple[pd.DataFrame, dict[str, Any]]:
+    """One pass of `run` in round `round_index`, taken again while disturbed (up to
+    noise.max_retakes), its rows marked with the run, round, retakes, the load it saw and its
+    wall time (`pass_s`: what another round of it costs, for the claims' budget below)."""
+    for retake in range(settings.max_retakes + 1):
+        if retake:  # the pass before was disturbed (noise.Settings.is_disturbed): taken again
+            bar.total += 1
+            bar.refresh()
+        started = time.perf_counter()
+        with noise.LoadMonitor() as monitor:
+            frame, provenance = measure_pass(run, round_index)
+        pass_s = time.perf_counter() - started
+        bar.update()
+        if not settings.is_disturbed(monitor.load):
+            break
+    if int((~frame["warmup"].astype(bool)).sum()) < 1:
+        raise ValueError(f"{group.name} / {run['name']}: a pass gave no measured row")
+    return frame.assign(run=run["name"], round=round_index, rep=frame["rep"].where(frame["warmup"], round_index),
+                        retakes=retake, pass_s=pass_s, look=0, extended_for="",
+                        **monitor.load.as_columns()), provenance
+
+
 def _measure_group(group: Group, measure_pass: MeasurePass, repetitions: int, settings: noise.Settings,
                    series: Sequence[str], quantity: Quantity, per_round: str,
                    bar: tqdm) -> tuple[pd.DataFrame, dict[str, dict[str, Any]], list[float], dict[str, float] | None]:
@@ -104,21 +173,8 @@ def _measure_group(group: Group, measure_pass: MeasurePass, repetitions: int, se
         for repetition in range(repetitions):
             round_index = attempt * repetitions + repetition
             for run in noise.round_order(group.runs, round_index, settings.order_seed):
-                for retake in range(settings.max_retakes + 1):
-                    if retake:  # the pass before was disturbed (noise.Settings.is_disturbed): taken again
-                        bar.total += 1
-                        bar.refresh()
-                    with noise.LoadMonitor() as monitor:
-                        frame, provenance[run["name"]] = measure_pass(run, round_index)
-                    bar.update()
-                    if not settings.is_disturbed(monitor.load):
-                        break
-                if int((~frame["warmup"].astype(bool)).sum()) < 1:
-                    raise ValueError(f"{group.name} / {run['name']}: a pass gave no measured row")
-                frames.append(frame.assign(
-                    run=run["name"], round=round_index, attempt=attempt,
-                    rep=frame["rep"].where(frame["warmup"], round_index), retakes=retake,
-                    **monitor.load.as_columns()))
+                frame, provenance[run["name"]] = _take_pass(group, run, round_index, measure_pass, settings, bar)
+                frames.append(frame.assign(attempt=attempt))
         frame = pd.concat(frames, ignore_index=True)
         spread, per_round_values = _spread(frame, series, quantity, per_round)
         widest = float(spread["half_width"].max()) if spread["half_width"].notna().any() else float("nan")
@@ -138,7 +194,8 @@ def _measure_group(group: Group, measure_pass: MeasurePass, repetitions: int, se
 def measure_interleaved(groups: Sequence[Group], raw_dir: str | Path, key_of: Callable[[dict[str, Any]], dict[str, Any]],
                         measure_pass: MeasurePass, repetitions: int, settings: noise.Settings,
                         series: Sequence[str] = (), desc: str = "measuring", progress: bool = True,
-                        quantity: Quantity = time_per_pass, per_round: str = "median") -> pd.DataFrame:
+                        quantity: Quantity = time_per_pass, per_round: str = "median",
+                        deciding: Sequence[Deciding] = (), looks: Looks = Looks()) -> pd.DataFrame:
     """Measure (or reuse) every group; return all runs' rows.
 
     `key_of(run)` gives what a stored run must match to be reused (parameters,
@@ -148,17 +205,27 @@ def measure_interleaved(groups: Sequence[Group], raw_dir: str | Path, key_of: Ca
     are judged separately, each by the printed `quantity` (the time per pass
     unless given), each round's median sample one value (`per_round` "min": its
     best, for a bandwidth). Rows carry `run`, `round`, `attempt`, the load columns of
-    throughput.core.noise, `half_width`, `cv` and `noisy`.
+    throughput.core.noise, `half_width`, `cv` and `noisy`, `pass_s` (the pass's wall time),
+    `look` and `extended_for` (0 and "" in the base rounds).
+
+    Then the claims of `deciding` that more rounds could decide get them (_decide_more), by the
+    stopping rule `looks`; a group with such claims has `looks.max_looks` in its runs' keys.
     """
     raw_dir = Path(raw_dir)
-    frames, to_measure = [], []
+    frames, to_measure, group_keys = [], [], {}
+    with_claims = {d.group for d in deciding}
+    unknown = sorted(with_claims - {group.name for group in groups})
+    if unknown:
+        raise ValueError(f"claims to decide name groups that are not measured: {unknown}")
     for group in groups:
         names = [run["name"] for run in group.runs]
         if len(set(names)) != len(names):
             raise ValueError(f"group {group.name}: run names are not unique: {names}")
-        keys = {run["name"]: results.reuse_key({
+        # a group whose claims may get more looks keeps them only under the same stopping rule
+        rule = {"max_looks": looks.max_looks} if group.name in with_claims else {}
+        keys = group_keys[group.name] = {run["name"]: results.reuse_key({
             **key_of(run), "interleaved_with": names, "repetitions": repetitions,
-            "noise": dataclasses.asdict(settings)}) for run in group.runs}
+            "noise": dataclasses.asdict(settings), **rule}) for run in group.runs}
         stored = [results.stored_rows(raw_dir / f"{name}.parquet", keys[name]) for name in names]
         if all(frame is not None for frame in stored):
             frames += stored
@@ -192,7 +259,102 @@ def measure_interleaved(groups: Sequence[Group], raw_dir: str | Path, key_of: Ca
                                     else float(rows["half_width"].max())}}
                 results.write_raw(rows, raw_dir / f"{run['name']}.parquet", record, keys[run["name"]])
                 frames.append(rows)
-    return pd.concat(frames, ignore_index=True)
+    frame = pd.concat(frames, ignore_index=True)
+    if not deciding:
+        return frame
+    return _decide_more(frame, groups, deciding, looks, raw_dir, group_keys, measure_pass, settings, series,
+                        quantity, per_round, progress)
+
+
+def looks_taken(rows: pd.DataFrame, claim: Deciding) -> int:
+    """How many times `claim`'s data have been judged: the base rounds, and every extra look of its
+    group that measured one of its runs (another claim's look changes its data too)."""
+    if "look" not in rows:
+        return 1
+    theirs = rows[rows["run"].isin(claim.run_names) & (rows["look"].fillna(0) > 0)]
+    return 1 + int(theirs["look"].nunique())
+
+
+def _decide_more(frame: pd.DataFrame, groups: Sequence[Group], deciding: Sequence[Deciding], looks: Looks,
+                 raw_dir: Path, group_keys: dict[str, dict[str, dict[str, Any]]], measure_pass: MeasurePass,
+                 settings: noise.Settings, series: Sequence[str], quantity: Quantity, per_round: str,
+                 progress: bool) -> pd.DataFrame:
+    """More rounds for the claims of `deciding` that more rounds could decide, by the stopping rule
+    `looks`, fixed in advance: a claim undecided at its last look (judged at looks.confidence) whose
+    looks are not spent gets, as one more look, the rounds it needs at the spread observed
+    (Deciding.judge), or as many as the budget left pays for at its runs' measured cost per round;
+    the claim that costs least to decide goes first, then every claim is judged again. Its runs
+    are measured in each extra round in a fresh random order, like the base rounds, and every
+    look's rows are stored with their run (an interrupted run keeps its finished looks)."""
+    by_name = {group.name: group for group in groups}
+    spent = 0.0
+    with tqdm(total=0, desc="deciding claims", unit="pass", disable=not progress) as bar:
+        while True:
+            candidates = []
+            for claim in deciding:
+                rows = frame[frame["run"].isin([run["name"] for run in by_name[claim.group].runs])]
+                settled, needed = claim.judge(rows, looks.confidence)
+                if settled or needed is None or looks_taken(rows, claim) >= looks.max_looks:
+                    continue
+                mine = rows[rows["run"].isin(claim.run_names)]
+                taken = int(mine["round"].nunique())
+                round_cost = _cost_per_round(mine)
+                affordable = math.floor((looks.budget_s - spent) / round_cost) if round_cost > 0 else 0
+                extra = min(needed - taken, affordable)
+                if extra >= 1:
+                    candidates.append((extra * round_cost, extra, claim))
+            if not candidates:
+                return frame
+            _, extra, claim = min(candidates, key=lambda c: c[0])
+            group = by_name[claim.group]
+            theirs = frame[frame["run"].isin([run["name"] for run in group.runs])]
+            look = int(theirs["look"].fillna(0).max()) + 1 if "look" in theirs else 1  # the group's looks, counted
+            first = int(theirs["round"].max()) + 1
+            bar.total += extra * len(claim.runs)
+            bar.set_postfix_str(f"{claim.claim}: look {looks_taken(frame, claim) + 1}, {extra} rounds")
+            started, new = time.perf_counter(), []
+            for round_index in range(first, first + extra):
+                for run in noise.round_order(list(claim.runs), round_index, settings.order_seed):
+                    passed, _ = _take_pass(group, run, round_index, measure_pass, settings, bar)
+                    new.append(passed.assign(attempt=0, look=look, extended_for=claim.claim))
+            spent += time.perf_counter() - started
+            frame = _store_look(frame, pd.concat(new, ignore_index=True), claim, raw_dir, group_keys[group.name],
+                                settings, series, quantity, per_round)
+
+
+def _cost_per_round(rows: pd.DataFrame) -> float:
+    """What one more round of these runs costs: each run's median pass wall time (`pass_s`), summed,
+    over the extra rounds already taken where there are some (they measure only the claim's cells,
+    the base rounds every cell); rows stored before passes were timed cost nothing known (0)."""
+    if "pass_s" not in rows or rows["pass_s"].isna().all():
+        return 0.0
+    extra = rows[rows["look"].fillna(0) > 0] if "look" in rows else rows.iloc[:0]
+    passes = (extra if len(extra) else rows).drop_duplicates(["run", "round", "retakes"])
+    return float(passes.groupby("run")["pass_s"].median().sum())
+
+
+def _store_look(frame: pd.DataFrame, new: pd.DataFrame, claim: Deciding, raw_dir: Path,
+                keys: dict[str, dict[str, Any]], settings: noise.Settings, series: Sequence[str],
+                quantity: Quantity, per_round: str) -> pd.DataFrame:
+    """`frame` with a look's rows `new`; each run of the look stored again with all its rows, its
+    spread (half_width, cv, noisy) judged afresh over them and its provenance noting the look."""
+    touched = claim.run_names
+    rows = pd.concat([frame[frame["run"].isin(touched)], new], ignore_index=True)
+    spread, _ = _spread(rows.drop(columns=["half_width", "cv", "noisy"], errors="ignore"), series, quantity, per_round)
+    rows = rows.drop(columns=["half_width", "cv", "noisy"], errors="ignore").merge(spread, on=["run", *series],
+                                                                                  how="left")
+    rows["noisy"] = [settings.is_noisy(width) for width in rows["half_width"]]
+    for name in touched:
+        own = rows[rows["run"] == name].reset_index(drop=True)
+        path = raw_dir / f"{name}.parquet"
+        record = results.read_provenance(path)
+        extended = own[own["look"].fillna(0) > 0]
+        record["looks"] = {"extra_rounds": int(extended["round"].nunique()),
+                           "for": sorted(set(extended["extended_for"]))}
+        record["noise"] = {**record.get("noise", {}), "noisy": bool(own["noisy"].any()),
+                           "half_width": None if own["half_width"].isna().all() else float(own["half_width"].max())}
+        results.write_raw(own, path, record, keys[name])
+    return pd.concat([frame[~frame["run"].isin(touched)], rows], ignore_index=True)
 
 
 def measure_once(path: str | os.PathLike, params: dict[str, Any],

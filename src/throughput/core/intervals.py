@@ -29,6 +29,12 @@ from scipy.special import stdtrit
 CONFIDENCE = 0.95
 
 
+def bonferroni(tests: int) -> float:
+    """The level of each of `tests` simultaneous intervals (or looks at one figure) that keeps the
+    chance of any one missing its true value within 1 - CONFIDENCE (Bonferroni)."""
+    return 1 - (1 - CONFIDENCE) / max(1, tests)
+
+
 @dataclass(frozen=True)
 class Estimate:
     """A figure, its interval (NaN bounds where fewer than two processes give no spread) and

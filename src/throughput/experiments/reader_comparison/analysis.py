@@ -310,6 +310,20 @@ def rate_estimate(row: pd.Series, amount: float, part: str = "read") -> Estimate
     return time.inverted(amount)
 
 
+# The section's figures that decide claims of the ledger and so may get rounds beyond the base ones
+# (measuring.deciding_claims): each a reader's slowdown against the columnar reader on the
+# MiniAOD-like set's timeline branch, warm, paired round by round.
+DECIDING_FIGURES = {"RcRootFourJVsCpp": "root4j", "RcDrawVsColumnar": "draw", "RcCmsswVsColumnar": "cmssw"}
+
+
+def slowdown(table: pd.DataFrame, set_name: str, branch: str, reader: str,
+             confidence: float = intervals.CONFIDENCE) -> Estimate:
+    """How many times slower `reader` reads `branch` of `set_name` than the columnar reader (the
+    columnar reader's warm rate over `reader`'s, paired round by round, its interval at `confidence`)."""
+    ratio = warm_paired_ratio(table, set_name, branch, reader, "columnar", confidence=confidence)
+    return ratio.inverted() if ratio.processes else ratio
+
+
 def warm_paired_ratio(table: pd.DataFrame, set_name: str, branch: str, a: str | None, b: str,
                       part: str = "read", confidence: float = intervals.CONFIDENCE) -> Estimate:
     """Reader `a`'s warm rate over reader `b`'s on one branch of one set (paired_rate_ratio, its

@@ -16,8 +16,10 @@ import pandas as pd
 from ...core import experiment, harness, noise, provenance
 from ...core.results import input_identity, sha256, sources_sha256
 from ...inputs.datasets import EMPTY_PRODUCT_BRANCH
+from ...report import ledger
+from ...setup.config import usable_cores
 from . import readers
-from .analysis import reading_time
+from .analysis import DECIDING_FIGURES, reading_time, slowdown, summary
 from .inputs import counter_of
 from .processes import (ReaderFailed, build_java_reader, build_root4j_reader, classify_failure, java_dir, root4j_dir,
                         run_json_process, run_rootreadspeed)
@@ -249,6 +251,52 @@ def groups(params: dict[str, Any], inputs: dict[str, dict[str, Any]]) -> list[ex
     return [experiment.Group(f"{name} ({cache})", runs) for (name, cache), runs in grouped.items()]
 
 
+def looks(params: dict[str, Any]) -> experiment.Looks:
+    """The stopping rule of the claims' extra rounds, from the section (max_looks, decide_budget_s;
+    parameters without them, from before they existed: one look, no extra rounds)."""
+    return experiment.Looks(int(params.get("max_looks", 1)), float(params.get("decide_budget_s", 0)))
+
+
+def deciding_claims(params: dict[str, Any], grouped: list[experiment.Group]) -> list[experiment.Deciding]:
+    """The ledger's claims that this experiment's figures decide (analysis.DECIDING_FIGURES), each with
+    the runs an extra round of it measures: the MiniAOD-like set's warm C++ process reading only the
+    timeline branch with the columnar reader and the claim's (and the claim's own process, for a
+    reader of its own), and its judge: the figure at the looks' level, by the claim's rule
+    (ledger.decide, as the paper's ledger judges it)."""
+    set_name = f"aod/{params['compression']}"
+    branch = branch_name("aod", params["timeline_collection"])
+    group = next((g for g in grouped if g.name == f"{set_name} (warm)"), None)
+    if group is None:
+        return []
+    machine = ledger.Machine("this machine", usable_cores(), gpu=False)
+    deciding = []
+    for claim in ledger.load():
+        macro = (claim.measured_by or {}).get("macro")
+        reader = DECIDING_FIGURES.get(macro)
+        if claim.experiment != "reader_comparison" or reader is None:
+            continue
+        runs = []
+        for run in group.runs:
+            if run["group"] == "cpp" and {"columnar", reader} <= set(run["methods"]):
+                runs.append({**run, "branches": [branch], "methods": [m for m in run["methods"] if m in ("columnar", reader)]})
+            elif run["group"] == reader:
+                runs.append({**run, "branches": [branch]})
+        if len(runs) == (1 if reader in CPP_METHODS else 2):  # both readers measured on this set
+            deciding.append(experiment.Deciding(claim.id, group.name, tuple(runs),
+                                                _judge(claim, macro, machine, set_name, branch, reader)))
+    return deciding
+
+
+def _judge(claim: ledger.Claim, macro: str, machine: ledger.Machine, set_name: str, branch: str,
+           reader: str) -> experiment.Judge:
+    def judge(rows: pd.DataFrame, confidence: float) -> tuple[bool, int | None]:
+        figure = slowdown(summary(rows), set_name, branch, reader, confidence)
+        printed = {macro: {"value": figure.value, "low": figure.low, "high": figure.high, "rounds": figure.processes}}
+        decision = ledger.decide(claim, machine, {"reader_comparison": printed})
+        return decision.reason != ledger.ROUNDS, decision.extra.get("rounds_needed")
+    return judge
+
+
 def measure(params: dict[str, Any], inputs: dict[str, dict[str, Any]], raw_dir: str | Path,
             noise_settings: noise.Settings | None = None, progress: bool = True) -> pd.DataFrame:
     """Run (or reuse, when stored with the same parameters, inputs and reader
@@ -273,4 +321,5 @@ def measure(params: dict[str, Any], inputs: dict[str, dict[str, Any]], raw_dir: 
         grouped, raw_dir, key_of,
         lambda run, repetition: _measure_pass(run, inputs[run["set"]], params, repetition, settings),
         params["repetitions"], settings, series=["reader", "branch"],
-        desc="reader comparison", progress=progress, quantity=reading_time)
+        desc="reader comparison", progress=progress, quantity=reading_time,
+        deciding=deciding_claims(params, grouped), looks=looks(params))

@@ -15,11 +15,12 @@ import numpy as np
 import pandas as pd
 
 from ...core import intervals, noise, provenance
-from ...report import noise_sentences, paper
+from ...report import ledger, noise_sentences, paper
 from ...core.intervals import Estimate, Verdict
 from ...machines.tables import section_macros
-from .analysis import (UNREAD_RECORDS, _rate, cold_over_warm, collection_shapes, opening_ms, rank_correlation,
-                       rate_estimate, summary_row, targets, warm_paired_ratio, warmup_factor, whole_pass_khz,
+from .measuring import looks as stopping_rule
+from .analysis import (DECIDING_FIGURES, UNREAD_RECORDS, _rate, cold_over_warm, collection_shapes, opening_ms, rank_correlation,
+                       rate_estimate, slowdown, summary_row, targets, warm_paired_ratio, warmup_factor, whole_pass_khz,
                        draw_muon_ratio)
 from ...inputs.datasets import EMPTY_PRODUCT_BRANCH
 from .inputs import collection_attributes, tree_compression_factor
@@ -555,14 +556,19 @@ def macros(params: dict[str, Any], table: pd.DataFrame, rated: pd.DataFrame, unr
     compression = params["compression"]
     aod, nano = f"aod/{compression}", f"nanoaod/{compression}"
     branch = lambda layout: branch_name(layout, params["timeline_collection"])  # noqa: E731
+    looks = stopping_rule(params)
     goal_aod = targets(table, aod, branch("aod"))
     goal_nano = targets(table, nano, branch("nanoaod"))
 
     def times(reader: str, slower: bool = False, digits: int = 2) -> str:
         """`reader`'s reading rate per value on the MiniAOD-like set over the columnar reader's (or
-        how many times slower: `slower`), paired round by round, with its interval."""
-        ratio = warm_paired_ratio(table, aod, branch("aod"), reader, "columnar")
-        return _estimate(ratio.inverted() if slower and ratio.processes else ratio, digits)
+        how many times slower: `slower`), paired round by round, with its interval (for a figure
+        that decides a claim, at the level its looks split: measuring.looks)."""
+        if slower:
+            deciding = reader in DECIDING_FIGURES.values()
+            return _estimate(slowdown(table, aod, branch("aod"), reader,
+                                      looks.confidence if deciding else intervals.CONFIDENCE), digits)
+        return _estimate(warm_paired_ratio(table, aod, branch("aod"), reader, "columnar"), digits)
 
     def warmup(reader: str) -> str:
         """`reader`'s first pass over its timed ones on the timeline's branch, within each process, across
@@ -602,21 +608,21 @@ def macros(params: dict[str, Any], table: pd.DataFrame, rated: pd.DataFrame, unr
 
     # Does the CMSSW-like reader's slowdown follow the attributes it reads? Rank correlation
     # over the particle types of the MiniAOD-like files, attributes counted in the file.
-    slowdown = {c: _rate(table, aod, "warm", "columnar", branch_name("aod", c), "khz_read")
+    cmssw_slowdown = {c: _rate(table, aod, "warm", "columnar", branch_name("aod", c), "khz_read")
                 / _rate(table, aod, "warm", "cmssw", branch_name("aod", c), "khz_read") for c in COLLECTIONS}
-    slowdown = {c: v for c, v in slowdown.items() if not math.isnan(v)}
+    cmssw_slowdown = {c: v for c, v in cmssw_slowdown.items() if not math.isnan(v)}
     attributes = None
-    if len(slowdown) >= 3 and aod in inputs:
+    if len(cmssw_slowdown) >= 3 and aod in inputs:
         counts = collection_attributes(inputs[aod]["root"][0], tree_name("aod"),
-                                       [branch_name("aod", c) for c in slowdown])
-        attributes = [counts[branch_name("aod", c)] for c in slowdown]
+                                       [branch_name("aod", c) for c in cmssw_slowdown])
+        attributes = [counts[branch_name("aod", c)] for c in cmssw_slowdown]
     # the columnar reader against the CMSSW-like one, paired round by round (one set's readers share rounds)
     columnar_vs_cmssw = warm_paired_ratio(table, aod, branch("aod"), "columnar", "cmssw")
     return {
         **_object_macros(params, table, inputs),
         "RcNumpyTarget": n(100 * NUMPY_TARGET),
         **_columnar_macros(columnar_vs_cmssw),  # states; the section words each
-        **_attributes_macros(list(slowdown.values()), attributes),
+        **_attributes_macros(list(cmssw_slowdown.values()), attributes),
         "RcNanoBranches": branches(nano), "RcAodBranches": branches(aod),
         "RcRealEvents": real_caption,
         "RcCompression": paper.escape(compression),
@@ -685,10 +691,25 @@ def macros(params: dict[str, Any], table: pd.DataFrame, rated: pd.DataFrame, unr
         **_outcome_macros("RootFourJ", "root4j", table, unreadable),  # the section words its states
         "RcRootFourJCommit": paper.escape(ROOT4J_COMMIT[:7]),
         "RcCppWarmup": warmup("columnar"),
+        **_looks_macros(looks, frame),
         **residency_macros(frame),
         **noise_sentences.paper_macros("Rc", frame, noise_settings, section="reader_comparison"),
         **section_macros("Rc", archived, "reader_comparison"),
     }
+
+
+def _looks_macros(looks: Any, frame: pd.DataFrame) -> dict[str, str]:
+    """The stopping rule of the claims' extra rounds (measuring.looks) and what it did: the claims
+    whose figures it judges (analysis.DECIDING_FIGURES, wired in the ledger), those that got rounds
+    beyond the base ones and how many (RcLooksState: none or some; the section words each)."""
+    claims = [c.id for c in ledger.load() if (c.measured_by or {}).get("macro") in DECIDING_FIGURES]
+    extended = frame[frame["look"].fillna(0) > 0] if "look" in frame else frame.iloc[:0]
+    extra = extended.drop_duplicates(["extended_for", "round"])
+    return {"RcMaxLooks": str(looks.max_looks), "RcLooksLevel": _num(100 * looks.confidence, 3),
+            "RcDecideBudget": _num(looks.budget_s, 3), "RcDecidingClaims": str(len(claims)),
+            "RcLooksState": "some" if len(extra) else "none",
+            "RcExtendedClaims": str(extra["extended_for"].nunique()), "RcExtraRounds": str(len(extra)),
+            "RcExtendedList": paper.escape(", ".join(sorted(set(extra["extended_for"])))) or "--"}
 
 
 def _object_macros(params: dict[str, Any], table: pd.DataFrame, inputs: dict[str, dict[str, Any]]) -> dict[str, str]:
