@@ -43,6 +43,23 @@ def test_an_upward_import_breaks_the_layers(tmp_path):
     assert "throughput.core.results -> throughput.report.paper" in result.stdout
 
 
+@pytest.mark.parametrize("module, line, arrow", [
+    # two rooms of one layer are independent (`|`): the inputs do not reach into the report
+    ("inputs/checksums.py", "from ..report import paper", "throughput.inputs.checksums -> throughput.report.paper"),
+    # nor does one experiment into another (every experiment found by the contract's wildcard)
+    ("experiments/memory_bandwidth/analysis.py", "from ..writing import spec",
+     "throughput.experiments.memory_bandwidth.analysis -> throughput.experiments.writing"),
+])
+def test_siblings_that_import_each_other_break_their_contract(tmp_path, module, line, arrow):
+    copy = tmp_path / "throughput"
+    shutil.copytree(REPO / "src" / "throughput", copy, ignore=shutil.ignore_patterns("__pycache__"))
+    with open(copy / module, "a") as stream:
+        stream.write(f"\n{line}  # noqa\n")
+    result = _lint(tmp_path)
+    assert result.returncode != 0
+    assert arrow in " ".join(result.stdout.split())  # the report wraps long lines
+
+
 # --- each experiment's spec is cheap to import (what Snakemake and throughput.configuration take) ---------
 
 HEAVY = ("ROOT", "numba", "cupy", "awkward", "uproot", "matplotlib", "pandas", "numpy")

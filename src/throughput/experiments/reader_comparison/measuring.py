@@ -263,6 +263,8 @@ def deciding_claims(params: dict[str, Any], grouped: list[experiment.Group]) -> 
     timeline branch with the columnar reader and the claim's (and the claim's own process, for a
     reader of its own), and its judge: the figure at the looks' level, by the claim's rule
     (ledger.decide, as the paper's ledger judges it)."""
+    if "compression" not in params:  # a user's own file (throughput.readers): no main set, no claim
+        return []
     set_name = f"aod/{params['compression']}"
     branch = branch_name("aod", params["timeline_collection"])
     group = next((g for g in grouped if g.name == f"{set_name} (warm)"), None)
