@@ -1273,6 +1273,14 @@ def test_measure_summarize_and_tables(files, tmp_path):
     numbers = rc.macros(params, table, rated, unreadable, inputs, "test compiler",
                         frame=frame, noise_settings=settings, archived=[])
     assert numbers["RcAodEvents"] == r"\num{150}" and numbers["RcNanoEvents"] == r"\num{300}"
+    # seed 000's Table 1 per particle type: the CMSSW-like reader's slowdown, rate and bytes (Jet read, Photon not)
+    cmssw_row, columnar_row = (summary_row(table, "aod/ZLIB", "warm", r, "Jet_pt") for r in ("cmssw", "columnar"))
+    assert numbers["RcCmsswSlowdownJet"] == paper.estimate(analysis.slowdown(table, "aod/ZLIB", "Jet_pt", "cmssw"), 3)
+    assert numbers["RcCmsswBytesJet"] == paper.exact(cmssw_row["bytes_uncompressed"] / columnar_row["bytes_uncompressed"], 3)
+    assert numbers["RcCmsswBytesJet"].value > 10 and numbers["RcCmsswKhzJet"].value > 0
+    assert numbers["RcCmsswSlowdownPhoton"] == numbers["RcCmsswKhzPhoton"] == numbers["RcCmsswBytesPhoton"] == "--"
+    # TTree::Draw was not run here: its figures are not measured, said as "--" (the ledger: notmeasured)
+    assert numbers["RcDrawSlowdownMuon"] == numbers["RcDrawWarmup"] == numbers["RcDrawOverNumpyAod"] == "--"
     # the whole of macros.tex from the package: the noise control and the warm passes' residency
     # from the measured rows, and the archived machines shown (none here)
     noise_macros = noise_sentences.paper_macros("Rc", frame, settings, section="reader_comparison")

@@ -674,7 +674,12 @@ def macros(params: dict[str, Any], table: pd.DataFrame, rated: pd.DataFrame, unr
         "RcJavaVsCpp": times("laurelin", slower=True),
         "RcUprootVsCpp": times("uproot", slower=True),
         "RcCmsswVsColumnar": times("cmssw", slower=True, digits=3),
+        **_table_one_cmssw_macros(table, aod),
         "RcDrawVsColumnar": times("draw", slower=True),
+        # TTree::Draw's muon anomaly (seed 000: a factor of 50), its first call, and its rate against Numpy's
+        "RcDrawSlowdownMuon": _estimate(slowdown(table, aod, branch_name("aod", "Muon"), "draw"), 2),
+        "RcDrawWarmup": warmup("draw"),
+        "RcDrawOverNumpyAod": _estimate(warm_paired_ratio(table, aod, branch("aod"), "draw", "numpy"), 2),
         # the muons' rate over the others' median, round by round, with its interval
         "RcDrawMuon": _estimate(draw_muon_ratio(table, aod, "aod"), 2),
         "RcRdfVsColumnar": times("rdataframe", slower=True),
@@ -696,6 +701,24 @@ def macros(params: dict[str, Any], table: pd.DataFrame, rated: pd.DataFrame, unr
         **noise_sentences.paper_macros("Rc", frame, noise_settings, section="reader_comparison"),
         **section_macros("Rc", archived, "reader_comparison"),
     }
+
+
+def _table_one_cmssw_macros(table: pd.DataFrame, aod: str) -> dict[str, str]:
+    """Seed 000's Table 1 on the MiniAOD-like set, per particle type: how many times slower the
+    CMSSW-like reader is than the columnar one (RcCmsswSlowdown<Type>, paired round by round at the
+    study's level; "--" for a type not read), its rate in kHz (RcCmsswKhz<Type>, across its
+    processes) and the decompressed bytes it reads over the columnar reader's (RcCmsswBytes<Type>:
+    what every pass reads alike, exact)."""
+    found = {}
+    for c in COLLECTIONS:
+        branch = branch_name("aod", c)
+        cmssw, columnar = (summary_row(table, aod, "warm", reader, branch) for reader in ("cmssw", "columnar"))
+        found[f"RcCmsswSlowdown{c}"] = _estimate(slowdown(table, aod, branch, "cmssw"), 3)
+        found[f"RcCmsswKhz{c}"] = "--" if cmssw is None else _estimate(rate_estimate(cmssw, cmssw["events"] / 1e3), 3)
+        ratio = (cmssw["bytes_uncompressed"] / columnar["bytes_uncompressed"]
+                 if cmssw is not None and columnar is not None else math.nan)
+        found[f"RcCmsswBytes{c}"] = paper.exact(ratio, 3) if math.isfinite(ratio) and ratio > 0 else "--"
+    return found
 
 
 def _looks_macros(looks: Any, frame: pd.DataFrame) -> dict[str, str]:
