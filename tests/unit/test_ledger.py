@@ -156,6 +156,8 @@ def test_a_claim_decided_by_a_worded_verdict_maps_its_states():
     ("a Xeon Phi (KNL)", "gpu_bandwidth", ledger.NOT_HERE, "a Xeon Phi (KNL)"),
     ("the seed's machine (an absolute time of its CPU)", "memory_bandwidth", ledger.NOT_HERE,
      "the seed's own hardware"),
+    ("a full-size real CMS NanoAOD file (the one here: 200 events)", "rdataframe", ledger.NOT_HERE,
+     "a full-size real data file"),
     ("VTune", "none", ledger.NO_EXPERIMENT, "VTune"),
     ("nothing special", "writing", ledger.NOT_WIRED, ""),
 ])

@@ -152,6 +152,8 @@ def lacks(claim: Claim, machine: Machine) -> str | None:
         return "a Xeon Phi (KNL)"
     if re.search(r"the seed's (machine|gpu models)", needs):  # an absolute figure of the seed's own hardware
         return "the seed's own hardware"
+    if re.search(r"\bfull-size real\b", needs):  # the real files here are test files of a few hundred events
+        return "a full-size real data file"
     counts = [int(n) for n in re.findall(r"(\d+)\s*(?:cores|threads|processes|c/)", needs)]
     if counts and max(counts) > machine.cores:
         return f"{max(counts)} cores or threads ({machine.cores} here)"
