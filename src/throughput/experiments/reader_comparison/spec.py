@@ -15,11 +15,6 @@ from ... import REPO
 from ...setup import machine_fit
 from ...setup.spec import Spec
 
-# File bytes per MiniAOD-like event (flat layout, small arrays included; measured on 2000 events:
-# make_aod_like, real values, at each compression's default level), for the disk check before running.
-AOD_BYTES_PER_EVENT_ESTIMATE = {"none": 21300, "ZLIB": 6800, "LZ4": 9540, "ZSTD": 6320, "LZMA": 4030}
-NANOAOD_BYTES_PER_EVENT_ESTIMATE = {"none": 4550, "ZLIB": 1880, "LZ4": 2370, "ZSTD": 1900, "LZMA": 1590}
-
 
 class ReaderError(RuntimeError):
     """A Python reader could not read a file or branch (the message names both)."""
@@ -73,10 +68,13 @@ def check_config(section: dict[str, Any], fit: machine_fit.Fitter) -> None:
         if name not in skhep_testdata.known_files:
             problems.append(f"config key 'reader_comparison.real_files': {name!r} is not a file of "
                             f"scikit-hep-testdata (where the real files come from)")
-    # Generated data: TTree files and their RNTuple copies (about the same size).
-    need = 2 * (section["nanoaod_events"] * NANOAOD_BYTES_PER_EVENT_ESTIMATE["ZLIB"]
+    # Generated data: TTree files and their RNTuple copies (about the same size). Imported here, where it
+    # is needed: throughput.inputs.datasets imports numpy and pandas.
+    from ...inputs.datasets import AOD_BYTES_PER_EVENT_ESTIMATE, BYTES_PER_EVENT_ESTIMATE
+
+    need = 2 * (section["nanoaod_events"] * BYTES_PER_EVENT_ESTIMATE["ZLIB"]
                 + (section["aod_events"] + section["object_events"] / 2) * AOD_BYTES_PER_EVENT_ESTIMATE["ZLIB"]
-                + sum(section["scan_events"] * NANOAOD_BYTES_PER_EVENT_ESTIMATE[c]
+                + sum(section["scan_events"] * BYTES_PER_EVENT_ESTIMATE[c]
                       for c in section["compression_scan"]))
     problem = machine_fit.disk_problem(need, "config key 'reader_comparison': the generated files of nanoaod_events, "
                                               "aod_events, object_events and scan_events")
