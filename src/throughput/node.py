@@ -107,6 +107,7 @@ def _params(resolved: dict[str, Any], section: str) -> dict[str, Any]:
 
 
 def measure_memory_bandwidth(resolved: dict[str, Any], results: Path) -> dict[str, str]:
+    # each step's experiment imported when it runs: the GPU's pulls numba and CuPy, which a CPU step does not need
     from .experiments import memory_bandwidth as mb
 
     params = _params(resolved, "memory_bandwidth")  # max_threads: null was resolved by its check_config

@@ -50,6 +50,7 @@ UNTYPED = "float32"
 def compute(path: str | os.PathLike, tree: str, branches: Iterable[str]) -> dict[str, Any]:
     """Entries, values and checksum of each branch (its values in its own type, as every
     reader checksums them), read with uproot and awkward."""
+    # here, with the readers: the references are read (reuse checks) far more often than made
     import awkward as ak
     import numpy as np
     import uproot

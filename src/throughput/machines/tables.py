@@ -23,6 +23,7 @@ from typing import Any, Mapping, Sequence
 
 import pandas as pd
 
+from ..report import paper
 from . import archive
 
 THIS_MACHINE = "this machine"
@@ -115,7 +116,6 @@ SECTION_MACROS = ("MachinesSentence", "MachinesState", "MachinesList", "Machines
 
 
 def _labels(labels: Sequence[str]) -> str:
-    from ..report import paper
 
     return ", ".join(paper.escape(label) for label in labels)
 
@@ -136,7 +136,6 @@ def section_macros(prefix: str, archived: Sequence[archive.Archive], experiment:
     archive/ holds none; holding: some hold runs of `experiment`, <prefix>MachinesList names them;
     notholding: none does), <prefix>MachinesExperiment (how the paper names the experiment) and
     <prefix>MachinesSentence, \\machinessentence{<prefix>} (paper/wording/machines.tex words it)."""
-    from ..report import paper
 
     holding = [a.label for a in archived if a.runs.get(experiment)]
     state = "holding" if holding else "notholding" if archived else "none"
@@ -147,7 +146,6 @@ def section_macros(prefix: str, archived: Sequence[archive.Archive], experiment:
 
 def paper_table(frame: pd.DataFrame) -> pd.DataFrame:
     """`table`'s rows as the method section prints them: four columns of escaped text."""
-    from ..report import paper  # here: the table helpers are not needed to read archives
 
     return pd.DataFrame({
         "machine": [paper.escape(m) for m in frame["machine"]],
@@ -165,7 +163,6 @@ def paper_macros(archived: Sequence[archive.Archive]) -> dict[str, str]:
     none; shown: StudyMachinesCount machines hold runs, StudyMachinesList names them; empty: none
     holds any), and StudyMachinesLeftOutState (some: StudyMachinesLeftOut lists, per machine with
     problems, \\machinesleftout{label}{how many}{the first problem})."""
-    from ..report import paper
 
     shown = [a.label for a in archived if a.runs]
     left_out = [a for a in archived if a.problems]

@@ -246,6 +246,8 @@ def _range(values) -> tuple[float, float]:
 
 def macros() -> dict[str, str]:
     r"""Every seed figure the paper's text quotes, as \newcommand name -> LaTeX (prefix Seed)."""
+    # here: paper imports the intervals and scipy, which the seeds' tables (the GPU cases import
+    # them on the node, before numba.cuda is patched) must not pull in
     from . import paper
 
     n = paper.number

@@ -6,6 +6,7 @@ from typing import Any
 
 import numpy as np
 
+from ...setup.config import ConfigError
 from .device import GpuStatus
 from .spec import MIB, expected_pairs_per_event
 
@@ -16,8 +17,6 @@ def values_per_array(mib: int, dtype: str) -> int:
 
 def check_device_fit(params: dict[str, Any], status: GpuStatus) -> None:
     """Stop before measuring if the GPU cases do not fit the device's free memory."""
-    from ...setup.config import ConfigError
-
     if not status.device:
         return
     free = status.device["free_bytes"]

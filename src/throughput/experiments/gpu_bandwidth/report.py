@@ -9,7 +9,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ...core import intervals
+from ...core import harness, intervals
+from ...machines.tables import section_macros
+from ...report import noise_sentences, paper
 from ...core.intervals import Estimate
 from .analysis import _pick, claim_ratios, jagged_estimate, jagged_table, summary, targets
 from .cases import (CASE_BY_NAME, CASES, CUDA_KERNEL, GPU_METHODS, JAGGED_OPS, NOT_MEASURED, SEED_ARRAY_MIB,
@@ -45,8 +47,6 @@ def table2_rows(table: pd.DataFrame, skipped: pd.DataFrame, dtypes: list[str]) -
 
 def table2_tex(rows: list[dict[str, Any]], dtypes: list[str]) -> str:
     """LaTeX tabular of table2_rows; a case not measured spans our columns with its reason."""
-    from ...report import paper
-
     ours = len(dtypes) + 1
     header = ["", *SEED_GPU_SHORT, *[f"ours {d}" for d in dtypes], f"frac. ({dtypes[0]})"]
     lines = [rf"\begin{{tabular}}{{l{'r' * len(SEED_GPU_SHORT)}|{'r' * ours}}}", r"\toprule",
@@ -74,8 +74,6 @@ def _best(row: Any, column: str, scale: float = 1.0) -> Estimate | None:
 
 
 def _fraction_cell(fraction: Estimate | None) -> str:
-    from ...report import paper
-
     return paper.estimate(fraction, 2) if fraction is not None else "--"
 
 
@@ -88,16 +86,12 @@ def gpu_detail_rows(table: pd.DataFrame) -> pd.DataFrame:
 
 def _method_cell(row) -> str:
     """A row's method, after the machine's label where rows of several machines share a table."""
-    from ...report import paper
-
     machine = getattr(row, "machine", None)  # a summary row (a Series) or a tuple of one
     return paper.escape(f"{machine}: {row.method}" if machine else row.method)
 
 
 def gpu_detail_tex(table: pd.DataFrame, skipped: pd.DataFrame) -> str:
     """Every GPU Table 2 run (CUDA C++ and CuPy, both value types), or why there is none."""
-    from ...report import paper
-
     header = ["case", "method", "type", "GHz", "GB/s", "fraction of nominal", "clock"]
     lines = [r"\begin{tabular}{lllrrrl}", r"\toprule", " & ".join(header) + r" \\", r"\midrule"]
     rows = gpu_detail_rows(table)
@@ -119,8 +113,6 @@ def gpu_detail_tex(table: pd.DataFrame, skipped: pd.DataFrame) -> str:
 def launch_tex(launches: pd.DataFrame, skipped: pd.DataFrame) -> str:
     """What one launch costs each GPU method (analysis.launch_table), in microseconds with their
     intervals, or why it was not measured."""
-    from ...report import paper
-
     lines = [r"\begin{tabular}{lrr}", r"\toprule",
              r"method & device, $\mu$s a launch & host, $\mu$s a launch \\", r"\midrule"]
     for row in launches.itertuples(index=False):
@@ -137,8 +129,6 @@ def launch_tex(launches: pd.DataFrame, skipped: pd.DataFrame) -> str:
 
 
 def jagged_tex(wide: pd.DataFrame, skipped: pd.DataFrame) -> str:
-    from ...report import paper
-
     header = ["method", "threads", "type", "flat in place", "flat immutable", "explode", "combine",
               "explode/flat", "combine/flat"]
     lines = [r"\begin{tabular}{llrrrrrrr}", r"\toprule", " & ".join(paper.escape(h) for h in header) + r" \\",
@@ -167,8 +157,6 @@ def jagged_tex(wide: pd.DataFrame, skipped: pd.DataFrame) -> str:
 # each state once (\gpubtarget, \gpubnuma, \gpubjagged) for every machine.
 
 def _macros(machine: str, values: dict[str, Any]) -> dict[str, str]:
-    from ...report import paper
-
     raw = {"TargetFractions", "TargetSeedFractions", "NumaLocalGBs", "NumaRemoteGBs", "NumaRatio"}  # already LaTeX, as each ...Interval
     return {f"Gpub{machine}{name}": value if name.endswith(("State", "Interval")) or name in raw else paper.escape(value)
             for name, value in values.items()}
@@ -179,8 +167,6 @@ def target_macros(goal: dict[str, Any], machine: str = "") -> dict[str, str]:
     below), inconclusive, or notchecked (TargetWhyNot says why); the device's nominal GB/s and
     each case's fraction with its interval (TargetFractions: \\gpubreaches{case}{value}{interval},
     the interval as paper.interval gives it; the section words it)."""
-    from ...report import paper
-
     if not goal["checked"]:
         return _macros(machine, {"TargetState": "notchecked", "TargetWhyNot": goal["why_not"],
                                  "TargetSeedState": "none", "TargetSeedFractions": ""})
@@ -203,8 +189,6 @@ def numa_macros(table: pd.DataFrame, skipped: pd.DataFrame) -> dict[str, str]:
     in the configuration) or measured, with node 0's threads and host memcpy's GB/s from node 0's
     own memory and from node 1's (each process's best pass, across the processes), and their
     ratio paired round by round (one group measures both), each with its interval."""
-    from ...report import paper
-
     if not skipped.empty and (skipped["group"] == "numa").any():
         reason = skipped[skipped["group"] == "numa"]["reason"].iloc[0]
         return _macros("", {"NumaState": "skipped", "NumaReason": reason})
@@ -231,8 +215,6 @@ def jagged_macros(wide: pd.DataFrame, machine: str = "") -> dict[str, str]:
     without the GPU side, nonumba without numba on one thread, none without any rate. With
     the value type and each side's explode and combine ratios with their intervals (paper.interval:
     the section words them)."""
-    from ...report import paper
-
     if wide.empty:
         return _macros(machine, {"JaggedState": "none"})
     dtype = wide["dtype"].iloc[0]
@@ -261,8 +243,6 @@ def machines_tex(machines: dict[str, tuple[pd.DataFrame, GpuStatus]], dtypes: li
     group per machine (its GHz per value type and the first type's fraction of its own
     device's nominal bandwidth); `machines`: label -> (its summary, its GPU status).
     Where none holds GPU runs, one row says so."""
-    from ...report import paper
-
     with_gpu = {label: (table, status.device["name"]) for label, (table, status) in machines.items()
                 if status.device and not table[table["method"] == "CUDA C++"].empty}
     columns = len(dtypes) + 1
@@ -337,7 +317,6 @@ def l2_macros(fit: dict[str, Any]) -> dict[str, str]:
     """Whether one GPU array is well beyond the device's L2 cache (device.l2_fit): GpubLTwoState
     beyond, notbeyond or unknown (the section then names why from GpubDevice), with the array
     over the L2 (GpubLTwoRatio) and the L2 in MiB (GpubLTwoMiB), n/a where unknown."""
-    from ...report import paper
     known = fit["state"] != "unknown"
     return {"GpubLTwoState": fit["state"], "GpubLTwoRatio": paper.number(fit["ratio"], 2) if known else "n/a",
             "GpubLTwoMiB": paper.number(fit["l2_mib"]) if known else "n/a"}
@@ -353,8 +332,6 @@ def _measured_with(table: pd.DataFrame) -> dict[str, str]:
 def claim_macros(table: pd.DataFrame, machine: str = "") -> dict[str, str]:
     """analysis.claim_ratios as Gpub<machine>Ratio<name>, each printed with its interval (a
     Printed, which the ledger of claims decides by; no section prints them)."""
-    from ...report import paper
-
     return {f"Gpub{machine}Ratio{name}": paper.estimate(ratio, 2) if np.isfinite(ratio.value) else "n/a"
             for name, ratio in claim_ratios(table).items()}
 
@@ -381,8 +358,6 @@ def device_macros(status: GpuStatus, cuda_built: bool) -> dict[str, str]:
     """Which GPU measured this run's GPU rows (GpubGpuState measured, with GpubDevice) or why none did
     (notmeasured, GpubDevice the reason), and whether the CUDA kernels were built here
     (GpubCudaState built, with GpubCudaCompiler; notbuilt); the section words each state."""
-    from ...core import harness
-    from ...report import paper
     return {"GpubDevice": paper.escape(status.summary()),
             "GpubGpuState": "measured" if status.available else paper.NOT_MEASURED,
             "GpubCudaState": "built" if cuda_built else "notbuilt",
@@ -395,10 +370,6 @@ def paper_macros(params: dict[str, Any], table: pd.DataFrame, skipped: pd.DataFr
     """Every number and sentence the paper section quotes, as macro name -> LaTeX: the sizes, the
     device (or why it was not measured), the 85% target's verdict by its interval, NUMA,
     explode/combine, and the archived machines'."""
-    from ...core import harness
-    from ...report import noise_sentences
-    from ...report import paper
-    from ...machines.tables import section_macros
 
     goal = targets(table, status, params["dtypes"])
     jagged = make_jagged(params["events"], params["mean_particles"], "float64")  # its particle and pair counts

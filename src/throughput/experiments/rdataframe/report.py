@@ -45,8 +45,6 @@ def _seconds(text: str) -> float:
 # Tables and numbers for the paper (cells formatted for paper.write_table)
 
 def _num(value: float, digits: int = 3) -> str:
-    from ...report import paper
-
     return paper.number(value, digits) if value is not None and math.isfinite(value) else "--"
 
 
@@ -66,8 +64,6 @@ def scaling_table(table: pd.DataFrame) -> pd.DataFrame:
     """The thread scan: wall time and rate across the processes with their interval (min-max of
     the passes), speed-up over the sequential run (paired round by round, with its interval), CPU
     efficiency; a figure from a run that stayed noisy is marked (throughput.core.noise)."""
-    from ...report import paper
-
     scan = table[table["part"] == "scan"].sort_values("threads")
     sequential = scan[scan["threads"] == 0].iloc[0]
     return pd.DataFrame({
@@ -85,8 +81,6 @@ def scaling_table(table: pd.DataFrame) -> pd.DataFrame:
 def storage_table(table: pd.DataFrame, cpu: str, max_threads: int) -> pd.DataFrame:
     """Seed 002's benchmark table (its rates derived from 513M events) with our all-threads row
     (its time and rate with their intervals across the processes)."""
-    from ...report import paper
-
     ours = table[(table["part"] == "scan") & (table["threads"] == max_threads)].iloc[0]
     time = time_estimate(ours)
     rows = [{"": "seed", "CPU": row.cpu, "storage": row.storage, "threads": str(row.threads),
@@ -103,8 +97,6 @@ def compression_table(table: pd.DataFrame, levels: dict[str, int], compressions:
     """Seed 002's compression table beside ours: sizes (total, branches read), CPU efficiency and time
     at all threads (with its interval across the processes); sizes also as ratios to LZMA, the
     comparison that travels. Not measured without `compressions`."""
-    from ...report import paper
-
     if not compressions:
         return _not_measured()
     ours = table[(table["part"] == "compression") & (table["threads"] == max_threads)].set_index("compression")
@@ -134,8 +126,6 @@ def nhist_table(table: pd.DataFrame, max_threads: int) -> pd.DataFrame:
     """Seed 002's number-of-histograms table beside ours (wall time with its interval across the
     processes, also relative to one histogram, paired round by round). Not measured without
     histogram-count runs (rdataframe.histogram_counts empty)."""
-    from ...report import paper
-
     if not (table["part"] == "nhist").any():
         return _not_measured()
     ours = table[(table["part"] == "nhist") & (table["threads"] == max_threads)].set_index("histograms")
@@ -166,8 +156,6 @@ def pdf_table(table: pd.DataFrame, max_threads: int) -> pd.DataFrame:
     """The PDF-weight methods: wall time (with its interval across the processes), CPU efficiency
     and speed-up over one Define per weight (paired round by round, with its interval). Not
     measured without PDF runs (rdataframe.pdf_methods empty)."""
-    from ...report import paper
-
     if not (table["part"] == "pdf").any():
         return _not_measured()
     ours = table[(table["part"] == "pdf") & (table["threads"] == max_threads)].set_index("method")
@@ -216,8 +204,6 @@ def dask_table(dask: pd.DataFrame | None, table: pd.DataFrame) -> pd.DataFrame:
 
 
 def agreement_table(agreement: pd.DataFrame) -> pd.DataFrame:
-    from ...report import paper
-
     return pd.DataFrame({
         "run": [paper.escape(r) for r in agreement["run"]],
         "reference": [paper.escape(r) for r in agreement["reference"]],
@@ -231,8 +217,6 @@ def rate_components_table(rs: dict[str, Any] | None, measured: pd.DataFrame | No
     """R_IO, R_dec, R_proc, and R1 predicted from them beside R1 measured (one reader, from
     `measured`, by default the summary's own table), each across the rounds with its 95%
     interval. Not measured without the rate model's summary (None)."""
-    from ...report import paper
-
     if rs is None:
         return _not_measured()
     measured = rs["table"] if measured is None else measured
@@ -266,8 +250,6 @@ def rate_components_table(rs: dict[str, Any] | None, measured: pd.DataFrame | No
 
 def _estimate(value: Estimate, digits: int = 3) -> str:
     """An Estimate as the tables print it (paper.estimate), or "--" where it is unknown."""
-    from ...report import paper
-
     return paper.estimate(value, digits) if math.isfinite(value.value) else "--"
 
 
@@ -289,8 +271,6 @@ def rate_fit_table(rs: dict[str, Any] | None) -> pd.DataFrame:
     """Per cache state and TTreeCache setting: the measured rates at one and at the most processes
     (marked where they outnumber the cores), and the fit with one-standard-deviation uncertainties.
     Not measured without the rate model's summary (None)."""
-    from ...report import paper
-
     if rs is None:
         return _not_measured()
     table = rs["table"]
@@ -515,8 +495,6 @@ def _run_macros(params: dict[str, Any], table: pd.DataFrame, agreement: pd.DataF
                 rs: dict[str, Any] | None, not_measured: dict[str, str], levels: dict[str, int],
                 max_threads_requested: int | None) -> dict[str, str]:
     """The runs' numbers the paper section quotes (paper_macros adds the rest), as macro name -> LaTeX."""
-    from ...report import paper
-
     top = params["max_threads"]
     scan = table[table["part"] == "scan"].set_index("threads")
     sequential = scan.loc[0, "wall_s"]
@@ -615,8 +593,6 @@ def precision_macros(by_compression: dict[str, pd.DataFrame], jitter: float) -> 
     smear, the branches stored with reduced precision, and the compared branches' compression
     factors against the real file's (largest and median relative difference), by ZLIB and, in
     RdfFactorOthers, by each other compressor."""
-    from ...report import paper
-
     def apart(frame: pd.DataFrame) -> pd.Series:  # each compared branch's factor against the real one's
         return (frame.loc[frame["compared"], "ratio"] - 1).abs()
 
@@ -740,8 +716,6 @@ def archived_scan(rows: pd.DataFrame | None) -> pd.DataFrame | None:
 def machine_table(scans: dict[str, pd.DataFrame]) -> pd.DataFrame:
     """One row per machine, from its own thread scan: events, sequential rate, and at its
     most threads the rate, speed-up over its own sequential run and CPU efficiency."""
-    from ...report import paper
-
     rows = []
     for label, table in scans.items():
         scan = table[table["part"] == "scan"]

@@ -157,8 +157,6 @@ def prepare_inputs(params: dict[str, Any], datasets_section: dict[str, Any], dat
     NanoAOD-like and MiniAOD-like files with their RNTuple and Numpy copies, the
     compression scan, and copies of the real files. Snakemake makes the same
     files with the same functions through its rules (workflow/rules/datasets.smk)."""
-    from ...inputs import datasets
-
     data_dir = Path(data_dir)
     compression = params["compression"]
     per_file = datasets_section["events_per_file"]

@@ -9,7 +9,8 @@ from typing import Any
 import pandas as pd
 
 from ...core import intervals, noise
-from ...report import noise_sentences
+from ...machines.tables import section_macros
+from ...report import noise_sentences, paper
 from ...setup.config import thread_counts
 from ...core.intervals import Estimate, Verdict
 from .analysis import (BACK_PRESSURE_FACTOR, BACK_PRESSURE_MARGIN_MB, EFFICIENCY_TARGET, GROUP, RANDOM_SETUP_SHARE,
@@ -118,7 +119,6 @@ def figure_events(table: pd.DataFrame, params: dict[str, Any]):
 
 def _num(value: float, digits: int = 3, noisy: bool = False) -> str:
     """`value` for the paper, marked when the run(s) it comes from stayed noisy (throughput.core.noise)."""
-    from ...report import paper
     if value is None or not math.isfinite(value):
         return "n/a"
     return paper.flagged(paper.number(value, digits), bool(noisy))
@@ -127,7 +127,6 @@ def _num(value: float, digits: int = 3, noisy: bool = False) -> str:
 def _ratio(row: pd.Series, column: str, digits: int = 3, noisy: bool = False) -> str:
     """A paired ratio of `row` (`column`, `column`_low, `column`_high) with its interval, marked
     when a run behind it stayed noisy."""
-    from ...report import paper
     value = row[column]
     if value is None or not math.isfinite(value):
         return "n/a"
@@ -137,14 +136,12 @@ def _ratio(row: pd.Series, column: str, digits: int = 3, noisy: bool = False) ->
 def _peak(row: pd.Series | None) -> str:
     """A run's peak memory above the baseline (MB): the mean of its rounds' peaks with its interval
     (analysis.peak_estimate), "--" where it was not measured or recorded no peak."""
-    from ...report import paper
     peak = peak_estimate(row) if row is not None else intervals.UNKNOWN
     return paper.estimate(peak) if math.isfinite(peak.value) else "--"
 
 
 def _figure(value: Estimate, noisy: bool) -> str:
     """A measured figure with its interval, marked when its run stayed noisy."""
-    from ...report import paper
     return paper.flagged(paper.estimate(value), noisy) if math.isfinite(value.value) else "n/a"
 
 
@@ -206,7 +203,6 @@ def _seed003_numbers(claim: str, numbers: dict[str, Any]) -> list[str]:
     threads, the share's interval, the share and the share it must reach (percent); BackPressure:
     the two peaks (MB), the fast medium, the compression, threads. Where a claim was not measured,
     threads and medium only."""
-    from ...report import paper
     common = [str(numbers["threads"]), paper.escape(numbers["medium"])]
     if claim == "Scaling" and "speedups" in numbers:
         speedups = ", ".join(rf"\wrtseedspeedup{{{paper.escape(c)}}}{{{paper.with_bounds(v, 3, unit=TIMES)}}}"
@@ -251,7 +247,6 @@ def _word(verdict: Any, words: dict[Verdict, str] = VERDICT_WORDS) -> str:
 def seed001_size_table(frame: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
     """size_rows for the paper: MB per event, the simple format over ROOT with its interval and
     its verdict on "larger", ROOT's metadata share in percent."""
-    from ...report import paper
     rows = size_rows(frame, params)
     return pd.DataFrame({"": rows["who"], "events": [_num(v, 6) for v in rows["events"]],
                          "ROOT [MB/event]": [_num(v) for v in rows["root_mb"]],
@@ -265,7 +260,6 @@ def seed001_setup_table(frame: pd.DataFrame, params: dict[str, Any]) -> pd.DataF
     """setup_rows for the paper: each writer's fixed cost per pass in ms (ROOT's also as a share
     of its pass), and the simple format's speed-up over ROOT + IMT with and without it, each
     with its interval and its verdict on "faster"."""
-    from ...report import paper
     rows = setup_rows(frame, params)
     return pd.DataFrame({
         "": [f"{PART_LABELS[r.part]}, {SHORT[r.method]}" for r in rows.itertuples()],
@@ -285,8 +279,6 @@ def _than(row: pd.Series | None) -> str:
     """A method against ROOT + IMT, from its paired `faster` ratio: higher or lower only where the
     interval excludes 1 (throughput.core.intervals.comparison), else notseparated; notmeasured
     without the ratio. The state of a Wrt...Than...State macro: the section words it (WrtThan)."""
-    from ...report import paper
-
     if row is None or not math.isfinite(row["faster"]):
         return paper.NOT_MEASURED
     return paper.comparison_state(estimate(row, "faster"))
@@ -298,8 +290,6 @@ def macros(table: pd.DataFrame, params: dict[str, Any], frame: pd.DataFrame, dir
     """Every number and state the paper's writing section quotes (names: letters only, prefix Wrt);
     `archived`: the archived machines read (throughput.machines.tables.load_archived), whose
     WrtMachines... macros say which hold writing runs (tables.section_macros)."""
-    from ...machines.tables import section_macros
-    from ...report import paper
     noise_settings = noise_settings or noise.Settings()
     top, medium = params["max_threads"], target_medium(params)
     goal = efficiency_target(table, params)
@@ -369,7 +359,6 @@ def _disk_macros(dirs: dict[str, str], params: dict[str, Any]) -> dict[str, str]
     """What the disk medium is on this machine (measuring.disk_fit): WrtDiskState notmeasured,
     fsync or nofsync, the section words each; and WrtDiskFilesystem, the file system of the disk
     directory (n/a where not measured)."""
-    from ...report import paper
     disk = disk_fit(dirs, params)
     return {"WrtDiskState": disk["state"], "WrtDiskFilesystem": paper.escape(disk["filesystem"])}
 
@@ -379,7 +368,6 @@ def _back_pressure_macros(pressure: dict[str, Any]) -> dict[str, str]:
     holds, blocks, inconclusive or notmeasured (the section words each), with TBufferMerger's peak
     memory above baseline on the slow medium and on the fast one, each with its interval
     (SlowMB, FastMB: their unit in them), which that is, and the rule's factor and margin in MB."""
-    from ...report import paper
     return {"WrtBackPressureState": pressure["state"],
             "WrtBackPressureSlowMB": paper.with_bounds(pressure["slow"], 3, unit="~MB"),
             "WrtBackPressureFastMB": paper.with_bounds(pressure["fast"], 3, unit="~MB"),
@@ -432,7 +420,6 @@ PART_NAMES = {"events": "Events", "objects": "Products"}
 
 def _parts_state(parts: Sequence[str]) -> str:
     """Which seed-001 workloads a sentence covers: events, products, both, or notmeasured."""
-    from ...report import paper
     names = [PART_NAMES[p].lower() for p in dict.fromkeys(parts)]
     return "both" if len(names) == 2 else names[0] if names else paper.NOT_MEASURED
 
@@ -443,7 +430,6 @@ def _size_macros(frame: pd.DataFrame, params: dict[str, Any]) -> dict[str, str]:
     format's files larger, smaller or notseparated from ROOT's by the paired ratio's interval,
     SIZE_STATES), its events (Count), the ratio with its interval (Ratio) and ROOT's metadata share
     in percent (MetadataPercent). The section words each state."""
-    from ...report import paper
     sizes = size_rows(frame, params)
     ours = sizes[~sizes["who"].str.startswith("seed")].drop_duplicates("who")  # N entries: listed first
     values = {"WrtSizeState": _parts_state(list(ours["part"]) if len(ours) else [])}
@@ -465,7 +451,6 @@ def _setup_macros(frame: pd.DataFrame, params: dict[str, Any]) -> dict[str, str]
     inconclusive: their verdicts on "faster" by their intervals); seed 003's regime as numbers
     and a state (WrtRandomSetup...: whether its passes were large enough, set-up and last flush
     under RANDOM_SETUP_SHARE of each, by their intervals). The section words each state."""
-    from ...report import paper
     setups = setup_rows(frame, params)
     one_thread = setups[setups["threads"] == 1] if len(setups) else setups
     values = {"WrtSetupState": _parts_state(list(one_thread["part"]) if len(one_thread) else [])}
@@ -496,7 +481,6 @@ def _setup_macros(frame: pd.DataFrame, params: dict[str, Any]) -> dict[str, str]
 
 
 def _est(value: Estimate) -> str:
-    from ...report import paper
     return paper.estimate(value) if math.isfinite(value.value) else "n/a"
 
 
