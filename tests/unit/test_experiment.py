@@ -599,7 +599,7 @@ def test_claims_must_name_a_measured_group_and_a_sound_stopping_rule(tmp_path):
 
 def test_a_rounds_cost_is_its_runs_median_pass_the_extra_rounds_once_there_are_some():
     rows = pd.DataFrame({"run": ["A", "A", "B", "B", "A", "B"], "round": [0, 1, 0, 1, 2, 2], "retakes": 0,
-                         "pass_s": [4.0, 6.0, 1.0, 1.0, 0.5, 0.25], "look": [0, 0, 0, 0, 1, 1]})
+                         "process_s": [4.0, 6.0, 1.0, 1.0, 0.5, 0.25], "look": [0, 0, 0, 0, 1, 1]})
     assert experiment._cost_per_round(rows[rows["look"] == 0]) == 5.0 + 1.0
     assert experiment._cost_per_round(rows) == 0.5 + 0.25  # an extra round measures only the claim's cells
-    assert experiment._cost_per_round(rows.drop(columns="pass_s")) == 0.0
+    assert experiment._cost_per_round(rows.drop(columns="process_s")) == 0.0

@@ -140,7 +140,7 @@ def _take_pass(group: Group, run: dict[str, Any], round_index: int, measure_pass
                settings: noise.Settings, bar: tqdm) -> tuple[pd.DataFrame, dict[str, Any]]:
     """One pass of `run` in round `round_index`, taken again while disturbed (up to
     noise.max_retakes), its rows marked with the run, round, retakes, the load it saw and its
-    wall time (`pass_s`: what another round of it costs, for the claims' budget below)."""
+    wall time (`process_s`, the whole pass with its process start: what another round of it costs, for the claims' budget below)."""
     for retake in range(settings.max_retakes + 1):
         if retake:  # the pass before was disturbed (noise.Settings.is_disturbed): taken again
             bar.total += 1
@@ -148,14 +148,14 @@ def _take_pass(group: Group, run: dict[str, Any], round_index: int, measure_pass
         started = time.perf_counter()
         with noise.LoadMonitor() as monitor:
             frame, provenance = measure_pass(run, round_index)
-        pass_s = time.perf_counter() - started
+        process_s = time.perf_counter() - started
         bar.update()
         if not settings.is_disturbed(monitor.load):
             break
     if int((~frame["warmup"].astype(bool)).sum()) < 1:
         raise ValueError(f"{group.name} / {run['name']}: a pass gave no measured row")
     return frame.assign(run=run["name"], round=round_index, rep=frame["rep"].where(frame["warmup"], round_index),
-                        retakes=retake, pass_s=pass_s, look=0, extended_for="",
+                        retakes=retake, process_s=process_s, look=0, extended_for="",
                         **monitor.load.as_columns()), provenance
 
 
@@ -205,7 +205,7 @@ def measure_interleaved(groups: Sequence[Group], raw_dir: str | Path, key_of: Ca
     are judged separately, each by the printed `quantity` (the time per pass
     unless given), each round's median sample one value (`per_round` "min": its
     best, for a bandwidth). Rows carry `run`, `round`, `attempt`, the load columns of
-    throughput.core.noise, `half_width`, `cv` and `noisy`, `pass_s` (the pass's wall time),
+    throughput.core.noise, `half_width`, `cv` and `noisy`, `process_s` (the pass's wall time),
     `look` and `extended_for` (0 and "" in the base rounds).
 
     Then the claims of `deciding` that more rounds could decide get them (_decide_more), by the
@@ -323,14 +323,14 @@ def _decide_more(frame: pd.DataFrame, groups: Sequence[Group], deciding: Sequenc
 
 
 def _cost_per_round(rows: pd.DataFrame) -> float:
-    """What one more round of these runs costs: each run's median pass wall time (`pass_s`), summed,
+    """What one more round of these runs costs: each run's median pass wall time (`process_s`), summed,
     over the extra rounds already taken where there are some (they measure only the claim's cells,
     the base rounds every cell); rows stored before passes were timed cost nothing known (0)."""
-    if "pass_s" not in rows or rows["pass_s"].isna().all():
+    if "process_s" not in rows or rows["process_s"].isna().all():
         return 0.0
     extra = rows[rows["look"].fillna(0) > 0] if "look" in rows else rows.iloc[:0]
     passes = (extra if len(extra) else rows).drop_duplicates(["run", "round", "retakes"])
-    return float(passes.groupby("run")["pass_s"].median().sum())
+    return float(passes.groupby("run")["process_s"].median().sum())
 
 
 def _store_look(frame: pd.DataFrame, new: pd.DataFrame, claim: Deciding, raw_dir: Path,
