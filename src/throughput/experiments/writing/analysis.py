@@ -300,17 +300,16 @@ def _fast_medium(params: dict[str, Any]) -> str:
 def compression_costs(table: pd.DataFrame, params: dict[str, Any]) -> dict[str, Estimate]:
     """Seed 003's "ZLIB and LZ4 much faster than LZMA": TBufferMerger's time per pass of the random
     workload at the most threads on the fast medium, LZMA's over ZLIB's (`LzmaOverZlib`) and over
-    LZ4's (`LzmaOverLzFour`). Each compression is a group of its own (its writers and thread
-    counts share rounds, not the compressions), so the ratio is unpaired (intervals.unpaired_ratio:
-    Welch's interval on the rounds' times); a compression not measured gives no figure."""
+    LZ4's (`LzmaOverLzFour`), paired round by round (the compressions of one medium share rounds:
+    measuring.groups); a compression not measured gives no figure."""
     random = table[(table["part"] == "random") & (table["threads"] == params["max_threads"])]
     medium = _fast_medium(params)
     rows = {c: one(random, method="tbuffermerger", medium=medium, compression=c) for c in ("LZMA", "ZLIB", "LZ4")}
     costs = {}
     for compression, name in (("ZLIB", "Zlib"), ("LZ4", "LzFour")):
         if rows["LZMA"] is not None and rows[compression] is not None:
-            costs[f"LzmaOver{name}"] = intervals.unpaired_ratio(list(rows["LZMA"]["wall_by_round"].values()),
-                                                                list(rows[compression]["wall_by_round"].values()))
+            costs[f"LzmaOver{name}"] = intervals.paired_by_round(rows["LZMA"]["wall_by_round"],
+                                                                 rows[compression]["wall_by_round"])
     return costs
 
 

@@ -163,13 +163,13 @@ def _measure_pass(run: dict[str, Any], params: dict[str, Any], dirs: dict[str, s
 
 
 def groups(params: dict[str, Any]) -> list[experiment.Group]:
-    """The runs of `plan` that ratios compare: every writer and thread count of one
-    workload, medium and compression."""
-    grouped: dict[tuple[str, str, str], list[dict[str, Any]]] = {}
+    """The runs of `plan` that ratios compare: every writer, thread count and compression of one
+    workload and medium (so that one compression's time over another's pairs by round, as seed
+    003's LZMA against ZLIB and LZ4: analysis.compression_costs)."""
+    grouped: dict[tuple[str, str], list[dict[str, Any]]] = {}
     for run in plan(params):
-        grouped.setdefault((run["part"], run["medium"], run["compression"]), []).append({**run, "name": run_name(run)})
-    return [experiment.Group(f"{part}, {medium}, {compression}", runs)
-            for (part, medium, compression), runs in grouped.items()]
+        grouped.setdefault((run["part"], run["medium"]), []).append({**run, "name": run_name(run)})
+    return [experiment.Group(f"{part}, {medium}", runs) for (part, medium), runs in grouped.items()]
 
 
 def measure(params: dict[str, Any], raw_dir: str | os.PathLike, dirs: dict[str, str],
