@@ -140,7 +140,8 @@ def _take_pass(group: Group, run: dict[str, Any], round_index: int, measure_pass
                settings: noise.Settings, bar: tqdm) -> tuple[pd.DataFrame, dict[str, Any]]:
     """One pass of `run` in round `round_index`, taken again while disturbed (up to
     noise.max_retakes), its rows marked with the run, round, retakes, the load it saw and its
-    wall time (`process_s`, the whole pass with its process start: what another round of it costs, for the claims' budget below)."""
+    wall time (`process_s`, the whole pass with its process start: what another round of it
+    costs, for the claims' budget below)."""
     for retake in range(settings.max_retakes + 1):
         if retake:  # the pass before was disturbed (noise.Settings.is_disturbed): taken again
             bar.total += 1
@@ -288,7 +289,7 @@ def _decide_more(frame: pd.DataFrame, groups: Sequence[Group], deciding: Sequenc
     look's rows are stored with their run (an interrupted run keeps its finished looks)."""
     by_name = {group.name: group for group in groups}
     spent = 0.0
-    with tqdm(total=0, desc="deciding claims", unit="pass", disable=not progress) as bar:
+    with tqdm(total=0, desc="claims' extra rounds", unit="pass", disable=not progress) as bar:
         while True:
             candidates = []
             for claim in deciding:
@@ -325,7 +326,8 @@ def _decide_more(frame: pd.DataFrame, groups: Sequence[Group], deciding: Sequenc
 def _cost_per_round(rows: pd.DataFrame) -> float:
     """What one more round of these runs costs: each run's median pass wall time (`process_s`), summed,
     over the extra rounds already taken where there are some (they measure only the claim's cells,
-    the base rounds every cell); rows stored before passes were timed cost nothing known (0)."""
+    the base rounds every cell); 0 for rows stored before passes were timed: no cost known, so
+    no budget pays for them."""
     if "process_s" not in rows or rows["process_s"].isna().all():
         return 0.0
     extra = rows[rows["look"].fillna(0) > 0] if "look" in rows else rows.iloc[:0]
