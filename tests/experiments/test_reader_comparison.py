@@ -1505,6 +1505,27 @@ def test_rootreadspeeds_passes_below_its_noise_are_kept_not_dropped():
 
 # --- the claims whose figures get rounds where they decide (measuring.deciding_claims) -------------
 
+def test_a_java_readers_claims_extra_rounds_measure_it_beside_the_columnar_reader_alone():
+    from throughput.experiments.reader_comparison import measuring
+    from throughput.report import ledger
+
+    params = _params(readers=["columnar", "bulk", "draw", "root4j", "uproot"], collections=["Jet", "Muon"],
+                     cold_collections=[], timeline_collection="Jet", rootreadspeed=False)
+    inputs = {"aod/ZLIB": {"role": "main", "layout": "aod", "compression": "ZLIB", "root": ["a.root"],
+                           "rntuple": [], "numpy": []}}
+    deciding = {d.claim: d for d in measuring.deciding_claims(params, rc.groups(params, inputs))}
+    root4j = {c.id for c in ledger.load() if (c.measured_by or {}).get("macro") == "RcRootFourJVsCpp"}
+    assert root4j and root4j <= set(deciding)
+    for claim in root4j:
+        cpp, java = sorted(deciding[claim].runs, key=lambda run: run["group"])
+        assert (cpp["group"], cpp["methods"], cpp["branches"]) == ("cpp", ["columnar"], ["Jet_pt"])
+        assert (java["group"], java["branches"]) == ("root4j", ["Jet_pt"])
+        assert deciding[claim].group == "aod/ZLIB (warm)"
+    # a claim whose reader did not run on the set has nothing to decide it (the CMSSW-like reader here)
+    assert not any(c.measured_by["macro"] == "RcCmsswVsColumnar" for c in ledger.load()
+                   if c.id in deciding and c.measured_by)
+
+
 def test_the_claims_slowdowns_decide_get_extra_rounds_of_their_own_readers_and_branch(files, tmp_path, monkeypatch):
     from throughput.experiments.reader_comparison import measuring
     from throughput.report import ledger

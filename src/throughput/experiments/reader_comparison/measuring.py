@@ -279,11 +279,12 @@ def deciding_claims(params: dict[str, Any], grouped: list[experiment.Group]) -> 
             continue
         runs = []
         for run in group.runs:
-            if run["group"] == "cpp" and {"columnar", reader} <= set(run["methods"]):
+            if run["group"] == "cpp" and "columnar" in run["methods"]:
                 runs.append({**run, "branches": [branch], "methods": [m for m in run["methods"] if m in ("columnar", reader)]})
             elif run["group"] == reader:
                 runs.append({**run, "branches": [branch]})
-        if len(runs) == (1 if reader in CPP_METHODS else 2):  # both readers measured on this set
+        measured = {m for run in runs for m in run["methods"]}
+        if {"columnar", reader} <= measured:  # both readers measured on this set
             deciding.append(experiment.Deciding(claim.id, group.name, tuple(runs),
                                                 _judge(claim, macro, machine, set_name, branch, reader)))
     return deciding
