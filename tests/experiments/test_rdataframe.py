@@ -947,6 +947,10 @@ def test_rate_model_runs_are_measured_interleaved_checked_and_reused(inputs, sec
     assert timed["others_cores"].notna().all() and timed["cv"].notna().all()
     # the readers of every pass, cold or warm, summed the counters to one reader's
     assert (frames["rate"]["counter_sum"] == frames["components"]["counter_sum"].iloc[0]).all()
+    # one reader's phases are its own (the measuring loop adds columns of its own beside them, never over
+    # them: its processing time is within its pass, which the loop's pass_cost_s, with the process start, is not)
+    phases = frames["components"][~frames["components"]["warmup"].astype(bool)]
+    assert (phases["process_s"] < phases["wall_s"]).all() and (phases["pass_cost_s"] > phases["wall_s"]).all()
     cold = measured[measured["cache"] == "cold"]
     assert (cold["resident_pages"] == 0).all()
     # every pass's run delay; the raw reads and the one reader retake under the default rule, the

@@ -599,7 +599,14 @@ def test_claims_must_name_a_measured_group_and_a_sound_stopping_rule(tmp_path):
 
 def test_a_rounds_cost_is_its_runs_median_pass_the_extra_rounds_once_there_are_some():
     rows = pd.DataFrame({"run": ["A", "A", "B", "B", "A", "B"], "round": [0, 1, 0, 1, 2, 2], "retakes": 0,
-                         "process_s": [4.0, 6.0, 1.0, 1.0, 0.5, 0.25], "look": [0, 0, 0, 0, 1, 1]})
+                         "pass_cost_s": [4.0, 6.0, 1.0, 1.0, 0.5, 0.25], "look": [0, 0, 0, 0, 1, 1]})
     assert experiment._cost_per_round(rows[rows["look"] == 0]) == 5.0 + 1.0
     assert experiment._cost_per_round(rows) == 0.5 + 0.25  # an extra round measures only the claim's cells
-    assert experiment._cost_per_round(rows.drop(columns="process_s")) == 0.0
+    assert experiment._cost_per_round(rows.drop(columns="pass_cost_s")) == 0.0
+
+
+def test_a_pass_whose_rows_carry_the_loops_own_columns_stops_rather_than_being_overwritten(tmp_path):
+    def measure(run, repetition):  # as rdf_rate_reader's rows carry process_s, its processing time
+        return pd.DataFrame({"rep": [0], "warmup": [False], "wall_s": [1.0], "look": [7]}), {}
+    with pytest.raises(ValueError, match=r"columns the measuring loop sets itself: \['look'\]"):
+        _measure(tmp_path, measure, noise.Settings(), groups=[_group("A")])

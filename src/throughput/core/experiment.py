@@ -136,11 +136,15 @@ def by_round(measured: pd.DataFrame, keys: list[str], table: pd.DataFrame, colum
     return [found[key] for key in table[keys].itertuples(index=False, name=None)]
 
 
+# Columns the measuring loop adds to every row of a pass, which no kernel's rows may carry.
+LOOP_COLUMNS = ("pass_cost_s", "look", "extended_for")
+
+
 def _take_pass(group: Group, run: dict[str, Any], round_index: int, measure_pass: MeasurePass,
                settings: noise.Settings, bar: tqdm) -> tuple[pd.DataFrame, dict[str, Any]]:
     """One pass of `run` in round `round_index`, taken again while disturbed (up to
     noise.max_retakes), its rows marked with the run, round, retakes, the load it saw and its
-    wall time (`process_s`, the whole pass with its process start: what another round of it
+    wall time (`pass_cost_s`, the whole pass with its process start: what another round of it
     costs, for the claims' budget below)."""
     for retake in range(settings.max_retakes + 1):
         if retake:  # the pass before was disturbed (noise.Settings.is_disturbed): taken again
@@ -149,14 +153,18 @@ def _take_pass(group: Group, run: dict[str, Any], round_index: int, measure_pass
         started = time.perf_counter()
         with noise.LoadMonitor() as monitor:
             frame, provenance = measure_pass(run, round_index)
-        process_s = time.perf_counter() - started
+        pass_cost_s = time.perf_counter() - started
         bar.update()
         if not settings.is_disturbed(monitor.load):
             break
     if int((~frame["warmup"].astype(bool)).sum()) < 1:
         raise ValueError(f"{group.name} / {run['name']}: a pass gave no measured row")
+    clashing = sorted(set(frame.columns) & set(LOOP_COLUMNS))
+    if clashing:  # the loop's own columns would overwrite the kernel's silently
+        raise ValueError(f"{group.name} / {run['name']}: the pass's rows have columns the measuring loop "
+                         f"sets itself: {clashing}")
     return frame.assign(run=run["name"], round=round_index, rep=frame["rep"].where(frame["warmup"], round_index),
-                        retakes=retake, process_s=process_s, look=0, extended_for="",
+                        retakes=retake, pass_cost_s=pass_cost_s, look=0, extended_for="",
                         **monitor.load.as_columns()), provenance
 
 
@@ -206,7 +214,7 @@ def measure_interleaved(groups: Sequence[Group], raw_dir: str | Path, key_of: Ca
     are judged separately, each by the printed `quantity` (the time per pass
     unless given), each round's median sample one value (`per_round` "min": its
     best, for a bandwidth). Rows carry `run`, `round`, `attempt`, the load columns of
-    throughput.core.noise, `half_width`, `cv` and `noisy`, `process_s` (the pass's wall time),
+    throughput.core.noise, `half_width`, `cv` and `noisy`, `pass_cost_s` (the pass's wall time),
     `look` and `extended_for` (0 and "" in the base rounds).
 
     Then the claims of `deciding` that more rounds could decide get them (_decide_more), by the
@@ -324,15 +332,15 @@ def _decide_more(frame: pd.DataFrame, groups: Sequence[Group], deciding: Sequenc
 
 
 def _cost_per_round(rows: pd.DataFrame) -> float:
-    """What one more round of these runs costs: each run's median pass wall time (`process_s`), summed,
+    """What one more round of these runs costs: each run's median pass wall time (`pass_cost_s`), summed,
     over the extra rounds already taken where there are some (they measure only the claim's cells,
     the base rounds every cell); 0 for rows stored before passes were timed: no cost known, so
     no budget pays for them."""
-    if "process_s" not in rows or rows["process_s"].isna().all():
+    if "pass_cost_s" not in rows or rows["pass_cost_s"].isna().all():
         return 0.0
     extra = rows[rows["look"].fillna(0) > 0] if "look" in rows else rows.iloc[:0]
     passes = (extra if len(extra) else rows).drop_duplicates(["run", "round", "retakes"])
-    return float(passes.groupby("run")["process_s"].median().sum())
+    return float(passes.groupby("run")["pass_cost_s"].median().sum())
 
 
 def _store_look(frame: pd.DataFrame, new: pd.DataFrame, claim: Deciding, raw_dir: Path,

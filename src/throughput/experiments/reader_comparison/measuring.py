@@ -280,7 +280,8 @@ def deciding_claims(params: dict[str, Any], grouped: list[experiment.Group]) -> 
         runs = []
         for run in group.runs:
             if run["group"] == "cpp" and "columnar" in run["methods"]:
-                runs.append({**run, "branches": [branch], "methods": [m for m in run["methods"] if m in ("columnar", reader)]})
+                methods = [m for m in run["methods"] if m in ("columnar", reader)]
+                runs.append({**run, "branches": [branch], "methods": methods})
             elif run["group"] == reader:
                 runs.append({**run, "branches": [branch]})
         measured = {m for run in runs for m in run["methods"]}

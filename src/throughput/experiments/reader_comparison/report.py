@@ -19,9 +19,9 @@ from ...report import ledger, noise_sentences, paper
 from ...core.intervals import Estimate, Verdict
 from ...machines.tables import section_macros
 from .measuring import looks as stopping_rule
-from .analysis import (DECIDING_FIGURES, UNREAD_RECORDS, _rate, cold_over_warm, collection_shapes, opening_ms, rank_correlation,
-                       rate_estimate, slowdown, summary_row, targets, warm_paired_ratio, warmup_factor, whole_pass_khz,
-                       draw_muon_ratio)
+from .analysis import (DECIDING_FIGURES, UNREAD_RECORDS, _rate, cold_over_warm, collection_shapes, opening_ms,
+                       rank_correlation, rate_estimate, slowdown, summary_row, targets, warm_paired_ratio,
+                       warmup_factor, whole_pass_khz, draw_muon_ratio)
 from ...inputs.datasets import EMPTY_PRODUCT_BRANCH
 from .inputs import collection_attributes, tree_compression_factor
 from .processes import ROOT4J_COMMIT, ROOTREADSPEED_COPIES
@@ -609,7 +609,7 @@ def macros(params: dict[str, Any], table: pd.DataFrame, rated: pd.DataFrame, unr
     # Does the CMSSW-like reader's slowdown follow the attributes it reads? Rank correlation
     # over the particle types of the MiniAOD-like files, attributes counted in the file.
     cmssw_slowdown = {c: _rate(table, aod, "warm", "columnar", branch_name("aod", c), "khz_read")
-                / _rate(table, aod, "warm", "cmssw", branch_name("aod", c), "khz_read") for c in COLLECTIONS}
+                      / _rate(table, aod, "warm", "cmssw", branch_name("aod", c), "khz_read") for c in COLLECTIONS}
     cmssw_slowdown = {c: v for c, v in cmssw_slowdown.items() if not math.isnan(v)}
     attributes = None
     if len(cmssw_slowdown) >= 3 and aod in inputs:
