@@ -296,12 +296,13 @@ def _decide_more(frame: pd.DataFrame, groups: Sequence[Group], deciding: Sequenc
     are measured in each extra round in a fresh random order, like the base rounds, and every
     look's rows are stored with their run (an interrupted run keeps its finished looks)."""
     by_name = {group.name: group for group in groups}
+    run_names = {group.name: [run["name"] for run in group.runs] for group in groups}
     spent = 0.0
     with tqdm(total=0, desc="claims' extra rounds", unit="pass", disable=not progress) as bar:
         while True:
             candidates = []
             for claim in deciding:
-                rows = frame[frame["run"].isin([run["name"] for run in by_name[claim.group].runs])]
+                rows = frame[frame["run"].isin(run_names[claim.group])]
                 settled, needed = claim.judge(rows, looks.confidence)
                 if settled or needed is None or looks_taken(rows, claim) >= looks.max_looks:
                     continue
@@ -316,7 +317,7 @@ def _decide_more(frame: pd.DataFrame, groups: Sequence[Group], deciding: Sequenc
                 return frame
             _, extra, claim = min(candidates, key=lambda c: c[0])
             group = by_name[claim.group]
-            theirs = frame[frame["run"].isin([run["name"] for run in group.runs])]
+            theirs = frame[frame["run"].isin(run_names[group.name])]
             look = int(theirs["look"].fillna(0).max()) + 1 if "look" in theirs else 1  # the group's looks, counted
             first = int(theirs["round"].max()) + 1
             bar.total += extra * len(claim.runs)

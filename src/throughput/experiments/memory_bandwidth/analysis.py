@@ -153,7 +153,7 @@ def opt_verdict(table: pd.DataFrame) -> dict[str, dict[str, Any]]:
         rows = single[single["mode"] == mode].set_index("opt")
         seed = SEED_SECONDS.loc[mode, list(OPTIMIZED)]
         pairs = [(a, b) for a in rows.index for b in rows.index if a < b]
-        level = 1 - (1 - intervals.CONFIDENCE) / max(1, len(pairs))
+        level = intervals.bonferroni(len(pairs))
         faster = {(a, b): intervals.comparison(paired_ratio(rows.loc[a], rows.loc[b], level)) == "higher"
                   for a in rows.index for b in rows.index if a != b}
         wins = {o: sum(faster[(o, b)] for b in rows.index if b != o) for o in rows.index}

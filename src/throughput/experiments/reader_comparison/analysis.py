@@ -349,7 +349,7 @@ def fastest_against(table: pd.DataFrame, set_name: str, branch: str, candidates:
     largest ratio: a lower bound alone would name a slow reader whose narrow interval near zero
     beats a fast one's wide interval from a noisy reference), its ratio at that level and the
     verdict (None, UNKNOWN, None where no candidate was measured against the reference)."""
-    level = 1 - (1 - intervals.CONFIDENCE) / max(1, len(candidates))
+    level = intervals.bonferroni(len(candidates))
     ratios = {c: warm_paired_ratio(table, set_name, branch, c, reference, part, level) for c in candidates}
     ratios = {c: r for c, r in ratios.items() if math.isfinite(r.value)}
     if not ratios:

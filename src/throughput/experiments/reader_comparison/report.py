@@ -665,7 +665,7 @@ def macros(params: dict[str, Any], table: pd.DataFrame, rated: pd.DataFrame, unr
         "RcBasketsVsNumpyNano": _estimate(goal_nano["baskets_numpy"], 2),
         # every C++ method tested against rootreadspeed at once (analysis.fastest_against)
         "RcRrsCandidates": str(goal_aod["rootreadspeed_candidates"]),
-        "RcRrsLevel": n(100 * (1 - (1 - intervals.CONFIDENCE) / max(1, goal_aod["rootreadspeed_candidates"])), 3),
+        "RcRrsLevel": n(100 * intervals.bonferroni(goal_aod["rootreadspeed_candidates"]), 3),
         "RcFastestCpp": paper.escape(LABELS.get(goal_aod["fastest_cpp"], "none")),
         "RcRrsRatioAod": _estimate(goal_aod["rootreadspeed"], 2),
         "RcFastestCppNano": paper.escape(LABELS.get(goal_nano["fastest_cpp"], "none")),

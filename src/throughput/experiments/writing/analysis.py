@@ -349,7 +349,7 @@ def rntuple_versus_tbuffermerger(table: pd.DataFrame, params: dict[str, Any]) ->
                     peaks[writer].append(peak_estimate(row))
             if all(row is not None for row in rows.values()):
                 pairs.append((rows["tbuffermerger"]["wall_by_round"], rows["rntuple"]["wall_by_round"]))
-    level = 1 - (1 - intervals.CONFIDENCE) / max(1, len(pairs))
+    level = intervals.bonferroni(len(pairs))
     ratios = [intervals.paired_by_round(tbm, rnt, level) for tbm, rnt in pairs]
     ratios = [r for r in ratios if math.isfinite(r.value)]
     said = [intervals.comparison(r) for r in ratios]
