@@ -309,6 +309,13 @@ def test_validate_output_fails_on_one_wrong_value():
 
 # --- the GPU paths' logic, with numpy standing in for the device -----------------------------
 
+def test_the_array_library_runs_every_seed_case_of_the_cuda_table_by_its_name():
+    # one key for each case: the CUDA program's table names the cases the array library dispatches on
+    from throughput.experiments.gpu_bandwidth.cupy_backend import CASE_PASSES
+
+    assert tuple(CASE_PASSES) == gb.SEED_KERNEL_CASES
+
+
 @pytest.mark.parametrize("dtype", gb.DTYPES)
 @pytest.mark.parametrize("case", gb.SEED_KERNEL_CASES)
 def test_table2_python_logic(case, dtype):

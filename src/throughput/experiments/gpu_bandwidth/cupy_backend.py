@@ -5,13 +5,14 @@ from __future__ import annotations
 
 import ctypes
 import math
+from dataclasses import dataclass
 from typing import Any, Callable
 
 import numpy as np
 import pandas as pd
 
 from ...core import harness
-from .cases import CONSTANT, KERNEL_CASE, SEED_KERNEL_CASES
+from .cases import CONSTANT, KERNEL_CASE
 from .data import added, case_bytes_moved, case_shape, initial, validate_output
 
 
@@ -200,18 +201,113 @@ def no_setup() -> None:
     """No setup: the pass finds its input as the previous one left it."""
 
 
+@dataclass(frozen=True)
+class CasePass:
+    """One Table 2 case with an array library: `setup` (untimed) puts its input and output where a
+    pass expects them, `op` is the pass, `result` gives what the passes left (and checks what
+    they must not have changed)."""
+
+    setup: Callable[[], Any]
+    op: Callable[[], Any]
+    result: Callable[[], np.ndarray]
+
+
+# Each builder takes (backend, the case, its initial values, the constant added); CASE_PASSES
+# maps every case name of the CUDA program's table that an array library runs to its builder,
+# in the table's order (cases.SEED_KERNEL_CASES; a test holds them equal).
+def _to_device(backend, case, init, c):
+    source = init
+    if case == "h2d_pinned":
+        source = backend.pinned_empty(init.size, init.dtype)
+        source[...] = init
+    d = backend.device_empty(init.size, init.dtype)
+    return CasePass(lambda: d.fill(-1), lambda: backend.to_device(d, source), lambda: backend.asnumpy(d))
+
+
+def _to_host(backend, case, init, c):
+    d = backend.device_array(init)
+    target = np.empty_like(init) if case == "d2h_pageable" else backend.pinned_empty(init.size, init.dtype)
+    return CasePass(lambda: target.fill(-1), lambda: backend.to_host(target, d), lambda: np.array(target))
+
+
+def _cpu_writes_shared(backend, case, init, c):
+    shared, view = backend.shared_empty(init.size, init.dtype, _memory(case))
+
+    def result():  # the GPU touched it last
+        backend.synchronize()
+        return np.array(view)
+    return CasePass(lambda: shared.fill(-1), lambda: np.copyto(view, init), result)
+
+
+def _cpu_reads_shared(backend, case, init, c):
+    shared, view = backend.shared_empty(init.size, init.dtype, _memory(case))
+    d_init, target = backend.device_array(init), np.empty_like(init)
+
+    def gpu_writes_last():
+        backend.xp.copyto(shared, d_init)
+        target.fill(-1)
+    return CasePass(gpu_writes_last, lambda: np.copyto(target, view), lambda: target)
+
+
+def _device_copy(backend, case, init, c):
+    a, b = backend.device_array(init), backend.device_empty(init.size, init.dtype)
+    return CasePass(lambda: b.fill(-1), lambda: backend.xp.copyto(b, a), lambda: backend.asnumpy(b))
+
+
+def _inplace_global(backend, case, init, c):
+    a = backend.device_array(init)
+    return CasePass(no_setup, lambda: backend.xp.add(a, c, out=a), lambda: backend.asnumpy(a))
+
+
+def _immutable_global(backend, case, init, c):
+    a, b = backend.device_array(init), backend.device_empty(init.size, init.dtype)
+
+    def result():
+        if not np.array_equal(backend.asnumpy(a), init):
+            raise AssertionError(f"{backend.name} {case} {init.dtype}: the immutable input was changed")
+        return backend.asnumpy(b)
+    return CasePass(lambda: b.fill(-1), lambda: backend.xp.add(a, c, out=b), result)
+
+
+def _inplace_shared(backend, case, init, c):
+    shared, view = backend.shared_empty(init.size, init.dtype, _memory(case))
+
+    def cpu_writes_input():  # the kernel finds it in host memory
+        backend.synchronize()
+        np.copyto(view, init)
+    return CasePass(cpu_writes_input, lambda: backend.xp.add(shared, c, out=shared), lambda: backend.asnumpy(shared))
+
+
+def _immutable_shared(backend, case, init, c):
+    (a, a_view), (b, b_view) = (backend.shared_empty(init.size, init.dtype, _memory(case)) for _ in range(2))
+
+    def cpu_writes_input_and_output():
+        backend.synchronize()
+        np.copyto(a_view, init)
+        b_view.fill(-1)
+    return CasePass(cpu_writes_input_and_output, lambda: backend.xp.add(a, c, out=b), lambda: backend.asnumpy(b))
+
+
+CASE_PASSES: dict[str, Callable[..., CasePass]] = {
+    "h2d_pageable": _to_device, "h2d_pinned": _to_device, "d2h_pageable": _to_host, "d2h_pinned": _to_host,
+    "mapped_cpu_write": _cpu_writes_shared, "mapped_cpu_read": _cpu_reads_shared,
+    "managed_cpu_write": _cpu_writes_shared, "managed_cpu_read": _cpu_reads_shared,
+    "d2d_copy": _device_copy, "inplace_global": _inplace_global, "immutable_global": _immutable_global,
+    "inplace_mapped": _inplace_shared, "immutable_mapped": _immutable_shared,
+    "inplace_managed": _inplace_shared, "immutable_managed": _immutable_shared,
+}
+
+
 def table2_python(case: str, dtype: str, n: int, repetitions: int, warmup: int, backend: NumpyBackend,
                   retakes: harness.Retakes = harness.Retakes(),
                   min_sample_s: float = 0.0) -> tuple[pd.DataFrame, dict[str, Any]]:
-    """One Table 2 case with array-library operations (CuPy's on a GPU), each sample taken again
-    while `retakes` says it was disturbed, device passes on device memory calibrated to
-    `min_sample_s` (passes_taking); validated exactly. Its clock, expected values and bytes
+    """One Table 2 case with array-library operations (CuPy's on a GPU: CASE_PASSES), each sample
+    taken again while `retakes` says it was disturbed, device passes on device memory calibrated
+    to `min_sample_s` (passes_taking); validated exactly. Its clock, expected values and bytes
     moved are its row of the CUDA program's case table (cases.KERNEL_CASES)."""
-    if case not in SEED_KERNEL_CASES:
-        raise ValueError(f"unknown Table 2 case {case!r} for the array library (known: {', '.join(SEED_KERNEL_CASES)})")
-    xp, T = backend.xp, np.dtype(dtype)
-    c = T.type(CONSTANT)
-    passes = warmup + repetitions
+    if case not in CASE_PASSES:
+        raise ValueError(f"unknown Table 2 case {case!r} for the array library (known: {', '.join(CASE_PASSES)})")
+    T = np.dtype(dtype)
     init = initial(n, dtype)
     on_cpu = KERNEL_CASE[case].clock == "steady_clock"
 
@@ -222,75 +318,10 @@ def table2_python(case: str, dtype: str, n: int, repetitions: int, warmup: int, 
     pass_ = passes_taking(warmup, retakes, times, min_sample_s)
     # shared memory's passes need the CPU's setup first; the CPU's work is timed one pass a sample
     repeatable = not (on_cpu or "mapped" in case or "managed" in case)
-    if case in ("h2d_pageable", "h2d_pinned"):
-        source = init
-        if case == "h2d_pinned":
-            source = backend.pinned_empty(n, T)
-            source[...] = init
-        d = backend.device_empty(n, T)
-        for i in range(passes):
-            pass_(i, lambda: d.fill(-1), lambda loops: timed(lambda: backend.to_device(d, source), loops), repeatable)
-        got = backend.asnumpy(d)
-    elif case in ("d2h_pageable", "d2h_pinned"):
-        d = backend.device_array(init)
-        target = np.empty(n, T) if case == "d2h_pageable" else backend.pinned_empty(n, T)
-        for i in range(passes):
-            pass_(i, lambda: target.fill(-1), lambda loops: timed(lambda: backend.to_host(target, d), loops), repeatable)
-        got = np.array(target)
-    elif case in ("managed_cpu_write", "mapped_cpu_write"):
-        managed, view = backend.shared_empty(n, T, _memory(case))
-        for i in range(passes):  # the GPU touches it last
-            pass_(i, lambda: managed.fill(-1), lambda loops: timed(lambda: np.copyto(view, init), loops), repeatable)
-        backend.synchronize()
-        got = np.array(view)
-    elif case in ("managed_cpu_read", "mapped_cpu_read"):
-        managed, view = backend.shared_empty(n, T, _memory(case))
-        d_init = backend.device_array(init)
-        target = np.empty(n, T)
-        def gpu_writes_last():
-            xp.copyto(managed, d_init)
-            target.fill(-1)
-
-        for i in range(passes):
-            pass_(i, gpu_writes_last, lambda loops: timed(lambda: np.copyto(target, view), loops), repeatable)
-        got = target
-    elif case == "d2d_copy":
-        a, b = backend.device_array(init), backend.device_empty(n, T)
-        for i in range(passes):
-            pass_(i, lambda: b.fill(-1), lambda loops: timed(lambda: xp.copyto(b, a), loops), repeatable)
-        got = backend.asnumpy(b)
-    elif case == "inplace_global":
-        a = backend.device_array(init)
-        for i in range(passes):
-            pass_(i, no_setup, lambda loops: timed(lambda: xp.add(a, c, out=a), loops), repeatable)
-        got = backend.asnumpy(a)
-    elif case == "immutable_global":
-        a, b = backend.device_array(init), backend.device_empty(n, T)
-        for i in range(passes):
-            pass_(i, lambda: b.fill(-1), lambda loops: timed(lambda: xp.add(a, c, out=b), loops), repeatable)
-        if not np.array_equal(backend.asnumpy(a), init):
-            raise AssertionError(f"{backend.name} {case} {dtype}: the immutable input was changed")
-        got = backend.asnumpy(b)
-    elif case in ("inplace_managed", "inplace_mapped"):
-        managed, view = backend.shared_empty(n, T, _memory(case))
-        def cpu_writes_input():  # the kernel finds it in host memory
-            backend.synchronize()
-            np.copyto(view, init)
-
-        for i in range(passes):
-            pass_(i, cpu_writes_input, lambda loops: timed(lambda: xp.add(managed, c, out=managed), loops), repeatable)
-        got = backend.asnumpy(managed)
-    elif case in ("immutable_managed", "immutable_mapped"):
-        a, a_view = backend.shared_empty(n, T, _memory(case))
-        b, b_view = backend.shared_empty(n, T, _memory(case))
-        def cpu_writes_input_and_output():
-            backend.synchronize()
-            np.copyto(a_view, init)
-            b_view.fill(-1)
-
-        for i in range(passes):
-            pass_(i, cpu_writes_input_and_output, lambda loops: timed(lambda: xp.add(a, c, out=b), loops), repeatable)
-        got = backend.asnumpy(b)
+    plan = CASE_PASSES[case](backend, case, init, T.type(CONSTANT))
+    for i in range(warmup + repetitions):
+        pass_(i, plan.setup, lambda loops: timed(plan.op, loops), repeatable)
+    got = plan.result()
     expected = init + T.type(added(case, takes_made(times)) * CONSTANT)
     moved = case_bytes_moved(case, T, case_shape(n=n))
     validation = validate_output(got, expected, f"{backend.name} {case} {dtype}")
