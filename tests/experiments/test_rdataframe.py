@@ -925,7 +925,9 @@ def test_compiled_runs_are_measured_interleaved_checked_and_reused(inputs, setti
 
 def test_rate_model_runs_are_measured_interleaved_checked_and_reused(inputs, section, tmp_path):
     _, chosen, info = inputs
-    rate = {**section["rate_model"], "cache_states": ["cold", "warm"], "ttree_cache": [True], "max_processes": 2}
+    # the base rounds only (Eq. (1)'s extra rounds: test_eq1_claim_gets_rounds_of_its_own_runs...)
+    rate = {**section["rate_model"], "cache_states": ["cold", "warm"], "ttree_cache": [True], "max_processes": 2,
+            "decide_budget_s": 0}
     params = {**section, "repetitions": 2, "warmup": 1, "rate_model": rate}
     primer = chosen["main"][0]  # the same tree, not one of the files measured
     frames = rdf.measure_rate_model(params, chosen, info, tmp_path, primer, progress=False)
@@ -969,6 +971,64 @@ def test_rate_model_runs_are_measured_interleaved_checked_and_reused(inputs, sec
     again = rdf.measure_rate_model(params, chosen, info, tmp_path, primer, progress=False)
     for part in ("raw", "components", "rate"):
         pd.testing.assert_frame_equal(frames[part], again[part], check_dtype=False)
+
+
+def _model_frames(rounds: int, ratio_noise: list[float], size: int = 10_000_000) -> dict:
+    """The rate model's frames over `rounds` rounds, one reader's measured time in round r scaled by
+    ratio_noise[r] (Eq. (1)'s prediction over it, cold and warm alike: 40 MB/s over 10 MB in 0.25 s, times that)."""
+    raw = pd.DataFrame([{"run": f"raw_{c}", "cache": c, "wall_s": w, "warmup": False, "noisy": False, "bytes": size,
+                         "round": r, "look": 0} for r in range(rounds) for c, w in (("cold", 0.01), ("warm", 0.01))])
+    components = pd.DataFrame([{"run": "components", "process_s": 0.02, "getentry_s": 0.2, "wall_s": 0.25,
+                                "warmup": False, "round": r, "look": 0} for r in range(rounds)])
+    rate = pd.DataFrame([{"run": f"rate_{c}_on_np{n}", "cache": c, "ttree_cache": "on", "processes": n,
+                          "wall_s": (0.25 * ratio_noise[r] if n == 1 else 0.15), "warmup": False, "round": r,
+                          "cpu_s": 0.1, "read_calls": 1, "look": 0}
+                         for r in range(rounds) for c in ("cold", "warm") for n in (1, 2)])
+    return {"bytes": size, "raw": raw, "components": components, "rate": rate, "events": 1000, "cores": 2,
+            "throttle": None, "not_measured": {}}
+
+
+def test_eq1_claim_gets_rounds_of_its_own_runs_and_is_judged_at_the_looks_level():
+    # the runs an extra round measures: what Eq. (1)'s figures are built from, no other process count
+    rate = {"max_processes": 2, "process_spacing": "every", "ttree_cache": [True]}
+    group = rdf.io_rate_model.experiment.Group("I/O rate model",
+                                               rdf.io_rate_model.model_runs(["cold", "warm"], ["cold", "warm", "direct"],
+                                                                            rate))
+    frames = {}
+    claims = rdf.io_rate_model.deciding_claims(group, lambda rows: frames["now"])
+    assert [c.claim for c in claims] == ["S004-r1-harmonic-sum"]
+    assert set(claims[0].run_names) == {"raw_cold", "raw_warm", "components", "rate_cold_on_np1", "rate_warm_on_np1"}
+    judge = claims[0].judge
+    # 1.0 +-10% is the rule: a prediction 1.2 times the measured rate in every round is refuted, settled
+    frames["now"] = _model_frames(3, [1.2, 1.2, 1.2])
+    assert judge(None, 0.95) == (True, None)
+    # 1.05 with a spread across rounds that holds 1.1: undecided, and the rounds that would decide it
+    frames["now"] = _model_frames(3, [1.0, 1.05, 1.10])
+    settled, needed = judge(None, 0.95)
+    summary = rdf.rate_summary(frames["now"])
+    figure = rdf.io_rate_model.predicted_over_measured(summary, "warm", 0.95)
+    assert figure.low < 1.1 < figure.high and not settled and needed > 3
+    # at a higher level (more looks) the interval is wider: it needs more rounds
+    assert judge(None, 0.99)[1] > needed
+    assert rdf.io_rate_model.predicted_over_measured(summary, "warm", 0.99).high > figure.high
+    # a group without one reader of any cache state gets no claim
+    bare = rdf.io_rate_model.experiment.Group("I/O rate model",
+                                              [r for r in group.runs if not r["name"].endswith("_np1")])
+    assert rdf.io_rate_model.deciding_claims(bare, lambda rows: frames["now"]) == []
+
+
+def test_rate_model_fits_keep_the_base_rounds():
+    # one reader's extra rounds for Eq. (1)'s claim change its rate, never the fits
+    frames = _model_frames(3, [1.0, 1.05, 1.10])
+    extra = frames["rate"][frames["rate"]["processes"] == 1].assign(round=lambda f: f["round"] + 3, look=1,
+                                                                     wall_s=0.5, extended_for="S004-r1-harmonic-sum")
+    extended = {**frames, "rate": pd.concat([frames["rate"], extra], ignore_index=True)}
+    base, more = rdf.rate_summary(frames), rdf.rate_summary(extended)
+    fitted = [c for c in base["fits"] if not c.startswith("r_np1")]  # R(1) beside the fit: the cell, every round
+    pd.testing.assert_frame_equal(base["fits"][fitted], more["fits"][fitted])
+    assert more["table"].set_index(["cache", "processes"]).loc[("warm", 1), "rate"] < \
+        base["table"].set_index(["cache", "processes"]).loc[("warm", 1), "rate"]
+    assert sorted(more["looks"].query("look > 0")["round"].unique()) == [3, 4, 5]
 
 
 def test_rate_model_rates_are_computed_per_round_and_carry_their_interval():
@@ -1220,7 +1280,7 @@ def test_throttled_rate_model_runs_read_cold_under_the_limit(inputs, section, tm
     if why:
         pytest.skip(f"reads cannot be throttled here: {why}")
     rate = {**section["rate_model"], "cache_states": ["warm", rdf.THROTTLED], "ttree_cache": [True],
-            "max_processes": 2, "throttle_factor": 1.5}
+            "max_processes": 2, "throttle_factor": 1.5, "decide_budget_s": 0}
     params = {**section, "repetitions": 2, "warmup": 0, "rate_model": rate}
     frames = rdf.measure_rate_model(params, chosen, info, tmp_path, chosen["main"][0], progress=False)
     limit = frames["throttle"]["bytes_per_s"]

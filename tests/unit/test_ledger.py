@@ -117,6 +117,43 @@ def test_an_undecided_claim_says_how_many_rounds_would_decide_it():
     assert (one_round.state, one_round.reason) == ("undecided", ledger.NO_INTERVAL)
 
 
+def test_extra_rounds_judge_a_claim_as_the_ledger_does_and_say_what_they_did(tmp_path):
+    import pandas as pd
+    from throughput.core import experiment, intervals
+
+    claim = _claim("ratio_close 4.0 0.25", macro="X")
+    # the judge: the figure its section would print from the rows at the looks' level, decided by the rule
+    figure = {"now": intervals.Estimate(7.0, 3.1, 10.9, 5)}
+    judge = ledger.looks_judge(claim, HERE, lambda rows, confidence: {"X": figure["now"]})
+    assert judge(None, 0.98) == (False, ledger.decide(claim, HERE, {"reader_comparison": _printed(7.0, 3.1, 10.9)})
+                                 .extra["rounds_needed"])
+    figure["now"] = intervals.Estimate(7.0, 6.0, 8.0, 5)
+    assert judge(None, 0.98) == (True, None)  # refuted: settled
+    # the claims a section's extra rounds may go to: those only its deciding figures decide
+    folder = tmp_path / "claims"
+    folder.mkdir()
+    entries = []
+    for name, by in (("S000-a", {"macro": "X"}), ("S000-b", {"macros": ["X", "Y"]}), ("S000-c", {"macros": ["X", "Z"]}),
+                     ("S000-d", {"state": "S", "confirmed": ["yes"]})):
+        entries.append({**{f: "x" for f in ledger.FIELDS}, "id": name, "seed": "000", "values": {}, "headline": False,
+                        "rule": "at_least 1" if "state" not in by else "qualitative", "experiment": "writing",
+                        "measured_by": {"experiment": "writing", **by}})
+    (folder / "000.yaml").write_text(yaml.safe_dump(entries))
+    assert [c.id for c in ledger.deciding("writing", {"X", "Y"}, folder)] == ["S000-a", "S000-b"]
+    assert ledger.deciding("reader_comparison", {"X", "Y"}, folder) == []
+    # what the rule did: the extra rounds counted once per claim and round, whatever rows they hold
+    rows = pd.DataFrame({"round": [0, 0, 5, 5, 6, 5], "look": [0, 0, 1, 1, 1, 2],
+                         "extended_for": ["", "", "S000-a", "S000-a", "S000-a", "S000-b"]})
+    looks = experiment.Looks(max_looks=3, budget_s=60)
+    macros = ledger.looks_macros("Xy", looks, rows, ledger.deciding("writing", {"X", "Y"}, folder))
+    assert set(macros) == {"Xy" + name for name in ledger.LOOKS_MACROS}
+    assert (macros["XyLooksState"], macros["XyExtendedClaims"], macros["XyExtraRounds"], macros["XyDecidingClaims"],
+            macros["XyExtendedList"], macros["XyMaxLooks"]) == ("some", "2", "3", "2", "S000-a, S000-b", "3")
+    assert macros["XyLooksLevel"] == paper.number(100 * intervals.bonferroni(3), 3)
+    none = ledger.looks_macros("Xy", looks, pd.DataFrame(), [])
+    assert (none["XyLooksState"], none["XyExtraRounds"], none["XyExtendedList"]) == ("none", "0", "--")
+
+
 def test_a_claim_on_several_figures_is_confirmed_by_all_and_refuted_by_any():
     def section(**figures):
         return {"memory_bandwidth": {name: {"tex": name, "value": v, "low": lo, "high": hi, "rounds": 5}

@@ -338,8 +338,8 @@ def _used_macros(text: str) -> set[str]:
 
 def _producer_patterns(sources: list[str]) -> list[re.Pattern]:
     """Macro names a producer's code can write: its string constants, its f-strings with
-    each formatted part standing for letters (f"Rdf{name}Speedup"), and the noise
-    macros of its calls to noise_sentences.paper_macros("<Prefix>", ...)."""
+    each formatted part standing for letters (f"Rdf{name}Speedup"), and the macros of its
+    calls to noise_sentences.paper_macros("<Prefix>", ...), section_macros and looks_macros."""
     patterns = []
     for source in sources:
         for node in ast.walk(ast.parse(source)):
@@ -351,6 +351,9 @@ def _producer_patterns(sources: list[str]) -> list[re.Pattern]:
             elif (isinstance(node, ast.Call) and getattr(node.func, "id", None) == "section_macros"
                   and node.args and isinstance(node.args[0], ast.Constant)):  # throughput.machines.tables' macros
                 patterns += [re.compile(re.escape(node.args[0].value + name)) for name in machines.SECTION_MACROS]
+            elif (isinstance(node, ast.Call) and getattr(node.func, "attr", None) == "looks_macros"
+                  and node.args and isinstance(node.args[0], ast.Constant)):  # throughput.report.ledger's looks macros
+                patterns += [re.compile(re.escape(node.args[0].value + name)) for name in ledger.LOOKS_MACROS]
             elif isinstance(node, ast.JoinedStr):
                 parts = [re.escape(v.value) if isinstance(v, ast.Constant) else "[A-Za-z]+" for v in node.values]
                 if isinstance(node.values[0], ast.Constant):
@@ -539,7 +542,8 @@ WORDED = {
     "GpubLTwo": {"beyond", "notbeyond", "unknown"},  # gpu_bandwidth.report.l2_macros (device.l2_fit)
     # reader_comparison.report._columnar_macros and _attributes_macros
     "RcColumnar": {"higher", "lower", "notseparated", "notcompared"},
-    "RcLooks": {"none", "some"},  # reader_comparison.report._looks_macros: the claims' extra rounds
+    "RcLooks": {"none", "some"},  # ledger.looks_macros: the claims' extra rounds
+    "RdfRateLooks": {"none", "some"},  # ledger.looks_macros: Eq. (1)'s extra rounds
     "RcObject": {"measured", "notmeasured"}, "RcObjectBulk": {"read", "refused", "notmeasured"},  # reader_comparison.report._object_macros
     "RcAttributes": {"toofew", "same", "cannotreach", "grows", "shrinks", "notshown"},
     # reader_comparison.report._outcome_macros: which input sets root4j read, and how many

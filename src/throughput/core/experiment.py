@@ -28,7 +28,7 @@ import os
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 import pandas as pd
 from tqdm.auto import tqdm
@@ -74,6 +74,10 @@ class Deciding:
         return [run["name"] for run in self.runs]
 
 
+# the config keys of a section's stopping rule (Looks.of)
+LOOKS_KEYS = ("max_looks", "decide_budget_s")
+
+
 @dataclass(frozen=True)
 class Looks:
     """The stopping rule for the claims' extra rounds, fixed before anything is measured: a claim's
@@ -93,6 +97,12 @@ class Looks:
     @property
     def confidence(self) -> float:
         return intervals.bonferroni(self.max_looks)
+
+    @classmethod
+    def of(cls, section: Mapping[str, Any]) -> Looks:
+        """The rule a config section sets (max_looks, decide_budget_s; parameters without them, from
+        before they existed: one look, no extra rounds)."""
+        return cls(int(section.get("max_looks", 1)), float(section.get("decide_budget_s", 0)))
 
 
 # The quantity a run's tables print, from its timed rows: the time of one pass unless the

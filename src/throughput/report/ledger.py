@@ -35,7 +35,7 @@ import math
 import re
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any, Iterable, Mapping
+from typing import Any, Callable, Iterable, Mapping
 
 import yaml
 
@@ -314,6 +314,53 @@ def _decide_figure(claim: Claim, machine: Machine, by: Mapping[str, Any], name: 
 def decide_all(claims: Iterable[Claim], machine: Machine,
                macros: Mapping[str, Mapping[str, Mapping[str, Any]]]) -> list[Decision]:
     return [decide(claim, machine, macros) for claim in claims]
+
+
+def looks_judge(claim: Claim, machine: Machine,
+                figures: Callable[[Any, float], Mapping[str, intervals.Estimate]]) -> Callable[[Any, float], tuple[bool, int | None]]:
+    """A judge for the claim's extra rounds (throughput.core.experiment.Deciding): `figures(rows,
+    confidence)` gives the claim's macros from its group's rows at a level, as its section would
+    print them; the claim is decided on them as the paper's ledger decides it. Returns whether it
+    is settled (more rounds cannot change it) and the rounds that would decide it (None: none
+    known)."""
+    def judge(rows: Any, confidence: float) -> tuple[bool, int | None]:
+        printed = {name: {"value": e.value, "low": e.low, "high": e.high, "rounds": e.processes}
+                   for name, e in figures(rows, confidence).items()}
+        decision = decide(claim, machine, {claim.experiment: printed})
+        return decision.reason != ROUNDS, decision.extra.get("rounds_needed")
+    return judge
+
+
+def deciding(experiment: str, figures: Iterable[str], folder: str | Path = CLAIMS_DIR) -> list[Claim]:
+    """The claims of `experiment` that only `figures` decide (its measured_by macro, or all its
+    macros, among them): those its extra rounds may be given to."""
+    figures = set(figures)
+    found = []
+    for claim in load(folder):
+        by = claim.measured_by or {}
+        names = set(by.get("macros", [])) or {by.get("macro")}
+        if claim.experiment == experiment and names <= figures:
+            found.append(claim)
+    return found
+
+
+# the macros looks_macros writes after its prefix
+LOOKS_MACROS = ("MaxLooks", "LooksLevel", "DecideBudget", "DecidingClaims", "LooksState", "ExtendedClaims",
+                "ExtraRounds", "ExtendedList")
+
+
+def looks_macros(prefix: str, looks: Any, frame: Any, claims: list[Claim]) -> dict[str, str]:
+    """The stopping rule of a section's extra rounds (throughput.core.experiment.Looks) and what it
+    did, as <prefix>MaxLooks, LooksLevel, DecideBudget, DecidingClaims (its `claims`),
+    LooksState (none or some; the section words each), ExtendedClaims, ExtraRounds, ExtendedList."""
+    # each claim's extra rounds once (the rows of its look's runs and samples alike)
+    extra = (frame[frame["look"].fillna(0) > 0].drop_duplicates(["extended_for", "round"])["extended_for"].tolist()
+             if "look" in frame else [])
+    return {f"{prefix}MaxLooks": str(looks.max_looks), f"{prefix}LooksLevel": paper.number(100 * looks.confidence, 3),
+            f"{prefix}DecideBudget": paper.number(looks.budget_s, 3), f"{prefix}DecidingClaims": str(len(claims)),
+            f"{prefix}LooksState": "some" if extra else "none",
+            f"{prefix}ExtendedClaims": str(len(set(extra))), f"{prefix}ExtraRounds": str(len(extra)),
+            f"{prefix}ExtendedList": paper.escape(", ".join(sorted(set(extra)))) or "--"}
 
 
 def decide_archived(claims: list[Claim], macros: Mapping[str, Mapping[str, Mapping[str, Any]]],

@@ -12,13 +12,13 @@ import os
 import subprocess
 import tempfile
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 import numpy as np
 import pandas as pd
 
 from ...core import experiment, harness, intervals, io_throttle, noise, provenance
-from ...report import noise_sentences
+from ...report import ledger, noise_sentences
 from ...setup.config import usable_cores
 from ...core.results import input_identity, sha256
 from .analysis import _lstsq_nonnegative
@@ -258,8 +258,10 @@ def measure_rate_model(params: dict[str, Any], inputs: dict[str, Any], info: dic
     files = inputs["rate"]
     entries = {f: info["entries"][f] for f in files}
     binaries = {k: sha256(harness.kernel_path(k)) for k in KERNELS}
+    # what a stored pass must match; the stopping rule of the claims' extra rounds is not (its looks are
+    # stored with their rounds: measure_interleaved)
     base = {"repetitions": params["repetitions"], "warmup": params["warmup"], "inputs": input_identity(files),
-            "rate_model": rate, "binaries": binaries}
+            "rate_model": {k: v for k, v in rate.items() if k not in experiment.LOOKS_KEYS}, "binaries": binaries}
     not_measured = {}
     states = list(rate["cache_states"])
     evicting = cold_cache_problem(files, work) if {"cold", THROTTLED} & set(states) else None
@@ -306,23 +308,34 @@ def measure_rate_model(params: dict[str, Any], inputs: dict[str, Any], info: dic
             return _measure_rate(run, round_, params, files, entries, work, primer, throttle)
 
         group = experiment.Group("I/O rate model", model_runs(states, caches, rate))
+        throttled = throttle_setting if THROTTLED in states else None
         frame = experiment.measure_interleaved(
             [group], raw, lambda run: {**base, **{k: v for k, v in run.items() if k != "name"}}, measure_pass,
-            params["repetitions"], settings, desc="I/O rate model", progress=progress)
+            params["repetitions"], settings, desc="I/O rate model", progress=progress,
+            deciding=deciding_claims(group, lambda rows: model_frames(rows, files, entries, not_measured, throttled)),
+            looks=experiment.Looks.of(rate))
         if throttles:  # what the throttled passes measured here read from the device, in the group
             throttle_setting["device_bytes_read"] = throttles[0].bytes_read()
-    # one frame per part, without the other parts' columns (and their integers back from float)
-    frames = {part: frame[frame["part"] == part].dropna(axis=1, how="all").reset_index(drop=True)
-              for part in ("raw", "components", "rate")}
+    frames = model_frames(frame, files, entries, not_measured, throttle_setting if THROTTLED in states else None)
+    check_model_passes(frames, files)
+    return frames
+
+
+def model_frames(frame: pd.DataFrame, files: list[str], entries: dict[str, int], not_measured: dict[str, str],
+                 throttle: dict[str, Any] | None) -> dict[str, Any]:
+    """The model's rows as rate_summary takes them: one frame per part, without the other parts'
+    columns (and their integers back from float), with the files' bytes and events, the usable
+    cores, what was not measured and the throttle's setting (None: not throttled)."""
+    frames: dict[str, Any] = {part: frame[frame["part"] == part].dropna(axis=1, how="all").reset_index(drop=True)
+                              for part in ("raw", "components", "rate")}
     for part, columns in (("components", ["counter_sum"]), ("rate", ["counter_sum", "processes"])):
         if len(frames[part]):  # no rate runs where no cache state could be set up
             frames[part] = frames[part].astype({c: "int64" for c in columns})
-    check_model_passes(frames, files)
     frames["bytes"] = sum(Path(f).stat().st_size for f in files)
     frames["cores"] = usable_cores()  # process counts above it oversubscribe the cores
     frames["events"] = sum(entries.values())
     frames["not_measured"] = not_measured
-    frames["throttle"] = throttle_setting if THROTTLED in states else None
+    frames["throttle"] = throttle
     return frames
 
 
@@ -456,14 +469,46 @@ def model_check(summary: dict[str, Any], cache: str) -> dict[str, Any] | None:
     return {"state": state, "above": above, "unseparated": unseparated, "ratios": ratios}
 
 
-def predicted_over_measured(summary: dict[str, Any], cache: str) -> intervals.Estimate:
+def predicted_over_measured(summary: dict[str, Any], cache: str,
+                            confidence: float = intervals.CONFIDENCE) -> intervals.Estimate:
     """Eq. (1) as the seed states it: one reader's rate predicted from R_IO, R_dec and R_proc
-    measured apart over its measured rate (one reader, TTreeCache on), paired round by round;
-    UNKNOWN where one reader with `cache` was not measured."""
+    measured apart over its measured rate (one reader, TTreeCache on), paired round by round, its
+    interval at `confidence`; UNKNOWN where one reader with `cache` was not measured."""
     by_round = summary["by_round"]
     if cache not in by_round.get("r1_measured", {}) or cache not in by_round["r1_predicted"]:
         return intervals.UNKNOWN
-    return intervals.paired_by_round(by_round["r1_predicted"][cache].to_dict(), by_round["r1_measured"][cache].to_dict())
+    return intervals.paired_by_round(by_round["r1_predicted"][cache].to_dict(), by_round["r1_measured"][cache].to_dict(),
+                                     confidence)
+
+
+# Eq. (1)'s figures, the ledger's macros (by cache state) that the model's extra rounds may decide
+DECIDING_FIGURES = {"RdfROnePredOverMeasuredCold": "cold", "RdfROnePredOverMeasuredWarm": "warm"}
+
+
+def deciding_claims(group: experiment.Group,
+                    frames_of: Callable[[pd.DataFrame], dict[str, Any]]) -> list[experiment.Deciding]:
+    """The ledger's claims that Eq. (1)'s figures decide (DECIDING_FIGURES), each with the runs an
+    extra round of it measures (what its figures are built from: the warm and its cache states'
+    raw reads, one warm reader's phases and one reader with TTreeCache of each cache state) and
+    its judge: the figures at the looks' level (`frames_of`: the model's frames from the group's
+    rows), by the claim's rule."""
+    names = {run["name"] for run in group.runs}
+    machine = ledger.Machine("this machine", usable_cores(), gpu=False)
+    deciding = []
+    for claim in ledger.deciding("rdataframe", DECIDING_FIGURES):
+        macros = claim.measured_by.get("macros") or [claim.measured_by["macro"]]
+        caches = {DECIDING_FIGURES[m] for m in macros}
+        wanted = {"raw_warm", "components"} | {f"raw_{c}" for c in caches} | {f"rate_{c}_on_np1" for c in caches}
+        if "components" not in names or not names & {f"rate_{c}_on_np1" for c in caches}:
+            continue  # none of its figures can be made here
+
+        def figures(rows: pd.DataFrame, confidence: float, macros: list[str] = macros) -> dict[str, intervals.Estimate]:
+            summary = rate_summary(frames_of(rows))
+            return {m: predicted_over_measured(summary, DECIDING_FIGURES[m], confidence) for m in macros}
+        deciding.append(experiment.Deciding(claim.id, group.name,
+                                            tuple(run for run in group.runs if run["name"] in wanted),
+                                            ledger.looks_judge(claim, machine, figures)))
+    return deciding
 
 
 def asymptote_against_raw_read(fit: Any, raw: intervals.Estimate) -> str:
@@ -542,6 +587,9 @@ def rate_summary(frames: dict[str, Any], settings: noise.Settings | None = None)
            "r1_predicted": {c: e.value for c, e in estimates["r1_predicted"].items()},
            # each rate per round (what slowest_limit and saturation pair)
            "by_round": {"r_io": r_io, "r_dec": r_dec, "r_proc": r_proc, "r1_predicted": r1_predicted}}
+    # which rounds were extra, and for which claim (deciding_claims; report's looks macros)
+    rows = pd.concat([frames[part] for part in ("raw", "components", "rate")], ignore_index=True)
+    out["looks"] = rows[[c for c in ("round", "look", "extended_for") if c in rows]]
     out["cold_reads"] = cold_reads_verdict(r_io)
     out["samples"] = samples(frames, settings)
     out["r_io_noisy"] = frames["raw"].groupby("cache")["noisy"].any().to_dict()
@@ -569,7 +617,10 @@ def rate_summary(frames: dict[str, Any], settings: noise.Settings | None = None)
     one_reader = table[(table["ttree_cache"] == "on") & (table["processes"] == 1)]["cache"]
     out["by_round"]["r1_measured"] = {cache: size / per_round.xs((cache, "on", 1), level=keys) for cache in one_reader}
     fits = []
-    for (cache, ttc), group in measured.groupby(["cache", "ttree_cache"], sort=False):
+    # the fits weigh every process count alike: the base rounds only (one reader's extra rounds for
+    # Eq. (1)'s claim, deciding_claims, would weigh its count more)
+    base = measured[measured["look"].fillna(0) == 0] if "look" in measured else measured
+    for (cache, ttc), group in base.groupby(["cache", "ttree_cache"], sort=False):
         group = group[group["processes"] <= fitted_up_to(cache, frames["cores"], group["processes"].max())]
         fit = fit_rate_model(group["processes"].to_numpy(), group["rate_mb_s"].to_numpy())
         one = table[(table["cache"] == cache) & (table["ttree_cache"] == ttc) & (table["processes"] == 1)]

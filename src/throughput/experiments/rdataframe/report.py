@@ -9,8 +9,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ...core import intervals
-from ...report import noise_sentences, paper, seeds
+from ...core import experiment, intervals
+from ...report import ledger, noise_sentences, paper, seeds
 from ...core.intervals import UNKNOWN, Estimate
 from ...setup.config import usable_cores
 from ...inputs.datasets import MIN_COMPARED_VALUES, float_compression_by_compressor, source_path
@@ -500,6 +500,7 @@ def _run_macros(params: dict[str, Any], table: pd.DataFrame, agreement: pd.DataF
     sequential = scan.loc[0, "wall_s"]
     pdf = table[(table["part"] == "pdf") & (table["threads"] == top)].set_index("method")
     main_files = params["files"]
+    looks = experiment.Looks.of(params["rate_model"])  # Eq. (1)'s claim: its figures' level, its extra rounds
     macros = {
         "RdfCores": str(usable_cores()),
         "RdfMaxThreads": str(top),
@@ -555,9 +556,10 @@ def _run_macros(params: dict[str, Any], table: pd.DataFrame, agreement: pd.DataF
             "RdfRDec": _estimate(rs["estimates"]["r_dec"]), "RdfRProc": _estimate(rs["estimates"]["r_proc"]),
             "RdfROnePredCold": _estimate(rs["estimates"]["r1_predicted"].get("cold", UNKNOWN)),
             "RdfROnePredWarm": _estimate(rs["estimates"]["r1_predicted"]["warm"]),
-            # Eq. (1)'s prediction over the measured one reader, paired round by round (the ledger judges it)
-            "RdfROnePredOverMeasuredCold": _estimate(io_rate_model.predicted_over_measured(rs, "cold")),
-            "RdfROnePredOverMeasuredWarm": _estimate(io_rate_model.predicted_over_measured(rs, "warm")),
+            # Eq. (1)'s prediction over the measured one reader, paired round by round, at the level
+            # its claim's looks split (io_rate_model.deciding_claims; the ledger judges it)
+            **{macro: _estimate(io_rate_model.predicted_over_measured(rs, cache, looks.confidence))
+               for macro, cache in io_rate_model.DECIDING_FIGURES.items()},
             "RdfTSetupShare": _estimate(rs["setup_share"], 2),
             "RdfLimiter": io_rate_model.slowest_limit(rs),
             "RdfRateFitCores": str(int(rs["cores"])),
@@ -579,6 +581,9 @@ def _run_macros(params: dict[str, Any], table: pd.DataFrame, agreement: pd.DataF
         macros.update(cold_reads_macros(None))
         macros.update(throttle_macros(None))
         macros.update(saturation_macros(None))
+    # the stopping rule of Eq. (1)'s extra rounds and what it did
+    macros.update(ledger.looks_macros("RdfRate", looks, rs["looks"] if rs is not None else pd.DataFrame(),
+                                      ledger.deciding("rdataframe", io_rate_model.DECIDING_FIGURES)))
     macros["RdfNotMeasured"] = paper.escape("; ".join(f"{k}: {v}" for k, v in not_measured.items())) or "nothing"
     # what delayed the model's passes, and which were taken again for it (io_rate_model.samples),
     # worded by paper/wording/noise.tex's \noisesamples from the RdfRateNoise... macros

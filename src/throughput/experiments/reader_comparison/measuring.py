@@ -251,12 +251,6 @@ def groups(params: dict[str, Any], inputs: dict[str, dict[str, Any]]) -> list[ex
     return [experiment.Group(f"{name} ({cache})", runs) for (name, cache), runs in grouped.items()]
 
 
-def looks(params: dict[str, Any]) -> experiment.Looks:
-    """The stopping rule of the claims' extra rounds, from the section (max_looks, decide_budget_s;
-    parameters without them, from before they existed: one look, no extra rounds)."""
-    return experiment.Looks(int(params.get("max_looks", 1)), float(params.get("decide_budget_s", 0)))
-
-
 def deciding_claims(params: dict[str, Any], grouped: list[experiment.Group]) -> list[experiment.Deciding]:
     """The ledger's claims that this experiment's figures decide (analysis.DECIDING_FIGURES), each with
     the runs an extra round of it measures: the MiniAOD-like set's warm C++ process reading only the
@@ -272,11 +266,9 @@ def deciding_claims(params: dict[str, Any], grouped: list[experiment.Group]) -> 
         return []
     machine = ledger.Machine("this machine", usable_cores(), gpu=False)
     deciding = []
-    for claim in ledger.load():
-        macro = (claim.measured_by or {}).get("macro")
-        reader = DECIDING_FIGURES.get(macro)
-        if claim.experiment != "reader_comparison" or reader is None:
-            continue
+    for claim in ledger.deciding("reader_comparison", DECIDING_FIGURES):
+        macro = claim.measured_by["macro"]
+        reader = DECIDING_FIGURES[macro]
         runs = []
         for run in group.runs:
             if run["group"] == "cpp" and "columnar" in run["methods"]:
@@ -293,12 +285,8 @@ def deciding_claims(params: dict[str, Any], grouped: list[experiment.Group]) -> 
 
 def _judge(claim: ledger.Claim, macro: str, machine: ledger.Machine, set_name: str, branch: str,
            reader: str) -> experiment.Judge:
-    def judge(rows: pd.DataFrame, confidence: float) -> tuple[bool, int | None]:
-        figure = slowdown(summary(rows), set_name, branch, reader, confidence)
-        printed = {macro: {"value": figure.value, "low": figure.low, "high": figure.high, "rounds": figure.processes}}
-        decision = ledger.decide(claim, machine, {"reader_comparison": printed})
-        return decision.reason != ledger.ROUNDS, decision.extra.get("rounds_needed")
-    return judge
+    return ledger.looks_judge(claim, machine, lambda rows, confidence: {
+        macro: slowdown(summary(rows), set_name, branch, reader, confidence)})
 
 
 def measure(params: dict[str, Any], inputs: dict[str, dict[str, Any]], raw_dir: str | Path,
@@ -326,4 +314,4 @@ def measure(params: dict[str, Any], inputs: dict[str, dict[str, Any]], raw_dir: 
         lambda run, repetition: _measure_pass(run, inputs[run["set"]], params, repetition, settings),
         params["repetitions"], settings, series=["reader", "branch"],
         desc="reader comparison", progress=progress, quantity=reading_time,
-        deciding=deciding_claims(params, grouped), looks=looks(params))
+        deciding=deciding_claims(params, grouped), looks=experiment.Looks.of(params))

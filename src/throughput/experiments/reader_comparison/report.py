@@ -14,11 +14,10 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ...core import intervals, noise, provenance
+from ...core import experiment, intervals, noise, provenance
 from ...report import ledger, noise_sentences, paper
 from ...core.intervals import Estimate, Verdict
 from ...machines.tables import section_macros
-from .measuring import looks as stopping_rule
 from .analysis import (DECIDING_FIGURES, UNREAD_RECORDS, _rate, cold_over_warm, collection_shapes, opening_ms,
                        rank_correlation, rate_estimate, slowdown, summary_row, targets, warm_paired_ratio,
                        warmup_factor, whole_pass_khz, draw_muon_ratio)
@@ -556,14 +555,14 @@ def macros(params: dict[str, Any], table: pd.DataFrame, rated: pd.DataFrame, unr
     compression = params["compression"]
     aod, nano = f"aod/{compression}", f"nanoaod/{compression}"
     branch = lambda layout: branch_name(layout, params["timeline_collection"])  # noqa: E731
-    looks = stopping_rule(params)
+    looks = experiment.Looks.of(params)
     goal_aod = targets(table, aod, branch("aod"))
     goal_nano = targets(table, nano, branch("nanoaod"))
 
     def times(reader: str, slower: bool = False, digits: int = 2) -> str:
         """`reader`'s reading rate per value on the MiniAOD-like set over the columnar reader's (or
         how many times slower: `slower`), paired round by round, with its interval (for a figure
-        that decides a claim, at the level its looks split: measuring.looks)."""
+        that decides a claim, at the level its looks split: core.experiment.Looks)."""
         if slower:
             deciding = reader in DECIDING_FIGURES.values()
             return _estimate(slowdown(table, aod, branch("aod"), reader,
@@ -696,7 +695,7 @@ def macros(params: dict[str, Any], table: pd.DataFrame, rated: pd.DataFrame, unr
         **_outcome_macros("RootFourJ", "root4j", table, unreadable),  # the section words its states
         "RcRootFourJCommit": paper.escape(ROOT4J_COMMIT[:7]),
         "RcCppWarmup": warmup("columnar"),
-        **_looks_macros(looks, frame),
+        **ledger.looks_macros("Rc", looks, frame, ledger.deciding("reader_comparison", DECIDING_FIGURES)),
         **residency_macros(frame),
         **noise_sentences.paper_macros("Rc", frame, noise_settings, section="reader_comparison"),
         **section_macros("Rc", archived, "reader_comparison"),
@@ -719,20 +718,6 @@ def _table_one_cmssw_macros(table: pd.DataFrame, aod: str) -> dict[str, str]:
                  if cmssw is not None and columnar is not None else math.nan)
         found[f"RcCmsswBytes{c}"] = paper.exact(ratio, 3) if math.isfinite(ratio) and ratio > 0 else "--"
     return found
-
-
-def _looks_macros(looks: Any, frame: pd.DataFrame) -> dict[str, str]:
-    """The stopping rule of the claims' extra rounds (measuring.looks) and what it did: the claims
-    whose figures it judges (analysis.DECIDING_FIGURES, wired in the ledger), those that got rounds
-    beyond the base ones and how many (RcLooksState: none or some; the section words each)."""
-    claims = [c.id for c in ledger.load() if (c.measured_by or {}).get("macro") in DECIDING_FIGURES]
-    extended = frame[frame["look"].fillna(0) > 0] if "look" in frame else frame.iloc[:0]
-    extra = extended.drop_duplicates(["extended_for", "round"])
-    return {"RcMaxLooks": str(looks.max_looks), "RcLooksLevel": _num(100 * looks.confidence, 3),
-            "RcDecideBudget": _num(looks.budget_s, 3), "RcDecidingClaims": str(len(claims)),
-            "RcLooksState": "some" if len(extra) else "none",
-            "RcExtendedClaims": str(extra["extended_for"].nunique()), "RcExtraRounds": str(len(extra)),
-            "RcExtendedList": paper.escape(", ".join(sorted(set(extra["extended_for"])))) or "--"}
 
 
 def _object_macros(params: dict[str, Any], table: pd.DataFrame, inputs: dict[str, dict[str, Any]]) -> dict[str, str]:
