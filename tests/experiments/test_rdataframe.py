@@ -1017,6 +1017,45 @@ def test_eq1_claim_gets_rounds_of_its_own_runs_and_is_judged_at_the_looks_level(
     assert rdf.io_rate_model.deciding_claims(bare, lambda rows: frames["now"]) == []
 
 
+def test_eq1_extra_rounds_measure_only_its_runs_and_are_stored(inputs, section, tmp_path, monkeypatch):
+    # a judge that wants two rounds more than the base ones (2, or more where a noisy group was measured
+    # again): the claim's runs (warm raw read, the phases' reader, one warm reader) get them as one look;
+    # the other process counts keep the base rounds; stored and reused
+    _, chosen, info = inputs
+    rate = {**section["rate_model"], "cache_states": ["warm"], "ttree_cache": [True], "max_processes": 2,
+            "max_looks": 2, "decide_budget_s": 600}
+    params = {**section, "repetitions": 2, "warmup": 0, "rate_model": rate}
+    judged = []
+
+    def wants_two_more(claim, machine, figures):
+        def judge(rows, confidence):
+            judged.append((confidence, figures(rows, confidence)))
+            return False, judged[0][1]["RdfROnePredOverMeasuredWarm"].processes + 2
+        return judge
+    monkeypatch.setattr(rdf.io_rate_model.ledger, "looks_judge", wants_two_more)
+    frames = rdf.measure_rate_model(params, chosen, info, tmp_path, chosen["main"][0], progress=False)
+    every = pd.concat([frames[part] for part in ("raw", "components", "rate")], ignore_index=True)
+    timed = every[~every["warmup"].astype(bool)]
+    base = set(timed[timed["run"] == "rate_warm_on_np2"]["round"])  # (a noisy group measured again: more)
+    extra = timed[timed["look"] > 0]
+    assert set(extra["run"]) == {"raw_warm", "components", "rate_warm_on_np1"}
+    assert set(extra["round"]) == {max(base) + 1, max(base) + 2} and set(extra["extended_for"]) == {"S004-r1-harmonic-sum"}
+    # judged at the looks' level, on the figure the section prints (Eq. (1)'s warm ratio; no cold reads here)
+    level, figures = judged[0]
+    assert level == pytest.approx(intervals.bonferroni(2)) and figures["RdfROnePredOverMeasuredWarm"].processes == len(base)
+    assert math.isnan(figures["RdfROnePredOverMeasuredCold"].value)
+    summary = rdf.rate_summary(frames)
+    assert rdf.io_rate_model.predicted_over_measured(summary, "warm").processes == len(base) + 2
+    macros = rdf.io_rate_model.ledger.looks_macros("RdfRate", rdf.io_rate_model.experiment.Looks.of(rate),
+                                                   summary["looks"], [])
+    assert (macros["RdfRateLooksState"], macros["RdfRateExtraRounds"]) == ("some", "2")
+    # stored with its looks: measured again, nothing runs (the looks spent, every run reused)
+    monkeypatch.setattr(rdf.io_rate_model.harness, "run_kernel", lambda *a, **k: pytest.fail("measured again"))
+    again = rdf.measure_rate_model(params, chosen, info, tmp_path, chosen["main"][0], progress=False)
+    ordered = [frame.sort_values(["run", "round"]).reset_index(drop=True) for frame in (frames["rate"], again["rate"])]
+    pd.testing.assert_frame_equal(*ordered, check_dtype=False)
+
+
 def test_rate_model_fits_keep_the_base_rounds():
     # one reader's extra rounds for Eq. (1)'s claim change its rate, never the fits
     frames = _model_frames(3, [1.0, 1.05, 1.10])
