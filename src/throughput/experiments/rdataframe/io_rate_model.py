@@ -316,7 +316,7 @@ def measure_rate_model(params: dict[str, Any], inputs: dict[str, Any], info: dic
             looks=experiment.Looks.of(rate))
         if throttles:  # what the throttled passes measured here read from the device, in the group
             throttle_setting["device_bytes_read"] = throttles[0].bytes_read()
-    frames = model_frames(frame, files, entries, not_measured, throttle_setting if THROTTLED in states else None)
+    frames = model_frames(frame, files, entries, not_measured, throttled)
     check_model_passes(frames, files)
     return frames
 
