@@ -153,7 +153,8 @@ def test_every_pass_records_the_load_and_every_run_its_spread(tmp_path):
     assert drift["common"] == pytest.approx(np.std(np.log([1.0, 1.02, 0.98]), ddof=1)) and drift["own"] < 1e-12
     assert (drift["figures"], drift["rounds"]) == (3, 3)
     assert stored_provenance["noise"] == {"max_half_width": 0.1, "attempts": 1, "retakes": 0, "sample_retakes": 0,
-                                          "earlier_attempts_widest": [], "noisy": False, "half_width": half_width}
+                                          "earlier_attempts_widest": [], "noisy": False, "beyond_budget": False,
+                                          "half_width": half_width}
     assert set(stored_provenance["load"]) == {"load_avg_1min", "others_cores", "orchestrator_cores",
                                               "steal_fraction", "cpu_stall_share"}
     # the orchestrator's share is the mean over the run's passes, as its rows recorded them
@@ -195,6 +196,38 @@ def test_a_noisy_group_gets_more_rounds_until_its_intervals_are_narrow(tmp_path)
     assert stored["attempts"] == 3
     assert stored["earlier_attempts_widest"] == [noise.interval_half_width([1.0, 1.3, 1.0]),
                                                  noise.interval_half_width([1.0, 1.3] + [1.0] * 4)]
+
+
+def test_re_measures_stop_where_the_next_would_cost_more_than_the_budget_left(tmp_path, monkeypatch):
+    # every pass costs 2 s of a fake clock: one attempt of a 3-run group over 3 rounds costs 18 s.
+    # With 20 s, group g re-measures once (18 s) and is flagged; h, as noisy, cannot afford one.
+    clock = [0.0]
+    monkeypatch.setattr(experiment.time, "perf_counter", lambda: clock[0])
+    noisy = [1.0, 2.0, 1.0] * 3
+    methods = FakeMethods({"A": [1.0] * 9, "B": noisy, "C": [1.0] * 9, "D": [1.0] * 9, "E": noisy, "F": [1.0] * 9})
+
+    def costly(run, repetition):
+        clock[0] += 2.0
+        return methods(run, repetition)
+
+    settings = noise.Settings(max_half_width=0.1, max_remeasures=2, remeasure_budget_s=20)
+    frame = experiment.measure_interleaved([experiment.Group("g", [{"name": n} for n in "ABC"]),
+                                            experiment.Group("h", [{"name": n} for n in "DEF"])],
+                                           tmp_path, lambda run: dict(run), costly, 3, settings, progress=False)
+    assert len(methods.calls) == 18 + 9  # g: the base rounds and one re-measure; h: its base rounds
+    attempts = frame.groupby("run")["attempt"].max()
+    assert attempts.to_dict() == {"A": 1, "B": 1, "C": 1, "D": 0, "E": 0, "F": 0}
+    assert frame.groupby("run")["noisy"].any().to_dict() == {"A": False, "B": True, "C": False,
+                                                              "D": False, "E": True, "F": False}
+    assert all(results.read_raw(tmp_path / f"{run}.parquet")[1]["noise"]["beyond_budget"] for run in "ABCDEF")
+    facts = noise_sentences.describe(frame, settings)
+    assert (facts["BudgetState"], facts["RemeasureBudget"]) == ("limited", 20)
+    assert (facts["BeyondState"], facts["BeyondRuns"]) == ("some", 2)  # the noisy runs B and E
+    # without a budget both groups take their two re-measures
+    unlimited = FakeMethods({"A": [1.0] * 9, "B": noisy, "C": [1.0] * 9})
+    _measure(tmp_path / "unlimited", unlimited, noise.Settings(max_half_width=0.1, max_remeasures=2,
+                                                              remeasure_budget_s=None))
+    assert len(unlimited.calls) == 27
 
 
 def test_a_group_that_stays_noisy_is_flagged_not_dropped(tmp_path):

@@ -32,11 +32,13 @@ def _rows(**columns) -> pd.DataFrame:
 
 # Synthetic runs that between them reach every state of a section (name: rows, settings, section).
 SECTIONS = {
-    "Aa": (_rows(noisy=[True, True, False, False], half_width=[0.2, 0.2, 0.05, 0.05], attempt=1),
+    # a noisy run whose group's next re-measure was beyond the budget
+    "Aa": (_rows(noisy=[True, True, False, False], half_width=[0.2, 0.2, 0.05, 0.05], attempt=1,
+                 beyond_budget=[True, True, False, False]),
            noise.Settings(max_remeasures=2, max_retakes=1), "writing"),
-    # one process each, and no load figures from the operating system
+    # one process each, and no load figures from the operating system; re-measures without a budget
     "Ab": (_rows(half_width=float("nan"), cpu_stall_share=float("nan"), steal_fraction=float("nan")),
-           noise.Settings(max_remeasures=0), None),
+           noise.Settings(max_remeasures=0, remeasure_budget_s=None), None),
     "Ac": (_rows(half_width=[0.05, 0.05, float("nan"), float("nan")]), noise.Settings(max_remeasures=0), "writing"),
     # calibrated samples, one short for its cost cap, one faster than its calibration, one not calibrated
     "Ad": (_rows(record="timing", loops=[2, 50, 40, None], sample_s=[0.02, 0.1, 0.09, None],
@@ -166,7 +168,11 @@ def test_every_state_builds_and_reads_its_numbers(tmp_path, monkeypatch):
                     r"\StudyNoise{}\endgroup")
     code, log, text = _build(tmp_path, _document(values, "\n\n".join(body)))
     assert code == 0, log[-2000:]
-    assert "runs kept a 95% interval wider than ±10% after 2 re-measures of their group and are flagged: a (±20%)" in text
+    assert "runs kept a 95% interval wider than ±10% after up to 2 re-measures of their group and are flagged: a " \
+        "(±20%) (2 of the 2 runs were measured again with their group); 1 of the noisy runs were not measured as " \
+        "often as that, since their group's next re-measure would have cost more than the 60 s re-measure budget " \
+        "had left." in text
+    assert "up to 2 times while the re-measures of one measurement cost at most 60 s of passes together" in text
     assert "(not measured again (writing.remeasure_noisy is off)" not in text  # said by Remeasured alone
     assert "no interval is known" in text and "1 runs had too few processes for an interval" in text
     assert "1 because reaching it would have cost more than 1 s in all (noise.max_sample_s) and 1 because" in text

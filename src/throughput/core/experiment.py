@@ -178,15 +178,42 @@ def _take_pass(group: Group, run: dict[str, Any], round_index: int, measure_pass
                         **monitor.load.as_columns()), provenance
 
 
+@dataclass
+class RemeasureBudget:
+    """What is left of one measuring call's re-measure budget (noise.Settings.remeasure_budget_s)."""
+
+    left_s: float
+
+    @classmethod
+    def of(cls, settings: noise.Settings) -> "RemeasureBudget":
+        return cls(math.inf if settings.remeasure_budget_s is None else settings.remeasure_budget_s)
+
+
+def _attempt_cost(frame: pd.DataFrame, attempt: int) -> float:
+    """The wall time of attempt `attempt`'s passes (retakes included): what measuring the group
+    again costs at the speed just seen."""
+    passes = frame[frame["attempt"] == attempt].drop_duplicates(["run", "round", "retakes"])
+    return float(passes["pass_cost_s"].sum())
+
+
 def _measure_group(group: Group, measure_pass: MeasurePass, repetitions: int, settings: noise.Settings,
-                   series: Sequence[str], quantity: Quantity, per_round: str,
-                   bar: tqdm) -> tuple[pd.DataFrame, dict[str, dict[str, Any]], list[float], dict[str, float] | None]:
-    """Measure `group` until no series is noisy or the re-measures are spent. A re-measure adds
+                   series: Sequence[str], quantity: Quantity, per_round: str, bar: tqdm,
+                   budget: RemeasureBudget) -> tuple[pd.DataFrame, dict[str, dict[str, Any]], list[float],
+                                                     dict[str, float] | None, bool]:
+    """Measure `group` until no series is noisy, or the re-measures are spent, or the next one
+    would cost more than `budget` has left (the last flag returned). A re-measure adds
     `repetitions` rounds to those already taken (the interval narrows with more processes, and
     whatever was spread between processes stays in the figure), rather than starting afresh."""
     earlier, frames, provenance = [], [], {}
+    beyond_budget = False
     for attempt in range(settings.max_remeasures + 1):
         if attempt:
+            cost = _attempt_cost(frame, attempt - 1)
+            if cost > budget.left_s:
+                beyond_budget = True
+                bar.set_postfix_str(f"{group.name}: noisy; measuring again (~{cost:.0f} s) is beyond the "
+                                    f"re-measure budget left ({budget.left_s:.0f} s), flagged")
+                break
             bar.total += repetitions * len(group.runs)
             bar.refresh()
         for repetition in range(repetitions):
@@ -195,6 +222,8 @@ def _measure_group(group: Group, measure_pass: MeasurePass, repetitions: int, se
                 frame, provenance[run["name"]] = _take_pass(group, run, round_index, measure_pass, settings, bar)
                 frames.append(frame.assign(attempt=attempt))
         frame = pd.concat(frames, ignore_index=True)
+        if attempt:
+            budget.left_s -= _attempt_cost(frame, attempt)
         spread, per_round_values = _spread(frame, series, quantity, per_round)
         widest = float(spread["half_width"].max()) if spread["half_width"].notna().any() else float("nan")
         if not any(settings.is_noisy(width) for width in spread["half_width"]):
@@ -207,7 +236,8 @@ def _measure_group(group: Group, measure_pass: MeasurePass, repetitions: int, se
     drift = None if drift is None else dataclasses.asdict(drift)
     frame = frame.merge(spread, on=["run", *series], how="left")
     frame["noisy"] = [settings.is_noisy(width) for width in frame["half_width"]]
-    return frame, provenance, earlier, drift
+    frame["beyond_budget"] = beyond_budget
+    return frame, provenance, earlier, drift, beyond_budget
 
 
 def measure_interleaved(groups: Sequence[Group], raw_dir: str | Path, key_of: Callable[[dict[str, Any]], dict[str, Any]],
@@ -251,10 +281,11 @@ def measure_interleaved(groups: Sequence[Group], raw_dir: str | Path, key_of: Ca
         else:
             to_measure.append((group, keys))
     total = sum(repetitions * len(group.runs) for group, _ in to_measure)
+    budget = RemeasureBudget.of(settings)
     with tqdm(total=total, desc=desc, unit="pass", disable=not progress or not total) as bar:
         for group, keys in to_measure:
-            frame, provenance, earlier, drift = _measure_group(group, measure_pass, repetitions, settings, series,
-                                                                quantity, per_round, bar)
+            frame, provenance, earlier, drift, beyond_budget = _measure_group(
+                group, measure_pass, repetitions, settings, series, quantity, per_round, bar, budget)
             for run in group.runs:
                 rows = frame[frame["run"] == run["name"]].reset_index(drop=True)
                 passes = rows.drop_duplicates(["round", "retakes"])
@@ -271,6 +302,8 @@ def measure_interleaved(groups: Sequence[Group], raw_dir: str | Path, key_of: Ca
                                     "sample_retakes": int(rows["sample_retakes"].fillna(0).sum())
                                     if "sample_retakes" in rows else 0,
                                     "earlier_attempts_widest": earlier, "noisy": bool(rows["noisy"].any()),
+                                    # noisy, and measuring again would have cost more than the budget left
+                                    "beyond_budget": beyond_budget,
                                     # the group's drift between rounds, common and own (noise.round_drift)
                                     "round_drift": drift,
                                     # the run's widest interval (None: one round, none known)

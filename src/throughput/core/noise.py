@@ -243,6 +243,11 @@ class Settings:
 
     max_half_width: float = 0.10  # a figure whose 95% interval is wider than +-10% is noisy
     max_remeasures: int = 2
+    # Most that one measuring call's re-measures may cost together, in seconds of passes (None: no
+    # limit): a group is measured again only where its last rounds' cost fits what is left. Measured
+    # here (ci16, default config, a slower and noisier day): re-measures took 244 s of the memory-
+    # bandwidth section's 397 s of passes and 289 s of the GPU section's 510 s.
+    remeasure_budget_s: float | None = 60.0
     # Within each process (round): this many timed samples, each repeating the work until it
     # lasts min_sample_s (pyperf's floor per value), where the experiment's kernel calibrates.
     samples_per_process: int = 3
@@ -272,6 +277,8 @@ class Settings:
         section = section or {}
         return cls(max_half_width=float(section.get("max_half_width", cls.max_half_width)),
                    max_remeasures=int(section.get("max_remeasures", cls.max_remeasures)),
+                   remeasure_budget_s=(None if section.get("remeasure_budget_s", cls.remeasure_budget_s) is None
+                                       else float(section.get("remeasure_budget_s", cls.remeasure_budget_s))),
                    samples_per_process=int(section.get("samples_per_process", cls.samples_per_process)),
                    min_sample_s=float(section.get("min_sample_s", cls.min_sample_s)),
                    max_sample_s=float(section.get("max_sample_s", cls.max_sample_s)),

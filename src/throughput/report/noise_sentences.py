@@ -30,6 +30,8 @@ STATES: dict[str, tuple[str, ...]] = {
     "Named": ("all", "some"),  # the noisy runs named: all, or the NAMED_NOISY noisiest
     "TooFew": ("none", "some"),  # runs with too few processes for an interval, beside the known ones
     "Again": ("none", "some"),  # runs measured again with their group
+    "Budget": ("unlimited", "limited"),  # re-measures bounded by noise.remeasure_budget_s, or not
+    "Beyond": ("none", "some"),  # noisy runs whose group's next re-measure did not fit the budget left
     "Remeasure": ("again", "off", "offsection"),  # what happens to a noisy group (paper_macros' `section`)
     "Retakes": ("nopressure", "off", "retaken"),  # passes judged by the CPU pressure (_retakes)
     "Samples": ("uncalibrated", "calibrated"),  # samples repeated to a minimum length (samples)
@@ -110,12 +112,15 @@ def describe(frame: pd.DataFrame, settings: Settings, labels: Mapping[str, str] 
     (`_retakes`, `samples`). Keys are the macro names after <Prefix>Noise (paper_macros);
     percentages are in percent; a key absent or None is not said in the state the facts are in."""
     measured = frame[~frame["warmup"]]
-    series = measured.groupby("run")[["half_width", "cv", "noisy", "attempt"]].max()
+    # rows stored before re-measures had a budget lack its column: none was cut short
+    measured = measured.assign(beyond_budget=measured.get("beyond_budget", False))
+    series = measured.groupby("run")[["half_width", "cv", "noisy", "attempt", "beyond_budget"]].max()
     # the noisiest first; a paper sentence names at most NAMED_NOISY of them
     worst = series[series["noisy"].astype(bool)].sort_values("half_width", ascending=False)
     noisy = [((labels or {}).get(run, run), 100 * width) for run, width in worst["half_width"].items()]
     known = series["half_width"].dropna()
     remeasured = int((series["attempt"] > 0).sum())
+    beyond = int((series["noisy"].astype(bool) & series["beyond_budget"].astype(bool)).sum())
     busy = {"OthersMean": measured["others_cores"].mean(), "OthersMax": measured["others_cores"].max(),
             "LoadMax": measured["load_avg_1min"].max(), "StealMax": 100 * measured["steal_fraction"].max()}
     # where the operating system does not say (noise.py records NaN), the sentence says so instead
@@ -123,7 +128,9 @@ def describe(frame: pd.DataFrame, settings: Settings, labels: Mapping[str, str] 
     facts: dict[str, Any] = {
         **busy, "BusyState": "known" if known_load else "unknown",
         "Runs": len(series), "MaxRemeasures": settings.max_remeasures,
-        "AgainState": _some(remeasured), "RemeasuredRuns": remeasured}
+        "AgainState": _some(remeasured), "RemeasuredRuns": remeasured,
+        "BudgetState": "unlimited" if settings.remeasure_budget_s is None else "limited",
+        "RemeasureBudget": settings.remeasure_budget_s, "BeyondState": _some(beyond), "BeyondRuns": beyond}
     if noisy:
         facts.update(VerdictState="noisy", NoisyCount=len(noisy), NoisyList=noisy[:NAMED_NOISY],
                      NamedState="some" if len(noisy) > NAMED_NOISY else "all",
