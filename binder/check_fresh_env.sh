@@ -25,11 +25,18 @@ while [ $# -gt 0 ]; do
 done
 cd "$repo"
 
+# Pinned requirements as NAME==VERSION with the name normalized as PEP 503 does (lower case, a run
+# of - _ . as one -): pip freeze spells some as their wheels do (hepdata_lib for hepdata-lib), and
+# a fresh environment of exactly these packages was refused for that, rebuilt in minutes.
+normalized() {
+  grep -v '^#' | sed '/^$/d' | awk -F'==' '{ name = tolower($1); gsub(/[-_.]+/, "-", name); print name "==" $2 }' | sort
+}
+
 if [ -n "$venv" ]; then
   # The same environment as a fresh one when it holds exactly the pinned packages (the project
   # itself, installed editable by postBuild, left out).
-  if ! diff <(grep -v '^#' binder/requirements.txt | sed '/^$/d' | sort -f) \
-            <("$venv/bin/pip" freeze --exclude-editable --disable-pip-version-check | sort -f) > "$work/env.diff"; then
+  if ! diff <(normalized < binder/requirements.txt) \
+            <("$venv/bin/pip" freeze --exclude-editable --disable-pip-version-check | normalized) > "$work/env.diff"; then
     echo "binder check: $venv does not hold exactly binder/requirements.txt's packages (< pinned, > installed):" >&2
     cat "$work/env.diff" >&2
     exit 1

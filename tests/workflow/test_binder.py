@@ -4,6 +4,7 @@ its own defaults by the tiny study's rule standalone_notebook in that environmen
 Binder host's means in test_tiny_study.py."""
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -35,10 +36,19 @@ def test_requirements_are_pinned():
         assert "==" in line, f"envs/requirements.txt: '{line}' is not pinned"
 
 
+def _normalized(requirements: list[str]) -> list[str]:
+    """NAME==VERSION lines with each name as PEP 503 normalizes it, sorted: how
+    binder/check_fresh_env.sh compares an environment with binder/requirements.txt."""
+    def line(requirement: str) -> str:
+        name, _, version = requirement.partition("==")
+        return f"{re.sub(r'[-_.]+', '-', name.lower())}=={version}"
+    return sorted(line(r) for r in requirements)
+
+
 def _frozen(python_env: Path) -> list[str]:
     out = subprocess.run([str(python_env / "bin" / "pip"), "freeze", "--exclude-editable", "--disable-pip-version-check"],
                          capture_output=True, text=True, check=True).stdout
-    return sorted((line for line in out.splitlines() if line.strip()), key=str.lower)
+    return _normalized([line for line in out.splitlines() if line.strip()])
 
 
 @pytest.mark.slow
@@ -54,7 +64,7 @@ def test_binder_environment_passes_postbuild(tmp_path):
     if (java_dir() / "laurelin-reader.jar").is_file() and (root4j_dir() / "root4j-reader.jar").is_file():
         env["THROUGHPUT_JAVA_DIR"] = str(java_dir())
     python_env = Path(sys.prefix)
-    reuse = _frozen(python_env) == sorted(_packages(REPO / "binder/requirements.txt"), key=str.lower)
+    reuse = _frozen(python_env) == _normalized(_packages(REPO / "binder/requirements.txt"))
     argv = ["bash", str(REPO / "binder/check_fresh_env.sh"), str(tmp_path), "--no-notebooks"]
     if reuse:
         argv += ["--python-env", str(python_env), "--kernels", str(harness.kernels_dir().parent)]
@@ -76,3 +86,24 @@ def test_the_binder_check_refuses_an_environment_of_other_packages(tmp_path):
     assert result.returncode == 1
     assert "does not hold exactly binder/requirements.txt's packages" in result.stderr
     assert "> numpy==0.0.1" in result.stderr
+
+
+def test_the_binder_check_takes_an_environment_whose_names_pip_spells_otherwise(tmp_path):
+    # pip freeze writes some names as their wheels do (hepdata_lib, Markdown for markdown):
+    # the same packages, which a fresh environment from CI's `make` holds (it was rebuilt for that)
+    pinned = [line.partition("==") for line in _packages(REPO / "binder/requirements.txt")]
+    respelled = [f"{name.replace('-', '_').upper() if i % 3 == 0 else name}=={version}"
+                 for i, (name, _, version) in enumerate(pinned)]
+    fake = tmp_path / "env" / "bin"
+    fake.mkdir(parents=True)
+    (fake / "pip").write_text("#!/bin/sh\ncat <<'EOF'\n" + "\n".join(respelled) + "\nEOF\n")
+    (fake / "pip").chmod(0o755)
+    (fake / "python").write_text("#!/bin/sh\nexit 3\n")  # postBuild's first step stops it, installing nothing
+    (fake / "python").chmod(0o755)
+    result = subprocess.run(["bash", str(REPO / "binder/check_fresh_env.sh"), str(tmp_path / "work"),
+                             "--python-env", str(tmp_path / "env"), "--no-notebooks"],
+                            capture_output=True, text=True, env={**command_env(), "PATH": f"{fake}:/usr/bin:/bin"},
+                            timeout=60)
+    assert "used as the fresh environment" in result.stdout, result.stderr[-2000:]
+    assert result.returncode == 3  # stopped at postBuild's fake python, past the comparison
+    assert _normalized(respelled) == _normalized(_packages(REPO / "binder/requirements.txt"))
