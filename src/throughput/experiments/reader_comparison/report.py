@@ -550,35 +550,34 @@ def macros(params: dict[str, Any], table: pd.DataFrame, rated: pd.DataFrame, unr
            noise_settings: Any, archived: list[Any]) -> dict[str, str]:
     """Every number and sentence the paper section quotes, named Rc...; measured, never typed: the
     runs' numbers, the warm passes' page-cache residency and the noise control (both from the
-    measured rows, `frame`), and which archived machines are shown."""
-
+    measured rows, `frame`), and which archived machines are shown. Each part is its own function:
+    what was read and how, the seed-000 targets of each layout, the readers' ratios, the CMSSW-like
+    reader's attributes, and the rows' own accounts (looks, residency, noise, machines)."""
     compression = params["compression"]
     aod, nano = f"aod/{compression}", f"nanoaod/{compression}"
-    branch = lambda layout: branch_name(layout, params["timeline_collection"])  # noqa: E731
+    timeline = params["timeline_collection"]
     looks = experiment.Looks.of(params)
-    goal_aod = targets(table, aod, branch("aod"))
-    goal_nano = targets(table, nano, branch("nanoaod"))
+    return {
+        **_object_macros(params, table, inputs),
+        **_read_macros(params, table, inputs, compiler, noise_settings),
+        **_target_macros(targets(table, aod, branch_name("aod", timeline)),
+                         targets(table, nano, branch_name("nanoaod", timeline))),
+        **_busy_macros(float(table["load_avg_1min"].mean())),
+        **_reader_ratio_macros(table, frame, unreadable, aod, nano, timeline, looks),
+        **_cmssw_attribute_macros(table, aod, timeline, inputs),
+        **ledger.looks_macros("Rc", looks, frame, ledger.deciding("reader_comparison", DECIDING_FIGURES)),
+        **residency_macros(frame),
+        **noise_sentences.paper_macros("Rc", frame, noise_settings, section="reader_comparison"),
+        **section_macros("Rc", archived, "reader_comparison"),
+    }
 
-    def times(reader: str, slower: bool = False, digits: int = 2) -> str:
-        """`reader`'s reading rate per value on the MiniAOD-like set over the columnar reader's (or
-        how many times slower: `slower`), paired round by round, with its interval (for a figure
-        that decides a claim, at the level its looks split: core.experiment.Looks)."""
-        if slower:
-            deciding = reader in DECIDING_FIGURES.values()
-            return _estimate(slowdown(table, aod, branch("aod"), reader,
-                                      looks.confidence if deciding else intervals.CONFIDENCE), digits)
-        return _estimate(warm_paired_ratio(table, aod, branch("aod"), reader, "columnar"), digits)
 
-    def warmup(reader: str) -> str:
-        """`reader`'s first pass over its timed ones on the timeline's branch, within each process, across
-        the processes with its interval."""
-        return _estimate(warmup_factor(frame, aod, branch("aod"), reader), 2)
-
-    def open_ms(set_name, reader):
-        return _estimate(opening_ms(table, set_name, reader))
-
-    cold_ratio = cold_over_warm(table, nano, "columnar", branch("nanoaod"))
-    n = lambda v, d=3: _num(v, d)  # noqa: E731
+def _read_macros(params: dict[str, Any], table: pd.DataFrame, inputs: dict[str, dict[str, Any]], compiler: str,
+                 noise_settings: Any) -> dict[str, str]:
+    """What the run read and how: its input sets (events and files as read, branches counted in the
+    files, the compressions scanned, the real files), the particle types, rounds and sampling."""
+    compression = params["compression"]
+    aod, nano = f"aod/{compression}", f"nanoaod/{compression}"
     scans = [v["compression"] for v in inputs.values() if v["role"] == "scan"]
     scan_events = max([float(table[table["set"] == k]["events"].max()) for k, v in inputs.items()
                        if v["role"] == "scan"], default=0)
@@ -588,14 +587,13 @@ def macros(params: dict[str, Any], table: pd.DataFrame, rated: pd.DataFrame, unr
            for v in inputs.values() if v["role"] == "real" and v["layout"] == "hzz"]
     nano_real = any(v["role"] == "real" and v["layout"] == "nanoaod" for v in inputs.values())
     real_parts = ([f"the HZZ file ({', '.join(hzz)})"] if hzz else []) + (["the real NanoAOD file"] if nano_real else [])
-    real_sentence = " and ".join(real_parts) if real_parts else "none in this run"
     files = lambda name: len(inputs[name]["root"]) if name in inputs else 0  # noqa: E731
     events = lambda name: float(table[table["set"] == name]["events"].max())  # noqa: E731
     real_events = {}  # layout -> events read (every compression of the HZZ file holds the same events)
     for name, spec in inputs.items():
         if spec["role"] == "real" and (table["set"] == name).any():
             real_events.setdefault(spec["layout"], events(name))
-    real_caption = ", ".join(f"{'HZZ' if layout == 'hzz' else 'NanoAOD'} {n(v)} events"
+    real_caption = ", ".join(f"{'HZZ' if layout == 'hzz' else 'NanoAOD'} {_num(v)} events"
                              for layout, v in real_events.items()) or "none in this run"
 
     def branches(name):  # branches of the set's first file, counted in the file
@@ -603,60 +601,52 @@ def macros(params: dict[str, Any], table: pd.DataFrame, rated: pd.DataFrame, unr
             return "--"
         import uproot
         with uproot.open(inputs[name]["root"][0]) as f:
-            return n(len(f[tree_name(inputs[name]["layout"])].keys()))
+            return _num(len(f[tree_name(inputs[name]["layout"])].keys()))
 
-    # Does the CMSSW-like reader's slowdown follow the attributes it reads? Rank correlation
-    # over the particle types of the MiniAOD-like files, attributes counted in the file.
-    cmssw_slowdown = {c: _rate(table, aod, "warm", "columnar", branch_name("aod", c), "khz_read")
-                      / _rate(table, aod, "warm", "cmssw", branch_name("aod", c), "khz_read") for c in COLLECTIONS}
-    cmssw_slowdown = {c: v for c, v in cmssw_slowdown.items() if not math.isnan(v)}
-    attributes = None
-    if len(cmssw_slowdown) >= 3 and aod in inputs:
-        counts = collection_attributes(inputs[aod]["root"][0], tree_name("aod"),
-                                       [branch_name("aod", c) for c in cmssw_slowdown])
-        attributes = [counts[branch_name("aod", c)] for c in cmssw_slowdown]
-    # the columnar reader against the CMSSW-like one, paired round by round (one set's readers share rounds)
-    columnar_vs_cmssw = warm_paired_ratio(table, aod, branch("aod"), "columnar", "cmssw")
     return {
-        **_object_macros(params, table, inputs),
-        "RcNumpyTarget": n(100 * NUMPY_TARGET),
-        **_columnar_macros(columnar_vs_cmssw),  # states; the section words each
-        **_attributes_macros(list(cmssw_slowdown.values()), attributes),
+        "RcNumpyTarget": _num(100 * NUMPY_TARGET),
         "RcNanoBranches": branches(nano), "RcAodBranches": branches(aod),
         "RcRealEvents": real_caption,
         "RcCompression": paper.escape(compression),
         # events as read (the workflow's NanoAOD-like files hold datasets.events_per_file events each)
-        "RcNanoEvents": n(events(nano)), "RcNanoFiles": str(files(nano)),
-        "RcAodEvents": n(events(aod)), "RcAodFiles": str(files(aod)),
-
+        "RcNanoEvents": _num(events(nano)), "RcNanoFiles": str(files(nano)),
+        "RcAodEvents": _num(events(aod)), "RcAodFiles": str(files(aod)),
         "RcScanSentence": paper.escape(scan_sentence),
-        "RcRealFiles": paper.escape(real_sentence),
+        "RcRealFiles": paper.escape(" and ".join(real_parts) if real_parts else "none in this run"),
         # the particle types read (the config's collections; the seed read six)
         "RcCollectionsRead": paper.escape(_listed([SEED_TABLE1.loc[c, "particle"] for c in params["collections"]])),
         "RcRepetitions": str(params["repetitions"]), "RcWarmup": str(params["warmup"]),
         "RcRootreadspeedCopies": paper.escape(_listed([str(c) for c in ROOTREADSPEED_COPIES])),
         "RcMinSampleS": f"{noise_settings.min_sample_s:g}",  # what rootreadspeed's last listing reads for
-        "RcSampleEvery": n(params["sample_every"]),
+        "RcSampleEvery": _num(params["sample_every"]),
         "RcTimelineCollection": paper.escape(SEED_TABLE1.loc[params["timeline_collection"], "particle"]),
         "RcCompiler": paper.escape(compiler),
+    }
+
+
+def _target_macros(goal_aod: dict[str, Any], goal_nano: dict[str, Any]) -> dict[str, str]:
+    """Seed 000's targets on each layout's timeline branch (analysis.targets): the Numpy baseline's
+    ratios and states, the ns per value, Figure 6's split of the columnar reader's time, and the
+    fastest C++ method against rootreadspeed."""
+    goals = (("Aod", goal_aod), ("Nano", goal_nano))
+    return {
         # paired round by round, with the 95% interval its verdict comes from
         "RcNumpyRatioAod": _estimate(goal_aod["numpy"], 2), "RcNumpyRatioNano": _estimate(goal_nano["numpy"], 2),
         "RcNumpyRatioWithOpenAod": _estimate(goal_aod["numpy_with_open"], 2),
         # each layout's state (the section explains the MiniAOD-like one's gap)
         **_numpy_macros(goal_aod, "Aod"), **_numpy_macros(goal_nano, "Nano"),
-        **_busy_macros(float(table["load_avg_1min"].mean())),
         # ns per value across the processes; the per-entry calls' share of the columnar reader's time
         # paired round by round with the baskets limit; each with its interval
         **{f"Rc{reader.capitalize()}Ns{name}": _estimate(goal[f"{reader}_ns"])
-           for name, goal in (("Aod", goal_aod), ("Nano", goal_nano)) for reader in ("columnar", "baskets", "numpy")},
+           for name, goal in goals for reader in ("columnar", "baskets", "numpy")},
         # a share that may lie near zero: its two bounds, not a relative plus-or-minus
         "RcPerEntryShareAod": _percent_with_bounds(goal_aod["per_entry"]),
         "RcPerEntryShareNano": _percent_with_bounds(goal_nano["per_entry"]),
         # the four parts of Figure 6's split (medians)
-        "RcPerEntryPercentAod": n(100 * goal_aod["per_entry_share"], 2),
-        "RcPerEntryPercentNano": n(100 * goal_nano["per_entry_share"], 2),
-        **{f"Rc{part}Percent{name}": n(100 * goal[key], 2)
-           for name, goal in (("Aod", goal_aod), ("Nano", goal_nano))
+        "RcPerEntryPercentAod": _num(100 * goal_aod["per_entry_share"], 2),
+        "RcPerEntryPercentNano": _num(100 * goal_nano["per_entry_share"], 2),
+        **{f"Rc{part}Percent{name}": _num(100 * goal[key], 2)
+           for name, goal in goals
            for part, key in (("Checksum", "checksum_share"), ("Sampling", "sampling_share"),
                              ("Decompress", "baskets_share"))},
         **_own_work_macros(goal_aod, "Aod"), **_own_work_macros(goal_nano, "Nano"),  # the section words each
@@ -664,12 +654,42 @@ def macros(params: dict[str, Any], table: pd.DataFrame, rated: pd.DataFrame, unr
         "RcBasketsVsNumpyNano": _estimate(goal_nano["baskets_numpy"], 2),
         # every C++ method tested against rootreadspeed at once (analysis.fastest_against)
         "RcRrsCandidates": str(goal_aod["rootreadspeed_candidates"]),
-        "RcRrsLevel": n(100 * intervals.bonferroni(goal_aod["rootreadspeed_candidates"]), 3),
+        "RcRrsLevel": _num(100 * intervals.bonferroni(goal_aod["rootreadspeed_candidates"]), 3),
         "RcFastestCpp": paper.escape(LABELS.get(goal_aod["fastest_cpp"], "none")),
         "RcRrsRatioAod": _estimate(goal_aod["rootreadspeed"], 2),
         "RcFastestCppNano": paper.escape(LABELS.get(goal_nano["fastest_cpp"], "none")),
         "RcRrsRatioNano": _estimate(goal_nano["rootreadspeed"], 2),
         **_rootreadspeed_macros({"MiniAOD-like": goal_aod, "NanoAOD-like": goal_nano}),  # the section words it
+    }
+
+
+def _reader_ratio_macros(table: pd.DataFrame, frame: pd.DataFrame, unreadable: pd.DataFrame, aod: str, nano: str,
+                         timeline: str, looks: experiment.Looks) -> dict[str, str]:
+    """Each reader against the columnar one on the MiniAOD-like timeline branch (how many times
+    slower, or its rate's ratio), its first pass over its later ones, its opening time, the cold
+    read, seed 000's Table 1 for the CMSSW-like reader and TTree::Draw's muon anomaly, and the
+    Java readers' states."""
+    branch = branch_name("aod", timeline)
+
+    def times(reader: str, slower: bool = False, digits: int = 2) -> str:
+        """`reader`'s reading rate per value on the MiniAOD-like set over the columnar reader's (or
+        how many times slower: `slower`), paired round by round, with its interval (for a figure
+        that decides a claim, at the level its looks split: core.experiment.Looks)."""
+        if slower:
+            deciding = reader in DECIDING_FIGURES.values()
+            return _estimate(slowdown(table, aod, branch, reader,
+                                      looks.confidence if deciding else intervals.CONFIDENCE), digits)
+        return _estimate(warm_paired_ratio(table, aod, branch, reader, "columnar"), digits)
+
+    def warmup(reader: str) -> str:
+        """`reader`'s first pass over its timed ones on the timeline's branch, within each process, across
+        the processes with its interval."""
+        return _estimate(warmup_factor(frame, aod, branch, reader), 2)
+
+    def open_ms(reader):
+        return _estimate(opening_ms(table, nano, reader))
+
+    return {
         "RcJavaVsCpp": times("laurelin", slower=True),
         "RcUprootVsCpp": times("uproot", slower=True),
         "RcCmsswVsColumnar": times("cmssw", slower=True, digits=3),
@@ -678,28 +698,43 @@ def macros(params: dict[str, Any], table: pd.DataFrame, rated: pd.DataFrame, unr
         # TTree::Draw's muon anomaly (seed 000: a factor of 50), its first call, and its rate against Numpy's
         "RcDrawSlowdownMuon": _estimate(slowdown(table, aod, branch_name("aod", "Muon"), "draw"), 2),
         "RcDrawWarmup": warmup("draw"),
-        "RcDrawOverNumpyAod": _estimate(warm_paired_ratio(table, aod, branch("aod"), "draw", "numpy"), 2),
+        "RcDrawOverNumpyAod": _estimate(warm_paired_ratio(table, aod, branch, "draw", "numpy"), 2),
         # the muons' rate over the others' median, round by round, with its interval
         "RcDrawMuon": _estimate(draw_muon_ratio(table, aod, "aod"), 2),
         "RcRdfVsColumnar": times("rdataframe", slower=True),
         "RcRntupleVsColumnar": times("rntuple"),
         "RcBulkVsColumnar": times("bulk"),
-        "RcOpenColumnarMs": open_ms(nano, "columnar"), "RcOpenUprootMs": open_ms(nano, "uproot"),
-        "RcOpenLaurelinMs": open_ms(nano, "laurelin"), "RcOpenNumpyMs": open_ms(nano, "numpy"),
-        "RcColdColumnar": _estimate(cold_ratio, 2),
+        "RcOpenColumnarMs": open_ms("columnar"), "RcOpenUprootMs": open_ms("uproot"),
+        "RcOpenLaurelinMs": open_ms("laurelin"), "RcOpenNumpyMs": open_ms("numpy"),
+        "RcColdColumnar": _estimate(cold_over_warm(table, nano, "columnar", branch_name("nanoaod", timeline)), 2),
         **_cannot_macros("Laurelin", "laurelin", unreadable),  # the section words its states
         "RcJavaWarmup": warmup("laurelin"),
         "RcRootFourJVsCpp": times("root4j", slower=True),
         "RcRootFourJWarmup": warmup("root4j"),
-        "RcOpenRootFourJMs": open_ms(nano, "root4j"),
+        "RcOpenRootFourJMs": open_ms("root4j"),
         **_outcome_macros("RootFourJ", "root4j", table, unreadable),  # the section words its states
         "RcRootFourJCommit": paper.escape(ROOT4J_COMMIT[:7]),
         "RcCppWarmup": warmup("columnar"),
-        **ledger.looks_macros("Rc", looks, frame, ledger.deciding("reader_comparison", DECIDING_FIGURES)),
-        **residency_macros(frame),
-        **noise_sentences.paper_macros("Rc", frame, noise_settings, section="reader_comparison"),
-        **section_macros("Rc", archived, "reader_comparison"),
     }
+
+
+def _cmssw_attribute_macros(table: pd.DataFrame, aod: str, timeline: str,
+                            inputs: dict[str, dict[str, Any]]) -> dict[str, str]:
+    """Does the CMSSW-like reader's slowdown follow the attributes it reads? Its rank correlation
+    over the particle types of the MiniAOD-like files (attributes counted in the file), and the
+    columnar reader against the CMSSW-like one on the timeline branch, paired round by round (one
+    set's readers share rounds)."""
+    cmssw_slowdown = {c: _rate(table, aod, "warm", "columnar", branch_name("aod", c), "khz_read")
+                      / _rate(table, aod, "warm", "cmssw", branch_name("aod", c), "khz_read") for c in COLLECTIONS}
+    cmssw_slowdown = {c: v for c, v in cmssw_slowdown.items() if not math.isnan(v)}
+    attributes = None
+    if len(cmssw_slowdown) >= 3 and aod in inputs:
+        counts = collection_attributes(inputs[aod]["root"][0], tree_name("aod"),
+                                       [branch_name("aod", c) for c in cmssw_slowdown])
+        attributes = [counts[branch_name("aod", c)] for c in cmssw_slowdown]
+    columnar_vs_cmssw = warm_paired_ratio(table, aod, branch_name("aod", timeline), "columnar", "cmssw")
+    return {**_columnar_macros(columnar_vs_cmssw),  # states; the section words each
+            **_attributes_macros(list(cmssw_slowdown.values()), attributes)}
 
 
 def _table_one_cmssw_macros(table: pd.DataFrame, aod: str) -> dict[str, str]:
