@@ -14,16 +14,19 @@ from __future__ import annotations
 
 import os
 import sys
-from typing import Any
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable
 
 from .experiments.gpu_bandwidth import spec as gpu_bandwidth
 from .experiments.memory_bandwidth import spec as memory_bandwidth
 from .experiments.rdataframe import spec as rdataframe
 from .experiments.reader_comparison import spec as reader_comparison
 from .experiments.writing import spec as writing
+from .experiments import SPECS
 from .inputs import datasets
 from .machines import tables as machines
-from .setup import config
+from .setup import config, machine_fit
 from .setup.config import DEFAULT_CONFIG, ConfigError, read  # noqa: F401 (the Snakefile's names)
 
 # Each section's check against this machine (check_config(section_values, fitter)), in the
@@ -37,6 +40,60 @@ SECTION_CHECKS: dict[str, config.SectionCheck] = {
     "reader_comparison": reader_comparison.check_config,
     "writing": writing.check_config,
 }
+
+
+
+
+def _measured(settings: dict[str, Any], name: str) -> dict[str, Any]:
+    """Experiment `name`'s section with its rounds (setup.config.rounds) and the warm-up."""
+    return {**settings[name], "repetitions": config.rounds(settings, name), "warmup": settings["warmup"]}
+
+
+# Each experiment's parameters from a validated config: its section, rounds and warm-up, with the
+# counts its spec resolves for this machine (null: every usable core) and what it takes from another
+# section. Its notebook measures with them, in the workflow and standalone alike (session).
+EXPERIMENT_PARAMS: dict[str, Callable[[dict[str, Any]], dict[str, Any]]] = {
+    "gpu_bandwidth": lambda settings: _measured(settings, "gpu_bandwidth"),
+    "memory_bandwidth": lambda settings: _measured(settings, "memory_bandwidth"),
+    "rdataframe": lambda settings: rdataframe.resolve_counts(_measured(settings, "rdataframe")),
+    "reader_comparison": lambda settings: {**_measured(settings, "reader_comparison"),
+                                           "compression": settings["datasets"]["compression"]},
+    "writing": lambda settings: writing.resolve_threads(_measured(settings, "writing")),
+}
+
+
+@dataclass(frozen=True)
+class Session:
+    """What an experiment's notebook measures and writes with, made once from its parameters cell."""
+
+    name: str
+    settings: dict[str, Any]  # the validated config
+    params: dict[str, Any]  # EXPERIMENT_PARAMS[name]
+    fits: list[dict[str, Any]]  # what was lowered to fit this machine (setup.machine_fit.record)
+    noise: Any  # core.noise.Settings for this experiment (Settings.for_experiment)
+    results_dir: Path
+    figures_dir: Path
+    paper_dir: Path
+    outputs: Any  # report.outputs.Outputs: only what the spec declares
+
+
+def session(name: str, given: dict[str, Any], *, fitted_to_machine: list[dict[str, Any]] | None,
+            results_dir: str | os.PathLike, figures_dir: str | os.PathLike,
+            paper_dir: str | os.PathLike) -> Session:
+    """A notebook's set-up: `given` (its parameters, as config sections) checked as the workflow checks
+    them (a bad one stops here, naming it), what was lowered to fit this machine (`fitted_to_machine`,
+    the workflow's; None: this run's own), the experiment's parameters and noise settings, and its
+    output folders."""
+    # Imported here, not at the top: the Snakefile imports this module while it plans, and these
+    # bring matplotlib.pyplot (0.5 s measured) that only a notebook needs.
+    from .core import noise
+    from .report.outputs import Outputs
+
+    settings = validate(given)
+    fits = machine_fit.record(settings["fitted_to_machine"][name] if fitted_to_machine is None else fitted_to_machine)
+    params = EXPERIMENT_PARAMS[name](settings)
+    return Session(name, settings, params, fits, noise.Settings.for_experiment(params, settings["noise"]),
+                   Path(results_dir), Path(figures_dir), Path(paper_dir), Outputs(SPECS[name], figures_dir, paper_dir))
 
 
 def validate(given: dict[str, Any], **kwargs: Any) -> dict[str, Any]:

@@ -971,3 +971,40 @@ def test_a_section_may_set_its_own_rounds_over_the_studys():
     assert config.rounds(own, "writing") == config.rounds(own, "memory_bandwidth") == 3
     with pytest.raises(ConfigError, match="reader_comparison.rounds"):
         _validate({"reader_comparison": {"rounds": 0}})
+
+
+def test_a_notebook_session_resolves_what_each_experiment_measures_with(tmp_path):
+    from throughput import configuration
+    from throughput.experiments import SPECS
+    from throughput.setup.config import usable_cores
+
+    assert set(configuration.EXPERIMENT_PARAMS) == set(SPECS)
+    folders = {"results_dir": tmp_path / "r", "figures_dir": tmp_path / "f", "paper_dir": tmp_path / "p"}
+    given = {"repetitions": 4, "warmup": 0, "noise": {"max_remeasures": 2},
+             "rdataframe": {"max_threads": None}, "writing": {"max_threads": None},
+             "reader_comparison": {"rounds": 7}, "datasets": {"compression": "LZ4"}}
+    sessions = {name: configuration.session(name, given, fitted_to_machine=None, **folders) for name in SPECS}
+    # null counts are every usable core; the rounds are the section's own where it sets them
+    assert sessions["rdataframe"].params["max_threads"] == usable_cores()
+    assert sessions["rdataframe"].params["dask"]["max_workers"] == usable_cores()
+    assert sessions["writing"].params["max_threads"] == usable_cores()
+    assert sessions["reader_comparison"].params["repetitions"] == 7
+    assert sessions["reader_comparison"].params["compression"] == "LZ4"
+    assert {s.params["repetitions"] for n, s in sessions.items() if n != "reader_comparison"} == {4}
+    assert all(s.params["warmup"] == 0 for s in sessions.values())
+    # re-measures where the section leaves them on (writing's are off by default), the noise section's otherwise
+    assert sessions["memory_bandwidth"].noise.max_remeasures == 2 and sessions["writing"].noise.max_remeasures == 0
+    assert sessions["gpu_bandwidth"].outputs.spec is SPECS["gpu_bandwidth"]
+    assert sessions["gpu_bandwidth"].figures_dir == tmp_path / "f" and sessions["gpu_bandwidth"].fits == []
+    # the workflow's record of what it lowered is taken as given
+    fitted = [{"key": "writing.max_threads", "requested": 64, "used": 2, "limit": "2 usable cores"}]
+    assert configuration.session("writing", given, fitted_to_machine=fitted, **folders).fits == fitted
+
+
+def test_a_notebook_session_stops_on_a_bad_parameter_naming_it(tmp_path):
+    from throughput import configuration
+
+    with pytest.raises(configuration.ConfigError, match="repetitions"):
+        configuration.session("memory_bandwidth", {"repetitions": 0}, fitted_to_machine=None,
+                              results_dir=tmp_path, figures_dir=tmp_path, paper_dir=tmp_path)
+    assert not any(tmp_path.iterdir())  # nothing made before the check

@@ -130,7 +130,7 @@ def test_the_notebook_takes_its_config_section_whole(name):
     assert not same, f"{name}.ipynb: keys given their schema default (leave them out): {same}"
     config.validate({name: section}, check_resources=False)  # every key known, every value valid
     setup = "\n".join(c.source for c in nbformat.read(REPO / "notebooks" / f"{name}.ipynb", as_version=4).cells
-                      if c.cell_type == "code" and "configuration.validate(" in c.source)
+                      if c.cell_type == "code" and "configuration.session(" in c.source)
     assert f'"{name}": {name}' in setup, f"{name}.ipynb: does not validate its section as given"
 
 
