@@ -62,7 +62,8 @@ def test_every_declared_kernel_is_a_cmake_target(name):
 def test_the_notebook_writes_only_through_its_outputs(name):
     notebook = json.loads(SPECS[name].notebook.read_text())
     code = "\n".join("".join(c["source"]) for c in notebook["cells"] if c["cell_type"] == "code")
-    assert f'Outputs(SPECS["{name}"]' in code
+    # its outputs are the session's (configuration.session: Outputs of its spec)
+    assert f'configuration.session("{name}",' in code and "session.outputs" in code
     for forbidden in ("figures_dir /", "paper_dir /", "plotstyle.save(", "paper.write_table(", "paper.write_macros("):
         assert forbidden not in code, f"{name}: writes an output past its spec ({forbidden!r})"
     written = set(re.findall(r'outputs\.(?:figure|table|tex)\("(\w+)"', code))
