@@ -234,9 +234,9 @@ def _measure_group(group: Group, measure_pass: MeasurePass, repetitions: int, se
     # how the group's figures moved between its rounds, common and own, for the method section
     drift = noise.round_drift(per_round_values)
     drift = None if drift is None else dataclasses.asdict(drift)
-    frame = frame.merge(spread, on=["run", *series], how="left")
+    # in the columns' order that the extra rounds' rows are stored in (_decide_more), before the spread's
+    frame = frame.assign(beyond_budget=beyond_budget).merge(spread, on=["run", *series], how="left")
     frame["noisy"] = [settings.is_noisy(width) for width in frame["half_width"]]
-    frame["beyond_budget"] = beyond_budget
     return frame, provenance, earlier, drift, beyond_budget
 
 
@@ -365,11 +365,14 @@ def _decide_more(frame: pd.DataFrame, groups: Sequence[Group], deciding: Sequenc
             first = int(theirs["round"].max()) + 1
             bar.total += extra * len(claim.runs)
             bar.set_postfix_str(f"{claim.claim}: look {looks_taken(frame, claim) + 1}, {extra} rounds")
+            # a look's rows belong to their group, whose re-measures the budget cut short or not
+            beyond_budget = bool(theirs["beyond_budget"].fillna(False).any()) if "beyond_budget" in theirs else False
             started, new = time.perf_counter(), []
             for round_index in range(first, first + extra):
                 for run in noise.round_order(list(claim.runs), round_index, settings.order_seed):
                     passed, _ = _take_pass(group, run, round_index, measure_pass, settings, bar)
-                    new.append(passed.assign(attempt=0, look=look, extended_for=claim.claim))
+                    new.append(passed.assign(attempt=0, beyond_budget=beyond_budget, look=look,
+                                             extended_for=claim.claim))
             spent += time.perf_counter() - started
             frame = _store_look(frame, pd.concat(new, ignore_index=True), claim, raw_dir, group_keys[group.name],
                                 settings, series, quantity, per_round)
