@@ -42,8 +42,6 @@ SECTION_CHECKS: dict[str, config.SectionCheck] = {
 }
 
 
-
-
 def _measured(settings: dict[str, Any], name: str) -> dict[str, Any]:
     """Experiment `name`'s section with its rounds (setup.config.rounds) and the warm-up."""
     return {**settings[name], "repetitions": config.rounds(settings, name), "warmup": settings["warmup"]}

@@ -199,9 +199,9 @@ def _attempt_cost(frame: pd.DataFrame, attempt: int) -> float:
 def _measure_group(group: Group, measure_pass: MeasurePass, repetitions: int, settings: noise.Settings,
                    series: Sequence[str], quantity: Quantity, per_round: str, bar: tqdm,
                    budget: RemeasureBudget) -> tuple[pd.DataFrame, dict[str, dict[str, Any]], list[float],
-                                                     dict[str, float] | None, bool]:
+                                                     dict[str, float] | None]:
     """Measure `group` until no series is noisy, or the re-measures are spent, or the next one
-    would cost more than `budget` has left (the last flag returned). A re-measure adds
+    would cost more than `budget` has left (its rows' column `beyond_budget`). A re-measure adds
     `repetitions` rounds to those already taken (the interval narrows with more processes, and
     whatever was spread between processes stays in the figure), rather than starting afresh."""
     earlier, frames, provenance = [], [], {}
@@ -237,7 +237,7 @@ def _measure_group(group: Group, measure_pass: MeasurePass, repetitions: int, se
     # in the columns' order that the extra rounds' rows are stored in (_decide_more), before the spread's
     frame = frame.assign(beyond_budget=beyond_budget).merge(spread, on=["run", *series], how="left")
     frame["noisy"] = [settings.is_noisy(width) for width in frame["half_width"]]
-    return frame, provenance, earlier, drift, beyond_budget
+    return frame, provenance, earlier, drift
 
 
 def measure_interleaved(groups: Sequence[Group], raw_dir: str | Path, key_of: Callable[[dict[str, Any]], dict[str, Any]],
@@ -284,8 +284,8 @@ def measure_interleaved(groups: Sequence[Group], raw_dir: str | Path, key_of: Ca
     budget = RemeasureBudget.of(settings)
     with tqdm(total=total, desc=desc, unit="pass", disable=not progress or not total) as bar:
         for group, keys in to_measure:
-            frame, provenance, earlier, drift, beyond_budget = _measure_group(
-                group, measure_pass, repetitions, settings, series, quantity, per_round, bar, budget)
+            frame, provenance, earlier, drift = _measure_group(group, measure_pass, repetitions, settings, series,
+                                                                quantity, per_round, bar, budget)
             for run in group.runs:
                 rows = frame[frame["run"] == run["name"]].reset_index(drop=True)
                 passes = rows.drop_duplicates(["round", "retakes"])
@@ -303,7 +303,7 @@ def measure_interleaved(groups: Sequence[Group], raw_dir: str | Path, key_of: Ca
                                     if "sample_retakes" in rows else 0,
                                     "earlier_attempts_widest": earlier, "noisy": bool(rows["noisy"].any()),
                                     # noisy, and measuring again would have cost more than the budget left
-                                    "beyond_budget": beyond_budget,
+                                    "beyond_budget": bool(rows["beyond_budget"].any()),
                                     # the group's drift between rounds, common and own (noise.round_drift)
                                     "round_drift": drift,
                                     # the run's widest interval (None: one round, none known)

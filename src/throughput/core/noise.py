@@ -275,10 +275,10 @@ class Settings:
     @classmethod
     def from_config(cls, section: dict[str, Any] | None) -> "Settings":
         section = section or {}
+        budget = section.get("remeasure_budget_s", cls.remeasure_budget_s)
         return cls(max_half_width=float(section.get("max_half_width", cls.max_half_width)),
                    max_remeasures=int(section.get("max_remeasures", cls.max_remeasures)),
-                   remeasure_budget_s=(None if section.get("remeasure_budget_s", cls.remeasure_budget_s) is None
-                                       else float(section.get("remeasure_budget_s", cls.remeasure_budget_s))),
+                   remeasure_budget_s=None if budget is None else float(budget),
                    samples_per_process=int(section.get("samples_per_process", cls.samples_per_process)),
                    min_sample_s=float(section.get("min_sample_s", cls.min_sample_s)),
                    max_sample_s=float(section.get("max_sample_s", cls.max_sample_s)),

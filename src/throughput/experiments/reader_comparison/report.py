@@ -559,7 +559,7 @@ def macros(params: dict[str, Any], table: pd.DataFrame, rated: pd.DataFrame, unr
     looks = experiment.Looks.of(params)
     return {
         **_object_macros(params, table, inputs),
-        **_read_macros(params, table, inputs, compiler, noise_settings),
+        **_read_macros(params, table, inputs, aod, nano, compiler, noise_settings),
         **_target_macros(targets(table, aod, branch_name("aod", timeline)),
                          targets(table, nano, branch_name("nanoaod", timeline))),
         **_busy_macros(float(table["load_avg_1min"].mean())),
@@ -572,12 +572,11 @@ def macros(params: dict[str, Any], table: pd.DataFrame, rated: pd.DataFrame, unr
     }
 
 
-def _read_macros(params: dict[str, Any], table: pd.DataFrame, inputs: dict[str, dict[str, Any]], compiler: str,
-                 noise_settings: Any) -> dict[str, str]:
+def _read_macros(params: dict[str, Any], table: pd.DataFrame, inputs: dict[str, dict[str, Any]], aod: str, nano: str,
+                 compiler: str, noise_settings: Any) -> dict[str, str]:
     """What the run read and how: its input sets (events and files as read, branches counted in the
-    files, the compressions scanned, the real files), the particle types, rounds and sampling."""
-    compression = params["compression"]
-    aod, nano = f"aod/{compression}", f"nanoaod/{compression}"
+    files, the compressions scanned, the real files; `aod` and `nano` the main sets), the particle
+    types, rounds and sampling."""
     scans = [v["compression"] for v in inputs.values() if v["role"] == "scan"]
     scan_events = max([float(table[table["set"] == k]["events"].max()) for k, v in inputs.items()
                        if v["role"] == "scan"], default=0)
@@ -607,7 +606,7 @@ def _read_macros(params: dict[str, Any], table: pd.DataFrame, inputs: dict[str, 
         "RcNumpyTarget": _num(100 * NUMPY_TARGET),
         "RcNanoBranches": branches(nano), "RcAodBranches": branches(aod),
         "RcRealEvents": real_caption,
-        "RcCompression": paper.escape(compression),
+        "RcCompression": paper.escape(params["compression"]),
         # events as read (the workflow's NanoAOD-like files hold datasets.events_per_file events each)
         "RcNanoEvents": _num(events(nano)), "RcNanoFiles": str(files(nano)),
         "RcAodEvents": _num(events(aod)), "RcAodFiles": str(files(aod)),
