@@ -14,7 +14,8 @@ from __future__ import annotations
 
 import os
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 from typing import Any, Callable
 
@@ -73,15 +74,25 @@ class Session:
     figures_dir: Path
     paper_dir: Path
     outputs: Any  # report.outputs.Outputs: only what the spec declares
+    # the notebook's input parameters, as the workflow passed them (a None among them: made by the
+    # experiment's measure, standalone); each experiment's measure says which it reads
+    inputs: dict[str, Any] = field(default_factory=dict)
+
+    @cached_property
+    def archived(self) -> list[Any]:
+        """The archived machines the config's machines section shows (machines.tables.load_archived:
+        validated when read), read once for the section's tables and its macros."""
+        return machines.load_archived(self.settings["machines"])
 
 
 def session(name: str, given: dict[str, Any], *, fitted_to_machine: list[dict[str, Any]] | None,
             results_dir: str | os.PathLike, figures_dir: str | os.PathLike,
-            paper_dir: str | os.PathLike) -> Session:
+            paper_dir: str | os.PathLike, inputs: dict[str, Any] | None = None) -> Session:
     """A notebook's set-up: `given` (its parameters, as config sections) checked as the workflow checks
     them (a bad one stops here, naming it), what was lowered to fit this machine (`fitted_to_machine`,
-    the workflow's; None: this run's own), the experiment's parameters and noise settings, and its
-    output folders."""
+    the workflow's; None: this run's own), the experiment's parameters and noise settings, its
+    output folders and its input parameters (`inputs`). Its experiment then runs
+    `measured = <experiment>.measure(session)` and `<experiment>.macros(measured, session)`."""
     # Imported here, not at the top: the Snakefile imports this module while it plans, and these
     # bring matplotlib.pyplot (0.5 s measured) that only a notebook needs.
     from .core import noise
@@ -91,7 +102,8 @@ def session(name: str, given: dict[str, Any], *, fitted_to_machine: list[dict[st
     fits = machine_fit.record(settings["fitted_to_machine"][name] if fitted_to_machine is None else fitted_to_machine)
     params = EXPERIMENT_PARAMS[name](settings)
     return Session(name, settings, params, fits, noise.Settings.for_experiment(params, settings["noise"]),
-                   Path(results_dir), Path(figures_dir), Path(paper_dir), Outputs(SPECS[name], figures_dir, paper_dir))
+                   Path(results_dir), Path(figures_dir), Path(paper_dir), Outputs(SPECS[name], figures_dir, paper_dir),
+                   dict(inputs or {}))
 
 
 def validate(given: dict[str, Any], **kwargs: Any) -> dict[str, Any]:

@@ -111,7 +111,7 @@ def measure_memory_bandwidth(resolved: dict[str, Any], results: Path) -> dict[st
     from .experiments import memory_bandwidth as mb
 
     params = _params(resolved, "memory_bandwidth")  # max_threads: null was resolved by its check_config
-    frame = mb.measure(params, results / "memory_bandwidth" / "raw", noise.Settings.from_config(resolved["noise"]))
+    frame = mb.measure_runs(params, results / "memory_bandwidth" / "raw", noise.Settings.from_config(resolved["noise"]))
     mb.check_agreement(frame)
     return {}
 
@@ -123,7 +123,7 @@ def measure_gpu_bandwidth(resolved: dict[str, Any], results: Path) -> dict[str, 
     params = _params(resolved, "gpu_bandwidth")
     status = gb.detect_gpu(params["gpu_methods"])
     gb.check_device_fit(params, status)
-    frame, skipped = gb.measure(params, results / "gpu_bandwidth" / "raw", status,
+    frame, skipped = gb.measure_runs(params, results / "gpu_bandwidth" / "raw", status,
                                 noise.Settings.from_config(resolved["noise"]))
     if len(frame):
         gb.check_agreement(frame)

@@ -416,7 +416,7 @@ def test_plan_covers_every_case_method_and_type():
 @pytest.fixture(scope="module")
 def measured_without_gpu(tmp_path_factory):
     raw = tmp_path_factory.mktemp("raw")
-    frame, skipped = gb.measure(dict(TINY), raw, NO_GPU_STATUS, TINY_NOISE, progress=False)
+    frame, skipped = gb.measure_runs(dict(TINY), raw, NO_GPU_STATUS, TINY_NOISE, progress=False)
     return frame, skipped, raw
 
 
@@ -447,7 +447,7 @@ def test_measure_without_gpu_fills_cpu_rows_and_skips_gpu_rows(measured_without_
 def test_measure_reuses_stored_runs(measured_without_gpu):
     frame, _, raw = measured_without_gpu
     before = {p.name: p.stat().st_mtime_ns for p in raw.glob("*.parquet")}
-    again, _ = gb.measure(dict(TINY), raw, NO_GPU_STATUS, TINY_NOISE, progress=False)
+    again, _ = gb.measure_runs(dict(TINY), raw, NO_GPU_STATUS, TINY_NOISE, progress=False)
     assert {p.name: p.stat().st_mtime_ns for p in raw.glob("*.parquet")} == before
     assert len(again) == len(frame)
 

@@ -397,7 +397,7 @@ def test_a_reader_that_fails_is_a_row_with_its_error_not_a_crash(jar, files, tmp
     params = _params(readers=["columnar", "laurelin"], rootreadspeed=False, cold_collections=[])
     inputs = {"real/nano": {"role": "real", "layout": "nanoaod", "compression": rc.file_compression(real),
                             "root": [real], "rntuple": [], "numpy": []}}
-    frame = rc.measure(params, inputs, tmp_path / "raw", progress=False)
+    frame = rc.measure_runs(params, inputs, tmp_path / "raw", progress=False)
     unreadable = rc.cannot_read(frame)
     failed = unreadable[unreadable["reader"] == "laurelin"]
     assert set(failed["record"]) == {"failed"}, unreadable
@@ -411,7 +411,7 @@ def test_a_reader_that_fails_is_a_row_with_its_error_not_a_crash(jar, files, tmp
     assert listed["outcome"].tolist() == ["failed"] and "Index -1" in listed["reason"].iloc[0]
     assert listed["reason"].iloc[0].startswith("laurelin failed: java.lang.ArrayIndexOutOfBoundsException")
     # stored: a second run reuses the failure instead of measuring again
-    assert not rc.measure(params, inputs, tmp_path / "raw", progress=False).empty
+    assert not rc.measure_runs(params, inputs, tmp_path / "raw", progress=False).empty
 
 
 def test_failures_table_is_never_empty():
@@ -439,7 +439,7 @@ def test_no_result_is_stored_for_a_failing_reader(files, tmp_path):
     inputs = {"nanoaod/ZLIB": {"role": "main", "layout": "nanoaod", "compression": "ZLIB",
                                "root": [str(tmp_path / "absent.root")], "rntuple": [], "numpy": []}}
     with pytest.raises(harness.KernelError, match="absent.root"):
-        rc.measure(params, inputs, tmp_path / "raw", progress=False)
+        rc.measure_runs(params, inputs, tmp_path / "raw", progress=False)
     assert not list(tmp_path.rglob("*.parquet"))
 
 
@@ -626,7 +626,7 @@ def test_object_set_is_planned_measured_and_tabled(files, objects, tmp_path):
     # the C++ process reads the empty product too (the per-event floor); uproot only the collection
     assert runs[0]["methods"] == list(rc.OBJECT_METHODS) and runs[0]["branches"] == ["Jet.p4.pt", "Empty.pt"]
     assert runs[1]["branches"] == ["Jet.p4.pt"]
-    frame = rc.measure(params, inputs, tmp_path / "raw", progress=False)
+    frame = rc.measure_runs(params, inputs, tmp_path / "raw", progress=False)
     agreed = rc.check_agreement(frame)
     # Jet.pt: the C++ methods but bulk, and uproot; the empty product: the C++ methods but bulk
     assert dict(zip(agreed["branch"], agreed["readers"])) == {"Jet.p4.pt": len(rc.OBJECT_METHODS),
@@ -647,7 +647,7 @@ def test_object_set_is_planned_measured_and_tabled(files, objects, tmp_path):
     assert 0 < share.value < 1 and split.loc["jet", "floor share"] == paper.estimate(share)
     assert split.loc["empty product", "objects"].startswith(r"\num{") and split.loc["empty product", "seed"] == "--"
     assert split.loc["jet", "baskets only"].startswith(r"\num{")  # the member's baskets decompressed alone
-    numbers = rc.macros({**params, "compression": "ZLIB"}, table, rc.ratios(table), unreadable, inputs, "test compiler",
+    numbers = rc.paper_macros({**params, "compression": "ZLIB"}, table, rc.ratios(table), unreadable, inputs, "test compiler",
                         frame=frame, noise_settings=noise.Settings(), archived=[])
     assert numbers["RcObjectEvents"] == r"\num{150}" and numbers["RcObjectBulkState"] == "refused"
     assert numbers["RcObjectState"] == "measured"
@@ -1210,7 +1210,7 @@ def test_measure_summarize_and_tables(files, tmp_path):
                                  "numpy": [files[layout]["numpy"]]} for layout in ("aod", "nanoaod")}
     params["repetitions"] = 2  # two rounds of the interleaving (no more: no re-measure of a noisy group)
     settings = noise.Settings(max_remeasures=0)
-    frame = rc.measure(params, inputs, tmp_path / "raw", settings, progress=False)
+    frame = rc.measure_runs(params, inputs, tmp_path / "raw", settings, progress=False)
     stored = sorted(p.name for p in (tmp_path / "raw").glob("*.parquet"))
     assert len(stored) == len(rc.plan(params, inputs))
     # one group per input set and cache state; every process ran once per round, the C++
@@ -1227,7 +1227,7 @@ def test_measure_summarize_and_tables(files, tmp_path):
     assert timing["others_cores"].notna().all()
     # (rootreadspeed's pass may be too short to time on files this small: no spread then)
     assert timing[timing["reader"] != "rootreadspeed"].groupby("run")["cv"].first().notna().all()
-    again = rc.measure(params, inputs, tmp_path / "raw", settings, progress=False)  # reused, not measured again
+    again = rc.measure_runs(params, inputs, tmp_path / "raw", settings, progress=False)  # reused, not measured again
     pd.testing.assert_frame_equal(frame, again, check_dtype=False)
     agreed = rc.check_agreement(frame)
     assert (agreed["readers"] == 5).all() and len(agreed) == 2
@@ -1270,7 +1270,7 @@ def test_measure_summarize_and_tables(files, tmp_path):
     assert "cold kHz" in rc.cold_frame(table, ["aod/ZLIB"], "Jet").columns
     line = rc.timeline(frame, "aod/ZLIB", "Jet_pt")
     assert set(line["reader"]) == {"columnar"} and (line["ns_per_item"] > 0).all()
-    numbers = rc.macros(params, table, rated, unreadable, inputs, "test compiler",
+    numbers = rc.paper_macros(params, table, rated, unreadable, inputs, "test compiler",
                         frame=frame, noise_settings=settings, archived=[])
     assert numbers["RcAodEvents"] == r"\num{150}" and numbers["RcNanoEvents"] == r"\num{300}"
     # seed 000's Table 1 per particle type: the CMSSW-like reader's slowdown, rate and bytes (Jet read, Photon not)
@@ -1388,12 +1388,12 @@ def test_readers_that_agree_on_damaged_bytes_are_caught_by_the_reference(tmp_pat
                      timeline_collection="Jet", cold_collections=[])
     inputs = {"nanoaod/none": {"role": "main", "layout": "nanoaod", "compression": "none", "root": [str(bad)],
                                "rntuple": [], "numpy": []}}
-    frame = rc.measure(params, inputs, tmp_path / "raw", progress=False)
+    frame = rc.measure_runs(params, inputs, tmp_path / "raw", progress=False)
     agreed = rc.check_agreement(frame)  # both readers read the same wrong values
     with pytest.raises(AssertionError, match=r"nanoaod/none branch Jet_pt .*damaged input"):
         rc.check_references(agreed, inputs)
     inputs["nanoaod/none"]["root"] = [str(good)]
-    checked = rc.check_references(rc.check_agreement(rc.measure(params, inputs, tmp_path / "raw2", progress=False)),
+    checked = rc.check_references(rc.check_agreement(rc.measure_runs(params, inputs, tmp_path / "raw2", progress=False)),
                                   inputs)
     assert checked["matches"].all()
 
@@ -1556,7 +1556,7 @@ def test_the_claims_slowdowns_decide_get_extra_rounds_of_their_own_readers_and_b
         return judge
 
     monkeypatch.setattr(measuring, "_judge", always_undecided)
-    frame = rc.measure(params, inputs, tmp_path / "raw", noise.Settings(max_remeasures=0), progress=False)
+    frame = rc.measure_runs(params, inputs, tmp_path / "raw", noise.Settings(max_remeasures=0), progress=False)
     timing = frame[(frame["record"] == "timing") & ~frame["warmup"].astype(bool)]
     extra = timing[timing["look"] > 0]
     assert len(extra) and set(extra["branch"]) == {"Jet_pt"} and set(extra["look"]) <= {1, 2}
@@ -1575,7 +1575,7 @@ def test_the_claims_slowdowns_decide_get_extra_rounds_of_their_own_readers_and_b
         assert needed is None if settled else needed is None or needed > figure.processes
     # the section's slowdowns are printed at the split level, and say what the rule did
     table = rc.summary(frame)
-    numbers = rc.macros(params, table, rc.ratios(table), rc.cannot_read(frame), inputs, "test compiler",
+    numbers = rc.paper_macros(params, table, rc.ratios(table), rc.cannot_read(frame), inputs, "test compiler",
                         frame=frame, noise_settings=noise.Settings(), archived=[])
     split = analysis.slowdown(table, "aod/ZLIB", "Jet_pt", "draw", intervals.bonferroni(2))
     assert numbers["RcDrawVsColumnar"] == paper.estimate(split, 2)

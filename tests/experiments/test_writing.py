@@ -283,7 +283,7 @@ def test_size_table_and_the_speed_ups_with_and_without_roots_set_up():
     assert sizes.loc[("seed, AOD", 100), "ratio"].value == 4.44
     table = wr.seed001_setup_table(frame, PARAMS)
     assert list(table["verdict"]) == ["met"] * 2 and len(wr.seed001_size_table(frame, PARAMS)) == 3 + 4
-    values = wr.macros(wr.summary(frame), PARAMS, frame, {"disk": "/tmp"}, None, "GNU 12")
+    values = wr.paper_macros(wr.summary(frame), PARAMS, frame, {"disk": "/tmp"}, None, "GNU 12")
     # the section words the states (paper/sections/writing.tex); the numbers are macros of their own
     assert values["WrtSizeState"] == "both" and values["WrtSizeEventsState"] == values["WrtSizeProductsState"] == "larger"
     assert values["WrtSizeEventsCount"] == r"\num{1000}" and values["WrtSizeEventsRatio"].startswith(r"\num{3}")
@@ -304,7 +304,7 @@ def test_size_table_and_the_speed_ups_with_and_without_roots_set_up():
     slower = frame.assign(wall_s=frame["wall_s"].where(~((frame["method"] == "root_imt") & (frame["scale"] == 2)),
                                                       frame["wall_s"] * 1.2 + 2.4 * frame["loops"]))
     slower = wr.with_rates(slower)
-    values = wr.macros(wr.summary(slower), PARAMS, slower, {"disk": "/tmp"}, None, "GNU 12")
+    values = wr.paper_macros(wr.summary(slower), PARAMS, slower, {"disk": "/tmp"}, None, "GNU 12")
     assert values["WrtSetupEventsCostState"] == values["WrtSetupProductsCostState"] == "negative"
     assert values["WrtSetupEventsRootMs"].startswith(r"\num{-")
     # a round in which the simple format's doubled pass was not the slower leaves no ratio without set-up
@@ -332,7 +332,7 @@ def test_seed003s_set_up_and_flush_share_of_a_pass():
     assert tbm["share"].value == pytest.approx(0.1, rel=0.02) and tbm["verdict"] == intervals.Verdict.MISSED
     assert rows.loc[("slow", "rntuple", 1), "share"].value == pytest.approx(0.05)
     frame = wr.with_rates(frame)
-    values = wr.macros(wr.summary(frame), params, frame, {"disk": "/tmp"}, None, "GNU 12")
+    values = wr.paper_macros(wr.summary(frame), params, frame, {"disk": "/tmp"}, None, "GNU 12")
     assert values["WrtRandomSetupState"] == "measured" and values["WrtRandomSetupRuns"] == "4"
     assert (values["WrtRandomSetupMinPercent"], values["WrtRandomSetupMaxPercent"]) == (r"\num{5}", r"\num{10}")
     assert values["WrtRandomSetupOver"] == "2"  # TBufferMerger's 10% on each medium: over the limit by its whole interval
@@ -709,13 +709,13 @@ def test_a_method_is_called_faster_or_slower_only_where_its_paired_interval_excl
     events = (frame["part"] == "events") & (frame["medium"] == "tmpfs") & (frame["threads"] == 1) & ~frame["warmup"]
     # the simple format at one thread: 3 times faster in one round, 3 times slower in the other
     frame.loc[events & (frame["method"] == "simple") & (frame["rep"] == 1), "wall_s"] *= 9
-    values = wr.macros(wr.summary(wr.with_rates(frame)), PARAMS, frame, {"disk": str(tmp_path)}, None, "GNU 12")
+    values = wr.paper_macros(wr.summary(wr.with_rates(frame)), PARAMS, frame, {"disk": str(tmp_path)}, None, "GNU 12")
     assert values["WrtSimpleThanOneState"] == "notseparated"
     # slower in both rounds, by different amounts
     frame = _synthetic(PARAMS)
     frame.loc[events & (frame["method"] == "simple") & (frame["rep"] == 0), "wall_s"] *= 10
     frame.loc[events & (frame["method"] == "simple") & (frame["rep"] == 1), "wall_s"] *= 12
-    values = wr.macros(wr.summary(wr.with_rates(frame)), PARAMS, frame, {"disk": str(tmp_path)}, None, "GNU 12")
+    values = wr.paper_macros(wr.summary(wr.with_rates(frame)), PARAMS, frame, {"disk": str(tmp_path)}, None, "GNU 12")
     assert values["WrtSimpleThanOneState"] == "lower" and values["WrtSimpleThanNState"] == "higher"
     # the efficiency target: an interval around 85% cannot tell
     target = frame["method"].eq("simple") & frame["part"].eq("events") & frame["medium"].eq("tmpfs") & ~frame["warmup"]
@@ -724,7 +724,7 @@ def test_a_method_is_called_faster_or_slower_only_where_its_paired_interval_excl
     frame.loc[target & frame["threads"].eq(2) & frame["rep"].eq(1), "wall_s"] /= 0.9
     goal = wr.efficiency_target(wr.summary(wr.with_rates(frame)), PARAMS)
     assert goal["verdict"] == "inconclusive" and goal["estimate"].low < 0.85 < goal["estimate"].high
-    values = wr.macros(wr.summary(wr.with_rates(frame)), PARAMS, frame, {"disk": str(tmp_path)}, None, "GNU 12")
+    values = wr.paper_macros(wr.summary(wr.with_rates(frame)), PARAMS, frame, {"disk": str(tmp_path)}, None, "GNU 12")
     assert values["WrtTargetState"] == "inconclusive"  # the section words it
 
 
@@ -748,7 +748,7 @@ def test_seed003s_scaling_claim_is_judged_by_the_whole_intervals():
 
 def _setup_states(frame: pd.DataFrame, params: dict = PARAMS) -> dict[str, str]:
     frame = wr.with_rates(frame)
-    values = wr.macros(wr.summary(frame), params, frame, {"disk": "/tmp"}, None, "GNU 12")
+    values = wr.paper_macros(wr.summary(frame), params, frame, {"disk": "/tmp"}, None, "GNU 12")
     return {name: value for name, value in values.items() if name.startswith(("WrtSize", "WrtSetup"))
             and name.endswith("State")}
 
@@ -827,7 +827,7 @@ def test_the_back_pressure_verdict_comes_from_the_intervals_of_the_per_round_pea
     expected = ("holds" if slow[1] > 1.5 * fast[2] + 16 else "blocks" if slow[2] < 1.5 * fast[1] + 16
                 else "inconclusive")
     assert pressure["state"] == expected == state
-    values = wr.macros(wr.summary(frame), params, frame, {"disk": "/tmp"}, None, "GNU 12")
+    values = wr.paper_macros(wr.summary(frame), params, frame, {"disk": "/tmp"}, None, "GNU 12")
     assert values["WrtBackPressureState"] == state
     assert values["WrtBackPressureSlowMB"] == (
         rf"{paper.number(slow[0])}~MB (\confidenceinterval{{{paper.number(slow[1])}}}{{{paper.number(slow[2])}}}{{~MB}})")
@@ -849,7 +849,7 @@ def test_tbuffermerger_against_rntuple_is_counted_by_the_paired_intervals():
     versus = wr.rntuple_versus_tbuffermerger(table, PARAMS)
     assert [r.value for r in versus["ratios"]] == pytest.approx([2.0, 2.0, 2.0, 2.0 ** 1.5])
     assert (versus["slower"], versus["faster"], versus["notseparated"]) == (3, 0, 1)
-    values = wr.macros(table, PARAMS, frame, {"disk": "/tmp"}, None, "GNU 12")
+    values = wr.paper_macros(table, PARAMS, frame, {"disk": "/tmp"}, None, "GNU 12")
     assert (values["WrtRntupleVsTbmSlower"], values["WrtRntupleVsTbmNotseparated"]) == ("3", "1")
     assert values["WrtRntupleVsTbmCombinations"] == "4"
     # the smallest and the largest ratio, each with its interval: 2 in every round (no width), and
@@ -871,7 +871,7 @@ def test_the_back_pressure_state_and_seed003s_table_are_the_ones_the_peaks_give(
     slow = (frame["method"] == "tbuffermerger") & (frame["medium"] == "slow") & (frame["threads"] == 4)
     frame.loc[slow, "peak_rss_bytes"] += 4 * 10**8  # 500 MB on the slow medium: memory grows
     frame = wr.with_rates(frame)
-    values = wr.macros(wr.summary(frame), PARAMS, frame, {"disk": "/tmp"}, None, "GNU 12")
+    values = wr.paper_macros(wr.summary(frame), PARAMS, frame, {"disk": "/tmp"}, None, "GNU 12")
     exact = lambda mb: rf"{paper.number(mb)}~MB (\confidenceinterval{{{paper.number(mb)}}}{{{paper.number(mb)}}}{{~MB}})"  # noqa: E731
     assert (values["WrtBackPressureState"], values["WrtBackPressureSlowMB"]) == ("holds", exact(500))
     assert values["WrtBackPressureFastMB"] == exact(100) and values["WrtBackPressureFastMedium"] == "tmpfs"
@@ -886,7 +886,7 @@ def test_the_back_pressure_state_and_seed003s_table_are_the_ones_the_peaks_give(
     assert wr.seed003_claims(wr.summary(blind), PARAMS)["state"].iloc[3] == "nopeak"
     # without the slow medium: not measured, as the table says
     fast = {**PARAMS, "media": ["tmpfs"]}
-    values = wr.macros(wr.summary(_synthetic(fast)), fast, _synthetic(fast), {"disk": "/tmp"}, None, "GNU 12")
+    values = wr.paper_macros(wr.summary(_synthetic(fast)), fast, _synthetic(fast), {"disk": "/tmp"}, None, "GNU 12")
     assert values["WrtBackPressureState"] == "notmeasured" and values["WrtBackPressureSlowMB"] == "n/a"
     claims = wr.seed003_claims(wr.summary(_synthetic(fast)), fast)
     assert claims["state"].iloc[3] == "notmeasured"
@@ -959,12 +959,12 @@ def test_every_state_of_seed003s_table_builds_with_its_numbers(tmp_path):
 def test_the_machines_sentence_and_the_random_branches_come_from_the_macros():
     from types import SimpleNamespace
     frame = _synthetic(PARAMS)
-    values = wr.macros(wr.summary(frame), PARAMS, frame, {"disk": "/tmp"}, None, "GNU 12")
+    values = wr.paper_macros(wr.summary(frame), PARAMS, frame, {"disk": "/tmp"}, None, "GNU 12")
     assert values["WrtMachinesState"] == "none" and values["WrtMachinesList"] == ""
     archived = [SimpleNamespace(label="lab_a", runs={"writing": ["x"]}, problems=[]),
                 SimpleNamespace(label="lab_b", runs={}, problems=[])]
     several = {**PARAMS, "random_branches": 3}
-    values = wr.macros(wr.summary(frame), several, frame, {"disk": "/tmp"}, None, "GNU 12", archived=archived)
+    values = wr.paper_macros(wr.summary(frame), several, frame, {"disk": "/tmp"}, None, "GNU 12", archived=archived)
     assert (values["WrtMachinesState"], values["WrtMachinesList"]) == ("holding", r"lab\_a")
     assert (values["WrtRandomBranchesState"], values["WrtRandomBranchesCount"]) == ("several", "3")
 
@@ -975,7 +975,7 @@ def test_macros_figures_and_tables_are_written(tmp_path):
     from throughput.report import paper
     frame = _synthetic(PARAMS)
     table = wr.summary(frame)
-    values = wr.macros(table, PARAMS, frame, {"disk": str(tmp_path)}, None, "GNU 12")
+    values = wr.paper_macros(table, PARAMS, frame, {"disk": str(tmp_path)}, None, "GNU 12")
     paper.write_macros(values, tmp_path / "macros.tex")
     exact = r"\,$\pm$\,0\%"  # the synthetic rounds slow every run alike: paired ratios without spread
     assert values["WrtSimpleFasterOne"] == r"\num{3}" + exact and values["WrtSimpleThanOneState"] == "higher"
@@ -988,7 +988,7 @@ def test_macros_figures_and_tables_are_written(tmp_path):
     assert values["WrtObjRootSerFasterOne"] == r"\num{1.5}" + exact and values["WrtObjRootSerSizeRatio"] == r"\num{2}"
     assert values["WrtObjCopiedSizeRatio"] == r"\num{3}" and values["WrtObjSplitPercent"] == r"\num{60}"
     no_objects = {**PARAMS, "object_events": 0}
-    none = wr.macros(wr.summary(_synthetic(no_objects)), no_objects, _synthetic(no_objects), {"disk": str(tmp_path)},
+    none = wr.paper_macros(wr.summary(_synthetic(no_objects)), no_objects, _synthetic(no_objects), {"disk": str(tmp_path)},
                      None, "GNU 12")
     assert none["WrtObjRootSerFasterOne"] == none["WrtObjSplitPercent"] == "n/a"
     assert none["WrtObjRootSerThanOneState"] == "notmeasured"
@@ -1044,7 +1044,7 @@ def test_efficiency_target_not_measured_is_said_with_the_reason(tmp_path, change
     frame = _synthetic(params)
     goal = wr.efficiency_target(wr.summary(frame), params)
     assert not goal["measured"] and goal["reason"] == reason
-    values = wr.macros(wr.summary(frame), params, frame, {"disk": str(tmp_path)}, None, "GNU 12")
+    values = wr.paper_macros(wr.summary(frame), params, frame, {"disk": str(tmp_path)}, None, "GNU 12")
     assert (values["WrtTargetState"], values["WrtTargetReasonState"]) == ("notmeasured", reason)
     assert values["WrtMaxThreads"] == str(params["max_threads"]) and "WrtTargetReason" not in values
 
@@ -1052,7 +1052,7 @@ def test_efficiency_target_not_measured_is_said_with_the_reason(tmp_path, change
 def test_efficiency_target_measured_has_no_reason(tmp_path):
     frame = _synthetic(PARAMS)
     assert wr.efficiency_target(wr.summary(frame), PARAMS)["reason"] == "none"
-    values = wr.macros(wr.summary(frame), PARAMS, frame, {"disk": str(tmp_path)}, None, "GNU 12")
+    values = wr.paper_macros(wr.summary(frame), PARAMS, frame, {"disk": str(tmp_path)}, None, "GNU 12")
     assert values["WrtTargetState"] != "notmeasured" and values["WrtTargetReasonState"] == "none"
 
 
@@ -1083,12 +1083,12 @@ def test_measure_stores_reuses_and_a_failure_leaves_earlier_results(nanoaod, tmp
                                 check_resources=False)["writing"], "repetitions": 1, "warmup": 0}
     params["max_threads"] = 1
     dirs = wr.medium_dirs(params, tmp_path)
-    frame = wr.measure(params, tmp_path / "raw", dirs, [nanoaod], progress=False)
+    frame = wr.measure_runs(params, tmp_path / "raw", dirs, [nanoaod], progress=False)
     wr.check_agreement(frame)
     stored = {p.name: p.stat().st_mtime_ns for p in (tmp_path / "raw").glob("*.parquet")}
     # random 2, events 6, and ROOT + IMT's and the simple format's set-up runs on both media
     assert len(stored) == len(wr.plan(params)) == 2 + 6 + 4
-    again = wr.measure(params, tmp_path / "raw", dirs, [nanoaod], progress=False)
+    again = wr.measure_runs(params, tmp_path / "raw", dirs, [nanoaod], progress=False)
     assert {p.name: p.stat().st_mtime_ns for p in (tmp_path / "raw").glob("*.parquet")} == stored
     assert len(again) == len(frame)
     # A run that cannot write stops with the directory named; what was stored stays.
@@ -1096,10 +1096,10 @@ def test_measure_stores_reuses_and_a_failure_leaves_earlier_results(nanoaod, tmp
     blocker.write_text("")
     broken = {**dirs, "tmpfs": str(blocker / "sub")}
     with pytest.raises(harness.KernelError, match=re.escape(str(blocker / "sub"))):
-        wr.measure(params, tmp_path / "raw", broken, [nanoaod], progress=False)
+        wr.measure_runs(params, tmp_path / "raw", broken, [nanoaod], progress=False)
     assert {p.name: p.stat().st_mtime_ns for p in (tmp_path / "raw").glob("*.parquet")} == stored
     # Another event count re-measures the event runs only.
-    wr.measure({**params, "events": 31}, tmp_path / "raw", dirs, [nanoaod], progress=False)
+    wr.measure_runs({**params, "events": 31}, tmp_path / "raw", dirs, [nanoaod], progress=False)
     now = {p.name: p.stat().st_mtime_ns for p in (tmp_path / "raw").glob("*.parquet")}
     assert {k for k in stored if now[k] != stored[k]} == {k for k in stored if k.startswith("events_")}
 
@@ -1125,10 +1125,10 @@ def test_writing_re_measures_noisy_groups_only_when_asked():
     asked = noise.Settings.for_experiment({**PARAMS, "remeasure_noisy": True}, {"max_half_width": 0.2, "max_remeasures": 2})
     assert (asked.max_half_width, asked.max_remeasures) == (0.2, 2)
     frame = _synthetic(PARAMS)
-    values = wr.macros(wr.summary(frame), PARAMS, frame, {"disk": "/tmp"}, None, "GNU 12", quiet)
+    values = wr.paper_macros(wr.summary(frame), PARAMS, frame, {"disk": "/tmp"}, None, "GNU 12", quiet)
     assert values["WrtRemeasured"] == r"\noiseremeasured{Wrt}"  # worded in paper/wording/noise.tex
     assert (values["WrtNoiseRemeasureState"], values["WrtNoiseSection"]) == ("offsection", "writing")
-    values = wr.macros(wr.summary(frame), PARAMS, frame, {"disk": "/tmp"}, None, "GNU 12", asked)
+    values = wr.paper_macros(wr.summary(frame), PARAMS, frame, {"disk": "/tmp"}, None, "GNU 12", asked)
     assert (values["WrtNoiseRemeasureState"], values["WrtNoiseMaxRemeasures"]) == ("again", "2")
 
 
@@ -1142,7 +1142,7 @@ def test_lzma_against_zlib_and_lz4_is_a_ratio_of_tbuffermergers_times_paired_by_
     assert set(costs) == {"LzmaOverZlib", "LzmaOverLzFour"}
     for ratio in costs.values():  # paired by round: every round's ratio is 3, an interval of no width
         assert ratio.value == ratio.low == ratio.high == pytest.approx(3.0) and ratio.processes == 2
-    values = wr.macros(table, params, frame, {"disk": "/tmp"}, None, "GNU 12")
+    values = wr.paper_macros(table, params, frame, {"disk": "/tmp"}, None, "GNU 12")
     assert values["WrtLzmaOverZlib"].value == pytest.approx(3.0)
     # neither ZLIB nor LZ4 measured: no figure
     assert wr.compression_costs(wr.summary(wr.with_rates(_synthetic(PARAMS))), PARAMS) == {}

@@ -287,7 +287,7 @@ def test_the_runs_a_ratio_compares_are_one_interleaved_group_per_thread_count(tm
         "Cpp_inplace_O0_t1", "Cpp_inplace_O3_t1", "Cpp_immutable_O0_t1", "Cpp_immutable_O3_t1",
         "STREAM_all_O3_t1", "numpy_inplace_na_t1", "numpy_immutable_na_t1"}
     settings = noise.Settings(samples_per_process=2, min_sample_s=0.005, max_remeasures=0)
-    frame = mb.measure(PARAMS, tmp_path, settings, progress=False)
+    frame = mb.measure_runs(PARAMS, tmp_path, settings, progress=False)
     mb.check_agreement(frame)
     measured = frame[~frame["warmup"]]
     # every run has two calibrated samples per round, and every pass its load
@@ -308,7 +308,7 @@ def test_repeatability_judges_every_cell_by_its_intervals(tmp_path, monkeypatch)
     from throughput import repeatability
 
     # samples of 5 ms and no re-measure keep this check of the comparison short
-    mb.measure(PARAMS, tmp_path / "a", noise.Settings(min_sample_s=0.005, max_remeasures=0), progress=False)
+    mb.measure_runs(PARAMS, tmp_path / "a", noise.Settings(min_sample_s=0.005, max_remeasures=0), progress=False)
     table = repeatability.read_run(tmp_path / "a")
     same = repeatability.compare(table, table)
     # a run against itself: ratio 1, never a difference; agreeing where its intervals are narrow enough
@@ -421,7 +421,7 @@ def test_the_paper_tables_and_numbers_come_from_the_package(tmp_path):
     settings = noise.Settings(samples_per_process=2, min_sample_s=0.005, max_remeasures=0)
     params = {**PARAMS, "opt_levels": ["O0", "O1", "O2", "O3"], "python_methods": ["numpy", "numba"],
               "max_threads": 1}
-    frame = mb.measure(params, tmp_path, settings, progress=False)
+    frame = mb.measure_runs(params, tmp_path, settings, progress=False)
     table = mb.summary(frame)
     opt = mb.opt_table_frame(table)
     assert list(opt.columns) == ["", "-O0", "-O1", "-O2", "-O3"] and len(opt) == 4
@@ -459,3 +459,25 @@ def test_seed000s_figures_on_the_levels_are_paired_ratios_of_one_threads_rounds(
         assert ratios[name].low == pytest.approx(value)  # every round's disturbance shared: paired away
     # a level not measured gives no figure
     assert "InplaceOZeroOverOThree" not in mb.opt_ratios(table[table["opt"] != "O0"])
+
+
+def test_the_experiments_entries_take_a_session_and_a_stored_run_gives_the_same_macros(tmp_path):
+    """mb.measure(session) and mb.macros(measured, session), the notebook's two calls: the runs of the
+    session's parameters, checked, and the section's macros from them; measured again, the runs are
+    read back from results_dir/raw and give the same macros, character for character."""
+    from throughput import configuration
+
+    folders = {"results_dir": tmp_path / "results", "figures_dir": tmp_path / "f", "paper_dir": tmp_path / "p"}
+    given = {"repetitions": 2, "warmup": 0, "machines": {"archived": []},
+             "noise": {"samples_per_process": 1, "min_sample_s": 0.005, "max_remeasures": 0},
+             "memory_bandwidth": {"n_values": N, "max_threads": 1, "opt_levels": ["O3"], "python_methods": ["numpy"]}}
+    session = configuration.session("memory_bandwidth", given, fitted_to_machine=None, **folders)
+    measured = mb.measure(session)
+    assert sorted(measured.frame["run"].unique()) == sorted(mb.run_name(run) for run in mb.plan(session.params))
+    assert set(measured.run_labels) == set(measured.frame["run"])
+    macros = mb.macros(measured, session)
+    assert macros["MbwN"] == rf"\num{{{N}}}" and macros["MbwRepetitions"] == 2
+    again = mb.measure(configuration.session("memory_bandwidth", given, fitted_to_machine=None, **folders))
+    pd.testing.assert_frame_equal(again.frame, measured.frame)
+    assert mb.macros(again, session) == macros
+    assert list(measured.machine_tables(session.archived)) == ["this machine"]

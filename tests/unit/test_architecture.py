@@ -94,7 +94,8 @@ def test_a_heavy_import_in_a_spec_is_found(tmp_path):
 def test_an_experiment_package_imports_its_measured_code_on_first_use():
     from throughput.experiments import writing
 
-    assert writing.measure.__module__ == "throughput.experiments.writing.measuring"
+    assert writing.measure_runs.__module__ == "throughput.experiments.writing.measuring"
+    assert writing.measure.__module__ == "throughput.experiments.writing.entry"
     assert writing.check_config.__module__ == "throughput.experiments.writing.spec"
     with pytest.raises(AttributeError, match="has no attribute 'no_such_name'"):
         writing.no_such_name  # noqa: B018
@@ -130,7 +131,7 @@ def _loaded(module: str, how: str, lazy: str = "") -> tuple[list[str], str | Non
 
 @pytest.mark.parametrize("module, lazy, lazy_module", [
     ("throughput.experiments.writing.measuring", "summary", "throughput.experiments.writing.analysis"),
-    ("throughput.experiments.memory_bandwidth.vocabulary", "measure", "throughput.experiments.memory_bandwidth.measuring"),
+    ("throughput.experiments.memory_bandwidth.vocabulary", "measure_runs", "throughput.experiments.memory_bandwidth.measuring"),
     ("throughput.experiments.gpu_bandwidth.configuration", "paper_macros", "throughput.experiments.gpu_bandwidth.report"),
 ])
 def test_from_an_experiment_package_a_submodule_is_imported_alone(module, lazy, lazy_module):

@@ -999,6 +999,14 @@ def test_a_notebook_session_resolves_what_each_experiment_measures_with(tmp_path
     # the workflow's record of what it lowered is taken as given
     fitted = [{"key": "writing.max_threads", "requested": 64, "used": 2, "limit": "2 usable cores"}]
     assert configuration.session("writing", given, fitted_to_machine=fitted, **folders).fits == fitted
+    # the workflow's input parameters, as passed (none: the experiment's measure makes them)
+    passed = {"input_files": ["a.root"], "aod_files": []}
+    assert configuration.session("writing", given, fitted_to_machine=None, inputs=passed, **folders).inputs == passed
+    assert sessions["writing"].inputs == {}
+    # the archived machines the machines section names, read once for the tables and the macros
+    none_shown = configuration.session("writing", {**given, "machines": {"archived": []}}, fitted_to_machine=None,
+                                       **folders)
+    assert none_shown.archived == [] and none_shown.archived is none_shown.archived
 
 
 def test_a_notebook_session_stops_on_a_bad_parameter_naming_it(tmp_path):

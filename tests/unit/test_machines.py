@@ -32,7 +32,7 @@ def archived_memory_bandwidth(tmp_path_factory):
     params = {**settings["memory_bandwidth"], "repetitions": 2, "warmup": 0}
     raw = root / "results" / "memory_bandwidth" / "raw"
     # two rounds (no re-measure), each process's samples of at least 5 ms
-    live = mb.summary(mb.measure(params, raw, noise.Settings(max_remeasures=0, min_sample_s=0.005), progress=False))
+    live = mb.summary(mb.measure_runs(params, raw, noise.Settings(max_remeasures=0, min_sample_s=0.005), progress=False))
     archive.pack("other-node", root / "results", root / "archive" / "other-node")
     return root, raw, live
 

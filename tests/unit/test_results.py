@@ -332,7 +332,7 @@ def test_a_python_method_run_is_keyed_by_the_sources_that_measure_it(monkeypatch
     params = {"n_values": 1000, "opt_levels": ["O3"], "max_threads": 1, "python_methods": ["numpy"],
               "repetitions": 2, "warmup": 1}
     with pytest.raises(Keys) as keys:
-        mb.measure(params, tmp_path)
+        mb.measure_runs(params, tmp_path)
     expected = results.sources_sha256(inspect.getfile(methods._numpy_method), harness.__file__)
     by_method = {key["method"]: key for key in keys.value.args[0].values()}
     assert by_method["numpy"]["source_sha256"] == expected and "binary_sha256" not in by_method["numpy"]

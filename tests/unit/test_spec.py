@@ -71,6 +71,25 @@ def test_the_notebook_writes_only_through_its_outputs(name):
     assert "outputs.check_complete()" in code
 
 
+@pytest.mark.parametrize("name", sorted(SPECS))
+def test_every_experiment_has_the_same_two_entries_and_its_notebook_calls_them(name):
+    """measure(session) -> Measured and macros(measured, session): one signature in every experiment
+    (its entry module); the notebook measures and writes its macros through them alone."""
+    import importlib
+    import inspect
+
+    package = importlib.import_module(f"throughput.experiments.{name}")
+    assert list(inspect.signature(package.measure).parameters) == ["session"]
+    assert list(inspect.signature(package.macros).parameters) == ["measured", "session"]
+    assert inspect.signature(package.measure).return_annotation in ("Measured", package.Measured)
+    notebook = json.loads(SPECS[name].notebook.read_text())
+    code = "\n".join("".join(c["source"]) for c in notebook["cells"] if c["cell_type"] == "code")
+    assert re.search(r"measured = \w+\.measure\(session\)", code), f"{name}: does not measure its session"
+    assert re.search(r"\w+\.macros\(measured, session\)", code), f"{name}: does not write the macros of its entry"
+    for inner in ("measure_runs(", "paper_macros(", "measure_cpp(", "load_archived("):
+        assert inner not in code, f"{name}.ipynb calls {inner} past its entries"
+
+
 def test_outputs_writes_declared_files_and_refuses_others(tmp_path):
     spec = Spec("demo", kernels=(), figures=("curve",), tables=("numbers",))
     outputs = Outputs(spec, tmp_path / "figures", tmp_path / "paper")

@@ -240,8 +240,9 @@ def groups(params: dict[str, Any], status: GpuStatus) -> tuple[list[experiment.G
 PYTHON_MEASURING = tuple(inspect.getfile(f) for f in (jagged_cpu, CupyBackend, make_jagged, jagged_gpu_python, harness))
 
 
-def measure(params: dict[str, Any], raw_dir: str | Path, status: GpuStatus,
-            noise_settings: noise.Settings | None = None, progress: bool = True) -> tuple[pd.DataFrame, pd.DataFrame]:
+def measure_runs(params: dict[str, Any], raw_dir: str | Path, status: GpuStatus,
+                 noise_settings: noise.Settings | None = None,
+                 progress: bool = True) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Run (or reuse, when stored with the same parameters on this machine) every
     run that can run here, each group of `groups` interleaved pass by pass.
     Returns the measured rows with rates, and the runs not measured with why."""

@@ -96,8 +96,8 @@ def groups(params: dict[str, Any]) -> list[experiment.Group]:
             for t in counts]
 
 
-def measure(params: dict[str, Any], raw_dir: str | Path, noise_settings: noise.Settings | None = None,
-            progress: bool = True) -> pd.DataFrame:
+def measure_runs(params: dict[str, Any], raw_dir: str | Path, noise_settings: noise.Settings | None = None,
+                 progress: bool = True) -> pd.DataFrame:
     """Run (or reuse, when stored with the same parameters and binaries on this
     machine) every run of `plan`, interleaved within each group of `groups`."""
     def key_of(run: dict[str, Any]) -> dict[str, Any]:

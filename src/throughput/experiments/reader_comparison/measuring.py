@@ -289,8 +289,8 @@ def _judge(claim: ledger.Claim, macro: str, machine: ledger.Machine, set_name: s
         macro: slowdown(summary(rows), set_name, branch, reader, confidence)})
 
 
-def measure(params: dict[str, Any], inputs: dict[str, dict[str, Any]], raw_dir: str | Path,
-            noise_settings: noise.Settings | None = None, progress: bool = True) -> pd.DataFrame:
+def measure_runs(params: dict[str, Any], inputs: dict[str, dict[str, Any]], raw_dir: str | Path,
+                 noise_settings: noise.Settings | None = None, progress: bool = True) -> pd.DataFrame:
     """Run (or reuse, when stored with the same parameters, inputs and reader
     versions on this machine) every run of `plan`, the processes of each group of
     `groups` interleaved round by round (throughput.core.experiment)."""

@@ -3,7 +3,7 @@
 ROOT's ``rootreadspeed`` times one reader on a user's branches; this runs all of them
 (the C++ methods, uproot, the Java readers, RNTuple and Numpy copies made here) on
 the same file and branches, measured exactly as the experiment measures them
-(``measuring.measure``: interleaved rounds, warm files, every run's load recorded
+(``measuring.measure_runs``: interleaved rounds, warm files, every run's load recorded
 and a noisy run re-measured or flagged, the machine's measurement lock held), and
 reports their rates, their ratio to the fastest, and whether their checksums agree.
 Any numeric branch (float, double, the integer types, bool; one value, a fixed array
@@ -29,7 +29,7 @@ from ...core import harness, measurement_lock, noise
 from ...inputs import references
 from .analysis import UNREAD_RECORDS, check_agreement, fill_bytes, summary
 from .inputs import basket_formats, counter_of, make_numpy_copy, make_rntuple_copy
-from .measuring import measure, plan
+from .measuring import measure_runs, plan
 from .processes import telling_line
 from .readers import numeric_dtype
 from .spec import ReaderError, compression_name, file_compression, file_compression_setting
@@ -325,7 +325,7 @@ def run(files: list[str], branches: list[str], tree: str | None = None, readers:
         inputs = prepare(files, tree, types, readers, folder)
         params = {"readers": [r for r in readers if r != "rootreadspeed"], "rootreadspeed": "rootreadspeed" in readers,
                   "warmup": warmup, "sample_every": 100000, "repetitions": repetitions}
-        measured = [measure(params, inputs, folder / "raw", noise.Settings(), progress=progress)] \
+        measured = [measure_runs(params, inputs, folder / "raw", noise.Settings(), progress=progress)] \
             if plan(params, inputs) else []  # none where the only readers asked for lost their copies
         frame = pd.concat([f for f in (*measured, copy_failure_rows(inputs)) if len(f)], ignore_index=True)
         result, notes = verify(table(frame, inputs, types), files, tree, types)

@@ -545,9 +545,9 @@ def _cannot_macros(name: str, reader: str, unreadable: pd.DataFrame) -> dict[str
     return {f"Rc{name}CannotState": "some" if items else "none", f"Rc{name}Cannot": r"\rcand ".join(items) or "--"}
 
 
-def macros(params: dict[str, Any], table: pd.DataFrame, rated: pd.DataFrame, unreadable: pd.DataFrame,
-           inputs: dict[str, dict[str, Any]], compiler: str, *, frame: pd.DataFrame,
-           noise_settings: Any, archived: list[Any]) -> dict[str, str]:
+def paper_macros(params: dict[str, Any], table: pd.DataFrame, rated: pd.DataFrame, unreadable: pd.DataFrame,
+                 inputs: dict[str, dict[str, Any]], compiler: str, *, frame: pd.DataFrame,
+                 noise_settings: Any, archived: list[Any]) -> dict[str, str]:
     """Every number and sentence the paper section quotes, named Rc...; measured, never typed: the
     runs' numbers, the warm passes' page-cache residency and the noise control (both from the
     measured rows, `frame`), and which archived machines are shown. Each part is its own function:

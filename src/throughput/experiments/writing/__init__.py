@@ -39,7 +39,7 @@ Modules:
   machine), filesystem_type: what throughput.configuration takes, cheap to import.
 * measuring: the kernels and what they can write (compressions, media, methods,
   their labels); plan (every run, in order), medium_dirs and disk_fit (where each
-  medium writes and what the disk is here); measure (runs write_bench, or reuses a
+  medium writes and what the disk is here); measure_runs (runs write_bench, or reuses a
   stored run with the same parameters, binary and inputs) and with_rates; digest and
   check_agreement (all writers read back the source's entries). writing.setup_parts adds
   runs at twice the entries (`scale` 2, SETUP_METHODS) in the same rounds.
@@ -54,7 +54,9 @@ Modules:
   tables (random_table, events_table, seed001_table, seed001_size_table, seed001_setup_table,
   seed003_table: seed 003's claims as states and numbers that the section words, and
   machine_table: the speed-ups of this machine and every archived one side by side) and
-  macros (macros: numbers, and states the section words).
+  macros (paper_macros: numbers, and states the section words).
+* entry: the notebook's calls, the same in every experiment: measure(session) (the inputs,
+  input_files, then the runs, checked, as a Measured) and macros(measured, session).
 
 The names used from outside (notebooks/writing.ipynb, tests, throughput.configuration's
 check_config) are re-exported here (all but the spec's on first use: throughput.setup.spec.load_later).
@@ -69,9 +71,10 @@ def __getattr__(_name: str):
     from .analysis import (SEED001, SEED001_THREADS, back_pressure, compression_costs, efficiency_target, fixed_cost,
                            random_setup_rows, rntuple_versus_tbuffermerger, seed001_rows, seed003_claims, setup_rows,
                            size_rows, summary)
-    from .measuring import (COMPRESSIONS, KERNEL, READER, check_agreement, digest, disk_fit, groups, measure,
+    from .entry import Measured, input_files, macros, measure
+    from .measuring import (COMPRESSIONS, KERNEL, READER, check_agreement, digest, disk_fit, groups, measure_runs,
                             medium_dirs, plan, run_name, with_rates)
-    from .report import (events_table, figure_events, figure_memory, figure_random, machine_table, macros,
+    from .report import (events_table, figure_events, figure_memory, figure_random, machine_table, paper_macros,
                          random_table, seed001_setup_table, seed001_size_table, seed001_table, seed003_table)
     return load_later(globals(), locals(), _name)
 
@@ -79,7 +82,7 @@ def __getattr__(_name: str):
 __all__ = [
     "COMPRESSIONS", "KERNEL", "READER", "SEED001", "SEED001_THREADS",
     "back_pressure", "check_agreement", "check_config", "compression_costs", "digest", "disk_fit", "efficiency_target", "events_table",
-    "figure_events", "figure_memory", "figure_random", "filesystem_type", "groups", "macros", "measure",
+    "figure_events", "figure_memory", "figure_random", "filesystem_type", "groups", "input_files", "macros", "measure", "Measured", "measure_runs", "paper_macros",
     "fixed_cost", "medium_dirs", "plan", "random_setup_rows", "random_table", "resolve_threads",
     "rntuple_versus_tbuffermerger", "run_name",
     "seed001_rows", "seed001_setup_table", "seed001_size_table", "seed001_table", "seed003_claims", "seed003_table",

@@ -172,9 +172,9 @@ def groups(params: dict[str, Any]) -> list[experiment.Group]:
     return [experiment.Group(f"{part}, {medium}", runs) for (part, medium), runs in grouped.items()]
 
 
-def measure(params: dict[str, Any], raw_dir: str | os.PathLike, dirs: dict[str, str],
-            inputs: list[str] | None = None, noise_settings: noise.Settings | None = None,
-            progress: bool = True, aod_inputs: list[str] | None = None) -> pd.DataFrame:
+def measure_runs(params: dict[str, Any], raw_dir: str | os.PathLike, dirs: dict[str, str],
+                 inputs: list[str] | None = None, noise_settings: noise.Settings | None = None,
+                 progress: bool = True, aod_inputs: list[str] | None = None) -> pd.DataFrame:
     """Run (or reuse, when already stored with the same parameters, binary and
     inputs on this machine) every run of `plan`, interleaved within each group of
     `groups`; return all passes with rates. `inputs`: the NanoAOD-like files;

@@ -284,9 +284,9 @@ def _than(row: pd.Series | None) -> str:
     return paper.comparison_state(estimate(row, "faster"))
 
 
-def macros(table: pd.DataFrame, params: dict[str, Any], frame: pd.DataFrame, dirs: dict[str, str],
-           max_threads_requested: int | None, compiler: str,
-           noise_settings: noise.Settings | None = None, archived: Sequence[Any] = ()) -> dict[str, str]:
+def paper_macros(table: pd.DataFrame, params: dict[str, Any], frame: pd.DataFrame, dirs: dict[str, str],
+                 max_threads_requested: int | None, compiler: str,
+                 noise_settings: noise.Settings | None = None, archived: Sequence[Any] = ()) -> dict[str, str]:
     """Every number and state the paper's writing section quotes (names: letters only, prefix Wrt);
     `archived`: the archived machines read (throughput.machines.tables.load_archived), whose
     WrtMachines... macros say which hold writing runs (tables.section_macros)."""

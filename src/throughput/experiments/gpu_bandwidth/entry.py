@@ -1,0 +1,49 @@
+"""The experiment's two entries, the same for every experiment (docs/architecture.md):
+`measure(session) -> Measured` and `macros(measured, session) -> dict`, where `session` is the
+notebook's set-up (throughput.configuration.session: the checked parameters, noise settings,
+output folders, the archived machines shown).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import pandas as pd
+
+from .analysis import archived_summary, check_agreement, jagged_table, summary
+from .configuration import check_device_fit
+from .device import GpuStatus, detect_gpu
+from .report import paper_macros
+from .runs import measure_runs
+
+
+@dataclass(frozen=True)
+class Measured:
+    status: GpuStatus  # the GPU found here, and why each GPU method cannot run
+    frame: pd.DataFrame  # every pass of every run measured, with rates
+    skipped: pd.DataFrame  # each run not measured here, with why
+    table: pd.DataFrame  # summary: each run's best rate, across its processes
+    jagged: pd.DataFrame  # jagged_table: explode and combine beside the flat add, one row per series
+
+    def archived_gpu(self, archived: list[Any]) -> dict[str, tuple[pd.DataFrame, GpuStatus]]:
+        """Each archived machine's GPU runs, summarised as this machine's."""
+        return {a.label: archived_summary(a.runs["gpu_bandwidth"]) for a in archived if a.runs.get("gpu_bandwidth")}
+
+
+def measure(session: Any) -> Measured:
+    """Is there a GPU (each GPU method says whether it can run here, and why not), do the arrays fit
+    it; then every run that can run here, measured (or reused when stored) and checked: every
+    method agrees with the exact result."""
+    params = session.params
+    status = detect_gpu(params["gpu_methods"])
+    check_device_fit(params, status)
+    frame, skipped = measure_runs(params, session.results_dir / "raw", status, session.noise)
+    check_agreement(frame)
+    table = summary(frame)
+    return Measured(status, frame, skipped, table, jagged_table(table))
+
+
+def macros(measured: Measured, session: Any) -> dict[str, Any]:
+    """Every number and sentence the paper section quotes (report.paper_macros)."""
+    return paper_macros(session.params, measured.table, measured.skipped, measured.jagged, measured.status,
+                        measured.frame, session.noise, session.archived, measured.archived_gpu(session.archived))

@@ -1,0 +1,42 @@
+"""The experiment's two entries, the same for every experiment (docs/architecture.md):
+`measure(session) -> Measured` and `macros(measured, session) -> dict`, where `session` is the
+notebook's set-up (throughput.configuration.session: the checked parameters, noise settings,
+output folders, the archived machines shown).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import pandas as pd
+
+from ...machines.tables import THIS_MACHINE
+from .analysis import check_agreement, summary, with_rates
+from .measuring import measure_runs, plan, run_label, run_name
+from .report import paper_macros
+
+
+@dataclass(frozen=True)
+class Measured:
+    frame: pd.DataFrame  # every sample of every run, with rates
+    table: pd.DataFrame  # summary: each run's rate with its interval across its processes
+    run_labels: dict[str, str]  # run name -> what the paper calls it
+
+    def machine_tables(self, archived: list[Any]) -> dict[str, pd.DataFrame]:
+        """This machine's summary and every archived machine's, summarised as this one."""
+        return {THIS_MACHINE: self.table, **{a.label: summary(with_rates(a.rows("memory_bandwidth")))
+                                             for a in archived if a.runs.get("memory_bandwidth")}}
+
+
+def measure(session: Any) -> Measured:
+    """Every run of the plan, measured (or reused when stored) and checked: each method's
+    checksum is the expected one."""
+    frame = measure_runs(session.params, session.results_dir / "raw", session.noise)
+    check_agreement(frame)
+    return Measured(frame, summary(frame), {run_name(run): run_label(run) for run in plan(session.params)})
+
+
+def macros(measured: Measured, session: Any) -> dict[str, Any]:
+    """Every number and verdict the paper section quotes (report.paper_macros)."""
+    return paper_macros(session.params, measured.table, measured.frame, session.fits, session.noise,
+                        measured.run_labels, session.archived)

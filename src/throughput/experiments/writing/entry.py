@@ -1,0 +1,68 @@
+"""The experiment's two entries, the same for every experiment (docs/architecture.md):
+`measure(session) -> Measured` and `macros(measured, session) -> dict`, where `session` is the
+notebook's set-up (throughput.configuration.session: the checked parameters, noise settings,
+output folders, input parameters, the archived machines shown).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from ...core import harness
+from ...inputs import datasets
+from ...setup import machine_fit
+from .analysis import summary
+from .measuring import KERNEL, check_agreement, measure_runs, medium_dirs
+from .report import paper_macros
+
+
+@dataclass(frozen=True)
+class Measured:
+    inputs: list[Path]  # the NanoAOD-like files the events workload reads
+    aod_inputs: list[Path]  # the flat AOD-like file(s) the data products are built from
+    dirs: dict[str, str]  # medium -> where it writes (measuring.medium_dirs)
+    frame: pd.DataFrame  # every pass of every run, with rates
+    table: pd.DataFrame  # summary: median per run, speed-up, efficiency
+
+
+def input_files(session: Any) -> tuple[list[Path], list[Path]]:
+    """The events workload's NanoAOD-like files and the objects workload's AOD-like file: the
+    workflow's (session.inputs "input_files" and "aod_files"), else made (once) under
+    results_dir/inputs where the configuration measures that workload."""
+    params, results_dir = session.params, session.results_dir
+    inputs = [Path(p) for p in session.inputs.get("input_files") or []]
+    if not inputs and params["event_methods"]:
+        section = session.settings["datasets"]
+        generated = results_dir / "inputs" / f"nanoaod_{section['compression']}.root"
+        if not generated.exists():
+            datasets.make_nanoaod_like(generated, min(params["events"], section["events_per_file"]),
+                                       section["compression"], section)
+        inputs = [generated]
+    aod_inputs = [Path(p) for p in session.inputs.get("aod_files") or []]
+    if not aod_inputs and params["object_events"]:
+        generated = results_dir / "inputs" / "aod_like.root"
+        if not generated.exists():
+            datasets.make_aod_like(generated, params["object_events"], "ZLIB", 1, seed=1)
+        aod_inputs = [generated]
+    return inputs, aod_inputs
+
+
+def measure(session: Any) -> Measured:
+    """The inputs (input_files), every run measured (or reused when stored) and checked: every
+    writer's output read back holds the source's entries."""
+    params = session.params
+    inputs, aod_inputs = input_files(session)
+    dirs = medium_dirs(params, session.results_dir)
+    frame = measure_runs(params, session.results_dir / "raw", dirs, inputs, session.noise, aod_inputs=aod_inputs)
+    check_agreement(frame)
+    return Measured(inputs, aod_inputs, dirs, frame, summary(frame))
+
+
+def macros(measured: Measured, session: Any) -> dict[str, str]:
+    """Every number and state the paper section quotes (report.paper_macros)."""
+    return paper_macros(measured.table, session.params, measured.frame, measured.dirs,
+                        machine_fit.requested(session.fits, "writing.max_threads", None),
+                        harness.build_info(KERNEL)["compiler"], session.noise, session.archived)
