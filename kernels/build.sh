@@ -35,8 +35,12 @@ mkdir -p "$build_dir"
 exec 9>"$build_dir/.build.lock"
 flock 9
 cached_nvcc=$(sed -n 's/^CMAKE_CUDA_COMPILER:[A-Z]*=//p' "$build_dir/CMakeCache.txt" 2>/dev/null | sed 's/.*NOTFOUND$//' || true)
-if [ ! -f "$build_dir/CMakeCache.txt" ] || [ "$cached_nvcc" != "$nvcc" ]; then
+# the Python that generates the GPU case rows from the package (kernels/gpu_bandwidth/CMakeLists.txt)
+python_path=$(command -v "$python")
+cached_python=$(sed -n 's/^THROUGHPUT_PYTHON:[A-Z]*=//p' "$build_dir/CMakeCache.txt" 2>/dev/null || true)
+if [ ! -f "$build_dir/CMakeCache.txt" ] || [ "$cached_nvcc" != "$nvcc" ] || [ "$cached_python" != "$python_path" ]; then
   cmake -S "$source_dir" -B "$build_dir" "${generator[@]}" ${nvcc:+-DCMAKE_CUDA_COMPILER="$nvcc"} \
+    -DTHROUGHPUT_PYTHON="$python_path" \
     -DROOT_DIR="$site/ROOT/cmake" -DROOT_WHEEL_LIBS="$site/root.libs" >"$build_dir/configure.log" 2>&1 ||
     { cat "$build_dir/configure.log" >&2; exit 1; }
 fi

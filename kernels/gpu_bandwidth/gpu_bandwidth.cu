@@ -11,8 +11,9 @@
 //   gpu_bandwidth_cuda --case device        (what the device is; no timing)
 //   gpu_bandwidth_cuda --list-cases         (the case table as JSON lines; needs no GPU)
 //
-// Every case is a row of one table (case_table below): its bytes per pass, expected values,
-// clock, and the state that sets up, runs and checks a pass; one loop (run_case) times them all.
+// Every case is a row of one table (case_table below, its rows generated from cases.py): its bytes
+// per pass, expected values, clock, and the state that sets up, runs and checks a pass; one loop
+// (run_case) times them all.
 //
 // Beside the seed's kernels (one element per thread, a grid of n/256 blocks: at most 2048
 // threads x 8 bytes in flight per multiprocessor), the "tuned" cases run the same operations
@@ -51,7 +52,9 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <map>
 #include <memory>
+#include <stdexcept>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -525,10 +528,13 @@ struct Run {
 // loop that times it, run_case): its name; which count of its data a record's n gives; the bytes
 // one pass moves; how many times the constant its expected values hold; which clock times it;
 // and its state (Bench below), made before timing, which sets up each take, runs one pass and
-// checks every value at the end. `--list-cases` prints the table, with no CUDA call, as JSON
-// lines; src/throughput/experiments/gpu_bandwidth/cases.py holds the same rows for the methods
-// that run without this program (tests/kernels/test_gpu_bandwidth_cases.py checks one against
-// the other). A new case: its Bench and its row here, its row in cases.py.
+// checks every value at the end. All but the state are the rows of
+// src/throughput/experiments/gpu_bandwidth/cases.py (KERNEL_CASES), generated into the build
+// tree at build time (gpu_bandwidth_cases.inc) and joined here with each case's implementation
+// by name, so the bytes this program counts are those the methods that run without it count.
+// `--list-cases` prints the joined table, with no CUDA call, as JSON lines
+// (tests/kernels/test_gpu_bandwidth_cases.py reads it back). A new case: its row in cases.py,
+// its Bench and its line in implementations() here.
 
 // The counts of one run's data: n values (Table 2's arrays), and the jagged cases' particles,
 // events and pairs; `offsets` is events + 1 (an offsets array).
@@ -922,14 +928,32 @@ struct Combine : JaggedData<T> {
   }
 };
 
-template <class T>
-struct Case {
+// What a case is, apart from its implementation: its name, which Shape count a record's n gives,
+// the bytes one pass moves (reads + writes; across the link for transfers), the constant's count in
+// its expected values and its clock. The rows are generated at build time from
+// src/throughput/experiments/gpu_bandwidth/cases.py (KERNEL_CASES, which every Python method
+// reads): one source for what each case moves (gpu_bandwidth_cases.inc, in the build tree).
+struct CaseTerms {
   const char *name;
-  const char *values;       // the Shape count a record's n gives
-  std::vector<Term> bytes;  // bytes one pass moves (reads + writes; across the link for transfers)
+  const char *values;
+  std::vector<Term> bytes;
   Adds adds;
   Clock clock;
-  std::unique_ptr<Bench<T>> (*make)(const Run &);
+};
+
+const std::vector<CaseTerms> &case_terms() {
+  static const std::vector<CaseTerms> rows = {
+#include "gpu_bandwidth_cases.inc"
+  };
+  return rows;
+}
+
+template <class T>
+using Maker = std::unique_ptr<Bench<T>> (*)(const Run &);
+
+template <class T>
+struct Case : CaseTerms {
+  Maker<T> make;
 };
 
 // The state of a case: B<T> made from the run and the case's memory (or memories).
@@ -938,44 +962,59 @@ std::unique_ptr<Bench<T>> make(const Run &run) {
   return std::make_unique<B<T>>(run, memory...);
 }
 
-// Bytes terms of the cases: transfers count the bytes across the link once, copies and adds
-// read + write (no write-allocate traffic).
-const std::vector<Term> kLink = {{1, "n", "value"}}, kReadWrite = {{2, "n", "value"}},
-                        kTriad = {{3, "n", "value"}}, kNone = {};
+// Each case's implementation, by the name of its row.
+template <class T>
+const std::map<std::string, Maker<T>> &implementations() {
+  static const std::map<std::string, Maker<T>> table = {
+      {"h2d_pageable", make<T, Copy, kPageable, kGlobal>},
+      {"h2d_pinned", make<T, Copy, kPinned, kGlobal>},
+      {"d2h_pageable", make<T, Copy, kGlobal, kPageable>},
+      {"d2h_pinned", make<T, Copy, kGlobal, kPinned>},
+      {"mapped_cpu_write", make<T, CpuWrite, kMapped>},
+      {"mapped_cpu_read", make<T, CpuRead, kMapped>},
+      {"managed_cpu_write", make<T, CpuWrite, kManaged>},
+      {"managed_cpu_read", make<T, CpuRead, kManaged>},
+      {"d2d_copy", make<T, Copy, kGlobal, kGlobal>},
+      {"inplace_global", make<T, InPlace, kGlobal>},
+      {"immutable_global", make<T, Immutable, kGlobal>},
+      {"inplace_mapped", make<T, InPlace, kMapped>},
+      {"immutable_mapped", make<T, Immutable, kMapped>},
+      {"inplace_managed", make<T, InPlace, kManaged>},
+      {"immutable_managed", make<T, Immutable, kManaged>},
+      // the tuned kernels and CUB's (device memory only), and the cost of one empty launch
+      {"inplace_tuned", make<T, TunedCase, int(Tuned::inplace)>},
+      {"immutable_tuned", make<T, TunedCase, int(Tuned::immutable)>},
+      {"copy_tuned", make<T, TunedCase, int(Tuned::copy)>},
+      {"triad_tuned", make<T, TunedCase, int(Tuned::triad)>},
+      {"cub_transform", make<T, TunedCase, int(Tuned::cub)>},
+      {"empty_launch", make<T, EmptyLaunch>},
+      {"explode", make<T, Explode>},
+      {"combine", make<T, Combine>},
+  };
+  return table;
+}
 
+// The rows joined with their implementations, in the rows' order. A row with no implementation, or
+// an implementation with no row, stops the program on its first use (--list-cases too, which the
+// tests run), naming the case.
 template <class T>
 const std::vector<Case<T>> &case_table() {
-  using A = Adds;
-  constexpr Clock event = Clock::cuda_event, steady = Clock::steady_clock;
-  static const std::vector<Case<T>> table = {
-      {"h2d_pageable", "n", kLink, A::none, event, make<T, Copy, kPageable, kGlobal>},
-      {"h2d_pinned", "n", kLink, A::none, event, make<T, Copy, kPinned, kGlobal>},
-      {"d2h_pageable", "n", kLink, A::none, event, make<T, Copy, kGlobal, kPageable>},
-      {"d2h_pinned", "n", kLink, A::none, event, make<T, Copy, kGlobal, kPinned>},
-      {"mapped_cpu_write", "n", kReadWrite, A::none, steady, make<T, CpuWrite, kMapped>},
-      {"mapped_cpu_read", "n", kReadWrite, A::none, steady, make<T, CpuRead, kMapped>},
-      {"managed_cpu_write", "n", kReadWrite, A::none, steady, make<T, CpuWrite, kManaged>},
-      {"managed_cpu_read", "n", kReadWrite, A::none, steady, make<T, CpuRead, kManaged>},
-      {"d2d_copy", "n", kReadWrite, A::none, event, make<T, Copy, kGlobal, kGlobal>},
-      {"inplace_global", "n", kReadWrite, A::every_take, event, make<T, InPlace, kGlobal>},
-      {"immutable_global", "n", kReadWrite, A::one, event, make<T, Immutable, kGlobal>},
-      {"inplace_mapped", "n", kReadWrite, A::one, event, make<T, InPlace, kMapped>},
-      {"immutable_mapped", "n", kReadWrite, A::one, event, make<T, Immutable, kMapped>},
-      {"inplace_managed", "n", kReadWrite, A::one, event, make<T, InPlace, kManaged>},
-      {"immutable_managed", "n", kReadWrite, A::one, event, make<T, Immutable, kManaged>},
-      // the tuned kernels and CUB's (device memory only), and the cost of one empty launch
-      {"inplace_tuned", "n", kReadWrite, A::every_take, event, make<T, TunedCase, int(Tuned::inplace)>},
-      {"immutable_tuned", "n", kReadWrite, A::one, event, make<T, TunedCase, int(Tuned::immutable)>},
-      {"copy_tuned", "n", kReadWrite, A::none, event, make<T, TunedCase, int(Tuned::copy)>},
-      {"triad_tuned", "n", kTriad, A::one, event, make<T, TunedCase, int(Tuned::triad)>},
-      {"cub_transform", "n", kReadWrite, A::one, event, make<T, TunedCase, int(Tuned::cub)>},
-      {"empty_launch", "n", kNone, A::every_take, event, make<T, EmptyLaunch>},
-      // writes the output; reads each event's offsets and value (once per event, cached)
-      {"explode", "particles", {{1, "particles", "value"}, {1, "events", "value"}, {1, "events", "index"}}, A::none,
-       event, make<T, Explode>},
-      // reads two values and writes one per pair, plus offsets and pair counts per event
-      {"combine", "pairs", {{3, "pairs", "value"}, {4, "offsets", "index"}}, A::none, event, make<T, Combine>},
-  };
+  static const std::vector<Case<T>> table = [] {
+    const std::map<std::string, Maker<T>> &made = implementations<T>();
+    std::vector<Case<T>> rows;
+    for (const CaseTerms &terms : case_terms()) {
+      const auto found = made.find(terms.name);
+      if (found == made.end())
+        throw std::logic_error(std::string("case '") + terms.name +
+                               "' of cases.py (KERNEL_CASES) has no implementation in gpu_bandwidth.cu");
+      rows.push_back(Case<T>{terms, found->second});
+    }
+    for (const auto &entry : made)
+      if (std::none_of(rows.begin(), rows.end(), [&](const Case<T> &c) { return entry.first == c.name; }))
+        throw std::logic_error("gpu_bandwidth.cu implements case '" + entry.first +
+                               "', which cases.py (KERNEL_CASES) does not list");
+    return rows;
+  }();
   return table;
 }
 

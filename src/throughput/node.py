@@ -60,7 +60,8 @@ def build(out: Path) -> Path:
     cmake = shutil.which("cmake")
     if cmake is None:
         raise NodeError("cmake is not on PATH: the kernels cannot be built")
-    configure = [cmake, "-S", str(REPO / "kernels"), "-B", str(build_dir), "-DTHROUGHPUT_WITHOUT_ROOT=ON"]
+    configure = [cmake, "-S", str(REPO / "kernels"), "-B", str(build_dir), "-DTHROUGHPUT_WITHOUT_ROOT=ON",
+                 f"-DTHROUGHPUT_PYTHON={sys.executable}"]  # it generates the GPU case rows from the package
     if shutil.which("ninja"):
         configure += ["-G", "Ninja"]
     log = out / "build.log"

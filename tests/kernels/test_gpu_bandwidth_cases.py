@@ -1,7 +1,7 @@
-"""The CUDA program's case table (kernels/gpu_bandwidth/gpu_bandwidth.cu, `--list-cases`)
-against the one the Python methods count with (gpu_bandwidth.cases.KERNEL_CASES), without a GPU:
-the same cases as the experiment measures, and for each the same bytes per pass, record n,
-expected adds and clock."""
+"""The CUDA program's case table (kernels/gpu_bandwidth/gpu_bandwidth.cu, `--list-cases`), its rows
+generated at build time from the one the Python methods count with (gpu_bandwidth.cases.KERNEL_CASES)
+and joined with each case's implementation, read back without a GPU: the same cases as the
+experiment measures, and for each the same bytes per pass, record n, expected adds and clock."""
 from __future__ import annotations
 
 import subprocess

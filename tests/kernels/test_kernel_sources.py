@@ -46,3 +46,13 @@ def test_a_kernel_with_a_static_library_depends_on_the_library_sources():
 def test_an_unknown_kernel_is_named():
     with pytest.raises(kernel_sources.UnknownKernel, match="no_such_kernel"):
         kernel_sources.sources("no_such_kernel")
+
+
+def test_the_cuda_program_depends_on_the_python_table_its_case_rows_are_generated_from():
+    """gpu_bandwidth_cases.inc is made at build time from gpu_bandwidth/cases.py (KERNEL_CASES):
+    an edit to that table rebuilds the program and re-runs what it measured."""
+    from throughput import REPO
+
+    sources = {str(path) for path in kernel_sources.sources("gpu_bandwidth_cuda")}
+    assert str(REPO / "src/throughput/experiments/gpu_bandwidth/cases.py") in sources
+    assert str(REPO / "kernels/gpu_bandwidth/CMakeLists.txt") in sources

@@ -31,7 +31,9 @@ _INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.MULTILINE)
 
 
 # Headers CMake generates in the build tree, and the files that generate them.
-GENERATED_HEADERS = {"aod_classes.h": ("common/aod_classes.cmake", "common/CMakeLists.txt")}
+GENERATED_HEADERS = {"aod_classes.h": ("common/aod_classes.cmake", "common/CMakeLists.txt"),
+                     "gpu_bandwidth_cases.inc": ("../src/throughput/experiments/gpu_bandwidth/cases.py",
+                                                 "gpu_bandwidth/CMakeLists.txt")}
 
 
 class UnknownKernel(KeyError):

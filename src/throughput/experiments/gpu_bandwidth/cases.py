@@ -4,6 +4,7 @@ every method shares, and seed 000's figures that ours stand beside."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 
 from ...report import seeds
 from .spec import SPEC
@@ -95,13 +96,14 @@ CPU_METHOD_JAGGED = {"numba": JAGGED_OPS, "awkward": ("flat_immutable", "explode
 
 
 # ---- the case table of the CUDA program ------------------------------------------------------
-# kernels/gpu_bandwidth/gpu_bandwidth.cu measures every case through one table (case_table), which
-# `gpu_bandwidth_cuda --list-cases` prints as JSON lines; these are its rows, one for one. Python
-# keeps its own copy, the one every Python method reads (data.case_bytes_moved, data.added), rather
-# than asking the program: the program is built only where an nvcc is found (spec.cuda_kernels),
-# while the CPU methods, the numba.cuda kernels in the simulator and the numpy stand-in for CuPy
-# count the same bytes without it. tests/kernels/test_gpu_bandwidth_cases.py checks the program's
-# listing against this table, row by row, wherever the program is built.
+# kernels/gpu_bandwidth/gpu_bandwidth.cu measures every case through one table (case_table); these
+# are its rows, the one source of them: the build generates the program's rows from this table
+# (cuda_rows, `python -m throughput.experiments.gpu_bandwidth.cases OUT`, run by
+# kernels/gpu_bandwidth/CMakeLists.txt) and the program joins each with its implementation by name.
+# Every Python method reads the table here (data.case_bytes_moved, data.added): the program is
+# built only where an nvcc is found (spec.cuda_kernels), while the CPU methods, the numba.cuda
+# kernels in the simulator and the numpy stand-in for CuPy count the same bytes without it.
+# tests/kernels/test_gpu_bandwidth_cases.py reads the built program's `--list-cases` back against it.
 
 LINK = ((1, "n", "value"),)  # a transfer: the bytes across the link, once
 READ_WRITE = ((2, "n", "value"),)  # a copy or an add: read + write (no write-allocate traffic)
@@ -155,3 +157,30 @@ KERNEL_CASES = (
     KernelCase("combine", "pairs", ((3, "pairs", "value"), (4, "offsets", "index")), "none", "cuda_event"),
 )
 KERNEL_CASE = {c.name: c for c in KERNEL_CASES}
+
+
+def cuda_rows() -> str:
+    """KERNEL_CASES as the CUDA program's rows (kernels/gpu_bandwidth/gpu_bandwidth.cu includes them
+    as gpu_bandwidth_cases.inc, generated at build time): one source for what each case moves,
+    adds and is timed by; the program pairs each row with its implementation by name."""
+    def row(case: KernelCase) -> str:
+        terms = ", ".join(f'{{{times}, "{count}", "{width}"}}' for times, count, width in case.bytes_moved)
+        return f'{{"{case.name}", "{case.values}", {{{terms}}}, Adds::{case.adds}, Clock::{case.clock}}},'
+    return ("// Generated at build time from src/throughput/experiments/gpu_bandwidth/cases.py (KERNEL_CASES)\n"
+            "// by `python -m throughput.experiments.gpu_bandwidth.cases OUT`: edit that table, not this file.\n"
+            + "\n".join(row(case) for case in KERNEL_CASES) + "\n")
+
+
+def write_cuda_rows(path: str) -> None:
+    """Write cuda_rows() to `path` (always: the build runs this only when this file changed, and
+    an output left older than it would have the build run it again every time)."""
+    Path(path).parent.mkdir(parents=True, exist_ok=True)
+    Path(path).write_text(cuda_rows())
+
+
+if __name__ == "__main__":
+    import sys
+
+    if len(sys.argv) != 2:
+        sys.exit("usage: python -m throughput.experiments.gpu_bandwidth.cases OUT (the CUDA program's case rows)")
+    write_cuda_rows(sys.argv[1])
