@@ -1581,3 +1581,29 @@ def test_the_claims_slowdowns_decide_get_extra_rounds_of_their_own_readers_and_b
     assert numbers["RcDrawVsColumnar"] == paper.estimate(split, 2)
     assert numbers["RcLooksState"] == "some" and numbers["RcMaxLooks"] == "2"
     assert int(numbers["RcExtraRounds"]) == len(extra.drop_duplicates(["extended_for", "round"]))
+
+
+def test_the_workflow_and_a_standalone_run_name_the_same_input_sets(tmp_path):
+    """spec.input_sets, the one place the sets are declared: the workflow's (under data/) and a
+    standalone run's (under its own folder) differ only by that folder; each set's RNTuple and
+    Numpy copies stand file for file beside its ROOT files; a real file is read where it is."""
+    from throughput.experiments.reader_comparison import spec as rc_spec
+
+    section = {**config.fill_defaults({}, config.load_schema())["reader_comparison"],
+               "nanoaod_events": 25000, "aod_events": 700, "aod_events_per_file": 300, "object_events": 10,
+               "compression_scan": ["LZ4", "ZLIB"], "scan_events": 5000, "real_files": ["hzz.root"]}
+    real = tmp_path / "hzz.root"
+    with uproot.recreate(real, compression=uproot.ZLIB(1)) as f:
+        f["events"] = {"x": np.arange(3.0)}
+    workflow = rc_spec.input_sets(section, 10000, "ZLIB", {"hzz": real})
+    standalone = rc_spec.input_sets(section, 10000, "ZLIB", {"hzz": real}, tmp_path / "data")
+    assert list(workflow) == ["nanoaod/ZLIB", "aod/ZLIB", "aod_objects/ZLIB", "nanoaod/LZ4", "real/hzz"]
+    assert [len(s["root"]) for s in workflow.values()] == [3, 3, 1, 1, 1]
+    assert workflow["nanoaod/ZLIB"]["root"][2] == "data/nanoaod/ZLIB/part2.root"
+    assert workflow["aod/ZLIB"]["numpy"][0] == "data/reader_comparison/numpy/aod/ZLIB/part0.npz"
+    assert [s["role"] for s in workflow.values()] == ["main", "main", "objects", "scan", "real"]
+    assert workflow["real/hzz"]["root"] == [str(real)] and workflow["real/hzz"]["compression"] == "ZLIB"
+    for name, spec in workflow.items():
+        assert len(spec["rntuple"]) == len(spec["numpy"]) == len(spec["root"]), name
+        for kind in ("rntuple", "numpy") + (("root",) if spec["role"] != "real" else ()):
+            assert [p.replace("data/", f"{tmp_path}/data/", 1) for p in spec[kind]] == standalone[name][kind], name

@@ -14,7 +14,8 @@
 #                                                    the real files' Numpy and RNTuple copies (reader_comparison.real_files)
 # File k of a set uses seed datasets.seed + k. An experiment asks for them with
 # nanoaod_files(compression, count), aod_files(layout, compression, count),
-# numpy_files(layout, compression, count) and real_copy(stem, suffix).
+# numpy_files(layout, compression, count) and real_copy(stem, suffix): the names of the
+# reader comparison's spec (data_files, real_copy), which a standalone notebook uses too.
 from functools import partial
 
 from throughput.experiments.reader_comparison import spec as _rc_spec
@@ -27,19 +28,18 @@ AOD_DATA = "data/reader_comparison"
 
 
 def nanoaod_files(compression, count, rntuple=False):
-    suffix = ".ntuple.root" if rntuple else ".root"
-    return [f"data/nanoaod/{compression}/part{k}{suffix}" for k in range(count)]
+    """The NanoAOD-like files (or their RNTuple copies) of `compression`."""
+    return _rc_spec.data_files("data", "nanoaod", compression, count, "rntuple" if rntuple else "root")
 
 
 def aod_files(layout, compression, count, rntuple=False):
     """The MiniAOD-like files of `layout` ("aod": flat, "aod_objects": split objects, one file)."""
-    suffix = ".ntuple.root" if rntuple else ".root"
-    return [f"{AOD_DATA}/{layout}/{compression}/part{k}{suffix}" for k in range(count)]
+    return _rc_spec.data_files("data", layout, compression, count, "rntuple" if rntuple else "root")
 
 
 def numpy_files(layout, compression, count):
     """The Numpy copies of the files of `layout` ("nanoaod", "aod" or "aod_objects")."""
-    return [f"{AOD_DATA}/numpy/{layout}/{compression}/part{k}.npz" for k in range(count)]
+    return _rc_spec.data_files("data", layout, compression, count, "numpy")
 
 
 # The real files: local copies in datasets.source, else fetched by scikit-hep-testdata.
@@ -49,7 +49,7 @@ REAL_FILES = {Path(name).stem: _datasets.real_file(name, STUDY["datasets"])
 
 def real_copy(stem, suffix):
     """The copy of real file `stem` as a Numpy (".npz") or RNTuple (".ntuple.root") file."""
-    return f"{AOD_DATA}/real/{stem}{suffix}"
+    return _rc_spec.real_copy("data", stem, suffix)
 
 
 def aod_events(index):

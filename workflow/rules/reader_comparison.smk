@@ -14,38 +14,10 @@ RC_WANTS_JAVA = "laurelin" in RC["readers"] and rc_spec.java_available() is None
 
 
 def rc_inputs():
-    """Every input set of the notebook: {set: {role, layout, compression, root, rntuple, numpy}}."""
-    sets = {}
-
-    def nanoaod(events, compression, role):
-        count = rc_spec.file_count(events, STUDY["datasets"]["events_per_file"])
-        sets[f"nanoaod/{compression}"] = {
-            "role": role, "layout": "nanoaod", "compression": compression,
-            "root": nanoaod_files(compression, count), "rntuple": nanoaod_files(compression, count, rntuple=True),
-            "numpy": numpy_files("nanoaod", compression, count)}
-
-    nanoaod(RC["nanoaod_events"], RC_COMPRESSION, "main")
-    count = rc_spec.file_count(RC["aod_events"], RC["aod_events_per_file"])
-    sets[f"aod/{RC_COMPRESSION}"] = {
-        "role": "main", "layout": "aod", "compression": RC_COMPRESSION,
-        "root": aod_files("aod", RC_COMPRESSION, count), "rntuple": aod_files("aod", RC_COMPRESSION, count, rntuple=True),
-        "numpy": numpy_files("aod", RC_COMPRESSION, count)}
-    if RC["object_events"]:  # one file of split std::vector<aod::Type>, with its RNTuple and Numpy copies
-        sets[f"aod_objects/{RC_COMPRESSION}"] = {
-            "role": "objects", "layout": "aod_objects", "compression": RC_COMPRESSION,
-            "root": aod_files("aod_objects", RC_COMPRESSION, 1),
-            "rntuple": aod_files("aod_objects", RC_COMPRESSION, 1, rntuple=True),
-            "numpy": numpy_files("aod_objects", RC_COMPRESSION, 1)}
-    for compression in RC["compression_scan"]:
-        if compression != RC_COMPRESSION:
-            nanoaod(RC["scan_events"], compression, "scan")
-    for name in RC["real_files"]:
-        stem = name.removesuffix(".root")
-        sets[f"real/{stem}"] = {
-            "role": "real", "layout": rc_spec.real_layout(stem),
-            "compression": rc_spec.file_compression(REAL_FILES[stem]), "root": [str(REAL_FILES[stem])],
-            "rntuple": [real_copy(stem, ".ntuple.root")], "numpy": [real_copy(stem, ".npz")]}
-    return sets
+    """Every input set of the notebook, {set: {role, layout, compression, root, rntuple, numpy}}, as
+    the reader comparison's spec names them (the standalone notebook takes the same, under its own
+    data folder); rules/datasets.smk makes each file."""
+    return rc_spec.input_sets(RC, STUDY["datasets"]["events_per_file"], RC_COMPRESSION, REAL_FILES)
 
 
 RC_INPUTS = rc_inputs()

@@ -41,9 +41,11 @@ Modules, one role each:
   baseline; ``read``) and the checksum every reader computes;
 - spec: what Snakemake and throughput.configuration take, cheap to import:
   check_config, a file's layout, compression and count, ReaderError, whether
-  Java is there and what the Java readers are built from;
+  Java is there and what the Java readers are built from, and the input sets
+  (input_sets, data_files: declared once, for the workflow's rules and a
+  standalone run alike);
 - inputs: what an input file holds, making the files (MiniAOD-like, RNTuple and
-  Numpy copies), prepare_inputs;
+  Numpy copies), prepare_inputs (spec.input_sets, each missing file made);
 - processes: running a reader as a process (JSON lines) and classifying its
   failure, building the Java reader, rootreadspeed, the page_cache kernel;
 - measuring: the plan of runs, their groups (one per input set and cache

@@ -13,7 +13,7 @@ import numpy as np
 from ...inputs import datasets
 from ...core.results import atomic_path
 from .readers import checksum, hex_checksum, numeric_dtype
-from .spec import ReaderError, file_compression, file_count, real_layout
+from .spec import ReaderError, file_count, input_sets
 from .vocabulary import LAYOUTS, branch_name, tree_name
 
 # The generators live with every other generated input (throughput.inputs.datasets); these names stay
@@ -153,66 +153,47 @@ def collection_attributes(path: str, tree: str, branches: list[str]) -> dict[str
 
 def prepare_inputs(params: dict[str, Any], datasets_section: dict[str, Any], data_dir: str | Path,
                    progress: bool = True) -> dict[str, dict[str, Any]]:
-    """Generate (or reuse) every input the parameters ask for under `data_dir`:
-    NanoAOD-like and MiniAOD-like files with their RNTuple and Numpy copies, the
-    compression scan, and copies of the real files. Snakemake makes the same
-    files with the same functions through its rules (workflow/rules/datasets.smk)."""
-    data_dir = Path(data_dir)
-    compression = params["compression"]
-    per_file = datasets_section["events_per_file"]
-    inputs: dict[str, dict[str, Any]] = {}
+    """Every input set the parameters ask for (spec.input_sets, as the workflow names them, under
+    `data_dir`), each file made where missing: NanoAOD-like and MiniAOD-like files with their
+    RNTuple and Numpy copies, the compression scan, and copies of the real files. Snakemake makes
+    the same files with the same functions through its rules (workflow/rules/datasets.smk)."""
+    compression, per_file = params["compression"], datasets_section["events_per_file"]
+    real_files = {Path(name).stem: datasets.real_file(name, datasets_section) for name in params["real_files"]}
+    sets = input_sets(params, per_file, compression, real_files, Path(data_dir))
 
-    def add(name, role, layout, compression, roots, make, copies_dir):
-        for index, path in enumerate(roots):
-            if not Path(path).exists():
-                make(path, index)
-        rntuples = [str(Path(copies_dir) / (Path(p).stem + ".ntuple.root")) for p in roots]
-        for root, copy in zip(roots, rntuples):
+    def level(algorithm: str) -> int:
+        return datasets.level(datasets_section, algorithm) if algorithm != "none" else 0
+
+    def sizes(events: int, per: int) -> list[int]:
+        return [min(per, events - k * per) for k in range(file_count(events, per))]
+
+    def make(spec: dict[str, Any], path: str, index: int) -> None:  # one ROOT file of a generated set
+        algorithm = spec["compression"]
+        if spec["layout"] == "nanoaod":
+            events = params["nanoaod_events"] if spec["role"] == "main" else params["scan_events"]
+            datasets.make_nanoaod_like(path, sizes(events, per_file)[index], algorithm, datasets_section,
+                                       index=index, progress=progress)
+        elif spec["layout"] == "aod":
+            make_aod_like(path, sizes(params["aod_events"], params["aod_events_per_file"])[index], algorithm,
+                          level(algorithm), datasets_section["seed"] + index, progress,
+                          source=datasets.source_path(datasets_section))
+        else:  # aod_objects: one file
+            make_aod_like(path, params["object_events"], algorithm, level(algorithm), datasets_section["seed"],
+                          progress, objects=True, source=datasets.source_path(datasets_section))
+
+    for spec in sets.values():
+        for index, path in enumerate(spec["root"]):
+            if not Path(path).exists():  # a real file always is
+                Path(path).parent.mkdir(parents=True, exist_ok=True)
+                make(spec, path, index)
+        layout = spec["layout"]
+        for root, copy in zip(spec["root"], spec["rntuple"]):
             if not Path(copy).exists():
-                make_rntuple_copy(root, copy, compression, datasets.level(datasets_section, compression)
-                                  if compression != "none" else 0, tree_name(layout))
-        numpys = [str(Path(copies_dir) / (Path(p).stem + ".npz")) for p in roots]
+                Path(copy).parent.mkdir(parents=True, exist_ok=True)
+                make_rntuple_copy(root, copy, spec["compression"], level(spec["compression"]), tree_name(layout))
         branches = [branch_name(layout, c) for c in LAYOUTS[layout][2]]
-        for root, copy in zip(roots, numpys):
+        for root, copy in zip(spec["root"], spec["numpy"]):
             if not Path(copy).exists():
+                Path(copy).parent.mkdir(parents=True, exist_ok=True)
                 make_numpy_copy(root, copy, tree_name(layout), branches)
-        inputs[name] = {"role": role, "layout": layout, "compression": compression, "root": [str(p) for p in roots],
-                        "rntuple": rntuples, "numpy": numpys}
-
-    def nanoaod(events, compression, role):
-        count = file_count(events, per_file)
-        sizes = [min(per_file, events - k * per_file) for k in range(count)]
-        roots = [data_dir / "nanoaod" / compression / f"part{k}.root" for k in range(count)]
-        add(f"nanoaod/{compression}", role, "nanoaod", compression, [str(r) for r in roots],
-            lambda path, k: datasets.make_nanoaod_like(path, sizes[k], compression, datasets_section, index=k,
-                                                       progress=progress),
-            data_dir / "nanoaod" / compression)
-
-    nanoaod(params["nanoaod_events"], compression, "main")
-    aod_count = file_count(params["aod_events"], params["aod_events_per_file"])
-    aod_sizes = [min(params["aod_events_per_file"], params["aod_events"] - k * params["aod_events_per_file"])
-                 for k in range(aod_count)]
-    add(f"aod/{compression}", "main", "aod", compression,
-        [str(data_dir / "aod" / compression / f"part{k}.root") for k in range(aod_count)],
-        lambda path, k: make_aod_like(path, aod_sizes[k], compression, datasets.level(datasets_section, compression)
-                                      if compression != "none" else 0, datasets_section["seed"] + k, progress,
-                                      source=datasets.source_path(datasets_section)),
-        data_dir / "aod" / compression)
-    if params["object_events"]:
-        add(f"aod_objects/{compression}", "objects", "aod_objects", compression,
-            [str(data_dir / "aod_objects" / compression / "part0.root")],
-            lambda path, k: make_aod_like(path, params["object_events"], compression,
-                                          datasets.level(datasets_section, compression) if compression != "none"
-                                          else 0, datasets_section["seed"], progress, objects=True,
-                                          source=datasets.source_path(datasets_section)),
-            data_dir / "aod_objects" / compression)
-    for other in params["compression_scan"]:
-        if other != compression:
-            nanoaod(params["scan_events"], other, "scan")
-    for name in params["real_files"]:
-        source = datasets.real_file(name, datasets_section)
-        stem = Path(name).stem
-        layout = real_layout(stem)
-        add(f"real/{stem}", "real", layout, file_compression(source), [str(source)], lambda path, k: None,
-            data_dir / "real")
-    return inputs
+    return sets

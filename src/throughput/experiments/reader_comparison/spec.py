@@ -86,6 +86,60 @@ def file_count(events: int, per_file: int) -> int:
     return max(1, math.ceil(events / per_file))
 
 
+# Where every input set's files live under a data folder: the workflow's `data`
+# (rules/datasets.smk names its files with these) or a standalone notebook's results_dir/data.
+COPY_SUFFIX = {"root": ".root", "rntuple": ".ntuple.root", "numpy": ".npz"}
+
+
+def data_files(data_dir: str | os.PathLike, layout: str, compression: str, count: int,
+               kind: str = "root") -> list[str]:
+    """The files of one generated set (layout "nanoaod", "aod" or "aod_objects"): its ROOT files,
+    their RNTuple copies beside them, or their Numpy copies (`kind` root, rntuple or numpy)."""
+    if kind == "numpy":
+        folder = f"{data_dir}/reader_comparison/numpy/{layout}/{compression}"
+    elif layout == "nanoaod":  # shared with the writing experiment
+        folder = f"{data_dir}/nanoaod/{compression}"
+    else:  # under the reader comparison's folder, where they were first made
+        folder = f"{data_dir}/reader_comparison/{layout}/{compression}"
+    return [f"{folder}/part{k}{COPY_SUFFIX[kind]}" for k in range(count)]
+
+
+def real_copy(data_dir: str | os.PathLike, stem: str, suffix: str) -> str:
+    """The copy of real file `stem` as an RNTuple (".ntuple.root") or Numpy (".npz") file."""
+    return f"{data_dir}/reader_comparison/real/{stem}{suffix}"
+
+
+def input_sets(section: dict[str, Any], events_per_file: int, compression: str,
+               real_files: dict[str, str | os.PathLike], data_dir: str | os.PathLike = "data") -> dict[str, dict[str, Any]]:
+    """Every input set of the reader comparison, {set: {role, layout, compression, root, rntuple,
+    numpy}}, making no file: `section` is the config's reader_comparison, NanoAOD-like files hold
+    `events_per_file` events, the main sets are in `compression`, `real_files` gives each real
+    file by stem, and the generated files are under `data_dir`. The workflow's rules
+    (rules/reader_comparison.smk) and a standalone notebook (inputs.prepare_inputs, which makes
+    what is missing) take their sets from here."""
+    def generated(layout: str, algorithm: str, count: int, role: str) -> dict[str, Any]:
+        return {"role": role, "layout": layout, "compression": algorithm,
+                **{kind: data_files(data_dir, layout, algorithm, count, kind) for kind in COPY_SUFFIX}}
+
+    sets = {f"nanoaod/{compression}": generated("nanoaod", compression,
+                                                file_count(section["nanoaod_events"], events_per_file), "main"),
+            f"aod/{compression}": generated("aod", compression,
+                                            file_count(section["aod_events"], section["aod_events_per_file"]), "main")}
+    if section["object_events"]:  # one file of split std::vector<aod::Type>
+        sets[f"aod_objects/{compression}"] = generated("aod_objects", compression, 1, "objects")
+    for other in section["compression_scan"]:
+        if other != compression:
+            sets[f"nanoaod/{other}"] = generated("nanoaod", other, file_count(section["scan_events"], events_per_file),
+                                                 "scan")
+    for name in section["real_files"]:
+        stem = Path(name).stem
+        sets[f"real/{stem}"] = {"role": "real", "layout": real_layout(stem),
+                                "compression": file_compression(real_files[stem]), "root": [str(real_files[stem])],
+                                "rntuple": [real_copy(data_dir, stem, ".ntuple.root")],
+                                "numpy": [real_copy(data_dir, stem, ".npz")]}
+    return sets
+
+
 def java_available() -> str | None:
     """None if Java and Maven are there, else the reason the Java reader cannot run."""
     missing = [tool for tool in ("java", "mvn") if shutil.which(tool) is None]
