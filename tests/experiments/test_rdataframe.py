@@ -95,9 +95,9 @@ def test_a_sample_repeats_event_loops_to_the_minimum_length_and_checks_every_loo
                         **{"min-sample-s": 0.3})
     t = run.timings
     timed = t[~t["warmup"].astype(bool)]
-    # the warm-up loop (ROOT's first event loop, its JIT included) may be slow, the next sample short of the minimum
-    assert (timed["loops"] > 1).all() and loops_follow_the_calibration_rule(t, 1, 0.3), \
-        t[["loops", "wall_s"]].to_dict("list")
+    # each sample's loops are what the samples before it decided (not "more than one": on a loaded
+    # host a slow warm-up loop rightly decides one, a timing no test may assert)
+    assert loops_follow_the_calibration_rule(t, 1, 0.3), t[["loops", "wall_s"]].to_dict("list")
     assert run.validation["loops_compared"] == int(t["loops"].sum()) - 1 and run.validation["reps_agree"]
     assert t["events"].eq(2 * EVENTS).all() and run.validation["content_hash"] == once.validation["content_hash"]
     assert rdf.compare_histograms(reference, hists, 1e-9, "calibrated")["identical"]
