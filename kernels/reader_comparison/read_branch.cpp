@@ -403,7 +403,7 @@ void read_ttreereader(const Job &job, Pass &pass, CachePrep &prep) {
 }
 
 // TTree::Draw gives every value as a double: exact for every type but the 64-bit integers,
-// which read_branch refuses for it (refusal()).
+// which read_branch refuses for it (draw_refuses, its row in methods()).
 template <class T>
 void read_draw(const Job &job, Pass &pass, CachePrep &prep) {
   for_each_tree(job, prep, [&](OpenTree &t, const std::string &path, double t0) {
@@ -604,7 +604,7 @@ template <class T>
 void read_cmssw(const Job &job, Pass &pass, CachePrep &prep) {
   for_each_tree(job, prep, [&](OpenTree &t, const std::string &path, double t0) {
     if (t.objects) {
-      object_reader(t.objects->GetClassName())(t, path, job.branch, pass, t0);  // refusal() checked it
+      object_reader(t.objects->GetClassName())(t, path, job.branch, pass, t0);  // cmssw_refuses checked it
       return;
     }
     CollectionBuffers c(t, path);
@@ -801,32 +801,32 @@ Bytes rntuple_bytes(const Job &job) {
 
 using Method = std::function<void(const Job &, Pass &, CachePrep &)>;
 
-// A method read in the job's leaf type (with_leaf_type knows every type open_tree lets through).
-#define RC_TYPED(method) \
-  [](const Job &job, Pass &pass, CachePrep &prep) { \
-    with_leaf_type(job.type, [&](auto v) { method<decltype(v)>(job, pass, prep); }); \
-  }
+// What a method reads, which sets the bytes it is credited with: the branch's value and counter
+// baskets (columns), every attribute of the branch's collection (collection: the object readers),
+// or the pages of the RNTuple copy (rntuple).
+enum class Reads { columns, collection, rntuple };
 
-const std::map<std::string, Method> &methods() {
-  static const std::map<std::string, Method> table{
-      {"columnar", RC_TYPED(read_columnar)}, {"bulk", RC_TYPED(read_bulk)},
-      {"ttreereader", RC_TYPED(read_ttreereader)}, {"draw", RC_TYPED(read_draw)},
-      {"rdataframe", RC_TYPED(read_rdataframe)}, {"members", RC_TYPED(read_members)},
-      {"cmssw", RC_TYPED(read_cmssw)}, {"rntuple", RC_TYPED(read_rntuple)},
-      {"baskets", RC_TYPED(read_baskets)}};
-  return table;
-}
-#undef RC_TYPED
+// Why a method cannot read the job's branch (t: its first file), from what the method is; empty
+// if it can. Checked before any timing; a refusal is a record saying why, not a stop of the others.
+using Refusal = std::string (*)(const OpenTree &t, const Job &job);
 
-// Why `method` cannot read the job's branch (t: its first file), from what the
-// method is; empty if it can. Checked before any timing.
-std::string refusal(const std::string &method, const OpenTree &t, const Job &job) {
-  if (method == "bulk") return bulk_refusal(t);
-  if (method == "draw" && (job.type == "Long64_t" || job.type == "ULong64_t"))
+std::string reads_any(const OpenTree &, const Job &) { return ""; }
+
+std::string bulk_refuses(const OpenTree &t, const Job &) { return bulk_refusal(t); }
+
+std::string draw_refuses(const OpenTree &, const Job &job) {
+  if (job.type == "Long64_t" || job.type == "ULong64_t")
     return "TTree::Draw gives its values as double, which cannot hold every " + job.type;
-  if ((method == "members" || method == "cmssw") && !t.count)
-    return "not a collection (one value or a fixed array per event): there are no objects to build";
-  if (method == "cmssw" && t.objects) {
+  return "";
+}
+
+std::string members_refuse(const OpenTree &t, const Job &) {
+  return t.count ? "" : "not a collection (one value or a fixed array per event): there are no objects to build";
+}
+
+std::string cmssw_refuses(const OpenTree &t, const Job &job) {
+  if (const std::string not_objects = members_refuse(t, job); !not_objects.empty()) return not_objects;
+  if (t.objects) {
     if (!object_reader(t.objects->GetClassName()))
       return std::string("no compiled class for ") + t.objects->GetClassName();
     const std::string collection = t.objects->GetName();
@@ -835,6 +835,34 @@ std::string refusal(const std::string &method, const OpenTree &t, const Job &job
   }
   return "";
 }
+
+struct MethodEntry {
+  Method read;
+  Reads reads;
+  Refusal refusal;
+};
+
+// A method read in the job's leaf type (with_leaf_type knows every type open_tree lets through).
+#define RC_TYPED(method) \
+  [](const Job &job, Pass &pass, CachePrep &prep) { \
+    with_leaf_type(job.type, [&](auto v) { method<decltype(v)>(job, pass, prep); }); \
+  }
+
+// Every method: how it reads, what it reads, and when it refuses; one row each.
+const std::map<std::string, MethodEntry> &methods() {
+  static const std::map<std::string, MethodEntry> table{
+      {"columnar", {RC_TYPED(read_columnar), Reads::columns, reads_any}},
+      {"bulk", {RC_TYPED(read_bulk), Reads::columns, bulk_refuses}},
+      {"ttreereader", {RC_TYPED(read_ttreereader), Reads::columns, reads_any}},
+      {"draw", {RC_TYPED(read_draw), Reads::columns, draw_refuses}},
+      {"rdataframe", {RC_TYPED(read_rdataframe), Reads::columns, reads_any}},
+      {"members", {RC_TYPED(read_members), Reads::collection, members_refuse}},
+      {"cmssw", {RC_TYPED(read_cmssw), Reads::collection, cmssw_refuses}},
+      {"rntuple", {RC_TYPED(read_rntuple), Reads::rntuple, reads_any}},
+      {"baskets", {RC_TYPED(read_baskets), Reads::columns, reads_any}}};
+  return table;
+}
+#undef RC_TYPED
 
 struct Reference {
   std::string method;
@@ -897,12 +925,13 @@ int main(int argc, char **argv) {
       for (const auto &m : method_names) {
         std::string refused_because;  // names the file and the branch
         try {
-          const std::string reason = refusal(m, first, job);
+          const MethodEntry &method = methods().at(m);
+          const std::string reason = method.refusal(first, job);
           if (!reason.empty())
             refused_because = where(files.front(), branch) + ": " + reason;
-          else if (m == "rntuple")
+          else if (method.reads == Reads::rntuple)
             bytes[{m, branch}] = rntuple_bytes(job);
-          else if (m == "cmssw" || m == "members")
+          else if (method.reads == Reads::collection)
             bytes[{m, branch}] = tree_bytes(job, true);
           else {
             if (!columns) columns = std::make_unique<Bytes>(tree_bytes(job, false));
@@ -931,7 +960,7 @@ int main(int argc, char **argv) {
                          Pass &pass) {
       prep.start_pass(inputs);
       pass.start();
-      methods().at(name)(jobs.at(branch), pass, prep);
+      methods().at(name).read(jobs.at(branch), pass, prep);
       pass.stop();
       if (name == corrupt) pass.corrupt();
       auto [it, first] = reference.try_emplace(branch, Reference{name, pass.items(), pass.events(), pass.checksum()});
