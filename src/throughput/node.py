@@ -36,6 +36,10 @@ from . import REPO
 from .machines import archive
 from .experiments.gpu_bandwidth import spec as gpu_bandwidth_spec
 from .experiments.memory_bandwidth import spec as memory_bandwidth_spec
+# the packages import their measured code on first use of a name (setup.spec.load_later): a CPU
+# step never loads the GPU's numba and CuPy
+from .experiments import gpu_bandwidth as gb
+from .experiments import memory_bandwidth as mb
 from .setup import config, machine_fit
 from .core import noise
 
@@ -108,9 +112,6 @@ def _params(resolved: dict[str, Any], section: str) -> dict[str, Any]:
 
 
 def measure_memory_bandwidth(resolved: dict[str, Any], results: Path) -> dict[str, str]:
-    # each step's experiment imported when it runs: the GPU's pulls numba and CuPy, which a CPU step does not need
-    from .experiments import memory_bandwidth as mb
-
     params = _params(resolved, "memory_bandwidth")  # max_threads: null was resolved by its check_config
     frame = mb.measure_runs(params, results / "memory_bandwidth" / "raw", noise.Settings.from_config(resolved["noise"]))
     mb.check_agreement(frame)
@@ -119,8 +120,6 @@ def measure_memory_bandwidth(resolved: dict[str, Any], results: Path) -> dict[st
 
 def measure_gpu_bandwidth(resolved: dict[str, Any], results: Path) -> dict[str, str]:
     """Measures what can run here; returns each run not measured, with why."""
-    from .experiments import gpu_bandwidth as gb
-
     params = _params(resolved, "gpu_bandwidth")
     status = gb.detect_gpu(params["gpu_methods"])
     gb.check_device_fit(params, status)

@@ -31,7 +31,11 @@ from pathlib import Path
 import pandas as pd
 
 from .core import results
+# each experiment's package imports its measured code and analysis on first use of a name
+# (throughput.setup.spec.load_later), so importing all three here costs nothing until one is read
+from .experiments import gpu_bandwidth as gb
 from .experiments import memory_bandwidth as mb
+from .experiments import reader_comparison as rc
 
 
 def read_run(raw_dir: str | Path) -> pd.DataFrame:
@@ -43,11 +47,8 @@ def read_run(raw_dir: str | Path) -> pd.DataFrame:
         raise SystemExit(f"{raw_dir}: no raw results (*.parquet) there")
     frame = pd.concat([results.read_raw(p)[0] for p in paths], ignore_index=True)
     if "reader" in frame:
-        from .experiments import reader_comparison as rc  # here: it imports ROOT's helpers and uproot
         return rc.ratios(rc.summary(frame))
     if "case" in frame:
-        from .experiments import gpu_bandwidth as gb
-
         return gb.summary(gb.with_rates(frame, None))  # rates, not fractions: no nominal bandwidth needed
     if "mode" not in frame:
         raise SystemExit(f"{raw_dir}: rows of none of the experiments compared here "
@@ -58,8 +59,6 @@ def read_run(raw_dir: str | Path) -> pd.DataFrame:
 def _reader_cells(table: pd.DataFrame) -> pd.DataFrame:
     """Every reading rate per value (M values/s across the rounds, with its interval) and every
     ratio to the columnar reader (paired round by round) of a reader-comparison summary."""
-    from .experiments import reader_comparison as rc  # as read_run
-
     rows = []
     for _, row in table.iterrows():
         cell = f"{row['set']} {row['cache']} {row['reader']} {row['branch']}"
@@ -77,8 +76,6 @@ def _reader_cells(table: pd.DataFrame) -> pd.DataFrame:
 def _gpu_cells(table: pd.DataFrame) -> pd.DataFrame:
     """Every GPU-bandwidth run's best rate (G values/s, each process's best pass across the
     processes) and the jagged table's paired ratios of explode and combine to the flat add."""
-    from .experiments import gpu_bandwidth as gb
-
     rates = pd.DataFrame({
         "table": "G values/s", "value": table["ghz_best"], "low": table["ghz_low"], "high": table["ghz_high"],
         "noisy": table["noisy"].astype(bool),
