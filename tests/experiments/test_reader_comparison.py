@@ -1271,8 +1271,12 @@ def test_measure_summarize_and_tables(files, tmp_path):
     line = rc.timeline(frame, "aod/ZLIB", "Jet_pt")
     assert set(line["reader"]) == {"columnar"} and (line["ns_per_item"] > 0).all()
     numbers = rc.paper_macros(params, table, rated, unreadable, inputs, "test compiler",
-                        frame=frame, noise_settings=settings, archived=[])
+                              frame=frame, noise_settings=settings, archived=[])
     assert numbers["RcAodEvents"] == r"\num{150}" and numbers["RcNanoEvents"] == r"\num{300}"
+    # the events the files hold, counted in them, even where every sample stopped halfway (max_sample_s)
+    halved = rc.paper_macros(params, table.assign(events=table["events"] // 2), rated, unreadable, inputs,
+                             "test compiler", frame=frame, noise_settings=settings, archived=[])
+    assert halved["RcAodEvents"] == r"\num{150}" and halved["RcNanoEvents"] == r"\num{300}"
     # seed 000's Table 1 per particle type: the CMSSW-like reader's slowdown, rate and bytes (Jet read, Photon not)
     cmssw_row, columnar_row = (summary_row(table, "aod/ZLIB", "warm", r, "Jet_pt") for r in ("cmssw", "columnar"))
     assert numbers["RcCmsswSlowdownJet"] == paper.estimate(analysis.slowdown(table, "aod/ZLIB", "Jet_pt", "cmssw"), 3)

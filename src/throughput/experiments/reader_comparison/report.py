@@ -574,12 +574,22 @@ def paper_macros(params: dict[str, Any], table: pd.DataFrame, rated: pd.DataFram
 
 def _read_macros(params: dict[str, Any], table: pd.DataFrame, inputs: dict[str, dict[str, Any]], aod: str, nano: str,
                  compiler: str, noise_settings: Any) -> dict[str, str]:
-    """What the run read and how: its input sets (events and files as read, branches counted in the
+    """What the run read and how: its input sets (events, files and branches counted in the
     files, the compressions scanned, the real files; `aod` and `nano` the main sets), the particle
     types, rounds and sampling."""
+    def events(name: str) -> float:  # the events the set's files hold, counted in them (not as read:
+        if name not in inputs:       # a sample may stop before the files' end, at noise.max_sample_s)
+            return math.nan
+        import uproot
+
+        total = 0
+        for path in inputs[name]["root"]:
+            with uproot.open(path) as f:
+                total += f[tree_name(inputs[name]["layout"])].num_entries
+        return float(total)
+
     scans = [v["compression"] for v in inputs.values() if v["role"] == "scan"]
-    scan_events = max([float(table[table["set"] == k]["events"].max()) for k, v in inputs.items()
-                       if v["role"] == "scan"], default=0)
+    scan_events = max([events(k) for k, v in inputs.items() if v["role"] == "scan"], default=0)
     scan_sentence = (f"NanoAOD-like files in {', '.join(scans)} ({scan_events:.0f} events each)" if scans
                      else "no other compression in this run")
     hzz = [("uncompressed" if v["compression"] == "none" else v["compression"])
@@ -587,7 +597,6 @@ def _read_macros(params: dict[str, Any], table: pd.DataFrame, inputs: dict[str, 
     nano_real = any(v["role"] == "real" and v["layout"] == "nanoaod" for v in inputs.values())
     real_parts = ([f"the HZZ file ({', '.join(hzz)})"] if hzz else []) + (["the real NanoAOD file"] if nano_real else [])
     files = lambda name: len(inputs[name]["root"]) if name in inputs else 0  # noqa: E731
-    events = lambda name: float(table[table["set"] == name]["events"].max())  # noqa: E731
     real_events = {}  # layout -> events read (every compression of the HZZ file holds the same events)
     for name, spec in inputs.items():
         if spec["role"] == "real" and (table["set"] == name).any():
@@ -607,7 +616,7 @@ def _read_macros(params: dict[str, Any], table: pd.DataFrame, inputs: dict[str, 
         "RcNanoBranches": branches(nano), "RcAodBranches": branches(aod),
         "RcRealEvents": real_caption,
         "RcCompression": paper.escape(params["compression"]),
-        # events as read (the workflow's NanoAOD-like files hold datasets.events_per_file events each)
+        # events in the files (the workflow's NanoAOD-like files hold datasets.events_per_file events each)
         "RcNanoEvents": _num(events(nano)), "RcNanoFiles": str(files(nano)),
         "RcAodEvents": _num(events(aod)), "RcAodFiles": str(files(aod)),
         "RcScanSentence": paper.escape(scan_sentence),
