@@ -90,6 +90,24 @@ def test_every_experiment_has_the_same_two_entries_and_its_notebook_calls_them(n
         assert inner not in code, f"{name}.ipynb calls {inner} past its entries"
 
 
+# The input parameters each notebook takes from the workflow (rules/<name>.smk); its measure reads them
+# from the session, and makes its own inputs only where none was given (standalone).
+INPUT_PARAMETERS = {"reader_comparison": ("inputs",), "writing": ("input_files", "aod_files"),
+                    "rdataframe": ("input_files", "input_dir")}
+
+
+@pytest.mark.parametrize("name", sorted(SPECS))
+def test_every_input_the_workflow_passes_reaches_the_session(name):
+    """A notebook that left an input parameter out of its session would measure inputs of its own
+    making instead of the workflow's, and still run (a reader comparison did, in a fresh clone)."""
+    notebook = json.loads(SPECS[name].notebook.read_text())
+    setup = next("".join(c["source"]) for c in notebook["cells"]
+                 if c["cell_type"] == "code" and "configuration.session(" in "".join(c["source"]))
+    given = re.search(r"inputs=\{([^}]*)\}\)", setup)
+    passed = dict(re.findall(r'"(\w+)": (\w+)', given.group(1))) if given else {}
+    assert passed == {key: key for key in INPUT_PARAMETERS.get(name, ())}, f"{name}: its session's inputs {passed}"
+
+
 def test_outputs_writes_declared_files_and_refuses_others(tmp_path):
     spec = Spec("demo", kernels=(), figures=("curve",), tables=("numbers",))
     outputs = Outputs(spec, tmp_path / "figures", tmp_path / "paper")
