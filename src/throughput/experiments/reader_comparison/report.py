@@ -597,7 +597,7 @@ def _read_macros(params: dict[str, Any], table: pd.DataFrame, inputs: dict[str, 
     nano_real = any(v["role"] == "real" and v["layout"] == "nanoaod" for v in inputs.values())
     real_parts = ([f"the HZZ file ({', '.join(hzz)})"] if hzz else []) + (["the real NanoAOD file"] if nano_real else [])
     files = lambda name: len(inputs[name]["root"]) if name in inputs else 0  # noqa: E731
-    real_events = {}  # layout -> events read (every compression of the HZZ file holds the same events)
+    real_events = {}  # layout -> events in the file (every compression of the HZZ file holds the same events)
     for name, spec in inputs.items():
         if spec["role"] == "real" and (table["set"] == name).any():
             real_events.setdefault(spec["layout"], events(name))

@@ -110,7 +110,8 @@ def real_copy(data_dir: str | os.PathLike, stem: str, suffix: str) -> str:
 
 
 def input_sets(section: dict[str, Any], events_per_file: int, compression: str,
-               real_files: dict[str, str | os.PathLike], data_dir: str | os.PathLike = "data") -> dict[str, dict[str, Any]]:
+               real_files: dict[str, str | os.PathLike],
+               data_dir: str | os.PathLike = "data") -> dict[str, dict[str, Any]]:
     """Every input set of the reader comparison, {set: {role, layout, compression, root, rntuple,
     numpy}}, making no file: `section` is the config's reader_comparison, NanoAOD-like files hold
     `events_per_file` events, the main sets are in `compression`, `real_files` gives each real

@@ -82,7 +82,8 @@ def __getattr__(_name: str):
 __all__ = [
     "COMPRESSIONS", "KERNEL", "READER", "SEED001", "SEED001_THREADS",
     "back_pressure", "check_agreement", "check_config", "compression_costs", "digest", "disk_fit", "efficiency_target", "events_table",
-    "figure_events", "figure_memory", "figure_random", "filesystem_type", "groups", "input_files", "macros", "measure", "Measured", "measure_runs", "paper_macros",
+    "figure_events", "figure_memory", "figure_random", "filesystem_type", "groups", "input_files", "macros",
+    "measure", "Measured", "measure_runs", "paper_macros",
     "fixed_cost", "medium_dirs", "plan", "random_setup_rows", "random_table", "resolve_threads",
     "rntuple_versus_tbuffermerger", "run_name",
     "seed001_rows", "seed001_setup_table", "seed001_size_table", "seed001_table", "seed003_claims", "seed003_table",
