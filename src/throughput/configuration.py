@@ -1,7 +1,7 @@
 """The study's configuration checked whole: read and checked against the schema by
 throughput.setup.config, then each section checked against this machine by its owner's
-check_config (an experiment's spec, throughput.inputs.datasets, throughput.machines.tables),
-each imported here by name, from above them all (docs/architecture.md).
+check_config (each experiment's, which its Spec carries; throughput.inputs.datasets',
+throughput.machines.tables'), from above them all (docs/architecture.md).
 
 `python -m throughput.configuration check [FILE...]` checks config files before
 Snakemake reads them (`make paper CONFIG=...` runs it): config/config.yaml and
@@ -17,13 +17,8 @@ import sys
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
-from .experiments.gpu_bandwidth import spec as gpu_bandwidth
-from .experiments.memory_bandwidth import spec as memory_bandwidth
-from .experiments.rdataframe import spec as rdataframe
-from .experiments.reader_comparison import spec as reader_comparison
-from .experiments.writing import spec as writing
 from .experiments import SPECS
 from .inputs import datasets
 from .machines import tables as machines
@@ -31,34 +26,13 @@ from .setup import config, machine_fit
 from .setup.config import DEFAULT_CONFIG, ConfigError, read  # noqa: F401 (the Snakefile's names)
 
 # Each section's check against this machine (check_config(section_values, fitter)), in the
-# sections' order; a section with none (noise) is checked by the schema alone.
-SECTION_CHECKS: dict[str, config.SectionCheck] = {
+# sections' order: the shared sections' owners', and each experiment's, which its spec carries. A
+# section with none (noise) is checked by the schema alone.
+SECTION_CHECKS: dict[str, config.SectionCheck] = dict(sorted({
     "datasets": datasets.check_config,
-    "gpu_bandwidth": gpu_bandwidth.check_config,
     "machines": machines.check_config,
-    "memory_bandwidth": memory_bandwidth.check_config,
-    "rdataframe": rdataframe.check_config,
-    "reader_comparison": reader_comparison.check_config,
-    "writing": writing.check_config,
-}
-
-
-def _measured(settings: dict[str, Any], name: str) -> dict[str, Any]:
-    """Experiment `name`'s section with its rounds (setup.config.rounds) and the warm-up."""
-    return {**settings[name], "repetitions": config.rounds(settings, name), "warmup": settings["warmup"]}
-
-
-# Each experiment's parameters from a validated config: its section, rounds and warm-up, with the
-# counts its spec resolves for this machine (null: every usable core) and what it takes from another
-# section. Its notebook measures with them, in the workflow and standalone alike (session).
-EXPERIMENT_PARAMS: dict[str, Callable[[dict[str, Any]], dict[str, Any]]] = {
-    "gpu_bandwidth": lambda settings: _measured(settings, "gpu_bandwidth"),
-    "memory_bandwidth": lambda settings: _measured(settings, "memory_bandwidth"),
-    "rdataframe": lambda settings: rdataframe.resolve_counts(_measured(settings, "rdataframe")),
-    "reader_comparison": lambda settings: {**_measured(settings, "reader_comparison"),
-                                           "compression": settings["datasets"]["compression"]},
-    "writing": lambda settings: writing.resolve_threads(_measured(settings, "writing")),
-}
+    **{name: spec.check_config for name, spec in SPECS.items() if spec.check_config is not None},
+}.items()))
 
 
 @dataclass(frozen=True)
@@ -67,7 +41,7 @@ class Session:
 
     name: str
     settings: dict[str, Any]  # the validated config
-    params: dict[str, Any]  # EXPERIMENT_PARAMS[name]
+    params: dict[str, Any]  # its spec's parameters (throughput.setup.spec.Spec.parameters)
     fits: list[dict[str, Any]]  # what was lowered to fit this machine (setup.machine_fit.record)
     noise: Any  # core.noise.Settings for this experiment (Settings.for_experiment)
     results_dir: Path
@@ -100,7 +74,7 @@ def session(name: str, given: dict[str, Any], *, fitted_to_machine: list[dict[st
 
     settings = validate(given)
     fits = machine_fit.record(settings["fitted_to_machine"][name] if fitted_to_machine is None else fitted_to_machine)
-    params = EXPERIMENT_PARAMS[name](settings)
+    params = SPECS[name].parameters(settings)
     return Session(name, settings, params, fits, noise.Settings.for_experiment(params, settings["noise"]),
                    Path(results_dir), Path(figures_dir), Path(paper_dir), Outputs(SPECS[name], figures_dir, paper_dir),
                    dict(inputs or {}))

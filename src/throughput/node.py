@@ -34,8 +34,7 @@ from typing import Any
 
 from . import REPO
 from .machines import archive
-from .experiments.gpu_bandwidth import spec as gpu_bandwidth_spec
-from .experiments.memory_bandwidth import spec as memory_bandwidth_spec
+from .experiments import SPECS
 # the packages import their measured code on first use of a name (setup.spec.load_later): a CPU
 # step never loads the GPU's numba and CuPy
 from .experiments import gpu_bandwidth as gb
@@ -45,8 +44,7 @@ from .core import noise
 
 # The experiments measured here, each with its section's check against this machine (its spec's
 # check_config; throughput.configuration checks every section, importing the others' owners too).
-SECTION_CHECKS = {"memory_bandwidth": memory_bandwidth_spec.check_config,
-                  "gpu_bandwidth": gpu_bandwidth_spec.check_config}
+SECTION_CHECKS = {name: SPECS[name].check_config for name in ("memory_bandwidth", "gpu_bandwidth")}
 EXPERIMENTS = tuple(SECTION_CHECKS)
 STEPS = ("build", *EXPERIMENTS, "pack", "none")  # none: only check the settings
 # Sizes for a test of this path (the tests' tiny config, one round): not a measurement to publish.

@@ -949,8 +949,11 @@ def test_every_section_but_noise_has_its_owners_check():
 
     assert set(configuration.SECTION_CHECKS) == set(config.sections()) - {"noise"}
     assert set(SPECS) <= set(configuration.SECTION_CHECKS)
-    for name in SPECS:  # an experiment's check lives in its cheap spec
-        assert configuration.SECTION_CHECKS[name].__module__ == f"throughput.experiments.{name}.spec"
+    for name, spec in SPECS.items():  # an experiment's check lives in its cheap spec, which carries it
+        assert configuration.SECTION_CHECKS[name] is spec.check_config
+        assert spec.check_config.__module__ == f"throughput.experiments.{name}.spec"
+    # checked in the sections' order (a shared section's values settled before an experiment's)
+    assert list(configuration.SECTION_CHECKS) == sorted(configuration.SECTION_CHECKS)
 
 
 def test_a_resource_check_without_the_sections_checks_is_refused():
@@ -978,7 +981,9 @@ def test_a_notebook_session_resolves_what_each_experiment_measures_with(tmp_path
     from throughput.experiments import SPECS
     from throughput.setup.config import usable_cores
 
-    assert set(configuration.EXPERIMENT_PARAMS) == set(SPECS)
+    # every experiment's parameters come from its spec (Spec.parameters), counts resolved by its own rule
+    assert {name: spec.resolve_counts.__module__ for name, spec in SPECS.items() if spec.resolve_counts} == {
+        "rdataframe": "throughput.experiments.rdataframe.spec", "writing": "throughput.experiments.writing.spec"}
     folders = {"results_dir": tmp_path / "r", "figures_dir": tmp_path / "f", "paper_dir": tmp_path / "p"}
     given = {"repetitions": 4, "warmup": 0, "noise": {"max_remeasures": 2},
              "rdataframe": {"max_threads": None}, "writing": {"max_threads": None},

@@ -20,10 +20,10 @@ import importlib.util
 from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
-from typing import Any
+from typing import Any, Callable
 
 from .. import REPO
-from . import paths
+from . import config, paths
 
 # Every experiment hands the paper one file of number macros besides its tables.
 MACROS = "macros"
@@ -39,6 +39,14 @@ class Spec:
     # whether its notebook shows the archived machines beside this one (throughput.machines.tables):
     # it then gets the config section `machines`, and the archive as an input
     shows_archived: bool = False
+    # its config section's check against this machine (check_config(section, fitter): sizes, files
+    # and counts fitted or refused by throughput.setup.machine_fit), which throughput.configuration
+    # runs on every config before any job starts
+    check_config: config.SectionCheck | None = None
+    # its counts resolved for this machine (null: every usable core), applied by `parameters`
+    resolve_counts: Callable[[dict[str, Any]], dict[str, Any]] | None = None
+    # keys it measures with from other sections: (its parameter, section, key)
+    borrows: tuple[tuple[str, str, str], ...] = ()
 
     def __post_init__(self) -> None:
         for kind, names in (("figure", self.figures), ("table", self.tables)):
@@ -50,6 +58,15 @@ class Spec:
     @property
     def notebook(self) -> Path:
         return REPO / "notebooks" / f"{self.name}.ipynb"
+
+    def parameters(self, settings: dict[str, Any]) -> dict[str, Any]:
+        """What its notebook measures with, from a validated config (throughput.configuration.session),
+        in the workflow and standalone alike: its section, its rounds (config.rounds), the warm-up
+        and what it borrows, with its counts resolved for this machine."""
+        params = {**settings[self.name], "repetitions": config.rounds(settings, self.name),
+                  "warmup": settings["warmup"],
+                  **{param: settings[section][key] for param, section, key in self.borrows}}
+        return self.resolve_counts(params) if self.resolve_counts else params
 
     @property
     def tex_files(self) -> tuple[str, ...]:

@@ -60,4 +60,4 @@ SPEC = Spec("gpu_bandwidth",
             kernels=("host_copy",), cuda_kernels=("gpu_bandwidth_cuda",),
             figures=("table2", "jagged"),
             tables=("table2", "gpu_detail", "launch_table", "jagged_table", "machines_table", "archived_detail", "archived_jagged"),
-            shows_archived=True)
+            shows_archived=True, check_config=check_config)

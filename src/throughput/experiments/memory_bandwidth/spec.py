@@ -31,4 +31,5 @@ def check_config(section: dict[str, Any], fit: machine_fit.Fitter) -> None:
 SPEC = Spec("memory_bandwidth",
             kernels=(*(f"add_constant_O{level}" for level in range(4)), "stream_O3"),
             figures=("thread_scaling", "opt_levels"),
-            tables=("opt_table", "ratio_table", "machine_table"), shows_archived=True)
+            tables=("opt_table", "ratio_table", "machine_table"), shows_archived=True,
+            check_config=check_config)

@@ -89,4 +89,4 @@ SPEC = Spec("rdataframe",
             figures=("scaling", "rate_model"),
             tables=("scaling_table", "storage_table", "compression_table", "nhist_table", "pdf_table",
                    "dask_table", "agreement_table", "rate_components_table", "rate_fit_table", "machine_table"),
-            shows_archived=True)
+            shows_archived=True, check_config=check_config, resolve_counts=resolve_counts)

@@ -172,4 +172,5 @@ SPEC = Spec("reader_comparison",
             tables=("table1_aod", "table1_nanoaod", "ratio_table", "open_table", "compression_table",
                    "real_table", "failures_table", "cold_table", "table1_objects", "object_split_table",
                    "machine_table"),
-            shows_archived=True)
+            shows_archived=True, check_config=check_config,
+            borrows=(("compression", "datasets", "compression"),))  # the main comparison's files

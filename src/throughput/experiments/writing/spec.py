@@ -109,4 +109,5 @@ SPEC = Spec("writing",
             kernels=("write_bench", "read_simple"),
             figures=("random_runtime", "random_speedup", "random_memory", "events_scaling"),
             tables=("random_table", "events_table", "seed001_table", "seed001_size_table", "seed001_setup_table",
-                   "seed003_table", "machine_table"), shows_archived=True)
+                   "seed003_table", "machine_table"), shows_archived=True,
+            check_config=check_config, resolve_counts=resolve_threads)
