@@ -67,25 +67,34 @@ def test_the_notebook_writes_only_through_its_outputs(name):
     for forbidden in ("figures_dir /", "paper_dir /", "plotstyle.save(", "paper.write_table(", "paper.write_macros("):
         assert forbidden not in code, f"{name}: writes an output past its spec ({forbidden!r})"
     written = set(re.findall(r'outputs\.(?:figure|table|tex)\("(\w+)"', code))
-    assert written == set(SPECS[name].figures) | set(SPECS[name].tables)
+    assert written == set(SPECS[name].tables)
+    # every figure its entry draws (their names checked by Outputs against the spec's)
+    assert re.search(r"for name, fig in \w+\.figures\(measured, session\)\.items\(\):.*\n\s+outputs\.figure\(name, fig\)",
+                     code), f"{name}: does not write the figures of its entry"
     assert "outputs.check_complete()" in code
 
 
 @pytest.mark.parametrize("name", sorted(SPECS))
-def test_every_experiment_has_the_same_two_entries_and_its_notebook_calls_them(name):
-    """measure(session) -> Measured and macros(measured, session): one signature in every experiment
-    (its entry module); the notebook measures and writes its macros through them alone."""
+def test_every_experiment_has_the_same_entries_and_its_notebook_calls_them(name):
+    """measure(session) -> Measured, figures(measured, session) and macros(measured, session): one
+    signature in every experiment (its entry module); the notebook measures, draws and writes its macros
+    through them alone, and draws no figure of its own."""
     import importlib
     import inspect
 
     package = importlib.import_module(f"throughput.experiments.{name}")
     assert list(inspect.signature(package.measure).parameters) == ["session"]
     assert list(inspect.signature(package.macros).parameters) == ["measured", "session"]
+    assert list(inspect.signature(package.figures).parameters) == ["measured", "session"]
     assert inspect.signature(package.measure).return_annotation in ("Measured", package.Measured)
     notebook = json.loads(SPECS[name].notebook.read_text())
     code = "\n".join("".join(c["source"]) for c in notebook["cells"] if c["cell_type"] == "code")
     assert re.search(r"measured = \w+\.measure\(session\)", code), f"{name}: does not measure its session"
     assert re.search(r"\w+\.macros\(measured, session\)", code), f"{name}: does not write the macros of its entry"
+    assert re.search(r"\w+\.figures\(measured, session\)", code), f"{name}: does not draw with its entry"
+    # (an hvplot view is interactive, for the reader of the notebook, not a figure of the paper)
+    drawing = re.findall(r"plt\.subplots|\bax\.\w+\(|\bfig\.\w+\(|(?<!hvplot)\.(?:errorbar|scatter|barh?)\(", code)
+    assert not drawing, f"{name}.ipynb draws a figure itself ({drawing}): its entry's figures() draws them"
     for inner in ("measure_runs(", "paper_macros(", "measure_cpp(", "load_archived("):
         assert inner not in code, f"{name}.ipynb calls {inner} past its entries"
 

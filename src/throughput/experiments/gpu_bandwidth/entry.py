@@ -1,5 +1,6 @@
-"""The experiment's two entries, the same for every experiment (docs/architecture.md):
-`measure(session) -> Measured` and `macros(measured, session) -> dict`, where `session` is the
+"""The experiment's entries, the same for every experiment (docs/architecture.md):
+`measure(session) -> Measured`, `figures(measured, session) -> dict` and
+`macros(measured, session) -> dict`, where `session` is the
 notebook's set-up (throughput.configuration.session: the checked parameters, noise settings,
 output folders, the archived machines shown).
 """
@@ -13,7 +14,7 @@ import pandas as pd
 from .analysis import archived_summary, check_agreement, jagged_table, summary
 from .configuration import check_device_fit
 from .device import GpuStatus, detect_gpu
-from .report import paper_macros
+from .report import jagged_figure, paper_macros, table2_figure, table2_rows
 from .runs import measure_runs
 
 
@@ -47,3 +48,11 @@ def macros(measured: Measured, session: Any) -> dict[str, Any]:
     """Every number and sentence the paper section quotes (report.paper_macros)."""
     return paper_macros(session.params, measured.table, measured.skipped, measured.jagged, measured.status,
                         measured.frame, session.noise, session.archived, measured.archived_gpu(session.archived))
+
+
+def figures(measured: Measured, session: Any) -> dict[str, Any]:
+    """Every figure the spec declares, drawn from what was measured (report): Table 2's cases
+    beside the seed's GPUs, and explode/combine."""
+    dtypes = session.params["dtypes"]
+    return {"table2": table2_figure(table2_rows(measured.table, measured.skipped, dtypes), dtypes),
+            "jagged": jagged_figure(measured.jagged, measured.skipped)}

@@ -14,8 +14,8 @@ from ...machines.tables import section_macros
 from ...report import noise_sentences, paper
 from ...core.intervals import Estimate
 from .analysis import _pick, claim_ratios, jagged_estimate, jagged_table, summary, targets
-from .cases import (CASE_BY_NAME, CASES, CUDA_KERNEL, GPU_METHODS, JAGGED_OPS, NOT_MEASURED, SEED_ARRAY_MIB,
-                    SEED_GPU_SHORT, SEED_TABLE2, TARGET_FRACTION)
+from .cases import (CASE_BY_NAME, CASES, CUDA_KERNEL, GPU_METHODS, JAGGED_LABELS, JAGGED_OPS, NOT_MEASURED,
+                    SEED_ARRAY_MIB, SEED_GPU_SHORT, SEED_TABLE2, TARGET_FRACTION)
 from .spec import max_threads
 from .data import make_jagged
 from .device import GpuStatus, l2_fit
@@ -393,3 +393,54 @@ def paper_macros(params: dict[str, Any], table: pd.DataFrame, skipped: pd.DataFr
         **archived_macros(archived_gpu, params["dtypes"]),
         **noise_sentences.paper_macros("Gpub", frame, settings),
     }
+
+
+# --- the figures (entry.figures) -----------------------------------------------------------------------
+
+def table2_figure(rows: list[dict[str, Any]], dtypes: list[str]):
+    """Table 2 as a figure: each case's rate, the seed's four GPUs beside this run's per dtype (log
+    scale); a case not measured here is starred, with why in the title."""
+    import matplotlib.pyplot as plt  # here, not at the top: only a notebook draws (0.5 s to import)
+
+    fig, ax = plt.subplots(figsize=(11, 8))
+    y = np.arange(len(rows))
+    for i, gpu in enumerate(SEED_GPU_SHORT):
+        ax.scatter([r["seed"][i] if r["seed"] else np.nan for r in rows], y - 0.15, marker="v^<>dp"[i], s=60,
+                   color=plt.cm.Greys(0.35 + 0.12 * i), label=f"seed (2017): {gpu}")
+    for dtype, marker, color in zip(dtypes, "os", ["tab:blue", "tab:red"]):
+        ax.scatter([r["ours"][dtype].value if dtype in r["ours"] else np.nan for r in rows], y + 0.15, marker=marker,
+                   s=90, color=color, label=f"this run: {dtype}")
+    ax.set_yticks(y, [r["label"] + (" *" if r["reason"] else "") for r in rows], fontsize="small")
+    missing = sorted({r["reason"] for r in rows if r["reason"]})
+    if missing:
+        ax.set_title("* " + "; ".join(missing), fontsize="small", loc="left")
+    ax.invert_yaxis()
+    ax.set_xscale("log")
+    ax.set_xlabel(r"rate [$10^9$ values/s] (best pass per process, across the processes)")
+    ax.legend(fontsize="x-small", loc="upper left", bbox_to_anchor=(1.01, 1))
+    return fig
+
+
+def jagged_figure(wide: pd.DataFrame, skipped: pd.DataFrame):
+    """Explode and combine: each series' rate per operation with its 95% interval (log scale); why
+    the GPU did not run them, in the title, where it did not."""
+    import matplotlib.pyplot as plt  # here, not at the top: only a notebook draws (0.5 s to import)
+
+    fig, ax = plt.subplots(figsize=(11, 6))
+    groups = list(wide.itertuples(index=False))
+    x = np.arange(len(JAGGED_OPS))
+    width = 0.8 / max(1, len(groups))
+    for k, row in enumerate(groups):
+        rates = np.array([getattr(row, op) for op in JAGGED_OPS])
+        bounds = np.array([[getattr(row, f"{op}_low"), getattr(row, f"{op}_high")] for op in JAGGED_OPS])
+        ax.bar(x + (k - len(groups) / 2 + 0.5) * width, rates, width, capsize=2,  # one round: no interval drawn
+               yerr=np.nan_to_num([rates - bounds[:, 0], bounds[:, 1] - rates]),
+               label=f"{row.method}, {row.threads} thread(s), {row.dtype}")
+    ax.set_xticks(x, [JAGGED_LABELS[op].replace(", ", "\n") for op in JAGGED_OPS])
+    ax.set_yscale("log")
+    ax.set_ylabel(r"rate [$10^9$ output values/s] (best pass per process; 95% interval)")
+    gpu_note = [r for r in skipped.itertuples() if r.group == "jagged"] if len(skipped) else []
+    if gpu_note:
+        ax.set_title(f"GPU: {gpu_note[0].reason}", fontsize="small")
+    ax.legend(fontsize="x-small", loc="upper left", bbox_to_anchor=(1.01, 1))
+    return fig

@@ -1,5 +1,6 @@
-"""The experiment's two entries, the same for every experiment (docs/architecture.md):
-`measure(session) -> Measured` and `macros(measured, session) -> dict`, where `session` is the
+"""The experiment's entries, the same for every experiment (docs/architecture.md):
+`measure(session) -> Measured`, `figures(measured, session) -> dict` and
+`macros(measured, session) -> dict`, where `session` is the
 notebook's set-up (throughput.configuration.session: the checked parameters, noise settings,
 output folders, the archived machines shown).
 """
@@ -13,7 +14,7 @@ import pandas as pd
 from ...machines.tables import THIS_MACHINE
 from .analysis import check_agreement, summary, with_rates
 from .measuring import measure_runs, plan, run_label, run_name
-from .report import paper_macros
+from .report import opt_levels_figure, paper_macros, thread_scaling_figure
 
 
 @dataclass(frozen=True)
@@ -40,3 +41,10 @@ def macros(measured: Measured, session: Any) -> dict[str, Any]:
     """Every number and verdict the paper section quotes (report.paper_macros)."""
     return paper_macros(session.params, measured.table, measured.frame, session.fits, session.noise,
                         measured.run_labels, session.archived)
+
+
+def figures(measured: Measured, session: Any) -> dict[str, Any]:
+    """Every figure the spec declares, drawn from what was measured (report): the thread scaling,
+    with every archived machine shown, and the -O levels."""
+    return {"thread_scaling": thread_scaling_figure(measured.machine_tables(session.archived)),
+            "opt_levels": opt_levels_figure(measured.table)}

@@ -13,10 +13,10 @@ from ...core import harness, intervals, noise
 from ...report import noise_sentences
 from ...setup import machine_fit
 from ...report import paper
-from ...machines.tables import section_macros
+from ...machines.tables import THIS_MACHINE, section_macros
 from .analysis import (cache_fit, estimate, huge_pages, machine_table, opt_ratios, opt_table, opt_verdict,
                        plateau_verdict, ratio_table, targets)
-from .vocabulary import MODES, SINGLE_TARGET
+from .vocabulary import MODES, SEED_PLATEAU_GHZ, SINGLE_TARGET, STREAM_OPS
 
 
 def opt_table_frame(table: pd.DataFrame) -> pd.DataFrame:
@@ -170,3 +170,61 @@ def paper_macros(params: dict[str, Any], table: pd.DataFrame, frame: pd.DataFram
         # the compiler that built the kernels, as the kernel itself reports it
         "MbwCompiler": paper.escape(harness.build_info("add_constant_O3")["compiler"]),
     }
+
+
+# --- the figures (entry.figures) -----------------------------------------------------------------------
+
+def thread_scaling_figure(machine_tables: dict[str, pd.DataFrame]):
+    """Rate (left, with each rate's 95% interval across its processes) and bandwidth (right) against
+    threads: this machine's C++ -O3, numpy and numba runs and STREAM, the seed's plateau, and every
+    archived machine's C++ -O3 in-place rate and STREAM scale in black, a marker each."""
+    import matplotlib.pyplot as plt  # here, not at the top: only a notebook draws (0.5 s to import)
+
+    table = machine_tables[THIS_MACHINE]
+    counts = set(table["threads"])
+    fig, (left, right) = plt.subplots(1, 2, figsize=(14, 6))
+    compiled_or_python = table[table["opt"].isin(["O3", "n/a"]) & (table["method"] != "STREAM")]
+    for (method, mode), group in compiled_or_python.groupby(["method", "mode"]):
+        group = group.sort_values("threads")
+        label = f"{method} {'-O3 ' if method == 'C++' else ''}{mode}"
+        left.errorbar(group["threads"], group["ghz"], marker="o", label=label,
+                      yerr=[group["ghz"] - group["ghz_low"], group["ghz_high"] - group["ghz"]])
+        right.plot(group["threads"], group["gb_s"], marker="o", label=label)
+    left.axhline(SEED_PLATEAU_GHZ, color="grey", linestyle=":", label="seed's plateau (2017)")
+    for op in STREAM_OPS:
+        group = table[(table["method"] == "STREAM") & (table["mode"] == op)].sort_values("threads")
+        right.plot(group["threads"], group["gb_s"], linestyle="--", label=f"STREAM {op}")
+    for k, (label, other) in enumerate(machine_tables.items()):
+        if label == THIS_MACHINE:
+            continue
+        marker = "sD^v<>p"[k % 7]
+        inplace = other.query("method == 'C++' and mode == 'inplace' and opt == 'O3'").sort_values("threads")
+        left.plot(inplace["threads"], inplace["ghz"], linestyle="-.", marker=marker, color="black", alpha=0.6,
+                  label=f"{label}: C++ -O3 inplace")
+        scale = other.query("method == 'STREAM' and mode == 'scale'").sort_values("threads")
+        right.plot(scale["threads"], scale["gb_s"], linestyle="-.", marker=marker, color="black", alpha=0.6,
+                   label=f"{label}: STREAM scale")
+        counts |= set(other["threads"])
+    left.set(xlabel="threads", ylabel=r"rate [$10^9$ float64/s]", xticks=sorted(counts))
+    right.set(xlabel="threads", ylabel="bandwidth [GB/s]", xticks=sorted(counts))
+    left.legend(fontsize="x-small")
+    right.legend(fontsize="x-small")
+    return fig
+
+
+def opt_levels_figure(table: pd.DataFrame):
+    """One thread's seconds for 10^10 float64 at each -O level, the seed's beside this run's
+    (extrapolated from its rate), per mode (analysis.opt_table)."""
+    import matplotlib.pyplot as plt  # here, not at the top: only a notebook draws (0.5 s to import)
+
+    opt = opt_table(table)
+    fig, ax = plt.subplots(figsize=(9, 6))
+    width = 0.2
+    for i, (mode, who) in enumerate([(m, w) for m in MODES for w in ("seed_s", "ours_s")]):
+        rows = opt[opt["mode"] == mode]
+        ax.bar([j + (i - 1.5) * width for j in range(len(rows))], rows[who], width,
+               label=f"{mode}, {'seed (2017)' if who == 'seed_s' else 'this run (extrapolated)'}")
+    ax.set_xticks(range(len(rows)), ["-" + o for o in rows["opt"]])
+    ax.set(ylabel=r"seconds for $10^{10}$ float64, one thread")
+    ax.legend(fontsize="small")
+    return fig

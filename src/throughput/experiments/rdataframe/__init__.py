@@ -49,8 +49,8 @@ and dask_scheduler's on first use: throughput.setup.spec.load_later), so that
 - report: the seeds' figures, the paper's tables, numbers (paper_macros) and
   figures, and the thread scan of every machine shown (this one and the
   archived ones, throughput.machines.tables);
-- entry: the notebook's two calls, the same in every experiment: measure(session)
-  (every part above, in turn, as a Measured) and macros(measured, session).
+- entry: the notebook's calls, the same in every experiment: measure(session)
+  (every part above, in turn, as a Measured), figures(measured, session) and macros(measured, session).
 """
 from __future__ import annotations
 
@@ -66,7 +66,7 @@ def __getattr__(_name: str):
                            load_histograms, summary)
     from .distributed_rdf import measure_dask
     from .inputs import InputError, make_inputs, preflight, resolve_inputs, select_inputs
-    from .entry import RUN_COLUMNS, Measured, macros, measure
+    from .entry import RUN_COLUMNS, Measured, figures, macros, measure
     from .io_rate_model import (BURST_SHARE, THROTTLED, asymptote_against_raw_read, check_model_passes,
                                 check_raw_bytes, cold_reads_verdict, fit_rate_model, fitted_up_to,
                                 measure_rate_model, model_check, rate_model, rate_summary, run_processes, saturation,
@@ -74,7 +74,7 @@ def __getattr__(_name: str):
     from .measuring import KERNELS, cpp_groups, cpp_plan, measure_cpp, set_cache
     from .report import (SEED_NHIST, SEED_PDF, SEED_STORAGE, agreement_macros, agreement_table, amdahl_macros,
                          archived_scan, cold_reads_macros, compression_table, dask_macros, dask_table, machine_table,
-                         model_check_macros, nhist_table, oversubscribed_macros, paper_macros, pdf_table,
-                         pdf_weights_macros, rate_components_table, rate_figure, rate_fit_table, scaling_figure,
-                         scaling_table, storage_table, throttle_macros, usl_macros)
+                         model_check_macros, nhist_table, not_measured_figure, oversubscribed_macros, paper_macros,
+                         pdf_table, pdf_weights_macros, rate_components_table, rate_figure, rate_fit_table,
+                         scaling_figure, scaling_table, storage_table, throttle_macros, usl_macros)
     return load_later(globals(), locals(), _name)

@@ -1,5 +1,6 @@
-"""The experiment's two entries, the same for every experiment (docs/architecture.md):
-`measure(session) -> Measured` and `macros(measured, session) -> dict`, where `session` is the
+"""The experiment's entries, the same for every experiment (docs/architecture.md):
+`measure(session) -> Measured`, `figures(measured, session) -> dict` and
+`macros(measured, session) -> dict`, where `session` is the
 notebook's set-up (throughput.configuration.session: the checked parameters, noise settings,
 output folders, input parameters, the archived machines shown).
 """
@@ -17,7 +18,7 @@ from .distributed_rdf import measure_dask
 from .inputs import preflight, resolve_inputs
 from .io_rate_model import measure_rate_model, rate_summary
 from .measuring import measure_cpp
-from .report import paper_macros
+from .report import archived_scan, not_measured_figure, paper_macros, rate_figure, scaling_figure
 
 RUN_COLUMNS = ["part", "name", "compression", "method", "histograms", "threads"]  # what makes a compiled run
 
@@ -36,6 +37,10 @@ class Measured:
     rate_frames: dict[str, Any] | None  # the I/O rate model's passes (None: disabled)
     rates: dict[str, Any] | None  # rate_summary of them: table and fits (None: none measured)
     not_measured: dict[str, str]  # part -> why it was not measured here
+
+    def archived_scans(self, archived: list[Any]) -> dict[str, pd.DataFrame]:
+        """Each archived machine's own thread scan, summarised as this machine's (where it holds one)."""
+        return {a.label: scan for a in archived if (scan := archived_scan(a.rows("rdataframe"))) is not None}
 
 
 def _thread_fits(table: pd.DataFrame) -> tuple[dict[str, Any], dict[str, Any] | None]:
@@ -80,3 +85,14 @@ def macros(measured: Measured, session: Any) -> dict[str, str]:
                         session.settings["datasets"],
                         machine_fit.requested(session.fits, "rdataframe.max_threads", None), inputs=measured.inputs,
                         cpp=measured.cpp, noise_settings=session.noise, archived=session.archived)
+
+
+def figures(measured: Measured, session: Any) -> dict[str, Any]:
+    """Every figure the spec declares, drawn from what was measured (report): the thread scaling
+    with its fits and every archived machine's scan, and the I/O rate model (or why it was not
+    measured)."""
+    rate = (rate_figure(measured.rates) if measured.rates is not None
+            else not_measured_figure(f"I/O rate model not measured: {measured.not_measured['rate model']}"))
+    return {"scaling": scaling_figure(measured.table, measured.dask_table, measured.amdahl, measured.usl,
+                                      archived=measured.archived_scans(session.archived)),
+            "rate_model": rate}

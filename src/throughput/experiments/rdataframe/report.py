@@ -669,6 +669,16 @@ def scaling_figure(table: pd.DataFrame, dask: pd.DataFrame | None, amdahl: dict[
     return fig
 
 
+def not_measured_figure(why: str):
+    """A figure the paper shows that this run did not measure: why, in its place."""
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(8, 6))
+    ax.text(0.5, 0.5, why, ha="center", wrap=True)
+    ax.set_axis_off()
+    return fig
+
+
 def rate_figure(rs: dict[str, Any], extrapolate_to: int = 24):
     """R(Np) measured (across the rounds with its 95% interval; the passes' min-max where one
     round gives no interval), the fitted model over the processes it was fitted to only (a fit says

@@ -1,5 +1,6 @@
-"""The experiment's two entries, the same for every experiment (docs/architecture.md):
-`measure(session) -> Measured` and `macros(measured, session) -> dict`, where `session` is the
+"""The experiment's entries, the same for every experiment (docs/architecture.md):
+`measure(session) -> Measured`, `figures(measured, session) -> dict` and
+`macros(measured, session) -> dict`, where `session` is the
 notebook's set-up (throughput.configuration.session: the checked parameters, noise settings,
 output folders, input parameters, the archived machines shown).
 """
@@ -14,7 +15,7 @@ from ...core import harness
 from .analysis import cannot_read, check_agreement, check_references, fill_bytes, ratios, summary
 from .inputs import prepare_inputs
 from .measuring import measure_runs
-from .report import paper_macros
+from .report import paper_macros, table1_figure, time_split_figure, timeline_figure
 
 
 @dataclass(frozen=True)
@@ -51,3 +52,11 @@ def macros(measured: Measured, session: Any) -> dict[str, str]:
     return paper_macros(session.params, measured.table, measured.rated, measured.unreadable, measured.inputs,
                         harness.build_info("read_branch")["compiler"], frame=measured.frame,
                         noise_settings=session.noise, archived=session.archived)
+
+
+def figures(measured: Measured, session: Any) -> dict[str, Any]:
+    """Every figure the spec declares, drawn from what was measured (report): the timeline, Table 1
+    as bars, and where the columnar reader's time goes."""
+    params = session.params
+    return {"timeline": timeline_figure(measured.frame, params), "table1": table1_figure(measured.table, params),
+            "time_split": time_split_figure(measured.table, params)}

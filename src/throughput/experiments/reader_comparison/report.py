@@ -19,7 +19,7 @@ from ...report import ledger, noise_sentences, paper
 from ...core.intervals import Estimate, Verdict
 from ...machines.tables import section_macros
 from .analysis import (DECIDING_FIGURES, UNREAD_RECORDS, _rate, cold_over_warm, collection_shapes, opening_ms,
-                       rank_correlation, rate_estimate, slowdown, summary_row, targets, warm_paired_ratio,
+                       rank_correlation, rate_estimate, slowdown, summary_row, targets, timeline, warm_paired_ratio,
                        warmup_factor, whole_pass_khz, draw_muon_ratio)
 from ...inputs.datasets import EMPTY_PRODUCT_BRANCH
 from .inputs import collection_attributes, tree_compression_factor
@@ -400,6 +400,49 @@ def plot_time_split(ax, goals: dict[str, dict[str, Any]]) -> None:
     unique = dict(zip(texts, handles))  # one entry per part, whichever layout drew it first
     ax.legend(unique.values(), unique.keys(), fontsize="x-small", loc="upper center", ncol=2,
               bbox_to_anchor=(0.5, -0.25))
+
+
+def main_sets(compression: str) -> tuple[str, str]:
+    """The MiniAOD-like and NanoAOD-like sets of the main comparison (Table 1's two layouts)."""
+    return f"aod/{compression}", f"nanoaod/{compression}"
+
+
+def timeline_figure(frame: pd.DataFrame, params: dict[str, Any]):
+    """Figure 1's analogue (plot_timeline) for the timeline's collection, MiniAOD-like, warm cache."""
+    import matplotlib.pyplot as plt  # here, not at the top: only a notebook draws (0.5 s to import)
+
+    aod_set, _ = main_sets(params["compression"])
+    fig, ax = plt.subplots(figsize=(9, 6))
+    plot_timeline(ax, timeline(frame, aod_set, branch_name("aod", params["timeline_collection"])))
+    ax.set_title(f"{params['timeline_collection']} pT, MiniAOD-like layout, warm cache", fontsize="small")
+    return fig
+
+
+def table1_figure(table: pd.DataFrame, params: dict[str, Any]):
+    """Table 1 as bars (plot_table1), the MiniAOD-like and NanoAOD-like layouts side by side."""
+    import matplotlib.pyplot as plt  # here, not at the top: only a notebook draws (0.5 s to import)
+
+    fig, axes = plt.subplots(1, 2, figsize=(16, 7), sharey=True)
+    for ax, set_name, layout in zip(axes, main_sets(params["compression"]), ("aod", "nanoaod")):
+        plot_table1(ax, table, set_name, layout)
+        ax.set_title(escape_name(set_name), fontsize="small")
+    handles, labels = axes[0].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="lower center", ncol=5, fontsize="x-small", bbox_to_anchor=(0.5, -0.12))
+    return fig
+
+
+def time_split_figure(table: pd.DataFrame, params: dict[str, Any]):
+    """Where the columnar reader's time goes in both layouts (plot_time_split), warm cache."""
+    import matplotlib.pyplot as plt  # here, not at the top: only a notebook draws (0.5 s to import)
+
+    collection = params["timeline_collection"]
+    goals = {label: targets(table, set_name, branch_name(layout, collection))
+             for label, set_name, layout in zip(("MiniAOD-like", "NanoAOD-like"), main_sets(params["compression"]),
+                                                ("aod", "nanoaod"))}
+    fig, ax = plt.subplots(figsize=(9, 4))
+    plot_time_split(ax, goals)
+    ax.set_title(f"{collection} pT, warm cache", fontsize="small")
+    return fig
 
 
 def _own_work_macros(goal: dict[str, Any], layout: str) -> dict[str, str]:

@@ -1,5 +1,6 @@
-"""The experiment's two entries, the same for every experiment (docs/architecture.md):
-`measure(session) -> Measured` and `macros(measured, session) -> dict`, where `session` is the
+"""The experiment's entries, the same for every experiment (docs/architecture.md):
+`measure(session) -> Measured`, `figures(measured, session) -> dict` and
+`macros(measured, session) -> dict`, where `session` is the
 notebook's set-up (throughput.configuration.session: the checked parameters, noise settings,
 output folders, input parameters, the archived machines shown).
 """
@@ -16,7 +17,7 @@ from ...inputs import datasets
 from ...setup import machine_fit
 from .analysis import summary
 from .measuring import KERNEL, check_agreement, measure_runs, medium_dirs
-from .report import paper_macros
+from .report import figure_events, figure_memory, figure_random, paper_macros
 
 
 @dataclass(frozen=True)
@@ -66,3 +67,17 @@ def macros(measured: Measured, session: Any) -> dict[str, str]:
     return paper_macros(measured.table, session.params, measured.frame, measured.dirs,
                         machine_fit.requested(session.fits, "writing.max_threads", None),
                         harness.build_info(KERNEL)["compiler"], session.noise, session.archived)
+
+
+def figures(measured: Measured, session: Any) -> dict[str, Any]:
+    """Every figure of the workloads the configuration measures, drawn from what was measured (report):
+    the random workload's runtime, speed-up and memory, the events workload's scaling."""
+    params, table = session.params, measured.table
+    drawn = {}
+    if params["random_methods"]:
+        drawn["random_runtime"] = figure_random(table, "wall_s", "runtime [s]", params)
+        drawn["random_speedup"] = figure_random(table, "speedup", "speed-up vs 1 thread", params, ideal=True)
+        drawn["random_memory"] = figure_memory(table, params)
+    if params["event_methods"]:
+        drawn["events_scaling"] = figure_events(table, params)
+    return drawn
