@@ -607,6 +607,28 @@ def test_config_lowers_threads_to_the_cores():
     assert wr.resolve_threads(section)["max_threads"] == config.usable_cores()
 
 
+def test_its_inputs_are_named_once_and_shared_with_the_reader_comparison():
+    """spec.input_files, the one place the writing experiment's inputs are named (the workflow's rules
+    and a standalone run take them from it): enough shared NanoAOD-like files for writing.events, the
+    reader comparison's first flat AOD-like file, none for a workload left out; a standalone run's
+    differ only by their folder."""
+    from throughput.experiments.reader_comparison import spec as rc_spec
+    from throughput.experiments.writing import spec as wr_spec
+
+    settings = configuration.validate({"writing": {"events": 45000, "object_events": 10},
+                                       "datasets": {"events_per_file": 20000}}, check_resources=False)
+    section, shared = settings["writing"], settings["datasets"]
+    nanoaod, aod = wr_spec.input_files(section, shared)
+    assert nanoaod == [f"data/nanoaod/{shared['compression']}/part{k}.root" for k in range(3)]
+    read = rc_spec.input_sets({**settings["reader_comparison"], "real_files": []}, shared["events_per_file"],
+                              shared["compression"], {})
+    assert nanoaod[0] == read[f"nanoaod/{shared['compression']}"]["root"][0]
+    assert aod == read[f"aod/{shared['compression']}"]["root"][:1]
+    assert wr_spec.input_files({**section, "event_methods": [], "object_events": 0}, shared) == ([], [])
+    assert wr_spec.input_files(section, shared, "/r/data") == ([p.replace("data/", "/r/data/", 1) for p in nanoaod],
+                                                             [p.replace("data/", "/r/data/", 1) for p in aod])
+
+
 def test_filesystem_type():
     assert wr.filesystem_type("/dev/shm") == "tmpfs"
     assert wr.filesystem_type("/dev/shm/some/deeper/path") == "tmpfs"

@@ -14,11 +14,12 @@
 #                                                    the real files' Numpy and RNTuple copies (reader_comparison.real_files)
 # File k of a set uses seed datasets.seed + k. An experiment asks for them with
 # nanoaod_files(compression, count), aod_files(layout, compression, count),
-# numpy_files(layout, compression, count) and real_copy(stem, suffix): the names of the
-# reader comparison's spec (data_files, real_copy), which a standalone notebook uses too.
+# numpy_files(layout, compression, count) and real_copy(stem, suffix): the names of
+# throughput.inputs.layout (data_files, real_copy), which a standalone notebook uses too.
 from functools import partial
 
 from throughput.experiments.reader_comparison import spec as _rc_spec
+from throughput.inputs import layout as _layout
 from throughput.inputs import datasets as _datasets
 
 KERNELS["datasets"] = [f"{KERNEL_BIN}/{name}" for name in ("make_nanoaod_like", "make_aod_like", "tree_to_rntuple")]
@@ -29,17 +30,17 @@ AOD_DATA = "data/reader_comparison"
 
 def nanoaod_files(compression, count, rntuple=False):
     """The NanoAOD-like files (or their RNTuple copies) of `compression`."""
-    return _rc_spec.data_files("data", "nanoaod", compression, count, "rntuple" if rntuple else "root")
+    return _layout.data_files("data", "nanoaod", compression, count, "rntuple" if rntuple else "root")
 
 
 def aod_files(layout, compression, count, rntuple=False):
     """The MiniAOD-like files of `layout` ("aod": flat, "aod_objects": split objects, one file)."""
-    return _rc_spec.data_files("data", layout, compression, count, "rntuple" if rntuple else "root")
+    return _layout.data_files("data", layout, compression, count, "rntuple" if rntuple else "root")
 
 
 def numpy_files(layout, compression, count):
     """The Numpy copies of the files of `layout` ("nanoaod", "aod" or "aod_objects")."""
-    return _rc_spec.data_files("data", layout, compression, count, "numpy")
+    return _layout.data_files("data", layout, compression, count, "numpy")
 
 
 # The real files: local copies in datasets.source, else fetched by scikit-hep-testdata.
@@ -49,7 +50,7 @@ REAL_FILES = {Path(name).stem: _datasets.real_file(name, STUDY["datasets"])
 
 def real_copy(stem, suffix):
     """The copy of real file `stem` as a Numpy (".npz") or RNTuple (".ntuple.root") file."""
-    return _rc_spec.real_copy("data", stem, suffix)
+    return _layout.real_copy("data", stem, suffix)
 
 
 def aod_events(index):

@@ -4,15 +4,11 @@
 # NanoAOD-like events, and ROOT + IMT vs the simple format (ROOT-serialized or
 # copied values) on AOD-like data products. Its notebook rule comes from its spec (rules/notebooks.smk);
 # here the input files it reads (rules/datasets.smk makes them) and its extra parameters.
-import math
+from throughput.experiments.writing import spec as writing_spec
 
-# Enough shared NanoAOD-like files for writing.events (the kernel replays them if there are fewer events).
-WRITING_INPUTS = (nanoaod_files(STUDY["datasets"]["compression"],
-                                max(1, math.ceil(STUDY["writing"]["events"] / STUDY["datasets"]["events_per_file"])))
-                  if STUDY["writing"]["event_methods"] else [])
-# The data products are built from the first flat AOD-like file (the one the reader comparison reads).
-WRITING_AOD_INPUTS = (aod_files("aod", STUDY["datasets"]["compression"], 1) if STUDY["writing"]["object_events"] else [])
-
+# The shared NanoAOD-like files for writing.events and the flat AOD-like file the data products are
+# built from (its spec's input_files, which a standalone notebook takes too).
+WRITING_INPUTS, WRITING_AOD_INPUTS = writing_spec.input_files(STUDY["writing"], STUDY["datasets"])
 
 EXPERIMENT_INPUTS["writing"] = WRITING_INPUTS + WRITING_AOD_INPUTS
 EXPERIMENT_PARAMETERS["writing"] = {

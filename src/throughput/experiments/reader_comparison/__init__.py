@@ -42,8 +42,8 @@ Modules, one role each:
 - spec: what Snakemake and throughput.configuration take, cheap to import:
   check_config, a file's layout, compression and count, ReaderError, whether
   Java is there and what the Java readers are built from, and the input sets
-  (input_sets, data_files: declared once, for the workflow's rules and a
-  standalone run alike);
+  (input_sets, with the files' places of throughput.inputs.layout: declared
+  once, for the workflow's rules and a standalone run alike);
 - inputs: what an input file holds, making the files (MiniAOD-like, RNTuple and
   Numpy copies), prepare_inputs (spec.input_sets, each missing file made);
 - processes: running a reader as a process (JSON lines) and classifying its

@@ -5,7 +5,6 @@ numpy, uproot, awkward, pandas: checked by tests/unit/test_architecture.py); the
 analysis and report import from here."""
 from __future__ import annotations
 
-import math
 import os
 import shutil
 from pathlib import Path
@@ -14,6 +13,7 @@ from typing import Any
 from ... import REPO
 from ...setup import machine_fit
 from ...setup.spec import Spec
+from ...inputs.layout import COPY_SUFFIX, data_files, file_count, real_copy  # the files' places, shared
 
 
 class ReaderError(RuntimeError):
@@ -80,33 +80,6 @@ def check_config(section: dict[str, Any], fit: machine_fit.Fitter) -> None:
                                               "aod_events, object_events and scan_events")
     if problem:
         problems.append(problem)
-
-
-def file_count(events: int, per_file: int) -> int:
-    return max(1, math.ceil(events / per_file))
-
-
-# Where every input set's files live under a data folder: the workflow's `data`
-# (rules/datasets.smk names its files with these) or a standalone notebook's results_dir/data.
-COPY_SUFFIX = {"root": ".root", "rntuple": ".ntuple.root", "numpy": ".npz"}
-
-
-def data_files(data_dir: str | os.PathLike, layout: str, compression: str, count: int,
-               kind: str = "root") -> list[str]:
-    """The files of one generated set (layout "nanoaod", "aod" or "aod_objects"): its ROOT files,
-    their RNTuple copies beside them, or their Numpy copies (`kind` root, rntuple or numpy)."""
-    if kind == "numpy":
-        folder = f"{data_dir}/reader_comparison/numpy/{layout}/{compression}"
-    elif layout == "nanoaod":  # shared with the writing experiment
-        folder = f"{data_dir}/nanoaod/{compression}"
-    else:  # under the reader comparison's folder, where they were first made
-        folder = f"{data_dir}/reader_comparison/{layout}/{compression}"
-    return [f"{folder}/part{k}{COPY_SUFFIX[kind]}" for k in range(count)]
-
-
-def real_copy(data_dir: str | os.PathLike, stem: str, suffix: str) -> str:
-    """The copy of real file `stem` as an RNTuple (".ntuple.root") or Numpy (".npz") file."""
-    return f"{data_dir}/reader_comparison/real/{stem}{suffix}"
 
 
 def input_sets(section: dict[str, Any], events_per_file: int, compression: str,

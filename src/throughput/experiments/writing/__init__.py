@@ -36,7 +36,9 @@ once the entries were in memory and before the first pass ("baseline").
 Modules:
 
 * spec: check_config and resolve_threads (the config section fitted to this
-  machine), filesystem_type: what throughput.configuration takes, cheap to import.
+  machine), filesystem_type, input_files (the files it reads, named once for the
+  workflow's rules and a standalone run): what throughput.configuration and
+  Snakemake take, cheap to import.
 * measuring: the kernels and what they can write (compressions, media, methods,
   their labels); plan (every run, in order), medium_dirs and disk_fit (where each
   medium writes and what the disk is here); measure_runs (runs write_bench, or reuses a

@@ -15,6 +15,7 @@ import pandas as pd
 from ...core import harness
 from ...inputs import datasets
 from ...setup import machine_fit
+from . import spec
 from .analysis import summary
 from .measuring import KERNEL, check_agreement, measure_runs, medium_dirs
 from .report import figure_events, figure_memory, figure_random, paper_macros
@@ -31,24 +32,22 @@ class Measured:
 
 def input_files(session: Any) -> tuple[list[Path], list[Path]]:
     """The events workload's NanoAOD-like files and the objects workload's AOD-like file: the
-    workflow's (session.inputs "input_files" and "aod_files"), else made (once) under
-    results_dir/inputs where the configuration measures that workload."""
-    params, results_dir = session.params, session.results_dir
-    inputs = [Path(p) for p in session.inputs.get("input_files") or []]
-    if not inputs and params["event_methods"]:
-        section = session.settings["datasets"]
-        generated = results_dir / "inputs" / f"nanoaod_{section['compression']}.root"
-        if not generated.exists():
-            datasets.make_nanoaod_like(generated, min(params["events"], section["events_per_file"]),
-                                       section["compression"], section)
-        inputs = [generated]
-    aod_inputs = [Path(p) for p in session.inputs.get("aod_files") or []]
-    if not aod_inputs and params["object_events"]:
-        generated = results_dir / "inputs" / "aod_like.root"
-        if not generated.exists():
-            datasets.make_aod_like(generated, params["object_events"], "ZLIB", 1, seed=1)
-        aod_inputs = [generated]
-    return inputs, aod_inputs
+    workflow's (session.inputs "input_files" and "aod_files"), else those its spec names
+    (spec.input_files) under results_dir/data, each made once with only the events this
+    configuration reads."""
+    params, section = session.params, session.settings["datasets"]
+    nanoaod, aod = spec.input_files(params, section, session.results_dir / "data")
+    workflow_nanoaod, workflow_aod = session.inputs.get("input_files"), session.inputs.get("aod_files")
+    per_file = section["events_per_file"]
+    for index, path in enumerate([] if workflow_nanoaod else nanoaod):
+        if not Path(path).exists():
+            datasets.make_nanoaod_like(path, min(per_file, params["events"] - index * per_file),
+                                       section["compression"], section, index=index)
+    for path in [] if workflow_aod else aod:
+        if not Path(path).exists():
+            datasets.make_aod_like(path, params["object_events"], section["compression"],
+                                   datasets.level(section, section["compression"]), seed=section["seed"])
+    return [Path(p) for p in workflow_nanoaod or nanoaod], [Path(p) for p in workflow_aod or aod]
 
 
 def measure(session: Any) -> Measured:

@@ -15,6 +15,7 @@ import psutil
 from ...setup import machine_fit
 from ...setup.spec import Spec
 from ...setup.config import MEMORY_SHARE, directory_problem, usable_cores
+from ...inputs.layout import data_files, file_count
 
 # Uncompressed bytes of one NanoAOD-like event with all 947 branches (measured
 # here: 3125 on 5000 events); used only to check memory and disk before running.
@@ -97,6 +98,20 @@ def check_config(section: dict[str, Any], fit: machine_fit.Fitter) -> None:
                         f"for {what} ({', '.join(f'{w} {b / 1e9:.3g} GB' for b, w, _ in parts)}), "
                         f"only {budget / 1e9:.1f} GB may be used ({MEMORY_SHARE:.0%} of {fit.available_memory / 1e9:.1f} "
                         f"GB available)")
+
+
+def input_files(section: dict[str, Any], datasets: dict[str, Any],
+                data_dir: str | os.PathLike = "data") -> tuple[list[str], list[str]]:
+    """The files it reads, making none: enough of the shared NanoAOD-like files (datasets.events_per_file
+    events each) for writing.events (the kernel replays them where there are fewer), and the first flat
+    MiniAOD-like file (the one the reader comparison reads) that the data products are built from;
+    none for a workload the section leaves out. The workflow's rules (rules/writing.smk) and a
+    standalone notebook (entry.input_files, which makes what is missing) take them from here."""
+    compression = datasets["compression"]
+    nanoaod = (data_files(data_dir, "nanoaod", compression, file_count(section["events"], datasets["events_per_file"]))
+               if section["event_methods"] else [])
+    aod = data_files(data_dir, "aod", compression, 1) if section["object_events"] else []
+    return nanoaod, aod
 
 
 def resolve_threads(params: dict[str, Any]) -> dict[str, Any]:
