@@ -66,19 +66,19 @@ def test_the_notebook_writes_only_through_its_outputs(name):
     assert f'configuration.session("{name}",' in code and "session.outputs" in code
     for forbidden in ("figures_dir /", "paper_dir /", "plotstyle.save(", "paper.write_table(", "paper.write_macros("):
         assert forbidden not in code, f"{name}: writes an output past its spec ({forbidden!r})"
-    written = set(re.findall(r'outputs\.(?:figure|table|tex)\("(\w+)"', code))
-    assert written == set(SPECS[name].tables)
-    # every figure its entry draws (their names checked by Outputs against the spec's)
+    # every figure and table its entry gives, and nothing else (their names checked by Outputs against the spec's)
+    assert not re.findall(r'outputs\.(?:figure|table|tex)\("(\w+)"', code), f"{name}: writes an output by hand"
     assert re.search(r"for name, fig in \w+\.figures\(measured, session\)\.items\(\):.*\n\s+outputs\.figure\(name, fig\)",
                      code), f"{name}: does not write the figures of its entry"
+    assert re.search(r"outputs\.tables\(\w+\.tables\(measured, session\)\)", code), f"{name}: does not write its entry's tables"
     assert "outputs.check_complete()" in code
 
 
 @pytest.mark.parametrize("name", sorted(SPECS))
 def test_every_experiment_has_the_same_entries_and_its_notebook_calls_them(name):
-    """measure(session) -> Measured, figures(measured, session) and macros(measured, session): one
-    signature in every experiment (its entry module); the notebook measures, draws and writes its macros
-    through them alone, and draws no figure of its own."""
+    """measure(session) -> Measured, then figures, tables and macros of (measured, session): one
+    signature in every experiment (its entry module); the notebook measures and writes its figures,
+    tables and macros through them alone, and draws no figure of its own."""
     import importlib
     import inspect
 
@@ -86,6 +86,7 @@ def test_every_experiment_has_the_same_entries_and_its_notebook_calls_them(name)
     assert list(inspect.signature(package.measure).parameters) == ["session"]
     assert list(inspect.signature(package.macros).parameters) == ["measured", "session"]
     assert list(inspect.signature(package.figures).parameters) == ["measured", "session"]
+    assert list(inspect.signature(package.tables).parameters) == ["measured", "session"]
     assert inspect.signature(package.measure).return_annotation in ("Measured", package.Measured)
     notebook = json.loads(SPECS[name].notebook.read_text())
     code = "\n".join("".join(c["source"]) for c in notebook["cells"] if c["cell_type"] == "code")
@@ -137,6 +138,22 @@ def test_outputs_writes_declared_files_and_refuses_others(tmp_path):
     assert (tmp_path / "paper" / "numbers.tex").read_text().startswith(r"\begin{tabular}{l}")
     assert (tmp_path / "paper" / "macros.tex").read_text() == "\\newcommand{\\DemoValue}{1}\n"
     assert (tmp_path / "figures" / "curve.pdf").read_bytes().startswith(b"%PDF")
+
+
+def test_outputs_writes_an_entrys_tables_by_name(tmp_path):
+    """Outputs.tables: each paper.Table of an entry's tables(measured, session), a frame as booktabs with
+    its column format or LaTeX as given; an undeclared name is refused."""
+    from throughput.report.paper import Table
+
+    spec = Spec("demo", kernels=(), figures=(), tables=("frame", "typeset"))
+    outputs = Outputs(spec, tmp_path / "figures", tmp_path / "paper")
+    with pytest.raises(UndeclaredOutput, match="declares no table 'other'"):
+        outputs.tables({"other": Table("x")})
+    outputs.tables({"frame": Table(pd.DataFrame({"a": ["1"], "b": ["2"]}), column_format="lc"),
+                    "typeset": Table("\\begin{tabular}{l}x\\end{tabular}\n")})
+    assert outputs.missing() == ["macros.tex"]
+    assert (tmp_path / "paper" / "frame.tex").read_text().startswith("\\begin{tabular}{lc}\n\\toprule\na & b")
+    assert (tmp_path / "paper" / "typeset.tex").read_text() == "\\begin{tabular}{l}x\\end{tabular}\n"
 
 
 def test_a_spec_refuses_a_name_twice_and_macros_as_a_table():

@@ -5,6 +5,7 @@ check at the end that every declared one was written.
     outputs = Outputs(SPECS["writing"], figures_dir, paper_dir)
     outputs.figure("events_scaling", fig)
     outputs.table("events_table", frame, column_format="llrr")
+    outputs.tables({"events_table": paper.Table(frame, column_format="llrr")})  # an entry's tables
     outputs.macros(values)
     outputs.check_complete()
 
@@ -53,6 +54,14 @@ class Outputs:
         """A table already typeset as LaTeX (throughput.report.paper.write_tex)."""
         self._declared("table", name, self.spec.tables)
         return paper.write_tex(text, self.paper_dir / f"{name}.tex")
+
+    def tables(self, tables: dict[str, paper.Table]) -> list[Path]:
+        """Every table an experiment's entry gives (`tables(measured, session)`), each by its name."""
+        written = []
+        for name, table in tables.items():
+            self._declared("table", name, self.spec.tables)
+            written.append(table.write(self.paper_dir / f"{name}.tex"))
+        return written
 
     def macros(self, values: dict[str, Any]) -> Path:
         """The experiment's number macros (throughput.report.paper.write_macros)."""

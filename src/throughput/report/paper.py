@@ -9,6 +9,7 @@ import json
 import math
 import os
 import re
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -26,7 +27,9 @@ _SPECIAL = {"&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_", "{": r"\
 # cell): with_interval and interval note each one's relative half-width (the larger side, as
 # printed) here; each table or macros file written (write_tex) takes the widths noted since the last write,
 # under its name, into PRINTED_WIDTHS beside it (the notebook's generated folder, one
-# execution's files), which the method section sums up (noise_sentences.printed_widths).
+# execution's files), which the method section sums up, every file's together
+# (noise_sentences.printed_widths): an entry's tables are made together, before the first is
+# written, which files them all.
 PRINTED_WIDTHS = "printed_widths.json"
 _printed: list[float] = []
 
@@ -68,6 +71,21 @@ def write_table(frame: pd.DataFrame, path: str | os.PathLike, column_format: str
     text = "\n".join([rf"\begin{{tabular}}{{{column_format}}}", r"\toprule", header, r"\midrule",
                       *rows, r"\bottomrule", r"\end{tabular}", ""])
     return write_tex(text, path)
+
+
+@dataclass(frozen=True)
+class Table:
+    """A table the paper \\input's, as an experiment's entry gives it (`tables(measured, session)`):
+    a frame to typeset as booktabs (write_table, with its column format or its count of text
+    columns), or LaTeX already typeset (a str)."""
+    content: pd.DataFrame | str
+    column_format: str | None = None
+    text_columns: int = 1
+
+    def write(self, path: str | os.PathLike) -> Path:
+        if isinstance(self.content, str):
+            return write_tex(self.content, path)
+        return write_table(self.content, path, column_format=self.column_format, text_columns=self.text_columns)
 
 
 def write_tex(text: str, path: str | os.PathLike) -> Path:

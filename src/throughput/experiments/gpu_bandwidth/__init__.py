@@ -64,7 +64,8 @@ throughput.setup.spec.load_later), so that
   archived GPU machine in full (its runs, explode/combine, its own verdicts),
   the LaTeX tables and the states and numbers the paper's sentences word (paper_macros);
 - entry: the notebook's calls, the same in every experiment: measure(session)
-  (the GPU found, its runs, checked, as a Measured), figures(measured, session) and macros(measured, session).
+  (the GPU found, its runs, checked, as a Measured),
+  figures(measured, session), tables(measured, session) and macros(measured, session).
 
 Nothing here imports ROOT, Snakemake or papermill, and importing it never
 imports numba.cuda.
@@ -95,6 +96,6 @@ def __getattr__(_name: str):
                          gpu_detail_tex, launch_tex,
                          jagged_macros, jagged_tex, machines_tex, numa_macros, paper_macros, table2_rows, table2_tex,
                          target_macros)
-    from .entry import Measured, figures, macros, measure
+    from .entry import Measured, figures, macros, measure, tables
     from .runs import RUN_KEYS, groups, measure_runs, node_cpus, numa_command, numa_reason, plan, run_name
     return load_later(globals(), locals(), _name)

@@ -1,6 +1,6 @@
 """The experiment's entries, the same for every experiment (docs/architecture.md):
-`measure(session) -> Measured`, `figures(measured, session) -> dict` and
-`macros(measured, session) -> dict`, where `session` is the
+`measure(session) -> Measured`, then `figures(measured, session)`, `tables(measured, session)`
+and `macros(measured, session)`, each a dict by name, where `session` is the
 notebook's set-up (throughput.configuration.session: the checked parameters, noise settings,
 output folders, the archived machines shown).
 """
@@ -11,10 +11,13 @@ from typing import Any
 
 import pandas as pd
 
-from .analysis import archived_summary, check_agreement, jagged_table, summary
+from ...machines.tables import THIS_MACHINE
+from ...report.paper import Table
+from .analysis import archived_summary, check_agreement, jagged_table, launch_table, summary
 from .configuration import check_device_fit
 from .device import GpuStatus, detect_gpu
-from .report import jagged_figure, paper_macros, table2_figure, table2_rows
+from .report import (archived_detail_tex, archived_jagged_tex, gpu_detail_tex, jagged_figure, jagged_tex, launch_tex,
+                     machines_tex, paper_macros, table2_figure, table2_rows, table2_tex)
 from .runs import measure_runs
 
 
@@ -56,3 +59,21 @@ def figures(measured: Measured, session: Any) -> dict[str, Any]:
     dtypes = session.params["dtypes"]
     return {"table2": table2_figure(table2_rows(measured.table, measured.skipped, dtypes), dtypes),
             "jagged": jagged_figure(measured.jagged, measured.skipped)}
+
+
+def tables(measured: Measured, session: Any) -> dict[str, Table]:
+    """Every table the spec declares, typeset from what was measured (report)."""
+    dtypes, table, skipped = session.params["dtypes"], measured.table, measured.skipped
+    archived_gpu = measured.archived_gpu(session.archived)
+    return {
+        "table2": Table(table2_tex(table2_rows(table, skipped, dtypes), dtypes)),
+        "gpu_detail": Table(gpu_detail_tex(table, skipped)),
+        "launch_table": Table(launch_tex(launch_table(measured.frame), skipped)),  # what a launch costs, apart
+        "jagged_table": Table(jagged_tex(measured.jagged, skipped)),
+        # Table 2's GPU cases on this machine and every archived one, one column group each; each
+        # fraction is of its own machine's device
+        "machines_table": Table(machines_tex({THIS_MACHINE: (table, measured.status), **archived_gpu}, dtypes)),
+        # and each archived GPU machine in full: every method's Table 2 runs, explode/combine, its verdicts
+        "archived_detail": Table(archived_detail_tex(archived_gpu)),
+        "archived_jagged": Table(archived_jagged_tex(archived_gpu)),
+    }

@@ -22,7 +22,8 @@ Modules, one role each:
   and the machine table (this machine beside the archived ones);
 - report: those tables as the paper prints them, and every macro it quotes (paper_macros);
 - entry: the notebook's calls, the same in every experiment:
-  measure(session) (its runs, checked, as a Measured), figures(measured, session) and macros(measured, session).
+  measure(session) (its runs, checked, as a Measured),
+  figures(measured, session), tables(measured, session) and macros(measured, session).
 
 The names the notebook, throughput.repeatability and the tests use are
 imported here: ``from throughput.experiments import memory_bandwidth as mb``; all
@@ -38,7 +39,7 @@ def __getattr__(_name: str):
     from .analysis import (cache_fit, check_agreement, estimate, huge_pages, machine_table, opt_ratios,
                            opt_table, opt_verdict, paired_ratio, plateau_verdict, ratio_table, stream_at, summary,
                            targets, with_rates)
-    from .entry import Measured, figures, macros, measure
+    from .entry import Measured, figures, macros, measure, tables
     from .measuring import groups, measure_runs, plan, run_label, run_name
     from .report import (machine_table_frame, opt_levels_figure, opt_table_frame, paper_macros, ratio_table_frame,
                          thread_scaling_figure)

@@ -1,6 +1,6 @@
 """The experiment's entries, the same for every experiment (docs/architecture.md):
-`measure(session) -> Measured`, `figures(measured, session) -> dict` and
-`macros(measured, session) -> dict`, where `session` is the
+`measure(session) -> Measured`, then `figures(measured, session)`, `tables(measured, session)`
+and `macros(measured, session)`, each a dict by name, where `session` is the
 notebook's set-up (throughput.configuration.session: the checked parameters, noise settings,
 output folders, the archived machines shown).
 """
@@ -12,9 +12,11 @@ from typing import Any
 import pandas as pd
 
 from ...machines.tables import THIS_MACHINE
+from ...report.paper import Table
 from .analysis import check_agreement, summary, with_rates
 from .measuring import measure_runs, plan, run_label, run_name
-from .report import opt_levels_figure, paper_macros, thread_scaling_figure
+from .report import (machine_table_frame, opt_levels_figure, opt_table_frame, paper_macros, ratio_table_frame,
+                     thread_scaling_figure)
 
 
 @dataclass(frozen=True)
@@ -48,3 +50,12 @@ def figures(measured: Measured, session: Any) -> dict[str, Any]:
     with every archived machine shown, and the -O levels."""
     return {"thread_scaling": thread_scaling_figure(measured.machine_tables(session.archived)),
             "opt_levels": opt_levels_figure(measured.table)}
+
+
+def tables(measured: Measured, session: Any) -> dict[str, Table]:
+    """Every table the spec declares, typeset from what was measured (report)."""
+    return {"opt_table": Table(opt_table_frame(measured.table)),
+            "ratio_table": Table(ratio_table_frame(measured.table), column_format="llrrrrrr"),
+            # this machine beside every archived one; each row's ratios are within its own machine
+            "machine_table": Table(machine_table_frame(measured.machine_tables(session.archived)),
+                                   column_format="lrrrrrrrrr")}

@@ -50,7 +50,8 @@ and dask_scheduler's on first use: throughput.setup.spec.load_later), so that
   figures, and the thread scan of every machine shown (this one and the
   archived ones, throughput.machines.tables);
 - entry: the notebook's calls, the same in every experiment: measure(session)
-  (every part above, in turn, as a Measured), figures(measured, session) and macros(measured, session).
+  (every part above, in turn, as a Measured),
+  figures(measured, session), tables(measured, session) and macros(measured, session).
 """
 from __future__ import annotations
 
@@ -66,7 +67,7 @@ def __getattr__(_name: str):
                            load_histograms, summary)
     from .distributed_rdf import measure_dask
     from .inputs import InputError, make_inputs, preflight, resolve_inputs, select_inputs
-    from .entry import RUN_COLUMNS, Measured, figures, macros, measure
+    from .entry import RUN_COLUMNS, Measured, figures, macros, measure, tables
     from .io_rate_model import (BURST_SHARE, THROTTLED, asymptote_against_raw_read, check_model_passes,
                                 check_raw_bytes, cold_reads_verdict, fit_rate_model, fitted_up_to,
                                 measure_rate_model, model_check, rate_model, rate_summary, run_processes, saturation,

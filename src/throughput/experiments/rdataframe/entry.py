@@ -1,6 +1,6 @@
 """The experiment's entries, the same for every experiment (docs/architecture.md):
-`measure(session) -> Measured`, `figures(measured, session) -> dict` and
-`macros(measured, session) -> dict`, where `session` is the
+`measure(session) -> Measured`, then `figures(measured, session)`, `tables(measured, session)`
+and `macros(measured, session)`, each a dict by name, where `session` is the
 notebook's set-up (throughput.configuration.session: the checked parameters, noise settings,
 output folders, input parameters, the archived machines shown).
 """
@@ -11,8 +11,12 @@ from typing import Any
 
 import pandas as pd
 
+from ...core import provenance
 from ...inputs.datasets import source_path
+from ...machines.tables import THIS_MACHINE
+from ...report.paper import Table
 from ...setup import machine_fit
+from . import report
 from .analysis import check_agreement, fit_amdahl, fit_usl, summary
 from .distributed_rdf import measure_dask
 from .inputs import preflight, resolve_inputs
@@ -96,3 +100,23 @@ def figures(measured: Measured, session: Any) -> dict[str, Any]:
     return {"scaling": scaling_figure(measured.table, measured.dask_table, measured.amdahl, measured.usl,
                                       archived=measured.archived_scans(session.archived)),
             "rate_model": rate}
+
+
+def tables(measured: Measured, session: Any) -> dict[str, Table]:
+    """Every table the spec declares, typeset from what was measured (report); a part the
+    configuration left out is written as not measured (report.<part>_table says which)."""
+    params, table, top = session.params, measured.table, session.params["max_threads"]
+    return {
+        "scaling_table": Table(report.scaling_table(table)),
+        "machine_table": Table(report.machine_table({THIS_MACHINE: table,
+                                                     **measured.archived_scans(session.archived)})),
+        "storage_table": Table(report.storage_table(table, provenance.cpu_model(), top), column_format="lllrrrr"),
+        "compression_table": Table(report.compression_table(table, session.settings["datasets"]["levels"],
+                                                            params["compressions"], top)),
+        "nhist_table": Table(report.nhist_table(table, top)),
+        "pdf_table": Table(report.pdf_table(table, top), column_format="lrrrrr"),
+        "dask_table": Table(report.dask_table(measured.dask_table, table)),
+        "agreement_table": Table(report.agreement_table(measured.agreement), column_format="llrlr"),
+        "rate_components_table": Table(report.rate_components_table(measured.rates), column_format="lrr"),
+        "rate_fit_table": Table(report.rate_fit_table(measured.rates), text_columns=2),
+    }

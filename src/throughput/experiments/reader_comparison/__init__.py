@@ -54,8 +54,8 @@ Modules, one role each:
   targets, the timeline, the collections' shapes;
 - report: the paper's tables (LaTeX cells), figures and macros (paper_macros);
 - entry: the notebook's calls, the same in every experiment: measure(session)
-  (the input sets, input_sets, then the runs, checked, as a Measured), figures(measured, session)
-  and macros(measured, session);
+  (the input sets, input_sets, then the runs, checked, as a Measured), figures(measured, session),
+  tables(measured, session) and macros(measured, session);
 - own_file: every reader on a user's own file and branches (``python -m
   throughput.readers``), measured as above, printed as a table;
 - command_line: ``main``, what ``python -m throughput.experiments.reader_comparison``
@@ -79,7 +79,7 @@ def __getattr__(_name: str):
     from .command_line import main
     from .inputs import (aod_sources, collection_attributes, make_aod_like, make_numpy_copy, make_rntuple_copy,
                          prepare_inputs, tree_compression_factor)
-    from .entry import Measured, figures, input_sets, macros, measure
+    from .entry import Measured, figures, input_sets, macros, measure, tables
     from .measuring import groups, measure_runs, plan, run_name
     from .processes import (ReaderFailed, build_java_reader, build_root4j_reader, classify_failure, page_cache,
                             parse_rootreadspeed, run_json_process)

@@ -1,6 +1,6 @@
 """The experiment's entries, the same for every experiment (docs/architecture.md):
-`measure(session) -> Measured`, `figures(measured, session) -> dict` and
-`macros(measured, session) -> dict`, where `session` is the
+`measure(session) -> Measured`, then `figures(measured, session)`, `tables(measured, session)`
+and `macros(measured, session)`, each a dict by name, where `session` is the
 notebook's set-up (throughput.configuration.session: the checked parameters, noise settings,
 output folders, input parameters, the archived machines shown).
 """
@@ -12,10 +12,13 @@ from typing import Any
 import pandas as pd
 
 from ...core import harness
-from .analysis import cannot_read, check_agreement, check_references, fill_bytes, ratios, summary
+from ...machines.tables import THIS_MACHINE
+from ...report.paper import Table
+from . import report
+from .analysis import cannot_read, check_agreement, check_references, collection_shapes, fill_bytes, ratios, summary
 from .inputs import prepare_inputs
 from .measuring import measure_runs
-from .report import paper_macros, table1_figure, time_split_figure, timeline_figure
+from .report import main_sets, paper_macros, table1_figure, time_split_figure, timeline_figure
 
 
 @dataclass(frozen=True)
@@ -60,3 +63,32 @@ def figures(measured: Measured, session: Any) -> dict[str, Any]:
     params = session.params
     return {"timeline": timeline_figure(measured.frame, params), "table1": table1_figure(measured.table, params),
             "time_split": time_split_figure(measured.table, params)}
+
+
+def tables(measured: Measured, session: Any) -> dict[str, Table]:
+    """Every table the spec declares, typeset from what was measured (report)."""
+    params, table, unreadable, inputs = session.params, measured.table, measured.unreadable, measured.inputs
+    aod_set, nano_set = main_sets(params["compression"])
+    timeline = params["timeline_collection"]
+    shapes = {name: collection_shapes(inputs, measured.agreed, name) for name in (aod_set, nano_set)}
+    cold = timeline if timeline in params["cold_collections"] else (params["cold_collections"] or [None])[0]
+    # the split std::vector<class> file: every reader on it, and where a CMSSW-like read's time goes
+    objects = report.object_frames(table, unreadable, measured.agreed, inputs, params["compression"])
+    # Table 1's readers on this machine and every archived one, side by side
+    machines = {THIS_MACHINE: table, **{a.label: summary(a.rows("reader_comparison")) for a in session.archived
+                                        if a.runs.get("reader_comparison")}}
+    return {
+        "table1_aod": Table(report.table1_frame(table, unreadable, shapes[aod_set], aod_set, "aod")),
+        "table1_nanoaod": Table(report.table1_frame(table, unreadable, shapes[nano_set], nano_set, "nanoaod")),
+        "ratio_table": Table(report.ratio_frame(measured.rated, [aod_set, nano_set], timeline),
+                             column_format="ll" + "r" * 8),
+        "open_table": Table(report.open_frame(table, [aod_set, nano_set]), column_format="llrr"),
+        "compression_table": Table(report.compression_frame(table, unreadable, inputs, timeline)),
+        "real_table": Table(report.real_frame(table, unreadable, inputs)),
+        # every reader that could not read an input, with its whole reason (the tables show a short one)
+        "failures_table": Table(report.failures_frame(unreadable), column_format="llllp{0.3\\linewidth}"),
+        "cold_table": Table(report.cold_frame(table, [aod_set, nano_set], cold), column_format="llrrr"),
+        "table1_objects": Table(objects["table1_objects"]),
+        "object_split_table": Table(objects["object_split_table"]),
+        "machine_table": Table(report.machine_frame(machines, aod_set, nano_set, timeline)),
+    }

@@ -58,7 +58,8 @@ Modules:
   machine_table: the speed-ups of this machine and every archived one side by side) and
   macros (paper_macros: numbers, and states the section words).
 * entry: the notebook's calls, the same in every experiment: measure(session) (the inputs,
-  input_files, then the runs, checked, as a Measured), figures(measured, session) and macros(measured, session).
+  input_files, then the runs, checked, as a Measured),
+  figures(measured, session), tables(measured, session) and macros(measured, session).
 
 The names used from outside (notebooks/writing.ipynb, tests, throughput.configuration's
 check_config) are re-exported here (all but the spec's on first use: throughput.setup.spec.load_later).
@@ -73,7 +74,7 @@ def __getattr__(_name: str):
     from .analysis import (SEED001, SEED001_THREADS, back_pressure, compression_costs, efficiency_target, fixed_cost,
                            random_setup_rows, rntuple_versus_tbuffermerger, seed001_rows, seed003_claims, setup_rows,
                            size_rows, summary)
-    from .entry import Measured, figures, input_files, macros, measure
+    from .entry import Measured, figures, input_files, macros, measure, tables
     from .measuring import (COMPRESSIONS, KERNEL, READER, check_agreement, digest, disk_fit, groups, measure_runs,
                             medium_dirs, plan, run_name, with_rates)
     from .report import (events_table, figure_events, figure_memory, figure_random, machine_table, paper_macros,

@@ -1,6 +1,6 @@
 """The experiment's entries, the same for every experiment (docs/architecture.md):
-`measure(session) -> Measured`, `figures(measured, session) -> dict` and
-`macros(measured, session) -> dict`, where `session` is the
+`measure(session) -> Measured`, then `figures(measured, session)`, `tables(measured, session)`
+and `macros(measured, session)`, each a dict by name, where `session` is the
 notebook's set-up (throughput.configuration.session: the checked parameters, noise settings,
 output folders, input parameters, the archived machines shown).
 """
@@ -14,10 +14,12 @@ import pandas as pd
 
 from ...core import harness
 from ...inputs import datasets
+from ...machines.tables import THIS_MACHINE
+from ...report.paper import Table
 from ...setup import machine_fit
-from . import spec
-from .analysis import summary
-from .measuring import KERNEL, check_agreement, measure_runs, medium_dirs
+from . import report, spec
+from .analysis import seed003_claims, summary
+from .measuring import KERNEL, check_agreement, measure_runs, medium_dirs, with_rates
 from .report import figure_events, figure_memory, figure_random, paper_macros
 
 
@@ -80,3 +82,21 @@ def figures(measured: Measured, session: Any) -> dict[str, Any]:
     if params["event_methods"]:
         drawn["events_scaling"] = figure_events(table, params)
     return drawn
+
+
+def tables(measured: Measured, session: Any) -> dict[str, Table]:
+    """Every table the spec declares, typeset from what was measured (report)."""
+    params, table, frame = session.params, measured.table, measured.frame
+    # each writer's speed-up on this machine and on every archived one, side by side
+    machines = {THIS_MACHINE: table, **{a.label: summary(with_rates(a.rows("writing"))) for a in session.archived
+                                        if a.runs.get("writing")}}
+    return {
+        "random_table": Table(report.random_table(table, params), column_format="lllrrrrrr"),
+        "events_table": Table(report.events_table(table, params), column_format="lllrrrrrrrr"),
+        "seed001_table": Table(report.seed001_table(table, params), column_format="lrrrr"),
+        "seed001_size_table": Table(report.seed001_size_table(frame, params), column_format="lrrrrlr"),
+        "seed001_setup_table": Table(report.seed001_setup_table(frame, params), column_format="lrrrrrrlrl"),
+        "seed003_table": Table(report.seed003_table(seed003_claims(table, params)),
+                               column_format="p{0.3\\textwidth}p{0.42\\textwidth}p{0.2\\textwidth}"),
+        "machine_table": Table(report.machine_table(machines), text_columns=4),
+    }
