@@ -104,13 +104,14 @@ def settings(quick: bool, overrides: dict[str, Any] | None = None) -> tuple[dict
 
 
 def _params(resolved: dict[str, Any], section: str) -> dict[str, Any]:
-    """A section's parameters as its notebook makes them; what was fitted goes into every run's provenance."""
+    """A section's parameters as its notebook's session makes them (its spec's); what was fitted goes
+    into every run's provenance."""
     machine_fit.record(resolved["fitted_to_machine"].get(section, []))
-    return {**resolved[section], "repetitions": resolved["repetitions"], "warmup": resolved["warmup"]}
+    return SPECS[section].parameters(resolved)
 
 
 def measure_memory_bandwidth(resolved: dict[str, Any], results: Path) -> dict[str, str]:
-    params = _params(resolved, "memory_bandwidth")  # max_threads: null was resolved by its check_config
+    params = _params(resolved, "memory_bandwidth")
     frame = mb.measure_runs(params, results / "memory_bandwidth" / "raw", noise.Settings.from_config(resolved["noise"]))
     mb.check_agreement(frame)
     return {}

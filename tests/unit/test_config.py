@@ -983,7 +983,7 @@ def test_a_notebook_session_resolves_what_each_experiment_measures_with(tmp_path
 
     # every experiment's parameters come from its spec (Spec.parameters), counts resolved by its own rule
     assert {name: spec.resolve_counts.__module__ for name, spec in SPECS.items() if spec.resolve_counts} == {
-        "rdataframe": "throughput.experiments.rdataframe.spec", "writing": "throughput.experiments.writing.spec"}
+        name: f"throughput.experiments.{name}.spec" for name in ("gpu_bandwidth", "rdataframe", "writing")}
     folders = {"results_dir": tmp_path / "r", "figures_dir": tmp_path / "f", "paper_dir": tmp_path / "p"}
     given = {"repetitions": 4, "warmup": 0, "noise": {"max_remeasures": 2},
              "rdataframe": {"max_threads": None}, "writing": {"max_threads": None},
@@ -993,6 +993,7 @@ def test_a_notebook_session_resolves_what_each_experiment_measures_with(tmp_path
     assert sessions["rdataframe"].params["max_threads"] == usable_cores()
     assert sessions["rdataframe"].params["dask"]["max_workers"] == usable_cores()
     assert sessions["writing"].params["max_threads"] == usable_cores()
+    assert sessions["gpu_bandwidth"].params["max_threads"] == usable_cores()  # null by default
     assert sessions["reader_comparison"].params["repetitions"] == 7
     assert sessions["reader_comparison"].params["compression"] == "LZ4"
     assert {s.params["repetitions"] for n, s in sessions.items() if n != "reader_comparison"} == {4}

@@ -28,6 +28,11 @@ def max_threads(params: dict[str, Any]) -> int:
     return params["max_threads"] or usable_cores()
 
 
+def resolve_counts(params: dict[str, Any]) -> dict[str, Any]:
+    """`params` with max_threads null replaced by the usable cores (Spec.parameters applies it)."""
+    return {**params, "max_threads": max_threads(params)}
+
+
 def expected_pairs_per_event(mean: int) -> float:
     """Mean of n(n-1)/2 for n uniform in 0..2*mean."""
     return mean * (2 * mean - 1) / 3
@@ -60,4 +65,4 @@ SPEC = Spec("gpu_bandwidth",
             kernels=("host_copy",), cuda_kernels=("gpu_bandwidth_cuda",),
             figures=("table2", "jagged"),
             tables=("table2", "gpu_detail", "launch_table", "jagged_table", "machines_table", "archived_detail", "archived_jagged"),
-            shows_archived=True, check_config=check_config)
+            shows_archived=True, check_config=check_config, resolve_counts=resolve_counts)
