@@ -43,13 +43,6 @@ EMPTY_PRODUCT_BRANCH = "Empty.pt"
 # <collection>.<member>.
 OBJECT_PT_MEMBER = "p4.pt"
 OBJECT_VALUE_BRANCHES = (*(f"{b.split('_', 1)[0]}.{OBJECT_PT_MEMBER}" for b in VALUE_BRANCHES), EMPTY_PRODUCT_BRANCH)
-# Bytes per event of a generated file, measured here on 10000 events at the default levels
-# and jitter (none: on 20000 events, before floats kept the real file's precision, which does not
-# change an uncompressed file); used only to check free disk before generating.
-BYTES_PER_EVENT_ESTIMATE = {"none": 4550, "ZLIB": 1370, "LZ4": 1770, "ZSTD": 1220, "LZMA": 920}
-# The same for a MiniAOD-like file (flat layout, small arrays included; make_aod_like on 2000 events,
-# real values, at each compression's default level).
-AOD_BYTES_PER_EVENT_ESTIMATE = {"none": 21300, "ZLIB": 6800, "LZ4": 9540, "ZSTD": 6320, "LZMA": 4030}
 
 
 # The real CMS NanoAOD file whose events are resampled, by its scikit-hep-testdata name.

@@ -12,6 +12,7 @@ from typing import Any
 
 from ...setup import machine_fit
 from ...setup.spec import Spec
+from ...inputs.layout import BYTES_PER_EVENT_ESTIMATE
 from ...setup.config import thread_counts, usable_cores
 from .dask_scheduler import scheduler_problem
 
@@ -66,9 +67,6 @@ def check_config(section: dict[str, Any], fit: machine_fit.Fitter) -> None:
     if section["pdf_methods"] and "defines" not in section["pdf_methods"]:
         problems.append(f"config key 'rdataframe.pdf_methods' = {section['pdf_methods']}: must include 'defines' "
                         "(the seed's reference method every other is compared with)")
-    # Imported here, where it is needed: throughput.inputs.datasets imports numpy and pandas.
-    from ...inputs.datasets import BYTES_PER_EVENT_ESTIMATE
-
     sets = file_sets(section)
     need = sum(n * section["events_per_file"] * BYTES_PER_EVENT_ESTIMATE[c] for c, n in sets.items())
     problem = machine_fit.disk_problem(need, f"config key 'rdataframe.files' = {section['files']} (with "

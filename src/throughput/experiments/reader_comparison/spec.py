@@ -13,7 +13,8 @@ from typing import Any
 from ... import REPO
 from ...setup import machine_fit
 from ...setup.spec import Spec
-from ...inputs.layout import COPY_SUFFIX, data_files, file_count, real_copy  # the files' places, shared
+from ...inputs.layout import (AOD_BYTES_PER_EVENT_ESTIMATE, BYTES_PER_EVENT_ESTIMATE, COPY_SUFFIX, data_files,
+                              file_count, real_copy)
 
 
 class ReaderError(RuntimeError):
@@ -68,10 +69,7 @@ def check_config(section: dict[str, Any], fit: machine_fit.Fitter) -> None:
         if name not in skhep_testdata.known_files:
             problems.append(f"config key 'reader_comparison.real_files': {name!r} is not a file of "
                             f"scikit-hep-testdata (where the real files come from)")
-    # Generated data: TTree files and their RNTuple copies (about the same size). Imported here, where it
-    # is needed: throughput.inputs.datasets imports numpy and pandas.
-    from ...inputs.datasets import AOD_BYTES_PER_EVENT_ESTIMATE, BYTES_PER_EVENT_ESTIMATE
-
+    # Generated data: TTree files and their RNTuple copies (about the same size).
     need = 2 * (section["nanoaod_events"] * BYTES_PER_EVENT_ESTIMATE["ZLIB"]
                 + (section["aod_events"] + section["object_events"] / 2) * AOD_BYTES_PER_EVENT_ESTIMATE["ZLIB"]
                 + sum(section["scan_events"] * BYTES_PER_EVENT_ESTIMATE[c]

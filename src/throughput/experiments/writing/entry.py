@@ -1,9 +1,5 @@
-"""The experiment's entries, the same for every experiment (docs/architecture.md):
-`measure(session) -> Measured`, then `figures(measured, session)`, `tables(measured, session)`
-and `macros(measured, session)`, each a dict by name, where `session` is the
-notebook's set-up (throughput.configuration.session: the checked parameters, noise settings,
-output folders, input parameters, the archived machines shown).
-"""
+"""The writing experiment's entries, one signature in every experiment (docs/architecture.md):
+measure(session) -> Measured, then figures, tables and macros of (measured, session)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
