@@ -156,6 +156,13 @@ def test_outputs_writes_an_entrys_tables_by_name(tmp_path):
     assert (tmp_path / "paper" / "typeset.tex").read_text() == "\\begin{tabular}{l}x\\end{tabular}\n"
 
 
+def test_every_experiment_package_is_found_by_its_spec():
+    """SPECS is found, not listed: every package under throughput/experiments, by the name of its package."""
+    packages = {p.parent.name for p in (REPO / "src" / "throughput" / "experiments").glob("*/__init__.py")}
+    assert set(SPECS) == packages and len(packages) == 5
+    assert all(spec.name == name and spec.notebook.exists() for name, spec in SPECS.items())
+
+
 def test_a_spec_refuses_a_name_twice_and_macros_as_a_table():
     with pytest.raises(ValueError, match="a figure is declared twice"):
         Spec("demo", kernels=(), figures=("a", "a"), tables=())
