@@ -1353,8 +1353,15 @@ def test_measure_summarize_and_tables(files, tmp_path):
                                                                               "notseparated"}
     own = goal["own_work"]  # the NanoAOD-like goal, the loop's last: round by round, with its two bounds
     assert own.processes == 2 and numbers["RcOwnWorkNanoPercent"] == rc.report._percent_with_bounds(own)
-    # the same work as the figure's split from the medians of the passes, so of the same size
-    assert own.value == pytest.approx(goal["checksum_share"] + goal["sampling_share"], rel=0.5)
+    # the same work as the figure's split (checksum and rate samples over the reading time), taken round by
+    # round: its mean recomputed from the rows' per-round times. (The figure's split, from the medians of
+    # all passes, differs from it by noise alone, which a test must not weigh: on these small files both
+    # are fractions of a percent, and a loaded host moved one threefold.)
+    columnar, limit = (summary_row(table, "nanoaod/ZLIB", "warm", r, "Jet_pt") for r in ("columnar", "baskets"))
+    per_round = [(limit["checksum_by_round"][r] / limit["items"] + columnar["sampling_by_round"][r] / columnar["items"])
+                 / (t / columnar["items"]) for r, t in columnar["read_median_by_round"].items()]
+    assert len(per_round) == 2 and own.value == pytest.approx(np.mean(per_round)) and 0 < own.value < 1
+    assert 0 < goal["checksum_share"] + goal["sampling_share"] < 1
     # the baskets limit alone times its checksum, inside its reading time; every C++ pass
     # counts the samples it took (its sample records, less the one closing the pass)
     passes = timing[timing["group"] == "cpp"]
