@@ -44,7 +44,8 @@ def input_files(session: Any) -> tuple[list[Path], list[Path]]:
     for path in [] if workflow_aod else aod:
         if not Path(path).exists():
             datasets.make_aod_like(path, params["object_events"], section["compression"],
-                                   datasets.level(section, section["compression"]), seed=section["seed"])
+                                   datasets.level(section, section["compression"]), seed=section["seed"],
+                                   source=datasets.source_path(section))  # the rule's source: the section's
     return [Path(p) for p in workflow_nanoaod or nanoaod], [Path(p) for p in workflow_aod or aod]
 
 
