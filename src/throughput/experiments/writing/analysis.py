@@ -61,6 +61,8 @@ def summary(frame: pd.DataFrame, scale: int = 1) -> pd.DataFrame:
     table["wall_by_round"] = experiment.by_round(measured, GROUP + ["threads"], table, "pass_s")
     # each process's peak memory above the baseline (its largest sample's): what back_pressure judges
     table["rss_by_round"] = experiment.by_round(measured, GROUP + ["threads"], table, "rss_over_baseline_mb", "max")
+    # each process's output file bytes: what the compressions' size ratios pair
+    table["bytes_by_round"] = experiment.by_round(measured, GROUP + ["threads"], table, "file_bytes")
     # each run's time per pass across its processes (rounds) with its interval: what the tables print
     times = [intervals.across_timed(rounds.values()) for rounds in table["wall_by_round"]]
     table["time"], table["time_low"], table["time_high"] = zip(*((t.value, t.low, t.high) for t in times))
@@ -298,10 +300,12 @@ def _fast_medium(params: dict[str, Any]) -> str:
 
 
 def compression_costs(table: pd.DataFrame, params: dict[str, Any]) -> dict[str, Estimate]:
-    """Seed 003's "ZLIB and LZ4 much faster than LZMA": TBufferMerger's time per pass of the random
-    workload at the most threads on the fast medium, LZMA's over ZLIB's (`LzmaOverZlib`) and over
-    LZ4's (`LzmaOverLzFour`), paired round by round (the compressions of one medium share rounds:
-    measuring.groups); a compression not measured gives no figure."""
+    """Seed 003's "ZLIB and LZ4 much faster than LZMA, for the benefit of a higher compression
+    ratio": TBufferMerger's random workload at the most threads on the fast medium, its time per
+    pass with LZMA over ZLIB's (`LzmaOverZlib`) and over LZ4's (`LzmaOverLzFour`), and its output
+    file with ZLIB and with LZ4 over LZMA's (`SizeZlibOverLzma`, `SizeLzFourOverLzma`: above 1
+    where LZMA compresses more), each paired round by round (the compressions of one medium share
+    rounds: measuring.groups); a compression not measured gives no figure."""
     random = table[(table["part"] == "random") & (table["threads"] == params["max_threads"])]
     medium = _fast_medium(params)
     rows = {c: one(random, method="tbuffermerger", medium=medium, compression=c) for c in ("LZMA", "ZLIB", "LZ4")}
@@ -310,6 +314,8 @@ def compression_costs(table: pd.DataFrame, params: dict[str, Any]) -> dict[str, 
         if rows["LZMA"] is not None and rows[compression] is not None:
             costs[f"LzmaOver{name}"] = intervals.paired_by_round(rows["LZMA"]["wall_by_round"],
                                                                  rows[compression]["wall_by_round"])
+            costs[f"Size{name}OverLzma"] = intervals.paired_by_round(rows[compression]["bytes_by_round"],
+                                                                     rows["LZMA"]["bytes_by_round"])
     return costs
 
 
@@ -395,17 +401,28 @@ SEED003_LZMA_SLOWER = 2.0        # "ZLIB and LZ4 take much less time than LZMA":
 SEED003_SATURATION_SHARE = 0.8   # "saturates any medium with a few threads": at least this share of its rate
 
 
+def slow_medium_share(table: pd.DataFrame, params: dict[str, Any]) -> Estimate:
+    """Seed 003's "saturates any medium with a few threads when not CPU bound": TBufferMerger's
+    uncompressed write rate at the most threads on the slow (throttled) medium over that medium's
+    rate (writing.slow_mb_s), across the rounds with its interval; UNKNOWN where not measured."""
+    random = table[(table["part"] == "random") & (table["method"] == "tbuffermerger")]
+    slow = (one(random, medium="slow", compression="none", threads=params["max_threads"])
+            if "none" in params["random_compressions"] else None)
+    return intervals.UNKNOWN if slow is None else rate(slow, slow["file_bytes"] / 1e6).scaled(1 / params["slow_mb_s"])
+
+
 def seed003_claims(table: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
     """Seed 003's conclusions against this run, one row each: `claim` (SEED003_CLAIMS), its `state`
     and the `numbers` it rests on (a dict; the section words each state, writing.report.seed003_table):
     - Scaling ("scales well when not I/O bound, as with LZMA"): TBufferMerger's speed-up at the
-      most threads on the fast medium per compression (`speedups`, Estimates; separate groups, so
-      compared by their whole intervals): holds where LZMA's lies above every other one's,
-      notholds where another's (`beaten`) lies at or above it, cannottell otherwise.
-    - Compression ("ZLIB and LZ4 take much less time than LZMA"): the time at one thread,
-      holds where LZMA's is at least SEED003_LZMA_SLOWER times ZLIB's and LZ4's by their whole
-      intervals, notholds where below for one, cannottell otherwise; `over_zlib`, `over_lz4`:
-      LZMA's time over theirs.
+      most threads on the fast medium per compression (`speedups`, Estimates), LZMA's over each
+      other one's paired by round (the compressions of one medium share rounds): holds where every
+      such ratio's interval lies above 1, notholds where one lies at or below 1 (`beaten`: those
+      compressions scale as well or better), cannottell otherwise.
+    - Compression ("ZLIB and LZ4 take much less time than LZMA"): LZMA's time at one thread over
+      ZLIB's and LZ4's, paired by round: holds where both intervals lie at or above
+      SEED003_LZMA_SLOWER, notholds where one lies below it, cannottell otherwise; `over_zlib`,
+      `over_lz4`: the two ratios.
     - Saturation ("saturates any medium with a few threads when not CPU bound"): the share of the
       slow medium's rate reached uncompressed at the most threads (`share`, an Estimate; `mb_s`,
       `medium_mb_s`) against SEED003_SATURATION_SHARE (intervals.at_least): holds, notholds or
@@ -423,33 +440,39 @@ def seed003_claims(table: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
         rows.append({"claim": claim, "state": state, "numbers": {"threads": top, "medium": fast_medium, **numbers}})
 
     # 1. Scaling is good when the work is CPU-bound (LZMA), not when it is I/O-bound.
-    speedups = {c: one(random, medium=fast_medium, compression=c, threads=top) for c in params["random_compressions"]}
-    speedups = {c: estimate(r, "speedup") for c, r in speedups.items() if r is not None}
-    if top < 2 or "LZMA" not in speedups or len(speedups) < 2:
+    # The compressions of one medium share rounds (measuring.groups): LZMA's speed-up over each
+    # other one's pairs by round, (t1 / tN of LZMA) over (t1 / tN of the other) in each round.
+    runs = {c: (one(random, medium=fast_medium, compression=c, threads=1),
+                one(random, medium=fast_medium, compression=c, threads=top)) for c in params["random_compressions"]}
+    runs = {c: pair for c, pair in runs.items() if all(r is not None for r in pair)}
+    speedups = {c: estimate(most, "speedup") for c, (_, most) in runs.items()}
+    if top < 2 or "LZMA" not in runs or len(runs) < 2:
         row("Scaling", "notmeasured")
     else:
-        # the compressions ran in groups of their own: their speed-ups' intervals are compared whole
-        lzma, others = speedups["LZMA"], {c: v for c, v in speedups.items() if c != "LZMA"}
-        beaten = [c for c, v in others.items() if v.low >= lzma.high]
-        row("Scaling", "holds" if all(lzma.low > v.high for v in others.values()) else
+        def per_round_speedup(c: str) -> dict[int, float]:
+            single, most = (r["wall_by_round"] for r in runs[c])
+            return {k: single[k] / most[k] for k in set(single) & set(most) if most[k] > 0}
+        over = {c: intervals.paired_by_round(per_round_speedup("LZMA"), per_round_speedup(c))
+                for c in runs if c != "LZMA"}
+        beaten = [c for c, ratio in over.items() if ratio.high <= 1]
+        row("Scaling", "holds" if all(ratio.low > 1 for ratio in over.values()) else
             "notholds" if beaten else "cannottell", speedups=speedups, beaten=beaten)
-    # 2. LZMA costs far more time than ZLIB and LZ4.
+    # 2. LZMA costs far more time than ZLIB and LZ4: its time over theirs at one thread, paired by round.
     times = {c: one(random, medium=fast_medium, compression=c, threads=1) for c in ("LZMA", "ZLIB", "LZ4")}
     if any(r is None for r in times.values()):
         row("Compression", "notmeasured")
     else:
-        # judged by the whole intervals of the times (separate groups)
-        lzma, fast = estimate(times["LZMA"], "time"), [estimate(times[c], "time") for c in ("ZLIB", "LZ4")]
+        over = [intervals.paired_by_round(times["LZMA"]["wall_by_round"], times[c]["wall_by_round"])
+                for c in ("ZLIB", "LZ4")]
         slower = SEED003_LZMA_SLOWER
-        row("Compression", "holds" if all(lzma.low >= slower * f.high for f in fast) else
-            "notholds" if any(lzma.high < slower * f.low for f in fast) else "cannottell",
-            over_zlib=lzma.value / fast[0].value, over_lz4=lzma.value / fast[1].value, threads=1)
+        row("Compression", "holds" if all(r.low >= slower for r in over) else
+            "notholds" if any(r.high < slower for r in over) else "cannottell",
+            over_zlib=over[0].value, over_lz4=over[1].value, threads=1)
     # 3. A slow medium saturates with a few threads when not CPU-bound.
-    slow = one(random, medium="slow", compression="none", threads=top) if "none" in params["random_compressions"] else None
-    if slow is None:
+    share = slow_medium_share(table, params)
+    if not math.isfinite(share.value):
         row("Saturation", "notmeasured", medium="slow")
     else:
-        share = rate(slow, slow["file_bytes"] / 1e6).scaled(1 / params["slow_mb_s"])
         row("Saturation", {Verdict.MET: "holds", Verdict.MISSED: "notholds", Verdict.INCONCLUSIVE: "cannottell"}[
             intervals.at_least(share, SEED003_SATURATION_SHARE)], medium="slow", share=share,
             mb_s=share.value * params["slow_mb_s"], medium_mb_s=params["slow_mb_s"])

@@ -16,7 +16,7 @@ from ...core.intervals import Estimate, Verdict
 from .analysis import (BACK_PRESSURE_FACTOR, BACK_PRESSURE_MARGIN_MB, EFFICIENCY_TARGET, GROUP, RANDOM_SETUP_SHARE,
                        SEED003_SATURATION_SHARE, back_pressure, compression_costs, efficiency_target, estimate, one,
                        peak_estimate, random_setup_rows, rate, rntuple_versus_tbuffermerger, seed001_parts,
-                       seed001_rows, setup_rows, size_rows, target_medium, versus)
+                       seed001_rows, setup_rows, size_rows, slow_medium_share, target_medium, versus)
 from .measuring import (COMPRESSIONS, EVENT_METHODS, LABELS, MEDIA, MEDIUM_LABELS, PART_LABELS, SHORT, disk_fit,
                         plan, run_name)
 
@@ -324,6 +324,9 @@ def paper_macros(table: pd.DataFrame, params: dict[str, Any], frame: pd.DataFram
     for method, name in (("root_imt", "Imt"), ("simple", "Simple"), ("rntuple", "Rntuple")):
         row = one(table, part="events", method=method, medium=medium, threads=top)
         values[f"Wrt{name}Speedup"] = _ratio(row, "speedup", 2) if row is not None else "n/a"
+        if method == "root_imt":  # seed 001's "compresses concurrently": only a compressed run on several threads
+            compressed = row is not None and params["event_compression"] != "none" and top > 1
+            values["WrtImtCompressedSpeedup"] = values["WrtImtSpeedup"] if compressed else "n/a"
         # the events/s the events table prints, with its interval
         values[f"Wrt{name}EventsPerSecond"] = (_figure(rate(row, row["entries"]), row["noisy"]) if row is not None
                                               else "n/a")
@@ -350,7 +353,10 @@ def paper_macros(table: pd.DataFrame, params: dict[str, Any], frame: pd.DataFram
     values.update(_back_pressure_macros(back_pressure(table, params)))
     costs = compression_costs(table, params)  # seed 003's compressions, which the ledger judges
     values.update({f"Wrt{name}": paper.estimate(costs[name]) if name in costs else "n/a"
-                   for name in ("LzmaOverZlib", "LzmaOverLzFour")})
+                   for name in ("LzmaOverZlib", "LzmaOverLzFour", "SizeZlibOverLzma", "SizeLzFourOverLzma")})
+    # seed 003's saturation of a slow medium (the ledger's S003-saturate-media-few-threads), in percent
+    values["WrtSaturationShare"] = paper.with_bounds(slow_medium_share(table, params), 2, 100, r"\%")
+    values["WrtSaturationTarget"] = _num(100 * SEED003_SATURATION_SHARE, 2)
     values.update(section_macros("Wrt", archived, "writing"))
     return values
 
