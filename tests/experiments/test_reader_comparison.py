@@ -654,6 +654,15 @@ def test_object_set_is_planned_measured_and_tabled(files, objects, tmp_path):
     floor_us = intervals.across_timed(rounds["Empty.pt"].values()).scaled(1e6 / 150)
     assert numbers["RcObjectFloorUs"].startswith(paper.estimate(floor_us)) and floor_us.value > 0
     assert numbers["RcObjectFloorShare"].startswith(paper.estimate(share))
+    # reading every member's share of the CMSSW-like reader's time above the columnar one: the
+    # mean over rounds of the differenced times (the ledger's S000-cmssw-cost-mostly-attributes)
+    times = {r: table[(table["reader"] == r) & (table["branch"] == "Jet.p4.pt")]["read_by_round"].iloc[0]
+             for r in ("columnar", "members", "cmssw")}
+    shares = [(times["members"][k] - times["columnar"][k]) / (times["cmssw"][k] - times["columnar"][k])
+              for k in sorted(times["columnar"])]
+    assert len(shares) >= 2 and numbers["RcObjectMembersShare"] == paper.with_bounds(intervals.mean_across(shares),
+                                                                                    2, 100, r"\%")
+    assert numbers["RcObjectMembersShare"].value == pytest.approx(100 * sum(shares) / len(shares))
     with uproot.open(objects["root"]) as f:
         expected = f["Events"].member("fTotBytes") / f["Events"].member("fZipBytes")
     assert numbers["RcObjectTreeCompression"] == paper.number(expected, 3)

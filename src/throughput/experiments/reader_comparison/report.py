@@ -188,6 +188,21 @@ def _floor_share(empty: _SplitRates, split: _SplitRates) -> Estimate:
     return intervals.paired_by_round(floor, whole) if floor and whole else intervals.UNKNOWN
 
 
+def _members_share(split: _SplitRates) -> Estimate:
+    """The share of the CMSSW-like reader's time above the columnar reader's that reading every
+    member without objects already takes: (members - columnar) / (cmssw - columnar) of their reading
+    times in each round (one interleaved group), their mean with its t interval (a share of two
+    differences may lie near zero: intervals.mean_across); UNKNOWN without a round of all three in
+    which the CMSSW-like reader is the slower."""
+    columnar, members, cmssw = (split.rounds(r) for r in ("columnar", "members", "cmssw"))
+    if not (columnar and members and cmssw):
+        return intervals.UNKNOWN
+    shares = [(members[r] - columnar[r]) / (cmssw[r] - columnar[r])
+              for r in sorted(set(columnar) & set(members) & set(cmssw))
+              if all(math.isfinite(t[r]) for t in (columnar, members, cmssw)) and cmssw[r] > columnar[r]]
+    return intervals.mean_across(shares) if shares else intervals.UNKNOWN
+
+
 def object_split_frame(table: pd.DataFrame, flat_set: str, objects_set: str) -> pd.DataFrame:
     """Where a CMSSW-like read's time goes, per particle type, measured on the
     split std::vector<class> file: the baskets of the pT member and its count decompressed
@@ -822,6 +837,7 @@ def _object_macros(params: dict[str, Any], table: pd.DataFrame, inputs: dict[str
         "RcObjectCmsswVsColumnar": split.ratio("columnar", "cmssw"),
         "RcObjectMembersVsColumnar": split.ratio("columnar", "members"),
         "RcObjectBuildVsMembers": split.ratio("members", "cmssw"),
+        "RcObjectMembersShare": _percent_with_bounds(_members_share(split)),
         "RcObjectSeedRatio": n(SEED_TABLE1.loc[c, "femtocode"] / SEED_TABLE1.loc[c, "cmssw"]),
         # the tree compression factors, read back from the files (the seed's: SeedRcTreeCompression)
         "RcObjectTreeCompression": n(tree_compression_factor(inputs[objects_set]["root"]) if objects_set in inputs
