@@ -1337,3 +1337,20 @@ def test_throttled_rate_model_runs_read_cold_under_the_limit(inputs, section, tm
     assert again["raw"]["wall_s"].tolist() == frames["raw"]["wall_s"].tolist()
     assert rdf.rate_summary(frames)["throttled_check"] is not None
     assert not list(io_throttle.BLKIO.glob("throughput-read-*"))  # the group is gone
+
+
+def test_several_readers_against_one_are_paired_round_by_round_up_to_the_cores():
+    # seed 004's "several processes raise the aggregate rate" (S004-multicore-effective) and its
+    # linearity where R_1 << R_IO (S004-linear-when-io-fast): warm, the most readers the cores hold
+    frames = _model_frames(3, [1.0, 1.1, 0.9])  # one reader 0.25 s x that per round, two readers 0.15 s
+    summary = rdf.rate_summary(frames)
+    processes, speedup = summary["cores_speedup"]
+    expected = intervals.paired_ratio([0.25 * f for f in (1.0, 1.1, 0.9)], [0.15] * 3)
+    assert processes == 2 and (speedup.value, speedup.low, speedup.high) == pytest.approx(
+        (expected.value, expected.low, expected.high))
+    macros = rdf.report.saturation_macros(summary)
+    assert macros["RdfRateCoresProcesses"] == "2" and macros["RdfRateCoresSpeedup"].value == pytest.approx(expected.value)
+    assert macros["RdfRateCoresEfficiency"].value == pytest.approx(expected.value / 2)
+    # one core: no count from 2 to the cores, nothing to compare
+    assert math.isnan(rdf.rate_summary({**frames, "cores": 1})["cores_speedup"][1].value)
+    assert rdf.report.saturation_macros(None)["RdfRateCoresSpeedup"] == "--"

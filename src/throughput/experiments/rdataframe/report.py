@@ -322,13 +322,20 @@ def model_check_macros(rs: dict[str, Any] | None) -> dict[str, str]:
 def saturation_macros(rs: dict[str, Any] | None) -> dict[str, str]:
     """Where Eq. (1) saturates (N_p, and the cache it is for) against the most reader processes
     this run started, by its interval: RdfSaturationState met (more), missed (fewer), inconclusive
-    (not separated) or notmeasured (paper/sections/rdataframe.tex words each)."""
+    (not separated) or notmeasured (paper/sections/rdataframe.tex words each); and below it, the
+    aggregate rate of the most readers the cores hold (RdfRateCoresProcesses) over one reader's,
+    warm (RdfRateCoresSpeedup), and that over those readers (RdfRateCoresEfficiency)."""
     if rs is None:
-        return {"RdfSaturationNp": "--", "RdfSaturationCache": "--", "RdfSaturationState": paper.state(None)}
+        return {"RdfSaturationNp": "--", "RdfSaturationCache": "--", "RdfSaturationState": paper.state(None),
+                "RdfRateCoresProcesses": "--", "RdfRateCoresSpeedup": "--", "RdfRateCoresEfficiency": "--"}
     saturation, cache = io_rate_model.saturation(rs)
     verdict = intervals.at_least(saturation, int(rs["table"]["processes"].max()))
+    # below saturation: as many readers as cores against one, warm (io_rate_model.cores_speedup)
+    processes, speedup = rs["cores_speedup"]
+    efficiency = speedup.scaled(1 / processes) if math.isfinite(speedup.value) else speedup
     return {"RdfSaturationNp": _estimate(saturation, 2), "RdfSaturationCache": cache,
-            "RdfSaturationState": paper.state(verdict)}
+            "RdfSaturationState": paper.state(verdict), "RdfRateCoresProcesses": str(processes),
+            "RdfRateCoresSpeedup": _estimate(speedup), "RdfRateCoresEfficiency": _estimate(efficiency)}
 
 
 def throttle_macros(rs: dict[str, Any] | None) -> dict[str, str]:
