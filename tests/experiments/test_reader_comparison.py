@@ -647,8 +647,9 @@ def test_object_set_is_planned_measured_and_tabled(files, objects, tmp_path):
     assert 0 < share.value < 1 and split.loc["jet", "floor share"] == paper.estimate(share)
     assert split.loc["empty product", "objects"].startswith(r"\num{") and split.loc["empty product", "seed"] == "--"
     assert split.loc["jet", "baskets only"].startswith(r"\num{")  # the member's baskets decompressed alone
-    numbers = rc.paper_macros({**params, "compression": "ZLIB"}, table, rc.ratios(table), unreadable, inputs, "test compiler",
-                        frame=frame, noise_settings=noise.Settings(), archived=[])
+    params = {**params, "compression": "ZLIB"}
+    numbers = rc.paper_macros(params, table, rc.ratios(table), unreadable, inputs, "test compiler", frame=frame,
+                              goals=rc.layout_targets(table, params), noise_settings=noise.Settings(), archived=[])
     assert numbers["RcObjectEvents"] == r"\num{150}" and numbers["RcObjectBulkState"] == "refused"
     assert numbers["RcObjectState"] == "measured"
     floor_us = intervals.across_timed(rounds["Empty.pt"].values()).scaled(1e6 / 150)
@@ -1279,12 +1280,13 @@ def test_measure_summarize_and_tables(files, tmp_path):
     assert "cold kHz" in rc.cold_frame(table, ["aod/ZLIB"], "Jet").columns
     line = rc.timeline(frame, "aod/ZLIB", "Jet_pt")
     assert set(line["reader"]) == {"columnar"} and (line["ns_per_item"] > 0).all()
+    goals = rc.layout_targets(table, params)
     numbers = rc.paper_macros(params, table, rated, unreadable, inputs, "test compiler",
-                              frame=frame, noise_settings=settings, archived=[])
+                              frame=frame, goals=goals, noise_settings=settings, archived=[])
     assert numbers["RcAodEvents"] == r"\num{150}" and numbers["RcNanoEvents"] == r"\num{300}"
     # the events the files hold, counted in them, even where every sample stopped halfway (max_sample_s)
     halved = rc.paper_macros(params, table.assign(events=table["events"] // 2), rated, unreadable, inputs,
-                             "test compiler", frame=frame, noise_settings=settings, archived=[])
+                             "test compiler", frame=frame, goals=goals, noise_settings=settings, archived=[])
     assert halved["RcAodEvents"] == r"\num{150}" and halved["RcNanoEvents"] == r"\num{300}"
     # seed 000's Table 1 per particle type: the CMSSW-like reader's slowdown, rate and bytes (Jet read, Photon not)
     cmssw_row, columnar_row = (summary_row(table, "aod/ZLIB", "warm", r, "Jet_pt") for r in ("cmssw", "columnar"))
@@ -1596,7 +1598,8 @@ def test_the_claims_slowdowns_decide_get_extra_rounds_of_their_own_readers_and_b
     # the section's slowdowns are printed at the split level, and say what the rule did
     table = rc.summary(frame)
     numbers = rc.paper_macros(params, table, rc.ratios(table), rc.cannot_read(frame), inputs, "test compiler",
-                        frame=frame, noise_settings=noise.Settings(), archived=[])
+                              frame=frame, goals=rc.layout_targets(table, params), noise_settings=noise.Settings(),
+                              archived=[])
     split = analysis.slowdown(table, "aod/ZLIB", "Jet_pt", "draw", intervals.bonferroni(2))
     assert numbers["RcDrawVsColumnar"] == paper.estimate(split, 2)
     assert numbers["RcLooksState"] == "some" and numbers["RcMaxLooks"] == "2"

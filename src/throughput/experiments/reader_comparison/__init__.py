@@ -67,7 +67,7 @@ are imported here (all but the spec's on first use: throughput.setup.spec.load_l
 """
 from ...setup.spec import load_later, submodule_first
 from .spec import (ReaderError, check_config, compression_name, file_compression, file_count, java_available,
-                   real_layout)
+                   main_sets, named_set, real_layout)
 
 
 def __getattr__(_name: str):
@@ -75,7 +75,7 @@ def __getattr__(_name: str):
         return submodule  # imported alone, without the names below
     from ...inputs.checksums import GOLDEN, checksum, hex_checksum
     from .analysis import (cannot_read, check_agreement, check_references, collection_shapes, fill_bytes,
-                           rate_estimate, ratios, summary, targets, timeline)
+                           layout_targets, rate_estimate, ratios, summary, targets, timeline)
     from .command_line import main
     from .inputs import (aod_sources, collection_attributes, make_aod_like, make_numpy_copy, make_rntuple_copy,
                          prepare_inputs, tree_compression_factor)
@@ -84,7 +84,7 @@ def __getattr__(_name: str):
     from .processes import (ReaderFailed, build_java_reader, build_root4j_reader, classify_failure, page_cache,
                             parse_rootreadspeed, run_json_process)
     from .report import (cold_frame, compression_frame, escape_name, failure_summary, failures_frame, machine_frame,
-                         main_sets, object_frames, paper_macros, object_split_frame, open_frame, plot_table1,
+                         object_frames, paper_macros, object_split_frame, open_frame, plot_table1,
                          plot_time_split, plot_timeline, ratio_frame, real_frame, table1_frame)
     from .vocabulary import (COLLECTIONS, CPP_METHODS, LABELS, NUMPY_TARGET, OBJECT_METHODS, PYTHON_READERS,
                              SEED_JAVA_SLOWDOWN, SEED_TABLE1, branch_name)

@@ -16,6 +16,7 @@ from ...core import intervals, noise
 from ...inputs import references
 from ...core.intervals import Estimate, Verdict
 from .inputs import collection_attributes
+from .spec import main_sets
 from .vocabulary import (COLLECTIONS, LAYOUTS, NUMPY_TARGET, TIMELINE_READERS, TREE_CPP_METHODS, branch_name, collection_of,
                          set_tree, tree_name)
 
@@ -371,6 +372,15 @@ def rank_correlation(x: list[float], y: list[float]) -> tuple[float, float, floa
     rho = float(np.corrcoef(rx, ry)[0, 1])
     others = np.array([np.corrcoef(rx, order)[0, 1] for order in itertools.permutations(ry)])
     return rho, float(np.mean(others >= rho - 1e-12)), float(np.mean(others <= rho + 1e-12))
+
+
+def layout_targets(table: pd.DataFrame, params: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """`targets` of the main comparison's two layouts on the timeline's branch, {"MiniAOD-like": ...,
+    "NanoAOD-like": ...}: computed once per run (entry.measure), for the figure and the macros."""
+    collection = params["timeline_collection"]
+    return {label: targets(table, set_name, branch_name(layout, collection))
+            for label, set_name, layout in zip(("MiniAOD-like", "NanoAOD-like"), main_sets(params["compression"]),
+                                               ("aod", "nanoaod"))}
 
 
 def targets(table: pd.DataFrame, set_name: str, branch: str) -> dict[str, Any]:

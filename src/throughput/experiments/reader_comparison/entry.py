@@ -11,10 +11,12 @@ from ...core import harness
 from ...machines.tables import THIS_MACHINE
 from ...report.paper import Table
 from . import report
-from .analysis import cannot_read, check_agreement, check_references, collection_shapes, fill_bytes, ratios, summary
+from .analysis import (cannot_read, check_agreement, check_references, collection_shapes, fill_bytes, layout_targets,
+                       ratios, summary)
 from .inputs import prepare_inputs
 from .measuring import measure_runs
-from .report import main_sets, paper_macros, table1_figure, time_split_figure, timeline_figure
+from .report import paper_macros, table1_figure, time_split_figure, timeline_figure
+from .spec import main_sets
 
 
 @dataclass(frozen=True)
@@ -25,6 +27,7 @@ class Measured:
     table: pd.DataFrame  # summary with each input's bytes: rates with their intervals
     rated: pd.DataFrame  # table with each reader's ratios to the columnar one, noisy by its own interval
     unreadable: pd.DataFrame  # each reader that could not read an input, with why
+    goals: dict[str, dict[str, Any]]  # seed 000's targets of each main layout (analysis.layout_targets)
 
 
 def input_sets(session: Any) -> dict[str, dict[str, Any]]:
@@ -43,13 +46,14 @@ def measure(session: Any) -> Measured:
     agreed = check_agreement(frame)
     check_references(agreed, inputs)
     table = fill_bytes(summary(frame), inputs)
-    return Measured(inputs, frame, agreed, table, ratios(table, session.noise.max_half_width), cannot_read(frame))
+    return Measured(inputs, frame, agreed, table, ratios(table, session.noise.max_half_width), cannot_read(frame),
+                    layout_targets(table, params))
 
 
 def macros(measured: Measured, session: Any) -> dict[str, str]:
     """Every number and sentence the paper section quotes (report.paper_macros)."""
     return paper_macros(session.params, measured.table, measured.rated, measured.unreadable, measured.inputs,
-                        harness.build_info("read_branch")["compiler"], frame=measured.frame,
+                        harness.build_info("read_branch")["compiler"], frame=measured.frame, goals=measured.goals,
                         noise_settings=session.noise, archived=session.archived)
 
 
@@ -58,7 +62,7 @@ def figures(measured: Measured, session: Any) -> dict[str, Any]:
     as bars, and where the columnar reader's time goes."""
     params = session.params
     return {"timeline": timeline_figure(measured.frame, params), "table1": table1_figure(measured.table, params),
-            "time_split": time_split_figure(measured.table, params)}
+            "time_split": time_split_figure(measured.goals, params)}
 
 
 def tables(measured: Measured, session: Any) -> dict[str, Table]:

@@ -23,7 +23,7 @@ from .analysis import DECIDING_FIGURES, reading_time, slowdown, summary
 from .inputs import counter_of
 from .processes import (ReaderFailed, build_java_reader, build_root4j_reader, classify_failure, java_dir, root4j_dir,
                         run_json_process, run_rootreadspeed)
-from .spec import LAURELIN_SOURCES, ROOT4J_SOURCES, java_available, source_files
+from .spec import LAURELIN_SOURCES, ROOT4J_SOURCES, java_available, main_sets, source_files
 from .vocabulary import (COLLECTIONS, CPP_METHODS, HZZ_COLLECTIONS, JAVA_READERS, LAYOUTS, OBJECT_METHODS,
                          PYTHON_READERS, READER_BY_NAME, READER_TABLE, branch_name, collection_of, set_tree)
 
@@ -259,9 +259,9 @@ def deciding_claims(params: dict[str, Any], grouped: list[experiment.Group]) -> 
     (ledger.decide, as the paper's ledger judges it)."""
     if "compression" not in params:  # a user's own file (throughput.readers): no main set, no claim
         return []
-    set_name = f"aod/{params['compression']}"
+    aod_set, _ = main_sets(params["compression"])
     branch = branch_name("aod", params["timeline_collection"])
-    group = next((g for g in grouped if g.name == f"{set_name} (warm)"), None)
+    group = next((g for g in grouped if g.name == f"{aod_set} (warm)"), None)
     if group is None:
         return []
     machine = ledger.Machine("this machine", usable_cores(), gpu=False)
@@ -279,7 +279,7 @@ def deciding_claims(params: dict[str, Any], grouped: list[experiment.Group]) -> 
         measured = {m for run in runs for m in run["methods"]}
         if {"columnar", reader} <= measured:  # both readers measured on this set
             deciding.append(experiment.Deciding(claim.id, group.name, tuple(runs),
-                                                _judge(claim, macro, machine, set_name, branch, reader)))
+                                                _judge(claim, macro, machine, aod_set, branch, reader)))
     return deciding
 
 

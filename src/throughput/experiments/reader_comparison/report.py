@@ -19,11 +19,12 @@ from ...report import ledger, noise_sentences, paper
 from ...core.intervals import Estimate, Verdict
 from ...machines.tables import section_macros
 from .analysis import (DECIDING_FIGURES, UNREAD_RECORDS, _rate, cold_over_warm, collection_shapes, opening_ms,
-                       rank_correlation, rate_estimate, slowdown, summary_row, targets, timeline, warm_paired_ratio,
+                       rank_correlation, rate_estimate, slowdown, summary_row, timeline, warm_paired_ratio,
                        warmup_factor, whole_pass_khz, draw_muon_ratio)
 from ...inputs.datasets import EMPTY_PRODUCT_BRANCH
 from .inputs import collection_attributes, tree_compression_factor
 from .processes import ROOT4J_COMMIT, ROOTREADSPEED_COPIES
+from .spec import main_sets, named_set
 from .vocabulary import (COLLECTIONS, COLORS, COMPRESSIONS, LABELS, NUMPY_TARGET, READERS, SEED_TABLE1,
                          TIMELINE_READERS, branch_name, tree_name)
 
@@ -141,7 +142,7 @@ def object_frames(table: pd.DataFrame, unreadable: pd.DataFrame, agreed: pd.Data
                   inputs: dict[str, dict[str, Any]], compression: str) -> dict[str, pd.DataFrame]:
     """The split-object file's tables: every reader on it (Table 1's rows) and where a
     CMSSW-like read's time goes; one row saying why where the run had no such file."""
-    objects_set, flat_set = f"aod_objects/{compression}", f"aod/{compression}"
+    objects_set, flat_set = named_set("aod_objects", compression), named_set("aod", compression)
     if objects_set not in inputs or not (table["set"] == objects_set).any():
         missing = pd.DataFrame([{"": "not measured: no split-object file in this run "
                                      "(config key reader_comparison.object_events is 0)"}])
@@ -417,11 +418,6 @@ def plot_time_split(ax, goals: dict[str, dict[str, Any]]) -> None:
               bbox_to_anchor=(0.5, -0.25))
 
 
-def main_sets(compression: str) -> tuple[str, str]:
-    """The MiniAOD-like and NanoAOD-like sets of the main comparison (Table 1's two layouts)."""
-    return f"aod/{compression}", f"nanoaod/{compression}"
-
-
 def timeline_figure(frame: pd.DataFrame, params: dict[str, Any]):
     """Figure 1's analogue (plot_timeline) for the timeline's collection, MiniAOD-like, warm cache."""
     import matplotlib.pyplot as plt  # here, not at the top: only a notebook draws (0.5 s to import)
@@ -446,17 +442,14 @@ def table1_figure(table: pd.DataFrame, params: dict[str, Any]):
     return fig
 
 
-def time_split_figure(table: pd.DataFrame, params: dict[str, Any]):
-    """Where the columnar reader's time goes in both layouts (plot_time_split), warm cache."""
+def time_split_figure(goals: dict[str, dict[str, Any]], params: dict[str, Any]):
+    """Where the columnar reader's time goes in both layouts (plot_time_split of the layouts'
+    targets, analysis.layout_targets), warm cache."""
     import matplotlib.pyplot as plt  # here, not at the top: only a notebook draws (0.5 s to import)
 
-    collection = params["timeline_collection"]
-    goals = {label: targets(table, set_name, branch_name(layout, collection))
-             for label, set_name, layout in zip(("MiniAOD-like", "NanoAOD-like"), main_sets(params["compression"]),
-                                                ("aod", "nanoaod"))}
     fig, ax = plt.subplots(figsize=(9, 4))
     plot_time_split(ax, goals)
-    ax.set_title(f"{collection} pT, warm cache", fontsize="small")
+    ax.set_title(f"{params['timeline_collection']} pT, warm cache", fontsize="small")
     return fig
 
 
@@ -604,22 +597,22 @@ def _cannot_macros(name: str, reader: str, unreadable: pd.DataFrame) -> dict[str
 
 
 def paper_macros(params: dict[str, Any], table: pd.DataFrame, rated: pd.DataFrame, unreadable: pd.DataFrame,
-                 inputs: dict[str, dict[str, Any]], compiler: str, *, frame: pd.DataFrame,
+                 inputs: dict[str, dict[str, Any]], compiler: str, *, frame: pd.DataFrame, goals: dict[str, Any],
                  noise_settings: Any, archived: list[Any]) -> dict[str, str]:
     """Every number and sentence the paper section quotes, named Rc...; measured, never typed: the
     runs' numbers, the warm passes' page-cache residency and the noise control (both from the
     measured rows, `frame`), and which archived machines are shown. Each part is its own function:
-    what was read and how, the seed-000 targets of each layout, the readers' ratios, the CMSSW-like
+    what was read and how, the seed-000 targets of each layout (`goals`: analysis.layout_targets),
+    the readers' ratios, the CMSSW-like
     reader's attributes, and the rows' own accounts (looks, residency, noise, machines)."""
     compression = params["compression"]
-    aod, nano = f"aod/{compression}", f"nanoaod/{compression}"
+    aod, nano = main_sets(compression)
     timeline = params["timeline_collection"]
     looks = experiment.Looks.of(params)
     return {
         **_object_macros(params, table, inputs),
         **_read_macros(params, table, inputs, aod, nano, compiler, noise_settings),
-        **_target_macros(targets(table, aod, branch_name("aod", timeline)),
-                         targets(table, nano, branch_name("nanoaod", timeline))),
+        **_target_macros(goals),
         **_busy_macros(float(table["load_avg_1min"].mean())),
         **_reader_ratio_macros(table, frame, unreadable, aod, nano, timeline, looks),
         **_cmssw_attribute_macros(table, aod, timeline, inputs),
@@ -690,11 +683,12 @@ def _read_macros(params: dict[str, Any], table: pd.DataFrame, inputs: dict[str, 
     }
 
 
-def _target_macros(goal_aod: dict[str, Any], goal_nano: dict[str, Any]) -> dict[str, str]:
-    """Seed 000's targets on each layout's timeline branch (analysis.targets): the Numpy baseline's
-    ratios and states, the ns per value, Figure 6's split of the columnar reader's time, and the
-    fastest C++ method against rootreadspeed."""
-    goals = (("Aod", goal_aod), ("Nano", goal_nano))
+def _target_macros(goals: dict[str, dict[str, Any]]) -> dict[str, str]:
+    """Seed 000's targets on each layout's timeline branch (analysis.layout_targets): the Numpy
+    baseline's ratios and states, the ns per value, Figure 6's split of the columnar reader's time,
+    and the fastest C++ method against rootreadspeed."""
+    goal_aod, goal_nano = goals["MiniAOD-like"], goals["NanoAOD-like"]
+    by_layout = (("Aod", goal_aod), ("Nano", goal_nano))
     return {
         # paired round by round, with the 95% interval its verdict comes from
         "RcNumpyRatioAod": _estimate(goal_aod["numpy"], 2), "RcNumpyRatioNano": _estimate(goal_nano["numpy"], 2),
@@ -704,7 +698,7 @@ def _target_macros(goal_aod: dict[str, Any], goal_nano: dict[str, Any]) -> dict[
         # ns per value across the processes; the per-entry calls' share of the columnar reader's time
         # paired round by round with the baskets limit; each with its interval
         **{f"Rc{reader.capitalize()}Ns{name}": _estimate(goal[f"{reader}_ns"])
-           for name, goal in goals for reader in ("columnar", "baskets", "numpy")},
+           for name, goal in by_layout for reader in ("columnar", "baskets", "numpy")},
         # a share that may lie near zero: its two bounds, not a relative plus-or-minus
         "RcPerEntryShareAod": _percent_with_bounds(goal_aod["per_entry"]),
         "RcPerEntryShareNano": _percent_with_bounds(goal_nano["per_entry"]),
@@ -712,7 +706,7 @@ def _target_macros(goal_aod: dict[str, Any], goal_nano: dict[str, Any]) -> dict[
         "RcPerEntryPercentAod": _num(100 * goal_aod["per_entry_share"], 2),
         "RcPerEntryPercentNano": _num(100 * goal_nano["per_entry_share"], 2),
         **{f"Rc{part}Percent{name}": _num(100 * goal[key], 2)
-           for name, goal in goals
+           for name, goal in by_layout
            for part, key in (("Checksum", "checksum_share"), ("Sampling", "sampling_share"),
                              ("Decompress", "baskets_share"))},
         **_own_work_macros(goal_aod, "Aod"), **_own_work_macros(goal_nano, "Nano"),  # the section words each
@@ -725,7 +719,7 @@ def _target_macros(goal_aod: dict[str, Any], goal_nano: dict[str, Any]) -> dict[
         "RcRrsRatioAod": _estimate(goal_aod["rootreadspeed"], 2),
         "RcFastestCppNano": paper.escape(LABELS.get(goal_nano["fastest_cpp"], "none")),
         "RcRrsRatioNano": _estimate(goal_nano["rootreadspeed"], 2),
-        **_rootreadspeed_macros({"MiniAOD-like": goal_aod, "NanoAOD-like": goal_nano}),  # the section words it
+        **_rootreadspeed_macros(goals),  # the section words it
     }
 
 
@@ -824,7 +818,7 @@ def _table_one_cmssw_macros(table: pd.DataFrame, aod: str) -> dict[str, str]:
 def _object_macros(params: dict[str, Any], table: pd.DataFrame, inputs: dict[str, dict[str, Any]]) -> dict[str, str]:
     """The split-object file's numbers (Rc...Object...), for the timeline's particle type:
     CMSSW-like / columnar on objects and the two steps between them (one interleaved group)."""
-    objects_set = f"aod_objects/{params['compression']}"
+    objects_set, aod_set = named_set("aod_objects", params["compression"]), named_set("aod", params["compression"])
     c = params["timeline_collection"]
     split = _SplitRates(table, objects_set, branch_name("aod_objects", c))
     n = lambda v, d=3: _num(v, d)  # noqa: E731
@@ -842,8 +836,8 @@ def _object_macros(params: dict[str, Any], table: pd.DataFrame, inputs: dict[str
         # the tree compression factors, read back from the files (the seed's: SeedRcTreeCompression)
         "RcObjectTreeCompression": n(tree_compression_factor(inputs[objects_set]["root"]) if objects_set in inputs
                                      else float("nan")),
-        "RcAodTreeCompression": n(tree_compression_factor(inputs[f"aod/{params['compression']}"]["root"])
-                                  if f"aod/{params['compression']}" in inputs else float("nan")),
+        "RcAodTreeCompression": n(tree_compression_factor(inputs[aod_set]["root"]) if aod_set in inputs
+                                  else float("nan")),
         "RcObjectBulkState": "read" if len(bulk) else "refused" if measured else paper.NOT_MEASURED,
         **_floor_macros(table, objects_set, split, events),
     }

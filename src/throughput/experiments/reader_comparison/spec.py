@@ -80,6 +80,17 @@ def check_config(section: dict[str, Any], fit: machine_fit.Fitter) -> None:
         problems.append(problem)
 
 
+def named_set(layout: str, compression: str) -> str:
+    """A generated input set's name, its layout and its compression (aod/ZLIB); a real file's set
+    is real/<stem>."""
+    return f"{layout}/{compression}"
+
+
+def main_sets(compression: str) -> tuple[str, str]:
+    """The MiniAOD-like and NanoAOD-like sets of the main comparison (Table 1's two layouts)."""
+    return named_set("aod", compression), named_set("nanoaod", compression)
+
+
 def input_sets(section: dict[str, Any], events_per_file: int, compression: str,
                real_files: dict[str, str | os.PathLike],
                data_dir: str | os.PathLike = "data") -> dict[str, dict[str, Any]]:
@@ -93,16 +104,16 @@ def input_sets(section: dict[str, Any], events_per_file: int, compression: str,
         return {"role": role, "layout": layout, "compression": algorithm,
                 **{kind: data_files(data_dir, layout, algorithm, count, kind) for kind in COPY_SUFFIX}}
 
-    sets = {f"nanoaod/{compression}": generated("nanoaod", compression,
-                                                file_count(section["nanoaod_events"], events_per_file), "main"),
-            f"aod/{compression}": generated("aod", compression,
-                                            file_count(section["aod_events"], section["aod_events_per_file"]), "main")}
+    aod, nano = main_sets(compression)
+    sets = {nano: generated("nanoaod", compression, file_count(section["nanoaod_events"], events_per_file), "main"),
+            aod: generated("aod", compression, file_count(section["aod_events"], section["aod_events_per_file"]),
+                           "main")}
     if section["object_events"]:  # one file of split std::vector<aod::Type>
-        sets[f"aod_objects/{compression}"] = generated("aod_objects", compression, 1, "objects")
+        sets[named_set("aod_objects", compression)] = generated("aod_objects", compression, 1, "objects")
     for other in section["compression_scan"]:
         if other != compression:
-            sets[f"nanoaod/{other}"] = generated("nanoaod", other, file_count(section["scan_events"], events_per_file),
-                                                 "scan")
+            sets[named_set("nanoaod", other)] = generated("nanoaod", other,
+                                                         file_count(section["scan_events"], events_per_file), "scan")
     for name in section["real_files"]:
         stem = Path(name).stem
         sets[f"real/{stem}"] = {"role": "real", "layout": real_layout(stem),
