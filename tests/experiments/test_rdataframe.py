@@ -1352,5 +1352,8 @@ def test_several_readers_against_one_are_paired_round_by_round_up_to_the_cores()
     assert macros["RdfRateCoresProcesses"] == "2" and macros["RdfRateCoresSpeedup"].value == pytest.approx(expected.value)
     assert macros["RdfRateCoresEfficiency"].value == pytest.approx(expected.value / 2)
     # one core: no count from 2 to the cores, nothing to compare
-    assert math.isnan(rdf.rate_summary({**frames, "cores": 1})["cores_speedup"][1].value)
+    alone = rdf.rate_summary({**frames, "cores": 1})
+    assert math.isnan(alone["cores_speedup"][1].value)
+    assert (rdf.report.saturation_macros(alone)["RdfRateCoresProcesses"],
+            rdf.report.saturation_macros(alone)["RdfRateCoresSpeedup"]) == ("--", "--")
     assert rdf.report.saturation_macros(None)["RdfRateCoresSpeedup"] == "--"

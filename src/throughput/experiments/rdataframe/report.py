@@ -334,7 +334,7 @@ def saturation_macros(rs: dict[str, Any] | None) -> dict[str, str]:
     processes, speedup = rs["cores_speedup"]
     efficiency = speedup.scaled(1 / processes) if math.isfinite(speedup.value) else speedup
     return {"RdfSaturationNp": _estimate(saturation, 2), "RdfSaturationCache": cache,
-            "RdfSaturationState": paper.state(verdict), "RdfRateCoresProcesses": str(processes),
+            "RdfSaturationState": paper.state(verdict), "RdfRateCoresProcesses": str(processes) if math.isfinite(speedup.value) else "--",
             "RdfRateCoresSpeedup": _estimate(speedup), "RdfRateCoresEfficiency": _estimate(efficiency)}
 
 
