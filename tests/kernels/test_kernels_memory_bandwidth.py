@@ -480,4 +480,4 @@ def test_the_experiments_entries_take_a_session_and_a_stored_run_gives_the_same_
     again = mb.measure(configuration.session("memory_bandwidth", given, fitted_to_machine=None, **folders))
     pd.testing.assert_frame_equal(again.frame, measured.frame)
     assert mb.macros(again, session) == macros
-    assert list(measured.machine_tables(session.archived)) == ["this machine"]
+    assert list(measured.machine_tables) == ["this machine"]

@@ -24,10 +24,7 @@ class Measured:
     skipped: pd.DataFrame  # each run not measured here, with why
     table: pd.DataFrame  # summary: each run's best rate, across its processes
     jagged: pd.DataFrame  # jagged_table: explode and combine beside the flat add, one row per series
-
-    def archived_gpu(self, archived: list[Any]) -> dict[str, tuple[pd.DataFrame, GpuStatus]]:
-        """Each archived machine's GPU runs, summarised as this machine's."""
-        return {a.label: archived_summary(a.runs["gpu_bandwidth"]) for a in archived if a.runs.get("gpu_bandwidth")}
+    archived_gpu: dict[str, tuple[pd.DataFrame, GpuStatus]]  # each archived machine's GPU runs, summarised alike
 
 
 def measure(session: Any) -> Measured:
@@ -40,13 +37,15 @@ def measure(session: Any) -> Measured:
     frame, skipped = measure_runs(params, session.results_dir / "raw", status, session.noise)
     check_agreement(frame)
     table = summary(frame)
-    return Measured(status, frame, skipped, table, jagged_table(table))
+    archived_gpu = {a.label: archived_summary(a.runs["gpu_bandwidth"]) for a in session.archived
+                    if a.runs.get("gpu_bandwidth")}
+    return Measured(status, frame, skipped, table, jagged_table(table), archived_gpu)
 
 
 def macros(measured: Measured, session: Any) -> dict[str, Any]:
     """Every number and sentence the paper section quotes (report.paper_macros)."""
     return paper_macros(session.params, measured.table, measured.skipped, measured.jagged, measured.status,
-                        measured.frame, session.noise, session.archived, measured.archived_gpu(session.archived))
+                        measured.frame, session.noise, session.archived, measured.archived_gpu)
 
 
 def figures(measured: Measured, session: Any) -> dict[str, Any]:
@@ -60,7 +59,7 @@ def figures(measured: Measured, session: Any) -> dict[str, Any]:
 def tables(measured: Measured, session: Any) -> dict[str, Table]:
     """Every table the spec declares, typeset from what was measured (report)."""
     dtypes, table, skipped = session.params["dtypes"], measured.table, measured.skipped
-    archived_gpu = measured.archived_gpu(session.archived)
+    archived_gpu = measured.archived_gpu
     return {
         "table2": Table(table2_tex(table2_rows(table, skipped, dtypes), dtypes)),
         "gpu_detail": Table(gpu_detail_tex(table, skipped)),

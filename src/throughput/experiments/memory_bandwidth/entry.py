@@ -20,11 +20,7 @@ class Measured:
     frame: pd.DataFrame  # every sample of every run, with rates
     table: pd.DataFrame  # summary: each run's rate with its interval across its processes
     run_labels: dict[str, str]  # run name -> what the paper calls it
-
-    def machine_tables(self, archived: list[Any]) -> dict[str, pd.DataFrame]:
-        """This machine's summary and every archived machine's, summarised as this one."""
-        return {THIS_MACHINE: self.table, **{a.label: summary(with_rates(a.rows("memory_bandwidth")))
-                                             for a in archived if a.runs.get("memory_bandwidth")}}
+    machine_tables: dict[str, pd.DataFrame]  # this machine's table and every archived machine's, summarised alike
 
 
 def measure(session: Any) -> Measured:
@@ -32,7 +28,10 @@ def measure(session: Any) -> Measured:
     checksum is the expected one."""
     frame = measure_runs(session.params, session.results_dir / "raw", session.noise)
     check_agreement(frame)
-    return Measured(frame, summary(frame), {run_name(run): run_label(run) for run in plan(session.params)})
+    table = summary(frame)
+    machine_tables = {THIS_MACHINE: table, **{a.label: summary(with_rates(a.rows("memory_bandwidth")))
+                                              for a in session.archived if a.runs.get("memory_bandwidth")}}
+    return Measured(frame, table, {run_name(run): run_label(run) for run in plan(session.params)}, machine_tables)
 
 
 def macros(measured: Measured, session: Any) -> dict[str, Any]:
@@ -44,7 +43,7 @@ def macros(measured: Measured, session: Any) -> dict[str, Any]:
 def figures(measured: Measured, session: Any) -> dict[str, Any]:
     """Every figure the spec declares, drawn from what was measured (report): the thread scaling,
     with every archived machine shown, and the -O levels."""
-    return {"thread_scaling": thread_scaling_figure(measured.machine_tables(session.archived)),
+    return {"thread_scaling": thread_scaling_figure(measured.machine_tables),
             "opt_levels": opt_levels_figure(measured.table)}
 
 
@@ -53,5 +52,5 @@ def tables(measured: Measured, session: Any) -> dict[str, Table]:
     return {"opt_table": Table(opt_table_frame(measured.table)),
             "ratio_table": Table(ratio_table_frame(measured.table), column_format="llrrrrrr"),
             # this machine beside every archived one; each row's ratios are within its own machine
-            "machine_table": Table(machine_table_frame(measured.machine_tables(session.archived)),
+            "machine_table": Table(machine_table_frame(measured.machine_tables),
                                    column_format="lrrrrrrrrr")}

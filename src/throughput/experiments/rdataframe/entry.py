@@ -37,10 +37,7 @@ class Measured:
     rate_frames: dict[str, Any] | None  # the I/O rate model's passes (None: disabled)
     rates: dict[str, Any] | None  # rate_summary of them: table and fits (None: none measured)
     not_measured: dict[str, str]  # part -> why it was not measured here
-
-    def archived_scans(self, archived: list[Any]) -> dict[str, pd.DataFrame]:
-        """Each archived machine's own thread scan, summarised as this machine's (where it holds one)."""
-        return {a.label: scan for a in archived if (scan := archived_scan(a.rows("rdataframe"))) is not None}
+    archived_scans: dict[str, pd.DataFrame]  # each archived machine's thread scan (where it has one), as this one's
 
 
 def _thread_fits(table: pd.DataFrame) -> tuple[dict[str, Any], dict[str, Any] | None]:
@@ -74,8 +71,10 @@ def measure(session: Any) -> Measured:
                     else {"rate model": "disabled in the configuration"})
     if rate_frames is not None and rates is None:
         not_measured["rate model"] = "no cache state of rdataframe.rate_model.cache_states could be set up here"
+    archived_scans = {a.label: scan for a in session.archived
+                      if (scan := archived_scan(a.rows("rdataframe"))) is not None}
     return Measured(inputs, info, cpp, table, dask, dask_table, agreement, *_thread_fits(table), rate_frames, rates,
-                    not_measured)
+                    not_measured, archived_scans)
 
 
 def macros(measured: Measured, session: Any) -> dict[str, str]:
@@ -94,7 +93,7 @@ def figures(measured: Measured, session: Any) -> dict[str, Any]:
     rate = (rate_figure(measured.rates) if measured.rates is not None
             else not_measured_figure(f"I/O rate model not measured: {measured.not_measured['rate model']}"))
     return {"scaling": scaling_figure(measured.table, measured.dask_table, measured.amdahl, measured.usl,
-                                      archived=measured.archived_scans(session.archived)),
+                                      archived=measured.archived_scans),
             "rate_model": rate}
 
 
@@ -105,7 +104,7 @@ def tables(measured: Measured, session: Any) -> dict[str, Table]:
     return {
         "scaling_table": Table(report.scaling_table(table)),
         "machine_table": Table(report.machine_table({THIS_MACHINE: table,
-                                                     **measured.archived_scans(session.archived)})),
+                                                     **measured.archived_scans})),
         "storage_table": Table(report.storage_table(table, provenance.cpu_model(), top), column_format="lllrrrr"),
         "compression_table": Table(report.compression_table(table, session.settings["datasets"]["levels"],
                                                             params["compressions"], top)),
