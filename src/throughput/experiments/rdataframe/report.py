@@ -332,10 +332,11 @@ def saturation_macros(rs: dict[str, Any] | None) -> dict[str, str]:
     verdict = intervals.at_least(saturation, int(rs["table"]["processes"].max()))
     # below saturation: as many readers as cores against one, warm (io_rate_model.cores_speedup)
     processes, speedup = rs["cores_speedup"]
-    efficiency = speedup.scaled(1 / processes) if math.isfinite(speedup.value) else speedup
+    measured = math.isfinite(speedup.value)
     return {"RdfSaturationNp": _estimate(saturation, 2), "RdfSaturationCache": cache,
-            "RdfSaturationState": paper.state(verdict), "RdfRateCoresProcesses": str(processes) if math.isfinite(speedup.value) else "--",
-            "RdfRateCoresSpeedup": _estimate(speedup), "RdfRateCoresEfficiency": _estimate(efficiency)}
+            "RdfSaturationState": paper.state(verdict), "RdfRateCoresProcesses": str(processes) if measured else "--",
+            "RdfRateCoresSpeedup": _estimate(speedup),
+            "RdfRateCoresEfficiency": _estimate(speedup.scaled(1 / processes) if measured else speedup)}
 
 
 def throttle_macros(rs: dict[str, Any] | None) -> dict[str, str]:

@@ -603,8 +603,8 @@ def paper_macros(params: dict[str, Any], table: pd.DataFrame, rated: pd.DataFram
     runs' numbers, the warm passes' page-cache residency and the noise control (both from the
     measured rows, `frame`), and which archived machines are shown. Each part is its own function:
     what was read and how, the seed-000 targets of each layout (`goals`: analysis.layout_targets),
-    the readers' ratios, the CMSSW-like
-    reader's attributes, and the rows' own accounts (looks, residency, noise, machines)."""
+    the readers' ratios, the CMSSW-like reader's attributes, and the rows' own accounts (looks,
+    residency, noise, machines)."""
     compression = params["compression"]
     aod, nano = main_sets(compression)
     timeline = params["timeline_collection"]

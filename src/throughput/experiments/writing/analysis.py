@@ -411,6 +411,13 @@ def slow_medium_share(table: pd.DataFrame, params: dict[str, Any]) -> Estimate:
     return intervals.UNKNOWN if slow is None else rate(slow, slow["file_bytes"] / 1e6).scaled(1 / params["slow_mb_s"])
 
 
+def _speedup_by_round(single: pd.Series, most: pd.Series) -> dict[int, float]:
+    """A run's speed-up in each round: its time at one thread over its time at the most threads
+    (table rows of one thread count each), the two from the same round."""
+    one_thread, most_threads = single["wall_by_round"], most["wall_by_round"]
+    return {k: one_thread[k] / most_threads[k] for k in set(one_thread) & set(most_threads) if most_threads[k] > 0}
+
+
 def seed003_claims(table: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
     """Seed 003's conclusions against this run, one row each: `claim` (SEED003_CLAIMS), its `state`
     and the `numbers` it rests on (a dict; the section words each state, writing.report.seed003_table):
@@ -449,11 +456,8 @@ def seed003_claims(table: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
     if top < 2 or "LZMA" not in runs or len(runs) < 2:
         row("Scaling", "notmeasured")
     else:
-        def per_round_speedup(c: str) -> dict[int, float]:
-            single, most = (r["wall_by_round"] for r in runs[c])
-            return {k: single[k] / most[k] for k in set(single) & set(most) if most[k] > 0}
-        over = {c: intervals.paired_by_round(per_round_speedup("LZMA"), per_round_speedup(c))
-                for c in runs if c != "LZMA"}
+        lzma = _speedup_by_round(*runs["LZMA"])
+        over = {c: intervals.paired_by_round(lzma, _speedup_by_round(*pair)) for c, pair in runs.items() if c != "LZMA"}
         beaten = [c for c, ratio in over.items() if ratio.high <= 1]
         row("Scaling", "holds" if all(ratio.low > 1 for ratio in over.values()) else
             "notholds" if beaten else "cannottell", speedups=speedups, beaten=beaten)
