@@ -1357,3 +1357,21 @@ def test_several_readers_against_one_are_paired_round_by_round_up_to_the_cores()
     assert (rdf.report.saturation_macros(alone)["RdfRateCoresProcesses"],
             rdf.report.saturation_macros(alone)["RdfRateCoresSpeedup"]) == ("--", "--")
     assert rdf.report.saturation_macros(None)["RdfRateCoresSpeedup"] == "--"
+
+
+def test_ttreecaches_read_calls_are_one_readers_with_it_over_without_it_paired_by_round():
+    # seed 004's "TTreeCache reduces the accesses to disks" (S004-ttreecache-fewer-accesses)
+    frames = _model_frames(3, [1.0, 1.0, 1.0])
+    assert math.isnan(rdf.rate_summary(frames)["read_calls_ratio"].value)  # TTreeCache on only: not measured
+    assert rdf.report.saturation_macros(rdf.rate_summary(frames))["RdfReadCallsState"] == "notmeasured"
+    without = [400, 500, 320]  # read calls of one reader without TTreeCache, per round
+    off = pd.DataFrame([{"run": f"rate_{c}_off_np{n}", "cache": c, "ttree_cache": "off", "processes": n,
+                         "wall_s": 0.3, "warmup": False, "round": r, "cpu_s": 0.1, "read_calls": without[r] * n,
+                         "look": 0} for r in range(3) for c in ("cold", "warm") for n in (1, 2)])
+    on = frames["rate"].assign(read_calls=[10, 20] * 6)  # 10 with it, for one reader
+    summary = rdf.rate_summary({**frames, "rate": pd.concat([on, off], ignore_index=True)})
+    ratio, expected = summary["read_calls_ratio"], intervals.paired_ratio([10] * 3, without)
+    assert (ratio.value, ratio.low, ratio.high) == pytest.approx((expected.value, expected.low, expected.high))
+    macros = rdf.report.saturation_macros(summary)
+    assert macros["RdfReadCallsState"] == "measured" and macros["RdfReadCallsOnOverOff"].value == pytest.approx(ratio.value)
+    assert rdf.report.saturation_macros(None)["RdfReadCallsState"] == "notmeasured"

@@ -482,6 +482,7 @@ WORDED = {
     "StudyStandalone": {"measured", "off"},  # report.standalone.macros: the notebooks run with their own defaults
     "RdfThrottle": {"met", "missed", "inconclusive", "notmeasured"},  # rdataframe.report.throttle_macros
     "RdfThrottleBurst": {"met", "missed", "inconclusive", "notmeasured"},  # the same, the kernel's burst
+    "RdfReadCalls": {"measured", "notmeasured"},  # rdataframe.report.saturation_macros: TTreeCache's read calls
     "MbwSingle": {"met", "missed", "inconclusive"},  # memory_bandwidth.report.paper_macros (analysis.targets)
     "MbwPlateau": {"met", "missed", "inconclusive"},  # memory_bandwidth.analysis.plateau_verdict
     "MbwHugePages": {"recorded", "notrecorded"},  # memory_bandwidth.analysis.huge_pages

@@ -617,6 +617,7 @@ def rate_summary(frames: dict[str, Any], settings: noise.Settings | None = None)
     one_reader = table[(table["ttree_cache"] == "on") & (table["processes"] == 1)]["cache"]
     out["by_round"]["r1_measured"] = {cache: size / per_round.xs((cache, "on", 1), level=keys) for cache in one_reader}
     out["cores_speedup"] = cores_speedup(per_round, frames["cores"])
+    out["read_calls_ratio"] = read_calls_ratio(measured)
     fits = []
     # the fits weigh every process count alike: the base rounds only (one reader's extra rounds for
     # Eq. (1)'s claim, deciding_claims, would weigh its count more)
@@ -657,6 +658,18 @@ def cores_speedup(per_round: pd.Series, cores: int, cache: str = "warm") -> tupl
     # the same bytes read by both: the rate ratio is the inverse ratio of the pass times
     return n, intervals.paired_by_round(per_round.xs((cache, "on", 1), level=keys).to_dict(),
                                         per_round.xs((cache, "on", n), level=keys).to_dict())
+
+
+def read_calls_ratio(measured: pd.DataFrame, cache: str = "warm") -> intervals.Estimate:
+    """Seed 004's "TTreeCache reduces the number of accesses to disks": one reader's read calls
+    (TFile::GetFileReadCalls over its pass) with TTreeCache on over those without, paired round by
+    round (both settings run in each round: model_runs); UNKNOWN where rate_model.ttree_cache did
+    not measure both."""
+    one = measured[(measured["cache"] == cache) & (measured["processes"] == 1)]
+    calls = one.groupby(["ttree_cache", "round"])["read_calls"].median()
+    if not {"on", "off"} <= set(calls.index.get_level_values("ttree_cache")):
+        return intervals.UNKNOWN
+    return intervals.paired_by_round(calls.xs("on").to_dict(), calls.xs("off").to_dict())
 
 
 def fitted_up_to(cache: str, cores: int, most: int) -> int:

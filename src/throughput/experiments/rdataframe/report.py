@@ -324,10 +324,13 @@ def saturation_macros(rs: dict[str, Any] | None) -> dict[str, str]:
     this run started, by its interval: RdfSaturationState met (more), missed (fewer), inconclusive
     (not separated) or notmeasured (paper/sections/rdataframe.tex words each); and below it, the
     aggregate rate of the most readers the cores hold (RdfRateCoresProcesses) over one reader's,
-    warm (RdfRateCoresSpeedup), and that over those readers (RdfRateCoresEfficiency)."""
+    warm (RdfRateCoresSpeedup), and that over those readers (RdfRateCoresEfficiency); one warm
+    reader's read calls with TTreeCache over those without (RdfReadCallsOnOverOff; RdfReadCallsState
+    measured, or notmeasured unless rate_model.ttree_cache measures both)."""
     if rs is None:
         return {"RdfSaturationNp": "--", "RdfSaturationCache": "--", "RdfSaturationState": paper.state(None),
-                "RdfRateCoresProcesses": "--", "RdfRateCoresSpeedup": "--", "RdfRateCoresEfficiency": "--"}
+                "RdfRateCoresProcesses": "--", "RdfRateCoresSpeedup": "--", "RdfRateCoresEfficiency": "--",
+                "RdfReadCallsOnOverOff": "--", "RdfReadCallsState": paper.NOT_MEASURED}
     saturation, cache = io_rate_model.saturation(rs)
     verdict = intervals.at_least(saturation, int(rs["table"]["processes"].max()))
     # below saturation: as many readers as cores against one, warm (io_rate_model.cores_speedup)
@@ -336,7 +339,9 @@ def saturation_macros(rs: dict[str, Any] | None) -> dict[str, str]:
     return {"RdfSaturationNp": _estimate(saturation, 2), "RdfSaturationCache": cache,
             "RdfSaturationState": paper.state(verdict), "RdfRateCoresProcesses": str(processes) if measured else "--",
             "RdfRateCoresSpeedup": _estimate(speedup),
-            "RdfRateCoresEfficiency": _estimate(speedup.scaled(1 / processes) if measured else speedup)}
+            "RdfRateCoresEfficiency": _estimate(speedup.scaled(1 / processes) if measured else speedup),
+            "RdfReadCallsOnOverOff": _estimate(rs["read_calls_ratio"]),
+            "RdfReadCallsState": "measured" if math.isfinite(rs["read_calls_ratio"].value) else paper.NOT_MEASURED}
 
 
 def throttle_macros(rs: dict[str, Any] | None) -> dict[str, str]:

@@ -50,7 +50,8 @@ Modules:
   (seed001_rows; size_rows: the size table from the passes, with ROOT's metadata share;
   setup_rows: each writer's fixed cost per pass, 2 T(N) - T(2N), and the speed-ups with and
   without it), seed 003's claims against this run (seed003_claims: each one's state and
-  figures; back_pressure: its back-pressure claim's) and its regime (random_setup_rows: set-up and
+  figures; back_pressure: its back-pressure claim's; compression_costs and media_ratio: its
+  compressions and media, paired by round) and its regime (random_setup_rows: set-up and
   last flush as a share of a pass).
 * report: the figures (figure_random, figure_memory, figure_events), the paper's
   tables (random_table, events_table, seed001_table, seed001_size_table, seed001_setup_table,
@@ -72,7 +73,7 @@ def __getattr__(_name: str):
     if (submodule := submodule_first(__name__, _name)) is not None:
         return submodule  # imported alone, without the names below
     from .analysis import (SEED001, SEED001_THREADS, back_pressure, compression_costs, efficiency_target, fixed_cost,
-                           random_setup_rows, rntuple_versus_tbuffermerger, seed001_rows, seed003_claims, setup_rows,
+                           media_ratio, random_setup_rows, rntuple_versus_tbuffermerger, seed001_rows, seed003_claims, setup_rows,
                            size_rows, summary)
     from .entry import Measured, figures, input_files, macros, measure, tables
     from .measuring import (COMPRESSIONS, KERNEL, READER, check_agreement, digest, disk_fit, groups, measure_runs,
@@ -87,7 +88,7 @@ __all__ = [
     "back_pressure", "check_agreement", "check_config", "compression_costs", "digest", "disk_fit", "efficiency_target", "events_table",
     "figure_events", "figure_memory", "figure_random", "filesystem_type", "groups", "input_files", "macros",
     "measure", "Measured", "measure_runs", "paper_macros",
-    "fixed_cost", "medium_dirs", "plan", "random_setup_rows", "random_table", "resolve_threads",
+    "fixed_cost", "media_ratio", "medium_dirs", "plan", "random_setup_rows", "random_table", "resolve_threads",
     "rntuple_versus_tbuffermerger", "run_name",
     "seed001_rows", "seed001_setup_table", "seed001_size_table", "seed001_table", "seed003_claims", "seed003_table",
     "setup_rows", "size_rows", "summary", "with_rates",

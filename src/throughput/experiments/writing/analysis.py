@@ -299,15 +299,18 @@ def _fast_medium(params: dict[str, Any]) -> str:
     return next((m for m in ("tmpfs", "memory", "disk") if m in params["media"]), params["media"][0])
 
 
-def compression_costs(table: pd.DataFrame, params: dict[str, Any]) -> dict[str, Estimate]:
+def compression_costs(table: pd.DataFrame, params: dict[str, Any], medium: str | None = None,
+                      threads: int | None = None) -> dict[str, Estimate]:
     """Seed 003's "ZLIB and LZ4 much faster than LZMA, for the benefit of a higher compression
-    ratio": TBufferMerger's random workload at the most threads on the fast medium, its time per
-    pass with LZMA over ZLIB's (`LzmaOverZlib`) and over LZ4's (`LzmaOverLzFour`), and its output
-    file with ZLIB and with LZ4 over LZMA's (`SizeZlibOverLzma`, `SizeLzFourOverLzma`: above 1
-    where LZMA compresses more), each paired round by round (the compressions of one medium share
-    rounds: measuring.groups); a compression not measured gives no figure."""
-    random = table[(table["part"] == "random") & (table["threads"] == params["max_threads"])]
-    medium = _fast_medium(params)
+    ratio": TBufferMerger's random workload on `medium` (the fast one unless given) at `threads`
+    (the most unless given), its time per pass with LZMA over ZLIB's (`LzmaOverZlib`) and over
+    LZ4's (`LzmaOverLzFour`), and its output file with ZLIB and with LZ4 over LZMA's
+    (`SizeZlibOverLzma`, `SizeLzFourOverLzma`: above 1 where LZMA compresses more), each paired
+    round by round (the runs of one workload share rounds: measuring.groups); a compression not
+    measured gives no figure."""
+    medium = medium or _fast_medium(params)
+    threads = threads or params["max_threads"]
+    random = table[(table["part"] == "random") & (table["threads"] == threads)]
     rows = {c: one(random, method="tbuffermerger", medium=medium, compression=c) for c in ("LZMA", "ZLIB", "LZ4")}
     costs = {}
     for compression, name in (("ZLIB", "Zlib"), ("LZ4", "LzFour")):
@@ -317,6 +320,19 @@ def compression_costs(table: pd.DataFrame, params: dict[str, Any]) -> dict[str, 
             costs[f"Size{name}OverLzma"] = intervals.paired_by_round(rows[compression]["bytes_by_round"],
                                                                      rows["LZMA"]["bytes_by_round"])
     return costs
+
+
+def media_ratio(table: pd.DataFrame, params: dict[str, Any], compression: str) -> Estimate:
+    """Seed 003's "performance is highly dependent on output media; not when LZMA is used":
+    TBufferMerger's time per pass of the random workload at the most threads with `compression`
+    on the slow (throttled) medium over its time on the fast one, paired round by round (the media
+    of one workload share rounds: measuring.groups); UNKNOWN where either was not measured."""
+    random = table[(table["part"] == "random") & (table["method"] == "tbuffermerger")
+                   & (table["threads"] == params["max_threads"]) & (table["compression"] == compression)]
+    slow, fast = one(random, medium="slow"), one(random, medium=_fast_medium(params))
+    if slow is None or fast is None or _fast_medium(params) == "slow":
+        return intervals.UNKNOWN
+    return intervals.paired_by_round(slow["wall_by_round"], fast["wall_by_round"])
 
 
 # Seed 003's back-pressure claim holds where TBufferMerger's peak memory above the baseline on the
@@ -369,29 +385,31 @@ def back_pressure(table: pd.DataFrame, params: dict[str, Any]) -> dict[str, Any]
     """Seed 003's "no back-pressure: memory grows when the medium cannot keep up" on this run:
     TBufferMerger's peak memory above baseline (MB, across the processes, peak_estimate) at the
     most threads on the slow medium (`slow`) against the fast one (`fast`, on `fast_medium`),
-    uncompressed where measured (`compression`), and the bar the slow one must clear (`bar`:
-    BACK_PRESSURE_FACTOR times the fast one's, plus BACK_PRESSURE_MARGIN_MB, with its interval).
-    The two media are groups of their own, not measured in the same rounds, so nothing pairs them:
-    `state` holds where the slow medium's whole interval lies above the bar's (memory grows),
-    blocks where it lies below it (the writers block instead), inconclusive where they overlap
-    (or either has no interval), notmeasured where it needs the slow medium and a fast one, nopeak
-    where a medium's passes recorded no peak memory."""
+    uncompressed where measured (`compression`), and in each round the slow medium's peak less
+    the bar it must clear there (BACK_PRESSURE_FACTOR times the fast one's of the same round, plus
+    BACK_PRESSURE_MARGIN_MB), their mean with its t interval (`excess`, MB; the media of one
+    workload share rounds, measuring.groups): `state` holds where that interval lies wholly above
+    zero (memory grows), blocks where wholly below (the writers block instead), inconclusive where
+    it holds zero (or fewer than two rounds have both peaks), notmeasured where it needs the slow
+    medium and a fast one, nopeak where a medium's passes recorded no peak memory."""
     top, fast_medium = params["max_threads"], _fast_medium(params)
     random = table[(table["part"] == "random") & (table["method"] == "tbuffermerger")]
     compression = "none" if "none" in params["random_compressions"] else params["random_compressions"][0]
     slow_row = one(random, medium="slow", compression=compression, threads=top)
     fast_row = one(random, medium=fast_medium, compression=compression, threads=top)
     result = {"fast_medium": fast_medium, "compression": compression, "slow": intervals.UNKNOWN,
-              "fast": intervals.UNKNOWN, "bar": intervals.UNKNOWN}
+              "fast": intervals.UNKNOWN, "excess": intervals.UNKNOWN}
     if slow_row is None or fast_row is None or fast_medium == "slow":
         return {**result, "state": "notmeasured"}
     slow, fast = peak_estimate(slow_row), peak_estimate(fast_row)
     if not (math.isfinite(slow.value) and math.isfinite(fast.value)):  # no pass read its peak (VmHWM)
         return {**result, "slow": slow, "fast": fast, "state": "nopeak"}
-    bar = Estimate(*(BACK_PRESSURE_FACTOR * v + BACK_PRESSURE_MARGIN_MB for v in (fast.value, fast.low, fast.high)),
-                   fast.processes)
-    state = {"higher": "holds", "lower": "blocks"}.get(intervals.unpaired_comparison(slow, bar), "inconclusive")
-    return {**result, "slow": slow, "fast": fast, "bar": bar, "state": state}
+    slow_peaks, fast_peaks = slow_row["rss_by_round"], fast_row["rss_by_round"]
+    both = [r for r in set(slow_peaks) & set(fast_peaks) if math.isfinite(slow_peaks[r]) and math.isfinite(fast_peaks[r])]
+    excess = (intervals.mean_across([slow_peaks[r] - (BACK_PRESSURE_FACTOR * fast_peaks[r] + BACK_PRESSURE_MARGIN_MB)
+                                     for r in sorted(both)]) if len(both) >= 2 else intervals.UNKNOWN)
+    state = "holds" if excess.low > 0 else "blocks" if excess.high < 0 else "inconclusive"
+    return {**result, "slow": slow, "fast": fast, "excess": excess, "state": state}
 
 
 # Seed 003's conclusions, in the order of its table (seed003_claims; paper/sections/writing.tex
@@ -462,12 +480,11 @@ def seed003_claims(table: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
         row("Scaling", "holds" if all(ratio.low > 1 for ratio in over.values()) else
             "notholds" if beaten else "cannottell", speedups=speedups, beaten=beaten)
     # 2. LZMA costs far more time than ZLIB and LZ4: its time over theirs at one thread, paired by round.
-    times = {c: one(random, medium=fast_medium, compression=c, threads=1) for c in ("LZMA", "ZLIB", "LZ4")}
-    if any(r is None for r in times.values()):
+    costs = compression_costs(table, params, fast_medium, threads=1)
+    if not {"LzmaOverZlib", "LzmaOverLzFour"} <= set(costs):
         row("Compression", "notmeasured")
     else:
-        over = [intervals.paired_by_round(times["LZMA"]["wall_by_round"], times[c]["wall_by_round"])
-                for c in ("ZLIB", "LZ4")]
+        over = [costs["LzmaOverZlib"], costs["LzmaOverLzFour"]]
         slower = SEED003_LZMA_SLOWER
         row("Compression", "holds" if all(r.low >= slower for r in over) else
             "notholds" if any(r.high < slower for r in over) else "cannottell",

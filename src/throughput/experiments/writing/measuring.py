@@ -2,9 +2,9 @@
 the media directories, the write_bench kernel run (or a stored run reused), and the
 check that all writers read back the same entries.
 
-The runs that ratios compare (every writer and thread count of one workload,
-medium and compression: seed 001 and 003 compare writers, speed-ups compare
-thread counts) form one group, measured interleaved through the generic loop
+The runs that ratios compare (every writer, thread count, compression and
+medium of one workload: seed 001 and 003 compare writers, speed-ups compare
+thread counts, seed 003 compressions and media) form one group, measured interleaved through the generic loop
 (throughput.core.experiment): one pass of each run in turn, each pass a kernel
 process of its own with its own warm-up. Writers cannot share one process: ROOT's
 implicit multi-threading, once enabled for the TTree writer, changes what the
@@ -163,13 +163,14 @@ def _measure_pass(run: dict[str, Any], params: dict[str, Any], dirs: dict[str, s
 
 
 def groups(params: dict[str, Any]) -> list[experiment.Group]:
-    """The runs of `plan` that ratios compare: every writer, thread count and compression of one
-    workload and medium (so that one compression's time over another's pairs by round, as seed
-    003's LZMA against ZLIB and LZ4: analysis.compression_costs)."""
-    grouped: dict[tuple[str, str], list[dict[str, Any]]] = {}
+    """The runs of `plan` that ratios compare: every writer, thread count, compression and medium
+    of one workload (so that one compression's time over another's, and one medium's over another's,
+    pair by round, as seed 003's LZMA against ZLIB and LZ4 and its media: analysis.compression_costs,
+    analysis.media_ratio)."""
+    grouped: dict[str, list[dict[str, Any]]] = {}
     for run in plan(params):
-        grouped.setdefault((run["part"], run["medium"]), []).append({**run, "name": run_name(run)})
-    return [experiment.Group(f"{part}, {medium}", runs) for (part, medium), runs in grouped.items()]
+        grouped.setdefault(run["part"], []).append({**run, "name": run_name(run)})
+    return [experiment.Group(part, runs) for part, runs in grouped.items()]
 
 
 def measure_runs(params: dict[str, Any], raw_dir: str | os.PathLike, dirs: dict[str, str],

@@ -15,7 +15,7 @@ from ...setup.config import thread_counts
 from ...core.intervals import Estimate, Verdict
 from .analysis import (BACK_PRESSURE_FACTOR, BACK_PRESSURE_MARGIN_MB, EFFICIENCY_TARGET, GROUP, RANDOM_SETUP_SHARE,
                        SEED003_SATURATION_SHARE, back_pressure, compression_costs, efficiency_target, estimate, one,
-                       peak_estimate, random_setup_rows, rate, rntuple_versus_tbuffermerger, seed001_parts,
+                       media_ratio, peak_estimate, random_setup_rows, rate, rntuple_versus_tbuffermerger, seed001_parts,
                        seed001_rows, setup_rows, size_rows, slow_medium_share, target_medium, versus)
 from .measuring import (COMPRESSIONS, EVENT_METHODS, LABELS, MEDIA, MEDIUM_LABELS, PART_LABELS, SHORT, disk_fit,
                         plan, run_name)
@@ -351,9 +351,16 @@ def paper_macros(table: pd.DataFrame, params: dict[str, Any], frame: pd.DataFram
     values["WrtTbmPeakMB"] = paper.with_bounds(versus_rntuple["peaks"]["tbuffermerger"], 3, unit="~MB")
     values["WrtRntuplePeakMB"] = paper.with_bounds(versus_rntuple["peaks"]["rntuple"], 3, unit="~MB")
     values.update(_back_pressure_macros(back_pressure(table, params)))
-    costs = compression_costs(table, params)  # seed 003's compressions, which the ledger judges
-    values.update({f"Wrt{name}": paper.estimate(costs[name]) if name in costs else "n/a"
-                   for name in ("LzmaOverZlib", "LzmaOverLzFour", "SizeZlibOverLzma", "SizeLzFourOverLzma")})
+    # seed 003's compressions, which the ledger judges: on the fast medium at the most threads, at one
+    # thread (compression work alone: One) and on the slow medium (where a smaller file should pay: Slow)
+    for suffix, where in (("", {}), ("One", {"threads": 1}), ("Slow", {"medium": "slow"})):
+        costs = compression_costs(table, params, **where)
+        names = ("LzmaOverZlib", "LzmaOverLzFour") + (("SizeZlibOverLzma", "SizeLzFourOverLzma") if not suffix else ())
+        values.update({f"Wrt{name}{suffix}": paper.estimate(costs[name]) if name in costs else "n/a" for name in names})
+    # seed 003's media: a pass's time on the slow medium over the fast one's, uncompressed and with LZMA
+    for compression, name in (("none", "None"), ("LZMA", "Lzma")):
+        ratio = media_ratio(table, params, compression)
+        values[f"WrtMediaRatio{name}"] = paper.estimate(ratio) if math.isfinite(ratio.value) else "n/a"
     # seed 003's saturation of a slow medium (the ledger's S003-saturate-media-few-threads), in percent
     values["WrtSaturationShare"] = paper.with_bounds(slow_medium_share(table, params), 2, 100, r"\%")
     values["WrtSaturationTarget"] = _num(100 * SEED003_SATURATION_SHARE, 2)
@@ -373,10 +380,12 @@ def _back_pressure_macros(pressure: dict[str, Any]) -> dict[str, str]:
     """Seed 003's back-pressure claim on this run (analysis.back_pressure): WrtBackPressureState
     holds, blocks, inconclusive or notmeasured (the section words each), with TBufferMerger's peak
     memory above baseline on the slow medium and on the fast one, each with its interval
-    (SlowMB, FastMB: their unit in them), which that is, and the rule's factor and margin in MB."""
+    (SlowMB, FastMB: their unit in them), which that is, the rule's factor and margin in MB, and the
+    slow one's excess over that bar, paired round by round, with its interval (ExcessMB)."""
     return {"WrtBackPressureState": pressure["state"],
             "WrtBackPressureSlowMB": paper.with_bounds(pressure["slow"], 3, unit="~MB"),
             "WrtBackPressureFastMB": paper.with_bounds(pressure["fast"], 3, unit="~MB"),
+            "WrtBackPressureExcessMB": paper.with_bounds(pressure["excess"], 3, unit="~MB"),
             "WrtBackPressureFastMedium": paper.escape(pressure["fast_medium"]),
             "WrtBackPressureFactor": paper.number(BACK_PRESSURE_FACTOR),
             "WrtBackPressureMarginMB": paper.number(BACK_PRESSURE_MARGIN_MB)}
