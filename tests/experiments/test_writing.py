@@ -1016,6 +1016,8 @@ def test_macros_figures_and_tables_are_written(tmp_path):
     paper.write_macros(values, tmp_path / "macros.tex")
     exact = r"\,$\pm$\,0\%"  # the synthetic rounds slow every run alike: paired ratios without spread
     assert values["WrtSimpleFasterOne"] == r"\num{3}" + exact and values["WrtSimpleThanOneState"] == "higher"
+    # with the rounds behind it, which the ledger's rounds_needed scales (two in the synthetic run)
+    assert values["WrtSimpleFasterOne"].rounds == values["WrtObjRootSerFasterOne"].rounds == PARAMS["repetitions"]
     assert values["WrtTargetState"] == "met" and values["WrtSimpleEffTwo"] == r"\num{1}" + exact
     assert values["WrtRandomBranchesState"] == "one" and values["WrtMaxHalfWidth"] == r"\num{10}"
     # the noise sentence is worded in paper/wording/noise.tex from its numbers and states

@@ -125,12 +125,15 @@ def _num(value: float, digits: int = 3, noisy: bool = False) -> str:
 
 
 def _ratio(row: pd.Series, column: str, digits: int = 3, noisy: bool = False) -> str:
-    """A paired ratio of `row` (`column`, `column`_low, `column`_high) with its interval, marked
-    when a run behind it stayed noisy."""
+    """A paired ratio of `row` (`column`, `column`_low, `column`_high) with its interval and the rounds
+    behind it (the row's own: what the ledger's rounds_needed scales), marked when a run behind it
+    stayed noisy."""
     value = row[column]
     if value is None or not math.isfinite(value):
         return "n/a"
-    return paper.flagged(paper.with_interval(value, row[f"{column}_low"], row[f"{column}_high"], digits), bool(noisy))
+    rounds = row.get("wall_by_round")
+    figure = Estimate(value, row[f"{column}_low"], row[f"{column}_high"], len(rounds) if isinstance(rounds, dict) else 0)
+    return paper.flagged(paper.estimate(figure, digits), bool(noisy))
 
 
 def _peak(row: pd.Series | None) -> str:
