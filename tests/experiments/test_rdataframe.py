@@ -1375,3 +1375,23 @@ def test_ttreecaches_read_calls_are_one_readers_with_it_over_without_it_paired_b
     macros = rdf.report.saturation_macros(summary)
     assert macros["RdfReadCallsState"] == "measured" and macros["RdfReadCallsOnOverOff"].value == pytest.approx(ratio.value)
     assert rdf.report.saturation_macros(None)["RdfReadCallsState"] == "notmeasured"
+
+
+def test_seed002s_compression_trade_off_is_sizes_from_the_files_and_times_paired_by_round():
+    # S002-compression-tradeoff: LZMA's files the smallest and its analysis the slowest, ZSTD between,
+    # LZ4 the largest and fastest; each time ratio paired round by round (the compressions are one group)
+    sizes, times = {"LZMA": 100, "ZSTD": 130, "LZ4": 190}, {"LZMA": 3.0, "ZSTD": 1.2, "LZ4": 1.0}
+    drift = [1.0, 1.5, 0.8]  # every compression slower or faster alike in a round
+    rows = [{"part": "compression", "compression": c, "threads": 2, "wall_s": times[c] * drift[r], "cpu_s": 1.0,
+             "warmup": False, "round": r, "events": 1000, "file_bytes": sizes[c], "read_zip_bytes": sizes[c] / 5}
+            for r in range(3) for c in sizes]
+    rows += [{**row, "part": "scan", "compression": "LZMA", "threads": 0} for row in rows[:1]]
+    table = rdf.summary(pd.DataFrame(rows), ["part", "compression", "threads"])
+    macros = rdf.report.compression_macros(table, ["LZMA", "ZSTD", "LZ4"], 2)
+    assert (macros["RdfSizeZstdOverLzma"].value, macros["RdfSizeLzFourOverZstd"].value) == pytest.approx((1.3, 190 / 130))
+    for name, expected in (("RdfTimeLzmaOverZstd", 2.5), ("RdfTimeZstdOverLzFour", 1.2)):
+        figure = macros[name]  # the drift cancels: every round's ratio the same, an interval of no width
+        assert (figure.value, figure.low, figure.high, figure.rounds) == pytest.approx((expected, expected, expected, 3))
+    left_out = rdf.report.compression_macros(table, ["LZMA", "LZ4"], 2)
+    assert left_out["RdfTimeLzmaOverZstd"] == left_out["RdfSizeLzFourOverZstd"] == "--"
+    assert left_out["RdfSizeLzFourOverLzma"].value == pytest.approx(1.9)

@@ -455,18 +455,27 @@ def usl_macros(usl: dict[str, Any] | None) -> dict[str, str]:
             "RdfUslDof": str(usl["dof"])}
 
 
-def size_macros(table: pd.DataFrame, compressions: list[str], max_threads: int) -> dict[str, str]:
+def compression_macros(table: pd.DataFrame, compressions: list[str], max_threads: int) -> dict[str, str]:
     """Seed 002's size figures, as the files give them (paper.exact: the same bytes every round):
     the compressed bytes of the branches the analysis reads over the main files' bytes
     (RdfReadShare), and the ZSTD and LZ4 files' bytes over the LZMA ones' of the same events
-    (RdfSizeZstdOverLzma, RdfSizeLzFourOverLzma; "--" where not measured)."""
+    (RdfSizeZstdOverLzma, RdfSizeLzFourOverLzma) and LZ4's over ZSTD's (RdfSizeLzFourOverZstd); and
+    its trade-off's other side, the analysis's time at the most threads on the LZMA files over the
+    ZSTD ones' (RdfTimeLzmaOverZstd) and on the ZSTD files over the LZ4 ones' (RdfTimeZstdOverLzFour),
+    paired round by round (the compressions are one group: measuring.cpp_groups); "--" where not
+    measured."""
     scan = table[table["part"] == "scan"]
     macros = {"RdfReadShare": paper.exact(scan["read_zip_bytes"].iloc[0] / scan["file_bytes"].iloc[0], 3)}
     ours = table[(table["part"] == "compression") & (table["threads"] == max_threads)].set_index("compression")
-    for compression, name in (("ZSTD", "Zstd"), ("LZ4", "LzFour")):
-        measured = compression in compressions and {compression, "LZMA"} <= set(ours.index)
-        macros[f"RdfSize{name}OverLzma"] = (paper.exact(ours.loc[compression, "file_bytes"]
-                                                        / ours.loc["LZMA", "file_bytes"], 3) if measured else "--")
+    measured = set(compressions) & set(ours.index)
+    for larger, smaller, name in (("ZSTD", "LZMA", "ZstdOverLzma"), ("LZ4", "LZMA", "LzFourOverLzma"),
+                                  ("LZ4", "ZSTD", "LzFourOverZstd")):
+        both = {larger, smaller} <= measured
+        macros[f"RdfSize{name}"] = (paper.exact(ours.loc[larger, "file_bytes"] / ours.loc[smaller, "file_bytes"], 3)
+                                    if both else "--")
+    for slower, faster, name in (("LZMA", "ZSTD", "LzmaOverZstd"), ("ZSTD", "LZ4", "ZstdOverLzFour")):
+        both = {slower, faster} <= measured
+        macros[f"RdfTime{name}"] = _estimate(speedup(ours.loc[slower], ours.loc[faster])) if both else "--"
     return macros
 
 
@@ -547,7 +556,7 @@ def _run_macros(params: dict[str, Any], table: pd.DataFrame, agreement: pd.DataF
         # paired round by round with its interval, as the tables print them
         macros[f"Rdf{name}Speedup"] = (paper.estimate(speedup(pdf.loc["defines"], pdf.loc[method]), 2)
                                        if method in pdf.index else "--")
-    macros.update(size_macros(table, params["compressions"], top))
+    macros.update(compression_macros(table, params["compressions"], top))
     nhist = table[(table["part"] == "nhist") & (table["threads"] == top)].set_index("histograms")
     counts_ = sorted(nhist.index)
     macros["RdfNhistMax"] = str(counts_[-1]) if counts_ else "--"
