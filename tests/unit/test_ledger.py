@@ -185,6 +185,7 @@ def test_a_claim_decided_by_a_worded_verdict_maps_its_states():
         printed = {"S": {"tex": state}, **_printed(68.5, 66.5, 70.6)}
         decision = ledger.decide(claim, HERE, {"writing": printed})
         assert decision.state == expected and decision.value == 68.5
+        assert decision.rounds == 5  # the rounds behind the figure shown, as a rule's figure keeps them
 
 
 @pytest.mark.parametrize("needs, experiment, reason, detail", [

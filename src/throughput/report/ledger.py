@@ -245,6 +245,7 @@ def decide(claim: Claim, machine: Machine, macros: Mapping[str, Mapping[str, Map
         shown = section.get(by.get("value", ""), {})
         decision.tex, decision.value = shown.get("tex", ""), float(shown.get("value", math.nan))
         decision.low, decision.high = float(shown.get("low", math.nan)), float(shown.get("high", math.nan))
+        decision.rounds = int(shown.get("rounds", 0))
         if state is None or state == paper.NOT_MEASURED:
             decision.reason, decision.detail = NOT_MEASURED, f"{by['state']} is {state or 'not written'}"
         elif state in by.get("confirmed", ()):
