@@ -646,10 +646,14 @@ def _read_back(part: str) -> dict:
 ROOT_WRITERS = ("root_imt", "tbuffermerger")
 
 
-def _synthetic(params: dict) -> pd.DataFrame:
-    """Samples of a made-up run: time per pass = base / threads**scaling, known file sizes."""
+def _synthetic(params: dict, reference: bool = False) -> pd.DataFrame:
+    """Samples of a made-up run: time per pass = base / threads**scaling, known file sizes; with
+    `reference`, seed 001's uncompressed ROOT + IMT run too (the entry leaves it out of the table:
+    test_the_compression_share_...)."""
     rows = []
     for run_ in wr.plan(params):
+        if wr.measuring.uncompressed_reference(run_, params) and not reference:
+            continue
         base = {"tbuffermerger": 2.0, "rntuple": 1.0, "root_imt": 3.0, "simple": 1.0, "simple_root": 2.0}[run_["method"]]
         scaling = {"root_imt": 0.1, "simple": 1.0}.get(run_["method"], 0.5)
         size = {"root_imt": 100, "simple": 300, "rntuple": 80, "simple_root": 200}.get(run_["method"], 50)
@@ -1153,10 +1157,15 @@ def test_groups_interleave_every_writer_thread_count_compression_and_medium_of_o
         part, = parts
         methods = PARAMS[{"random": "random_methods", "events": "event_methods", "objects": "object_methods"}[part]]
         media = PARAMS["media"] if part == "random" else PARAMS["event_media"]
-        compressions = PARAMS["random_compressions"] if part == "random" else {run["compression"] for run in group.runs}
-        assert {(run["method"], run["threads"], run["compression"], run["medium"]) for run in group.runs if run["scale"] == 1} == {
-            (m, t, c, medium) for m in methods for t in config.thread_counts(PARAMS["max_threads"])
-            for c in compressions for medium in media}
+        compressions = PARAMS["random_compressions"] if part == "random" else [PARAMS["event_compression"]]
+        main = {(run["method"], run["threads"], run["compression"], run["medium"]) for run in group.runs
+                if run["scale"] == 1 and not wr.measuring.uncompressed_reference(run, PARAMS)}
+        assert main == {(m, t, c, medium) for m in methods for t in config.thread_counts(PARAMS["max_threads"])
+                        for c in compressions for medium in media}
+        # seed 001's compression share: ROOT + IMT's products also uncompressed at one thread, in the same rounds
+        references = [run for run in group.runs if wr.measuring.uncompressed_reference(run, PARAMS)]
+        assert [(r["method"], r["compression"], r["threads"], r["scale"]) for r in references] == (
+            [("root_imt", "none", 1, 1)] if part == "objects" else [])
     assert [group.name for group in groups] == ["random", "events", "objects"]
 
 
@@ -1244,6 +1253,33 @@ def test_seed003s_media_and_compressions_at_one_thread_and_on_the_slow_medium_pa
     fast = {**params, "media": ["tmpfs"]}
     values = wr.paper_macros(wr.summary(_synthetic(fast)), fast, _synthetic(fast), {"disk": "/tmp"}, None, "GNU 12")
     assert (values["WrtMediaRatioNone"], values["WrtMediaRatioLzma"], values["WrtLzmaOverZlibSlow"]) == ("n/a",) * 3
+
+
+def test_seed001s_compression_share_is_root_imts_compressed_time_less_its_uncompressed_time_round_by_round():
+    from throughput.report import ledger
+    frame = _synthetic(PARAMS, reference=True)
+    reference = frame.apply(wr.measuring.uncompressed_reference, axis=1, params=PARAMS)
+    assert set(frame.loc[reference, "run"]) == {"objects_root_imt_tmpfs_none_t1"}
+    # uncompressed, ROOT + IMT takes 0.9 of its compressed time in the first round, 0.8 in the second
+    for rep, factor in ((0, 0.9), (1, 0.8)):
+        frame.loc[reference & (frame["rep"] == rep), ["wall_s", "cpu_s"]] *= factor
+    frame = wr.with_rates(frame)
+    share = wr.compression_share(wr.summary(frame), PARAMS)
+    assert (share.value, share.low, share.high) == pytest.approx(_peak_interval([0.1, 0.2]))
+    main = frame[~reference]  # what the entry keeps for every other figure
+    values = wr.paper_macros(wr.summary(main), PARAMS, main, {"disk": "/tmp"}, None, "GNU 12", compression_share=share)
+    assert values["WrtObjCompressionShare"].value == pytest.approx(15.0)
+    assert values["WrtObjCompressionShareState"] == "measured"
+    claim = next(c for c in ledger.load() if c.id == "S001-miniaod-compression-time-too-little")
+    printed = {"WrtObjCompressionShare": {**values["WrtObjCompressionShare"].numbers(), "tex": "x"}}
+    decision = ledger.decide(claim, ledger.Machine("here", 4, False), {"writing": printed})
+    assert decision.value == pytest.approx(0.15) and decision.state == ledger.UNDECIDED  # two rounds: wide
+    # products written uncompressed: no reference run, nothing to share
+    plain = {**PARAMS, "event_compression": "none"}
+    assert not any(wr.measuring.uncompressed_reference(run, plain) for run in wr.plan(plain))
+    assert math.isnan(wr.compression_share(wr.summary(_synthetic(plain, reference=True)), plain).value)
+    values = wr.paper_macros(wr.summary(main), PARAMS, main, {"disk": "/tmp"}, None, "GNU 12")
+    assert (values["WrtObjCompressionShare"], values["WrtObjCompressionShareState"]) == ("n/a", "notmeasured")
 
 
 def test_the_compressed_imt_speedup_the_ledger_judges_is_printed_only_for_a_compressed_run_on_several_threads():

@@ -483,6 +483,7 @@ WORDED = {
     "RdfThrottle": {"met", "missed", "inconclusive", "notmeasured"},  # rdataframe.report.throttle_macros
     "RdfThrottleBurst": {"met", "missed", "inconclusive", "notmeasured"},  # the same, the kernel's burst
     "RdfReadCalls": {"measured", "notmeasured"},  # rdataframe.report.saturation_macros: TTreeCache's read calls
+    "WrtObjCompressionShare": {"measured", "notmeasured"},  # writing.report.paper_macros: seed 001's compression share
     "MbwSingle": {"met", "missed", "inconclusive"},  # memory_bandwidth.report.paper_macros (analysis.targets)
     "MbwPlateau": {"met", "missed", "inconclusive"},  # memory_bandwidth.analysis.plateau_verdict
     "MbwHugePages": {"recorded", "notrecorded"},  # memory_bandwidth.analysis.huge_pages

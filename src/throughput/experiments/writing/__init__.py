@@ -51,7 +51,8 @@ Modules:
   setup_rows: each writer's fixed cost per pass, 2 T(N) - T(2N), and the speed-ups with and
   without it), seed 003's claims against this run (seed003_claims: each one's state and
   figures; back_pressure: its back-pressure claim's; compression_costs and media_ratio: its
-  compressions and media, paired by round) and its regime (random_setup_rows: set-up and
+  compressions and media, paired by round; compression_share: seed 001's time in compression, from
+  the uncompressed reference run measuring.plan adds) and its regime (random_setup_rows: set-up and
   last flush as a share of a pass).
 * report: the figures (figure_random, figure_memory, figure_events), the paper's
   tables (random_table, events_table, seed001_table, seed001_size_table, seed001_setup_table,
@@ -72,7 +73,8 @@ from .spec import check_config, filesystem_type, resolve_threads
 def __getattr__(_name: str):
     if (submodule := submodule_first(__name__, _name)) is not None:
         return submodule  # imported alone, without the names below
-    from .analysis import (SEED001, SEED001_THREADS, back_pressure, compression_costs, efficiency_target, fixed_cost,
+    from .analysis import (SEED001, SEED001_THREADS, back_pressure, compression_costs, compression_share,
+                           efficiency_target, fixed_cost,
                            media_ratio, random_setup_rows, rntuple_versus_tbuffermerger, seed001_rows, seed003_claims, setup_rows,
                            size_rows, summary)
     from .entry import Measured, figures, input_files, macros, measure, tables
@@ -85,7 +87,7 @@ def __getattr__(_name: str):
 
 __all__ = [
     "COMPRESSIONS", "KERNEL", "READER", "SEED001", "SEED001_THREADS",
-    "back_pressure", "check_agreement", "check_config", "compression_costs", "digest", "disk_fit", "efficiency_target", "events_table",
+    "back_pressure", "check_agreement", "check_config", "compression_costs", "compression_share", "digest", "disk_fit", "efficiency_target", "events_table",
     "figure_events", "figure_memory", "figure_random", "filesystem_type", "groups", "input_files", "macros",
     "measure", "Measured", "measure_runs", "paper_macros",
     "fixed_cost", "media_ratio", "medium_dirs", "plan", "random_setup_rows", "random_table", "resolve_threads",

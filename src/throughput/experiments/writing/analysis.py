@@ -12,7 +12,7 @@ import pandas as pd
 from ...core import experiment, intervals
 from ...report import seeds
 from ...core.intervals import Estimate, Verdict
-from .measuring import LABELS, PART_LABELS, SETUP_METHODS
+from .measuring import LABELS, PART_LABELS, SETUP_METHODS, target_medium
 
 # Seed 001 (CMS, output to /dev/null; figures in throughput.report.seeds): how many times faster
 # the simple format was than ROOT (LZ4 + IMT), at 1 and at SEED001_THREADS threads, and how
@@ -123,11 +123,6 @@ def versus(table: pd.DataFrame, part: str, reference: str) -> pd.DataFrame:
     rows["faster_noisy"] = rows["noisy"].to_numpy(dtype=bool) | ref["noisy"].reindex(keys).fillna(False).to_numpy(dtype=bool)
     rows["size_ratio"] = rows["file_bytes"].to_numpy() / ref["file_bytes"].reindex(keys).to_numpy()
     return rows
-
-
-def target_medium(params: dict[str, Any]) -> str:
-    """The medium the seed-001 comparison is shown for: tmpfs (the target's), else the first one measured."""
-    return "tmpfs" if "tmpfs" in params["event_media"] else params["event_media"][0]
 
 
 def seed001_rows(table: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
@@ -320,6 +315,24 @@ def compression_costs(table: pd.DataFrame, params: dict[str, Any], medium: str |
             costs[f"Size{name}OverLzma"] = intervals.paired_by_round(rows[compression]["bytes_by_round"],
                                                                      rows["LZMA"]["bytes_by_round"])
     return costs
+
+
+def compression_share(table: pd.DataFrame, params: dict[str, Any]) -> Estimate:
+    """Seed 001's "time in compression is too little to make appreciable difference" (MiniAOD, ROOT
+    + IMT): the share of ROOT + IMT's one-thread time per pass on the data products that compressing
+    them takes, (compressed - uncompressed) / compressed in each round (the two runs share rounds:
+    measuring.plan's uncompressed reference), their mean with its t interval (intervals.mean_across:
+    a share may come out near zero or below); UNKNOWN where the uncompressed run was not measured.
+    `table`: the summary of every run, the reference's included."""
+    objects = table[(table["part"] == "objects") & (table["method"] == "root_imt") & (table["threads"] == 1)
+                    & (table["medium"] == target_medium(params))]
+    compressed = one(objects, compression=params["event_compression"])
+    uncompressed = one(objects, compression="none") if params["event_compression"] != "none" else None
+    if compressed is None or uncompressed is None:
+        return intervals.UNKNOWN
+    with_, without = compressed["wall_by_round"], uncompressed["wall_by_round"]
+    rounds = sorted(r for r in set(with_) & set(without) if with_[r] > 0 and math.isfinite(without[r]))
+    return intervals.mean_across([(with_[r] - without[r]) / with_[r] for r in rounds]) if rounds else intervals.UNKNOWN
 
 
 def media_ratio(table: pd.DataFrame, params: dict[str, Any], compression: str) -> Estimate:

@@ -14,8 +14,9 @@ from ...machines.tables import THIS_MACHINE
 from ...report.paper import Table
 from ...setup import machine_fit
 from . import report, spec
-from .analysis import seed003_claims, summary
-from .measuring import KERNEL, check_agreement, measure_runs, medium_dirs, with_rates
+from ...core.intervals import Estimate
+from .analysis import compression_share, seed003_claims, summary
+from .measuring import KERNEL, check_agreement, measure_runs, medium_dirs, uncompressed_reference, with_rates
 from .report import figure_events, figure_memory, figure_random, paper_macros
 
 
@@ -24,8 +25,9 @@ class Measured:
     inputs: list[Path]  # the NanoAOD-like files the events workload reads
     aod_inputs: list[Path]  # the flat AOD-like file(s) the data products are built from
     dirs: dict[str, str]  # medium -> where it writes (measuring.medium_dirs)
-    frame: pd.DataFrame  # every pass of every run, with rates
+    frame: pd.DataFrame  # every pass of every run but the uncompressed reference, with rates
     table: pd.DataFrame  # summary: median per run, speed-up, efficiency
+    compression_share: Estimate  # seed 001's time in compression (analysis.compression_share)
 
 
 def input_files(session: Any) -> tuple[list[Path], list[Path]]:
@@ -57,14 +59,19 @@ def measure(session: Any) -> Measured:
     dirs = medium_dirs(params, session.results_dir)
     frame = measure_runs(params, session.results_dir / "raw", dirs, inputs, session.noise, aod_inputs=aod_inputs)
     check_agreement(frame)
-    return Measured(inputs, aod_inputs, dirs, frame, summary(frame))
+    share = compression_share(summary(frame), params)
+    # the uncompressed reference run serves the share only: the seed-001 figures compare writers at
+    # writing.event_compression
+    frame = frame[~frame.apply(uncompressed_reference, axis=1, params=params)].reset_index(drop=True)
+    return Measured(inputs, aod_inputs, dirs, frame, summary(frame), share)
 
 
 def macros(measured: Measured, session: Any) -> dict[str, str]:
     """Every number and state the paper section quotes (report.paper_macros)."""
     return paper_macros(measured.table, session.params, measured.frame, measured.dirs,
                         machine_fit.requested(session.fits, "writing.max_threads", None),
-                        harness.build_info(KERNEL)["compiler"], session.noise, session.archived)
+                        harness.build_info(KERNEL)["compiler"], session.noise, session.archived,
+                        compression_share=measured.compression_share)
 
 
 def figures(measured: Measured, session: Any) -> dict[str, Any]:

@@ -12,6 +12,7 @@ others do."""
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -58,7 +59,8 @@ def _with_setup_runs(runs: list[dict[str, Any]], params: dict[str, Any]) -> list
     for run in runs:
         doubled.append({**run, "scale": 1})
         if (run["part"] in params["setup_parts"] and run["method"] in SETUP_METHODS[run["part"]]
-                and run["threads"] == 1 and (run["part"] != "random" or run["compression"] == "none")):
+                and run["threads"] == 1 and not uncompressed_reference(run, params)
+                and (run["part"] != "random" or run["compression"] == "none")):
             doubled.append({**run, "scale": 2})
     return doubled
 
@@ -79,7 +81,24 @@ def plan(params: dict[str, Any]) -> list[dict[str, Any]]:
               "level": level(params, compression), "threads": t}
              for medium in params["event_media"] for method in params["object_methods"] for t in counts
              if params["object_events"]]
+    # seed 001's "time in compression" on the data products: ROOT + IMT's one-thread run also
+    # uncompressed, in the same rounds (analysis.compression_share; left out of every other figure)
+    if params["object_events"] and "root_imt" in params["object_methods"] and compression != "none":
+        runs.append({"part": "objects", "method": "root_imt", "medium": target_medium(params), "compression": "none",
+                     "level": 0, "threads": 1})
     return _with_setup_runs(runs, params)
+
+
+def target_medium(params: dict[str, Any]) -> str:
+    """The medium the seed-001 comparison is shown for: tmpfs (the target's), else the first one measured."""
+    return "tmpfs" if "tmpfs" in params["event_media"] else params["event_media"][0]
+
+
+def uncompressed_reference(run: Mapping[str, Any], params: dict[str, Any]) -> bool:
+    """Whether `run` (a planned run, or a row of its passes) is the uncompressed ROOT + IMT run that
+    only seed 001's compression share uses (plan): a seed-001 workload written otherwise than
+    writing.event_compression."""
+    return run["part"] != "random" and run["compression"] != params["event_compression"]
 
 
 def run_name(run: dict[str, Any]) -> str:

@@ -289,10 +289,12 @@ def _than(row: pd.Series | None) -> str:
 
 def paper_macros(table: pd.DataFrame, params: dict[str, Any], frame: pd.DataFrame, dirs: dict[str, str],
                  max_threads_requested: int | None, compiler: str,
-                 noise_settings: noise.Settings | None = None, archived: Sequence[Any] = ()) -> dict[str, str]:
+                 noise_settings: noise.Settings | None = None, archived: Sequence[Any] = (), *,
+                 compression_share: Estimate = intervals.UNKNOWN) -> dict[str, str]:
     """Every number and state the paper's writing section quotes (names: letters only, prefix Wrt);
     `archived`: the archived machines read (throughput.machines.tables.load_archived), whose
-    WrtMachines... macros say which hold writing runs (tables.section_macros)."""
+    WrtMachines... macros say which hold writing runs (tables.section_macros); `compression_share`:
+    seed 001's time in compression (analysis.compression_share, from the run the table leaves out)."""
     noise_settings = noise_settings or noise.Settings()
     top, medium = params["max_threads"], target_medium(params)
     goal = efficiency_target(table, params)
@@ -334,6 +336,9 @@ def paper_macros(table: pd.DataFrame, params: dict[str, Any], frame: pd.DataFram
     compressed = params["event_compression"] != "none" and top > 1
     values["WrtImtCompressedSpeedup"] = values["WrtImtSpeedup"] if compressed else "n/a"
     values.update(_object_macros(table, params, frame, medium, top))
+    # seed 001's "time in compression is too little to make appreciable difference", in percent
+    values["WrtObjCompressionShare"] = paper.with_bounds(compression_share, 2, 100, r"\%")
+    values["WrtObjCompressionShareState"] = "measured" if math.isfinite(compression_share.value) else paper.NOT_MEASURED
     values.update(_size_macros(frame, params))
     values.update(_setup_macros(frame, params))
     values["WrtSimpleEffTwo"] = paper.estimate(goal["estimate"], 3) if goal["measured"] else "n/a"
