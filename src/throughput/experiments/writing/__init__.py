@@ -74,9 +74,8 @@ def __getattr__(_name: str):
     if (submodule := submodule_first(__name__, _name)) is not None:
         return submodule  # imported alone, without the names below
     from .analysis import (SEED001, SEED001_THREADS, back_pressure, compression_costs, compression_share,
-                           efficiency_target, fixed_cost,
-                           media_ratio, random_setup_rows, rntuple_versus_tbuffermerger, seed001_rows, seed003_claims, setup_rows,
-                           size_rows, summary)
+                           efficiency_target, fixed_cost, media_ratio, random_setup_rows, rntuple_versus_tbuffermerger,
+                           seed001_rows, seed003_claims, setup_rows, size_rows, summary)
     from .entry import Measured, figures, input_files, macros, measure, tables
     from .measuring import (COMPRESSIONS, KERNEL, READER, check_agreement, digest, disk_fit, groups, measure_runs,
                             medium_dirs, plan, run_name, with_rates)
@@ -87,7 +86,8 @@ def __getattr__(_name: str):
 
 __all__ = [
     "COMPRESSIONS", "KERNEL", "READER", "SEED001", "SEED001_THREADS",
-    "back_pressure", "check_agreement", "check_config", "compression_costs", "compression_share", "digest", "disk_fit", "efficiency_target", "events_table",
+    "back_pressure", "check_agreement", "check_config", "compression_costs", "compression_share", "digest",
+    "disk_fit", "efficiency_target", "events_table",
     "figure_events", "figure_memory", "figure_random", "filesystem_type", "groups", "input_files", "macros",
     "measure", "Measured", "measure_runs", "paper_macros",
     "fixed_cost", "media_ratio", "medium_dirs", "plan", "random_setup_rows", "random_table", "resolve_threads",

@@ -350,7 +350,7 @@ def media_ratio(table: pd.DataFrame, params: dict[str, Any], compression: str) -
 
 # Seed 003's back-pressure claim holds where TBufferMerger's peak memory above the baseline on the
 # slow medium exceeds BACK_PRESSURE_FACTOR times the fast medium's plus BACK_PRESSURE_MARGIN_MB (the
-# study's rule since the claim was first tested; now judged by whole intervals, back_pressure).
+# study's rule since the claim was first tested; judged on the per-round excess, back_pressure).
 BACK_PRESSURE_FACTOR = 1.5
 BACK_PRESSURE_MARGIN_MB = 16.0
 
@@ -418,9 +418,10 @@ def back_pressure(table: pd.DataFrame, params: dict[str, Any]) -> dict[str, Any]
     if not (math.isfinite(slow.value) and math.isfinite(fast.value)):  # no pass read its peak (VmHWM)
         return {**result, "slow": slow, "fast": fast, "state": "nopeak"}
     slow_peaks, fast_peaks = slow_row["rss_by_round"], fast_row["rss_by_round"]
-    both = [r for r in set(slow_peaks) & set(fast_peaks) if math.isfinite(slow_peaks[r]) and math.isfinite(fast_peaks[r])]
-    excess = (intervals.mean_across([slow_peaks[r] - (BACK_PRESSURE_FACTOR * fast_peaks[r] + BACK_PRESSURE_MARGIN_MB)
-                                     for r in sorted(both)]) if len(both) >= 2 else intervals.UNKNOWN)
+    both = sorted(r for r in set(slow_peaks) & set(fast_peaks)
+                  if math.isfinite(slow_peaks[r]) and math.isfinite(fast_peaks[r]))
+    bars = {r: BACK_PRESSURE_FACTOR * fast_peaks[r] + BACK_PRESSURE_MARGIN_MB for r in both}
+    excess = intervals.mean_across([slow_peaks[r] - bars[r] for r in both]) if len(both) >= 2 else intervals.UNKNOWN
     state = "holds" if excess.low > 0 else "blocks" if excess.high < 0 else "inconclusive"
     return {**result, "slow": slow, "fast": fast, "excess": excess, "state": state}
 

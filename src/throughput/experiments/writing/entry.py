@@ -9,12 +9,12 @@ from typing import Any
 import pandas as pd
 
 from ...core import harness
+from ...core.intervals import Estimate
 from ...inputs import datasets
 from ...machines.tables import THIS_MACHINE
 from ...report.paper import Table
 from ...setup import machine_fit
 from . import report, spec
-from ...core.intervals import Estimate
 from .analysis import compression_share, seed003_claims, summary
 from .measuring import KERNEL, check_agreement, measure_runs, medium_dirs, uncompressed_reference, with_rates
 from .report import figure_events, figure_memory, figure_random, paper_macros

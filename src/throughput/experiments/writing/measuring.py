@@ -4,11 +4,13 @@ check that all writers read back the same entries.
 
 The runs that ratios compare (every writer, thread count, compression and
 medium of one workload: seed 001 and 003 compare writers, speed-ups compare
-thread counts, seed 003 compressions and media) form one group, measured interleaved through the generic loop
-(throughput.core.experiment): one pass of each run in turn, each pass a kernel
-process of its own with its own warm-up. Writers cannot share one process: ROOT's
-implicit multi-threading, once enabled for the TTree writer, changes what the
-others do."""
+thread counts, seed 003 compressions and media) form one group, measured
+interleaved through the generic loop (throughput.core.experiment): one pass of
+each run in turn, each pass a kernel process of its own with its own warm-up.
+Writers cannot share one process: ROOT's implicit multi-threading, once enabled
+for the TTree writer, changes what the others do. ROOT + IMT's one-thread run
+on the data products is also written uncompressed (uncompressed_reference), for
+seed 001's time in compression only."""
 from __future__ import annotations
 
 import os
