@@ -123,23 +123,43 @@ inline double schedstat_delay_seconds(const std::string &path) {
 // its cause, where a single-threaded kernel takes it before and after.
 inline double run_delay_seconds() { return schedstat_delay_seconds("/proc/thread-self/schedstat"); }
 
-// The same summed over every thread of this process (/proc/self/task/*/schedstat), -1 where
-// the kernel does not say: what delayed a sample of a multi-threaded kernel (its OpenMP team).
-// A thread that ended between two readings takes its delay with it; the kernels' teams persist.
-inline double process_run_delay_seconds() {
+// The run delay (seconds) of every live thread of this process by its id
+// (/proc/self/task/*/schedstat); empty where the kernel does not say.
+inline std::map<std::string, double> thread_run_delays() {
+  std::map<std::string, double> delays;
   DIR *tasks = opendir("/proc/self/task");
-  if (!tasks) return -1;
-  double total = 0;
-  bool any = false;
+  if (!tasks) return delays;
   while (const dirent *task = readdir(tasks)) {
     if (task->d_name[0] == '.') continue;
     const double delay = schedstat_delay_seconds(std::string("/proc/self/task/") + task->d_name + "/schedstat");
-    if (delay < 0) continue;  // the thread ended meanwhile
-    total += delay;
-    any = true;
+    if (delay >= 0) delays[task->d_name] = delay;  // else the thread ended meanwhile
   }
   closedir(tasks);
-  return any ? total : -1;
+  return delays;
+}
+
+// The run delay summed over every live thread of this process, -1 where the kernel does not
+// say: what delayed a sample of a multi-threaded kernel (its OpenMP team).
+inline double process_run_delay_seconds() {
+  const auto delays = thread_run_delays();
+  double total = 0;
+  for (const auto &entry : delays) total += entry.second;
+  return delays.empty() ? -1 : total;
+}
+
+// How long this process's threads waited for a CPU since `before` (thread_run_delays then), -1
+// where the kernel does not say: each live thread's delay less its delay then (a thread started
+// since counts whole). A thread that ended meanwhile cannot be read and its wait is left out; a
+// difference of the live threads' totals would lose its whole delay and could come out negative.
+inline double run_delay_since(const std::map<std::string, double> &before) {
+  const auto after = thread_run_delays();
+  if (before.empty() || after.empty()) return -1;
+  double total = 0;
+  for (const auto &[task, delay] : after) {
+    const auto then = before.find(task);
+    total += std::max(0.0, delay - (then == before.end() ? 0.0 : then->second));
+  }
+  return total;
 }
 
 // Wall and CPU time of one call of f, and how long this process's threads waited on a run queue
@@ -149,10 +169,9 @@ struct DelayedTiming {
 };
 template <class F>
 DelayedTiming time_delayed(F &&f) {
-  const double delay0 = process_run_delay_seconds();
+  const auto before = thread_run_delays();
   const Timing t = time_it(f);
-  const double delay1 = process_run_delay_seconds();
-  return {t.wall_s, t.cpu_s, delay0 < 0 || delay1 < 0 ? -1 : delay1 - delay0};
+  return {t.wall_s, t.cpu_s, run_delay_since(before)};
 }
 
 // Which samples are taken again, by their cause rather than by their spread: a sample during

@@ -198,8 +198,8 @@ int main(int argc, char **argv) {
           PeakRss rss;
           rss.start();
           // Threads a writer starts and ends within the pass take their delay with them
-          // (bench::process_run_delay_seconds): for those the delay is a lower bound.
-          const double delay0 = bench::process_run_delay_seconds();
+          // (bench::run_delay_since): for those the delay is a lower bound.
+          const auto delays_before = bench::thread_run_delays();
           const bench::Timing t = bench::time_it([&] {
             try {
               write(out);
@@ -207,8 +207,8 @@ int main(int argc, char **argv) {
               throw std::runtime_error("writing " + out.where() + " failed: " + e.what() + describe_failure(out));
             }
           });
-          const double delay1 = bench::process_run_delay_seconds();
-          run_delay_s = run_delay_s < 0 || delay0 < 0 || delay1 < 0 ? -1 : run_delay_s + delay1 - delay0;
+          const double delay = bench::run_delay_since(delays_before);
+          run_delay_s = run_delay_s < 0 || delay < 0 ? -1 : run_delay_s + delay;
           const PeakRss::Result this_pass = rss.stop();
           if (!bench::RootErrors::first().empty())
             throw std::runtime_error("writing " + out.where() + " failed:" + describe_failure(out));

@@ -116,8 +116,7 @@ def test_jagged_gpu_path_retakes_a_disturbed_pass_and_counts_every_add(monkeypat
     from throughput.core import harness
 
     data = gb.make_jagged(60, 3, "float64")
-    delays = iter(range(10**6))
-    monkeypatch.setattr(harness, "process_run_delay_seconds", lambda: float(next(delays)))
+    monkeypatch.setattr(harness, "run_delay_since", lambda before: 1.0)
     for op in ("flat_inplace", "explode"):
         frame, validation = gb.jagged_gpu_python(op, data, 2, 1, gb.NumpyBackend(), retakes=harness.Retakes(0.02, 2))
         assert list(frame["sample_retakes"]) == [0, 2, 2], op

@@ -4,6 +4,7 @@ from __future__ import annotations
 import math
 import os
 import stat
+import threading
 from pathlib import Path
 
 import pandas as pd
@@ -260,8 +261,7 @@ def test_retakes_rule_judges_the_delay_by_the_samples_threads():
 def test_time_python_retakes_a_disturbed_sample_never_a_warmup(monkeypatch):
     # a process that waits a whole second for a CPU around every take: every measured sample
     # is disturbed, and is taken again as often as the rule allows; every call is returned
-    delays = iter(range(10**6))
-    monkeypatch.setattr(harness, "process_run_delay_seconds", lambda: float(next(delays)))
+    monkeypatch.setattr(harness, "run_delay_since", lambda before: 1.0)
     frame, outputs = harness.time_python(lambda: "x", repetitions=2, warmup=1,
                                          retakes=harness.Retakes(max_share=0.02, max_retakes=2))
     assert list(frame["sample_retakes"]) == [0, 2, 2] and list(frame["run_delay_s"]) == [1.0, 1.0, 1.0]
@@ -271,7 +271,7 @@ def test_time_python_retakes_a_disturbed_sample_never_a_warmup(monkeypatch):
 def test_time_python_keeps_an_undisturbed_sample_and_an_unknown_delay(monkeypatch):
     frame, _ = harness.time_python(lambda: None, 2, 0, retakes=harness.Retakes(0.02, 3))
     assert frame["sample_retakes"].le(3).all() and frame["run_delay_s"].ge(0).all()
-    monkeypatch.setattr(harness, "process_run_delay_seconds", lambda: math.nan)
+    monkeypatch.setattr(harness, "run_delay_since", lambda before: math.nan)
     frame, outputs = harness.time_python(lambda: None, 2, 0, retakes=harness.Retakes(0.02, 3))
     assert list(frame["sample_retakes"]) == [0, 0] and len(outputs) == 2
 
@@ -279,6 +279,21 @@ def test_time_python_keeps_an_undisturbed_sample_and_an_unknown_delay(monkeypatc
 def test_process_run_delay_sums_this_process_threads():
     own = harness.run_delay_seconds()
     assert harness.process_run_delay_seconds() >= own >= 0
+
+
+def test_a_thread_that_ends_during_a_sample_never_makes_its_run_delay_negative(monkeypatch):
+    # a thread with 5 s of run delay ends during the sample: the live threads' totals would fall by 5 s
+    snapshots = iter([{"1": 1.0, "2": 5.0}, {"1": 1.25, "3": 0.5}])
+    monkeypatch.setattr(harness, "thread_run_delays", lambda: next(snapshots))
+    before = harness.thread_run_delays()
+    assert harness.run_delay_since(before) == pytest.approx(0.25 + 0.5)  # the main thread's, the new one's whole
+    monkeypatch.setattr(harness, "thread_run_delays", lambda: {})
+    assert math.isnan(harness.run_delay_since({"1": 1.0}))
+    monkeypatch.undo()
+    # a real sample that starts and ends threads
+    threads = [threading.Thread(target=sum, args=(range(10**5),)) for _ in range(8)]
+    row = harness.timed(lambda: [[t.start() for t in threads], [t.join() for t in threads]])
+    assert row["run_delay_s"] >= 0
 
 
 def _who_and_where(value: int) -> tuple[int, set[int], int]:

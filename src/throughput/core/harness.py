@@ -262,11 +262,11 @@ def in_fresh_process(function: Callable[..., Any], *args: Any, core: int | None 
 def timed(function: Callable[[], Any]) -> dict[str, float]:
     """One call's steady-clock and CPU time, and how long this process's threads waited for a
     CPU meanwhile (`run_delay_s`, NaN: unknown), as bench::time_delayed."""
-    delay0 = process_run_delay_seconds()
+    before = thread_run_delays()
     wall0, cpu0 = time.perf_counter(), time.process_time()
     function()
     cpu1, wall1 = time.process_time(), time.perf_counter()
-    return {"wall_s": wall1 - wall0, "cpu_s": cpu1 - cpu0, "run_delay_s": process_run_delay_seconds() - delay0}
+    return {"wall_s": wall1 - wall0, "cpu_s": cpu1 - cpu0, "run_delay_s": run_delay_since(before)}
 
 
 def take_sample(take: Callable[[], dict[str, Any]], retakes: Retakes, may_retake: bool = True,
@@ -305,15 +305,32 @@ def run_delay_seconds() -> float:
     return _schedstat_delay("/proc/thread-self/schedstat")
 
 
-def process_run_delay_seconds() -> float:
-    """The same summed over every thread of this process (/proc/self/task/*/schedstat: numba's
-    and the BLAS's threads too), NaN where the kernel does not say: as
-    bench::process_run_delay_seconds."""
+def thread_run_delays() -> dict[str, float]:
+    """The run delay (seconds) of every live thread of this process by its id
+    (/proc/self/task/*/schedstat: numba's and the BLAS's threads too); empty where the kernel
+    does not say."""
     try:
         tasks = os.listdir("/proc/self/task")
     except OSError:
+        return {}
+    delays = {task: _schedstat_delay(f"/proc/self/task/{task}/schedstat") for task in tasks}
+    return {task: delay for task, delay in delays.items() if not math.isnan(delay)}  # a thread may end meanwhile
+
+
+def process_run_delay_seconds() -> float:
+    """The run delay summed over every live thread of this process, NaN where the kernel does not
+    say: as bench::process_run_delay_seconds."""
+    delays = thread_run_delays()
+    return sum(delays.values()) if delays else math.nan
+
+
+def run_delay_since(before: dict[str, float]) -> float:
+    """How long this process's threads waited for a CPU since `before` (thread_run_delays then):
+    each live thread's delay less its delay then (a thread started since counts whole). A thread
+    that ended meanwhile cannot be read: its wait is left out (a sum of the live threads' totals
+    would lose its whole delay, and could come out negative). NaN where the kernel does not say."""
+    after = thread_run_delays()
+    if not before or not after:
         return math.nan
-    delays = [_schedstat_delay(f"/proc/self/task/{task}/schedstat") for task in tasks]
-    known = [delay for delay in delays if not math.isnan(delay)]  # a thread may end meanwhile
-    return sum(known) if known else math.nan
+    return sum(max(0.0, delay - before.get(task, 0.0)) for task, delay in after.items())
 
