@@ -1267,6 +1267,10 @@ def test_seed001s_compression_share_is_root_imts_compressed_time_less_its_uncomp
     share = wr.compression_share(wr.summary(frame), PARAMS)
     assert (share.value, share.low, share.high) == pytest.approx(_peak_interval([0.1, 0.2]))
     main = frame[~reference]  # what the entry keeps for every other figure
+    # the entry summarizes once and leaves the reference's rows out: the same as summarizing without it
+    full = wr.summary(frame)
+    kept = full[~full.apply(wr.measuring.uncompressed_reference, axis=1, params=PARAMS)].reset_index(drop=True)
+    pd.testing.assert_frame_equal(kept, wr.summary(main.reset_index(drop=True)))
     values = wr.paper_macros(wr.summary(main), PARAMS, main, {"disk": "/tmp"}, None, "GNU 12", compression_share=share)
     assert values["WrtObjCompressionShare"].value == pytest.approx(15.0)
     assert values["WrtObjCompressionShareState"] == "measured"
