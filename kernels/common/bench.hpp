@@ -138,15 +138,6 @@ inline std::map<std::string, double> thread_run_delays() {
   return delays;
 }
 
-// The run delay summed over every live thread of this process, -1 where the kernel does not
-// say: what delayed a sample of a multi-threaded kernel (its OpenMP team).
-inline double process_run_delay_seconds() {
-  const auto delays = thread_run_delays();
-  double total = 0;
-  for (const auto &entry : delays) total += entry.second;
-  return delays.empty() ? -1 : total;
-}
-
 // How long this process's threads waited for a CPU since `before` (thread_run_delays then), -1
 // where the kernel does not say: each live thread's delay less its delay then (a thread started
 // since counts whole). A thread that ended meanwhile cannot be read and its wait is left out; a

@@ -276,9 +276,10 @@ def test_time_python_keeps_an_undisturbed_sample_and_an_unknown_delay(monkeypatc
     assert list(frame["sample_retakes"]) == [0, 0] and len(outputs) == 2
 
 
-def test_process_run_delay_sums_this_process_threads():
+def test_every_live_thread_has_its_run_delay():
     own = harness.run_delay_seconds()
-    assert harness.process_run_delay_seconds() >= own >= 0
+    delays = harness.thread_run_delays()
+    assert str(threading.get_native_id()) in delays and delays[str(threading.get_native_id())] >= own >= 0
 
 
 def test_a_thread_that_ends_during_a_sample_never_makes_its_run_delay_negative(monkeypatch):

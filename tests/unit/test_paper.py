@@ -80,7 +80,8 @@ def test_printed_intervals_are_filed_under_the_file_they_were_written_to(tmp_pat
     from throughput.core.intervals import Estimate
 
     folder = tmp_path / "generated" / "some_experiment"
-    paper.write_macros({}, folder / "drained.tex")  # what earlier tests noted goes here
+    # what earlier tests in this process noted goes here, outside the folder read back below
+    paper.write_macros({}, tmp_path / "drained" / "drained.tex")
     cells = [paper.with_interval(10.0, 9.0, 12.0), paper.interval(Estimate(2.0, 1.9, 2.1, 5))]
     paper.with_bounds(Estimate(0.01, -0.5, 0.5, 5))  # near zero: its bounds only
     paper.with_interval(3.0, float("nan"), float("nan"))  # one round: no interval

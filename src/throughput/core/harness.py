@@ -317,13 +317,6 @@ def thread_run_delays() -> dict[str, float]:
     return {task: delay for task, delay in delays.items() if not math.isnan(delay)}  # a thread may end meanwhile
 
 
-def process_run_delay_seconds() -> float:
-    """The run delay summed over every live thread of this process, NaN where the kernel does not
-    say: as bench::process_run_delay_seconds."""
-    delays = thread_run_delays()
-    return sum(delays.values()) if delays else math.nan
-
-
 def run_delay_since(before: dict[str, float]) -> float:
     """How long this process's threads waited for a CPU since `before` (thread_run_delays then):
     each live thread's delay less its delay then (a thread started since counts whole). A thread
