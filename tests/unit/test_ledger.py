@@ -188,6 +188,17 @@ def test_a_claim_decided_by_a_worded_verdict_maps_its_states():
         assert decision.rounds == 5  # the rounds behind the figure shown, as a rule's figure keeps them
 
 
+def test_a_worded_verdict_the_configuration_cannot_decide_is_not_measured():
+    # too few particle types for the rank test: no number of rounds decides it
+    claim = _claim("qualitative", state="S", confirmed=["grows"], refuted=["shrinks"], notmeasured=["cannotreach"])
+    decide = lambda state: ledger.decide(claim, HERE, {"reader_comparison": {"S": {"tex": state}}})  # noqa: E731
+    assert (decide("cannotreach").reason, decide("cannotreach").detail) == (
+        ledger.NOT_MEASURED, "S is cannotreach: the configuration cannot decide it")
+    assert decide("notshown").reason == ledger.ROUNDS and decide("grows").state == "confirmed"
+    twice = _claim("qualitative", state="S", confirmed=["grows"], notmeasured=["grows"])
+    assert any("maps a state twice" in p for p in ledger._problems(twice))
+
+
 @pytest.mark.parametrize("needs, experiment, reason, detail", [
     ("a GPU", "gpu_bandwidth", ledger.NOT_HERE, "a GPU"),
     ("64 threads, local SSD", "rdataframe", ledger.NOT_HERE, "64 cores or threads (2 here)"),

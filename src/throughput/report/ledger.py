@@ -10,7 +10,9 @@ judge it). A claim that an experiment here decides also names what decides it (`
         beside the macros by write_macros), judged by the claim's rule;
     measured_by: {experiment: memory_bandwidth, state: MbwPlateauState,
                   confirmed: [met], refuted: [missed], value: MbwPlateauGHz}
-        a verdict the section already words, its states mapped to the claim's fate.
+        a verdict the section already words, its states mapped to the claim's fate (a state
+        listed under `notmeasured`: one the configuration cannot decide, too few particle types
+        read for a rank test; any other: open, more rounds would narrow it).
     measured_by: {experiment: reader_comparison, macro: RcColumnarNsNano, reciprocal: 1000}
         a figure printed as the reciprocal of the claim's (ns per value, the claim in MHz),
         turned by k / x before the rule (`scale: k` multiplies instead).
@@ -129,6 +131,9 @@ def _problems(claim: Claim) -> list[str]:
             problems.append(f"measured_by reciprocal {by['reciprocal']!r} is not a positive number")
         if "state" in by and not (by.get("confirmed") or by.get("refuted")):
             problems.append("a state needs the states that confirm or refute the claim")
+        mapped = [state for key in ("confirmed", "refuted", "notmeasured") for state in by.get(key, ())]
+        if len(mapped) != len(set(mapped)):
+            problems.append(f"measured_by maps a state twice: {mapped}")
     return problems
 
 
@@ -248,6 +253,9 @@ def decide(claim: Claim, machine: Machine, macros: Mapping[str, Mapping[str, Map
         decision.rounds = int(shown.get("rounds", 0))
         if state is None or state == paper.NOT_MEASURED:
             decision.reason, decision.detail = NOT_MEASURED, f"{by['state']} is {state or 'not written'}"
+        elif state in by.get("notmeasured", ()):  # what the run measured cannot decide it, however many rounds
+            decision.reason = NOT_MEASURED
+            decision.detail = f"{by['state']} is {state}: the configuration cannot decide it"
         elif state in by.get("confirmed", ()):
             decision.state = CONFIRMED
         elif state in by.get("refuted", ()):
