@@ -1162,10 +1162,11 @@ def test_groups_interleave_every_writer_thread_count_compression_and_medium_of_o
                 if run["scale"] == 1 and not wr.measuring.uncompressed_reference(run, PARAMS)}
         assert main == {(m, t, c, medium) for m in methods for t in config.thread_counts(PARAMS["max_threads"])
                         for c in compressions for medium in media}
-        # seed 001's compression share: ROOT + IMT's products also uncompressed at one thread, in the same rounds
+        # seed 001's compression share and uncompressed speed-up: ROOT + IMT's products also uncompressed at
+        # one thread and at the most, in the same rounds
         references = [run for run in group.runs if wr.measuring.uncompressed_reference(run, PARAMS)]
         assert [(r["method"], r["compression"], r["threads"], r["scale"]) for r in references] == (
-            [("root_imt", "none", 1, 1)] if part == "objects" else [])
+            [("root_imt", "none", 1, 1), ("root_imt", "none", PARAMS["max_threads"], 1)] if part == "objects" else [])
     assert [group.name for group in groups] == ["random", "events", "objects"]
 
 
@@ -1259,7 +1260,7 @@ def test_seed001s_compression_share_is_root_imts_compressed_time_less_its_uncomp
     from throughput.report import ledger
     frame = _synthetic(PARAMS, reference=True)
     reference = frame.apply(wr.measuring.uncompressed_reference, axis=1, params=PARAMS)
-    assert set(frame.loc[reference, "run"]) == {"objects_root_imt_tmpfs_none_t1"}
+    assert set(frame.loc[reference, "run"]) == {"objects_root_imt_tmpfs_none_t1", "objects_root_imt_tmpfs_none_t4"}
     # uncompressed, ROOT + IMT takes 0.9 of its compressed time in the first round, 0.8 in the second
     for rep, factor in ((0, 0.9), (1, 0.8)):
         frame.loc[reference & (frame["rep"] == rep), ["wall_s", "cpu_s"]] *= factor
@@ -1284,6 +1285,33 @@ def test_seed001s_compression_share_is_root_imts_compressed_time_less_its_uncomp
     assert math.isnan(wr.compression_share(wr.summary(_synthetic(plain, reference=True)), plain).value)
     values = wr.paper_macros(wr.summary(main), PARAMS, main, {"disk": "/tmp"}, None, "GNU 12")
     assert (values["WrtObjCompressionShare"], values["WrtObjCompressionShareState"]) == ("n/a", "notmeasured")
+
+
+@pytest.mark.parametrize("most_threads_factors, state", [((1.0, 0.9), "undecided"), ((0.5, 0.49), "refuted"),
+                                                         ((1.005, 1.0), "confirmed")])
+def test_seed001s_serialization_is_root_imts_uncompressed_speedup_round_by_round(most_threads_factors, state):
+    """ROOT + IMT's products written uncompressed: one thread's time over the most threads', per round."""
+    from throughput.report import ledger
+    frame = _synthetic(PARAMS, reference=True)
+    most = frame["run"] == "objects_root_imt_tmpfs_none_t4"
+    for rep, factor in zip((0, 1), most_threads_factors):
+        frame.loc[most & (frame["rep"] == rep), ["wall_s", "cpu_s"]] *= factor
+    table = wr.summary(wr.with_rates(frame))
+    speedup = wr.uncompressed_speedup(table, PARAMS)
+    # the synthetic ROOT + IMT run takes base / threads**0.1 per pass, (1 + 0.01 rep) in round rep
+    per_round = [4 ** 0.1 / factor for factor in most_threads_factors]
+    assert speedup.value == pytest.approx(math.exp(np.mean(np.log(per_round)))) and speedup.processes == 2
+    values = wr.paper_macros(table, PARAMS, frame, {"disk": "/tmp"}, None, "GNU 12", uncompressed_speedup=speedup)
+    assert values["WrtObjUncompressedSpeedupState"] == "measured"
+    claim = next(c for c in ledger.load() if c.id == "S001-root-imt-serialization-sequential")
+    printed = {"WrtObjUncompressedSpeedup": {**values["WrtObjUncompressedSpeedup"].numbers(), "tex": "x"}}
+    assert ledger.decide(claim, ledger.Machine("here", 4, False), {"writing": printed}).state == state
+    # one thread only, or products written uncompressed at writing.event_compression: the main runs are the figure
+    assert math.isnan(wr.uncompressed_speedup(table, {**PARAMS, "max_threads": 1}).value)
+    plain = {**PARAMS, "event_compression": "none"}
+    assert wr.uncompressed_speedup(wr.summary(_synthetic(plain)), plain).value == pytest.approx(4 ** 0.1)
+    values = wr.paper_macros(table, PARAMS, frame, {"disk": "/tmp"}, None, "GNU 12")
+    assert values["WrtObjUncompressedSpeedupState"] == "notmeasured"
 
 
 def test_the_compressed_imt_speedup_the_ledger_judges_is_printed_only_for_a_compressed_run_on_several_threads():

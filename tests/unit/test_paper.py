@@ -485,6 +485,7 @@ WORDED = {
     "RdfThrottleBurst": {"met", "missed", "inconclusive", "notmeasured"},  # the same, the kernel's burst
     "RdfReadCalls": {"measured", "notmeasured"},  # rdataframe.report.saturation_macros: TTreeCache's read calls
     "WrtObjCompressionShare": {"measured", "notmeasured"},  # writing.report.paper_macros: seed 001's compression share
+    "WrtObjUncompressedSpeedup": {"measured", "notmeasured"},  # and its uncompressed speed-up
     "MbwSingle": {"met", "missed", "inconclusive"},  # memory_bandwidth.report.paper_macros (analysis.targets)
     "MbwPlateau": {"met", "missed", "inconclusive"},  # memory_bandwidth.analysis.plateau_verdict
     "MbwHugePages": {"recorded", "notrecorded"},  # memory_bandwidth.analysis.huge_pages

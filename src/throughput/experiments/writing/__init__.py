@@ -51,8 +51,8 @@ Modules:
   setup_rows: each writer's fixed cost per pass, 2 T(N) - T(2N), and the speed-ups with and
   without it), seed 003's claims against this run (seed003_claims: each one's state and
   figures; back_pressure: its back-pressure claim's; compression_costs and media_ratio: its
-  compressions and media, paired by round; compression_share: seed 001's time in compression, from
-  the uncompressed reference run measuring.plan adds) and its regime (random_setup_rows: set-up and
+  compressions and media, paired by round; compression_share and uncompressed_speedup: seed 001's time
+  in compression and its serialization, from the uncompressed reference runs measuring.plan adds) and its regime (random_setup_rows: set-up and
   last flush as a share of a pass).
 * report: the figures (figure_random, figure_memory, figure_events), the paper's
   tables (random_table, events_table, seed001_table, seed001_size_table, seed001_setup_table,
@@ -75,7 +75,7 @@ def __getattr__(_name: str):
         return submodule  # imported alone, without the names below
     from .analysis import (SEED001, SEED001_THREADS, back_pressure, compression_costs, compression_share,
                            efficiency_target, fixed_cost, media_ratio, random_setup_rows, rntuple_versus_tbuffermerger,
-                           seed001_rows, seed003_claims, setup_rows, size_rows, summary)
+                           seed001_rows, seed003_claims, setup_rows, size_rows, summary, uncompressed_speedup)
     from .entry import Measured, figures, input_files, macros, measure, tables
     from .measuring import (COMPRESSIONS, KERNEL, READER, check_agreement, digest, disk_fit, groups, measure_runs,
                             medium_dirs, plan, run_name, with_rates)
@@ -93,5 +93,6 @@ __all__ = [
     "fixed_cost", "media_ratio", "medium_dirs", "plan", "random_setup_rows", "random_table", "resolve_threads",
     "rntuple_versus_tbuffermerger", "run_name",
     "seed001_rows", "seed001_setup_table", "seed001_size_table", "seed001_table", "seed003_claims", "seed003_table",
+    "uncompressed_speedup",
     "setup_rows", "size_rows", "summary", "with_rates",
 ]

@@ -335,6 +335,22 @@ def compression_share(table: pd.DataFrame, params: dict[str, Any]) -> Estimate:
     return intervals.mean_across([(with_[r] - without[r]) / with_[r] for r in rounds]) if rounds else intervals.UNKNOWN
 
 
+def uncompressed_speedup(table: pd.DataFrame, params: dict[str, Any]) -> Estimate:
+    """Seed 001's "serialization of the C++ objects is still done sequentially": ROOT + IMT's
+    speed-up writing the data products uncompressed (nothing for IMT to compress in parallel), its
+    time per pass at one thread over its time at the most threads, paired round by round (the runs
+    share rounds: measuring.plan's uncompressed reference runs, or the workload's own where it is
+    written uncompressed); UNKNOWN where either was not measured or one thread is the most.
+    `table`: the summary of every run, the references' included."""
+    objects = table[(table["part"] == "objects") & (table["method"] == "root_imt") & (table["compression"] == "none")
+                    & (table["medium"] == target_medium(params))]
+    top = params["max_threads"]
+    one_thread, most = one(objects, threads=1), one(objects, threads=top)
+    if top <= 1 or one_thread is None or most is None:
+        return intervals.UNKNOWN
+    return intervals.paired_by_round(one_thread["wall_by_round"], most["wall_by_round"])
+
+
 def media_ratio(table: pd.DataFrame, params: dict[str, Any], compression: str) -> Estimate:
     """Seed 003's "performance is highly dependent on output media; not when LZMA is used":
     TBufferMerger's time per pass of the random workload at the most threads with `compression`

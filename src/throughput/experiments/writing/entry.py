@@ -15,7 +15,7 @@ from ...machines.tables import THIS_MACHINE
 from ...report.paper import Table
 from ...setup import machine_fit
 from . import report, spec
-from .analysis import compression_share, seed003_claims, summary
+from .analysis import compression_share, seed003_claims, summary, uncompressed_speedup
 from .measuring import KERNEL, check_agreement, measure_runs, medium_dirs, uncompressed_reference, with_rates
 from .report import figure_events, figure_memory, figure_random, paper_macros
 
@@ -28,6 +28,7 @@ class Measured:
     frame: pd.DataFrame  # every pass of every run but the uncompressed reference, with rates
     table: pd.DataFrame  # summary: median per run, speed-up, efficiency
     compression_share: Estimate  # seed 001's time in compression (analysis.compression_share)
+    uncompressed_speedup: Estimate  # seed 001's serialization, uncompressed (analysis.uncompressed_speedup)
 
 
 def input_files(session: Any) -> tuple[list[Path], list[Path]]:
@@ -60,13 +61,13 @@ def measure(session: Any) -> Measured:
     frame = measure_runs(params, session.results_dir / "raw", dirs, inputs, session.noise, aod_inputs=aod_inputs)
     check_agreement(frame)
     table = summary(frame)
-    # the uncompressed reference run serves the share only: the seed-001 figures compare writers at
+    # the uncompressed reference runs serve these two figures only: the seed-001 figures compare writers at
     # writing.event_compression (a row's summary depends on its own run and its 1-thread run of the
-    # same compression only, so leaving the reference's rows out afterwards changes no other row)
-    share = compression_share(table, params)
+    # same compression only, so leaving the references' rows out afterwards changes no other row)
+    share, speedup = compression_share(table, params), uncompressed_speedup(table, params)
     frame = frame[~frame.apply(uncompressed_reference, axis=1, params=params)].reset_index(drop=True)
     table = table[~table.apply(uncompressed_reference, axis=1, params=params)].reset_index(drop=True)
-    return Measured(inputs, aod_inputs, dirs, frame, table, share)
+    return Measured(inputs, aod_inputs, dirs, frame, table, share, speedup)
 
 
 def macros(measured: Measured, session: Any) -> dict[str, str]:
@@ -74,7 +75,8 @@ def macros(measured: Measured, session: Any) -> dict[str, str]:
     return paper_macros(measured.table, session.params, measured.frame, measured.dirs,
                         machine_fit.requested(session.fits, "writing.max_threads", None),
                         harness.build_info(KERNEL)["compiler"], session.noise, session.archived,
-                        compression_share=measured.compression_share)
+                        compression_share=measured.compression_share,
+                        uncompressed_speedup=measured.uncompressed_speedup)
 
 
 def figures(measured: Measured, session: Any) -> dict[str, Any]:

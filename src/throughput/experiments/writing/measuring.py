@@ -83,11 +83,12 @@ def plan(params: dict[str, Any]) -> list[dict[str, Any]]:
               "level": level(params, compression), "threads": t}
              for medium in params["event_media"] for method in params["object_methods"] for t in counts
              if params["object_events"]]
-    # seed 001's "time in compression" on the data products: ROOT + IMT's one-thread run also
-    # uncompressed, in the same rounds (analysis.compression_share; left out of every other figure)
+    # seed 001's "time in compression" and "serialization still sequential" on the data products:
+    # ROOT + IMT's runs at one thread and at the most also uncompressed, in the same rounds
+    # (analysis.compression_share, analysis.uncompressed_speedup; left out of every other figure)
     if params["object_events"] and "root_imt" in params["object_methods"] and compression != "none":
-        runs.append({"part": "objects", "method": "root_imt", "medium": target_medium(params), "compression": "none",
-                     "level": 0, "threads": 1})
+        runs += [{"part": "objects", "method": "root_imt", "medium": target_medium(params), "compression": "none",
+                  "level": 0, "threads": t} for t in sorted({1, counts[-1]})]
     return _with_setup_runs(runs, params)
 
 
@@ -97,9 +98,9 @@ def target_medium(params: dict[str, Any]) -> str:
 
 
 def uncompressed_reference(run: Mapping[str, Any], params: dict[str, Any]) -> bool:
-    """Whether `run` (a planned run, or a row of its passes) is the uncompressed ROOT + IMT run that
-    only seed 001's compression share uses (plan): a seed-001 workload written otherwise than
-    writing.event_compression."""
+    """Whether `run` (a planned run, or a row of its passes) is one of the uncompressed ROOT + IMT
+    runs that only seed 001's compression share and uncompressed speed-up use (plan): a seed-001
+    workload written otherwise than writing.event_compression."""
     return run["part"] != "random" and run["compression"] != params["event_compression"]
 
 

@@ -290,11 +290,13 @@ def _than(row: pd.Series | None) -> str:
 def paper_macros(table: pd.DataFrame, params: dict[str, Any], frame: pd.DataFrame, dirs: dict[str, str],
                  max_threads_requested: int | None, compiler: str,
                  noise_settings: noise.Settings | None = None, archived: Sequence[Any] = (), *,
-                 compression_share: Estimate = intervals.UNKNOWN) -> dict[str, str]:
+                 compression_share: Estimate = intervals.UNKNOWN,
+                 uncompressed_speedup: Estimate = intervals.UNKNOWN) -> dict[str, str]:
     """Every number and state the paper's writing section quotes (names: letters only, prefix Wrt);
     `archived`: the archived machines read (throughput.machines.tables.load_archived), whose
     WrtMachines... macros say which hold writing runs (tables.section_macros); `compression_share`:
-    seed 001's time in compression (analysis.compression_share, from the run the table leaves out)."""
+    seed 001's time in compression (analysis.compression_share, from the run the table leaves out);
+    `uncompressed_speedup`: seed 001's serialization (analysis.uncompressed_speedup, likewise)."""
     noise_settings = noise_settings or noise.Settings()
     top, medium = params["max_threads"], target_medium(params)
     goal = efficiency_target(table, params)
@@ -339,6 +341,10 @@ def paper_macros(table: pd.DataFrame, params: dict[str, Any], frame: pd.DataFram
     # seed 001's "time in compression is too little to make appreciable difference", in percent
     values["WrtObjCompressionShare"] = paper.with_bounds(compression_share, 2, 100, r"\%")
     values["WrtObjCompressionShareState"] = "measured" if math.isfinite(compression_share.value) else paper.NOT_MEASURED
+    # seed 001's "serialization of the C++ objects is still done sequentially": IMT's gain with nothing to compress
+    measured = math.isfinite(uncompressed_speedup.value)
+    values["WrtObjUncompressedSpeedup"] = paper.estimate(uncompressed_speedup, 3) if measured else "n/a"
+    values["WrtObjUncompressedSpeedupState"] = "measured" if measured else paper.NOT_MEASURED
     values.update(_size_macros(frame, params))
     values.update(_setup_macros(frame, params))
     values["WrtSimpleEffTwo"] = paper.estimate(goal["estimate"], 3) if goal["measured"] else "n/a"
