@@ -22,7 +22,7 @@ def test_every_reader_has_a_distinct_label_and_colour():
         assert len(set(values)) == len(values), f"two readers share a {attribute}: {values}"
     for reader in table:
         assert matplotlib.colors.is_color_like(reader.colour), (reader.name, reader.colour)
-        assert reader.language in ("cpp", "python", "java", "tool") and reader.format in ("ttree", "rntuple", "numpy")
+        assert reader.language in ("cpp", "python", "java", "tool") and reader.format in ("ttree", "rntuple", "numpy", "memory")
 
 
 def test_the_configs_readers_are_the_measured_readers_in_table_order():
@@ -35,10 +35,12 @@ def test_the_configs_readers_are_the_measured_readers_in_table_order():
 
 def test_derived_groups_follow_the_table():
     assert vocabulary.CPP_METHODS == ("columnar", "bulk", "ttreereader", "draw", "rdataframe", "members", "cmssw",
-                                      "rntuple", "baskets")
+                                      "rntuple", "baskets", "memory")
     assert "rntuple" not in vocabulary.TREE_CPP_METHODS and set(vocabulary.TREE_CPP_METHODS) < set(vocabulary.CPP_METHODS)
     # the limit is measured beside the readers but is not one of them (the fastest C++ reader's target)
     assert "baskets" not in vocabulary.TREE_CPP_METHODS and "baskets" in vocabulary.OBJECT_METHODS
+    # nor is the pass over the values held in memory (no file: what loading from the files costs)
+    assert "memory" not in vocabulary.TREE_CPP_METHODS and "memory" not in vocabulary.OBJECT_METHODS
 
 
 def test_every_python_and_java_reader_has_its_implementation():
@@ -59,5 +61,14 @@ def test_the_plan_runs_a_copys_reader_only_where_the_copy_exists(copies):
     inputs = {"nanoaod/ZLIB": {"role": "main", "layout": "nanoaod", "compression": "ZLIB", "root": ["x.root"], **copies}}
     planned = [m for run in rc.plan(params, inputs) for m in run["methods"]]
     expected = [r.name for r in vocabulary.READER_TABLE
-                if r.language != "tool" and (r.format == "ttree" or copies[r.format])]
+                if r.language != "tool" and (r.format in ("ttree", "memory") or copies[r.format])]
     assert sorted(planned) == sorted(expected)
+
+
+def test_the_plan_passes_over_memory_in_warm_runs_only():
+    # the values held in memory are the same whether the files are cached or not: a cold run has no use for them
+    params = {"readers": list(vocabulary.READERS), "collections": ["Jet"], "cold_collections": ["Jet"],
+              "scan_collections": [], "timeline_collection": "Jet", "rootreadspeed": False}
+    inputs = {"nanoaod/ZLIB": {"role": "main", "layout": "nanoaod", "compression": "ZLIB", "root": ["x.root"]}}
+    by_cache = {run["cache"]: run["methods"] for run in rc.plan(params, inputs) if run["group"] == "cpp"}
+    assert "memory" in by_cache["warm"] and "memory" not in by_cache["cold"] and "columnar" in by_cache["cold"]
