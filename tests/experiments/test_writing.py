@@ -712,7 +712,8 @@ def test_summary_speedup_efficiency_and_ratios():
     claims = wr.seed003_claims(table, PARAMS).set_index("claim")
     # every compression's speed-up the same, without spread (synthetic): LZMA does not scale best
     assert claims.loc["Scaling", "state"] == "notholds" and claims.loc["Scaling", "numbers"]["beaten"] == ["none"]
-    assert claims.loc["BackPressure", "state"] == "blocks"
+    # a pass of 1 MB cannot queue the 66 MB the bar asks above a fast peak of 100 MB: no test of growth
+    assert claims.loc["BackPressure", "state"] == "toolittle"
     for builder in (wr.random_table, wr.events_table, wr.seed001_table):
         assert len(builder(table, PARAMS)) > 0
     # the noisy run's figures, and every ratio with it on either side, carry the mark
@@ -811,6 +812,11 @@ def test_the_size_and_set_up_states_are_the_ones_their_figures_give():
                                                            "WrtSetupState": "notmeasured"}
 
 
+def _gigabyte_passes(frame: pd.DataFrame) -> pd.DataFrame:
+    """`frame` with every random-doubles pass writing 1 GB (seed 003's), enough to queue above any bar here."""
+    return wr.with_rates(frame.assign(raw_bytes=frame["raw_bytes"].where(frame["part"] != "random", 10**9)))
+
+
 def _with_peaks(frame: pd.DataFrame, medium: str, peaks_mb: list[float]) -> pd.DataFrame:
     """`frame` with TBufferMerger's peak memory above the baseline on `medium` at 4 threads,
     uncompressed, `peaks_mb[i]` in round i (its first sample), and a second sample in each
@@ -846,6 +852,7 @@ def test_the_back_pressure_verdict_comes_from_the_per_round_excess_over_the_bar(
     # three rounds: the synthetic run's two, and a third like its second
     third = frame[frame["rep"] == 1].assign(rep=2)
     frame = _with_peaks(_with_peaks(pd.concat([frame, third], ignore_index=True), "slow", slow_mb), "tmpfs", fast_mb)
+    frame = _gigabyte_passes(frame)
     pressure = wr.back_pressure(wr.summary(frame), params)
     slow, fast = _peak_interval(slow_mb), _peak_interval(fast_mb)
     assert (pressure["slow"].value, pressure["slow"].low, pressure["slow"].high) == pytest.approx(slow)
@@ -894,7 +901,18 @@ def test_tbuffermerger_against_rntuple_is_counted_by_the_paired_intervals():
 
 def test_the_back_pressure_state_and_seed003s_table_are_the_ones_the_peaks_give():
     from throughput.report import paper
-    frame = _synthetic(PARAMS)  # every run's peak 100 MB above its baseline in each round: the writers block
+    small = _synthetic(PARAMS)  # every run's peak 100 MB above its baseline in each round
+    # a pass writes 1 MB: even queued whole it could not rise 1.5 x 100 + 16 - 100 = 66 MB, so no outcome could
+    # show growth, and the table says so rather than 'blocks'
+    pressure = wr.back_pressure(wr.summary(small), PARAMS)
+    assert (pressure["state"], pressure["data_mb"], pressure["needed_mb"]) == ("toolittle", 1, 66)
+    values = wr.paper_macros(wr.summary(small), PARAMS, small, {"disk": "/tmp"}, None, "GNU 12")
+    assert (values["WrtBackPressureDataMB"], values["WrtBackPressureNeededMB"]) == (r"\num{1}", r"\num{66}")
+    from throughput.report import ledger
+    printed = {"WrtBackPressureState": {"tex": "toolittle"}}
+    for claim in (c for c in ledger.load() if c.measured_by and c.measured_by.get("state") == "WrtBackPressureState"):
+        assert ledger.decide(claim, ledger.Machine("here", 4, False), {"writing": printed}).reason == ledger.NOT_MEASURED
+    frame = _gigabyte_passes(small)  # seed 003's gigabyte: the same peaks now say the writers block
     pressure = wr.back_pressure(wr.summary(frame), PARAMS)
     assert (pressure["state"], pressure["slow"].value, pressure["fast"].value) == ("blocks", 100, 100)
     slow = (frame["method"] == "tbuffermerger") & (frame["medium"] == "slow") & (frame["threads"] == 4)
@@ -940,7 +958,7 @@ def test_the_back_pressure_state_and_seed003s_table_are_the_ones_the_peaks_give(
 SEED003_STATES = {"Scaling": ("holds", "notholds", "cannottell", "notmeasured"),
                   "Compression": ("holds", "notholds", "cannottell", "notmeasured"),
                   "Saturation": ("holds", "notholds", "cannottell", "notmeasured"),
-                  "BackPressure": ("holds", "blocks", "inconclusive", "notmeasured", "nopeak")}
+                  "BackPressure": ("holds", "toolittle", "blocks", "inconclusive", "notmeasured", "nopeak")}
 
 
 @pytest.mark.skipif(shutil.which("pdflatex") is None, reason="no pdflatex")
@@ -957,7 +975,8 @@ def test_every_state_of_seed003s_table_builds_with_its_numbers(tmp_path):
     rows = wr.seed003_table(claims)
     path = paper.write_table(rows, tmp_path / "seed003.tex", column_format="p{4cm}p{6cm}p{3cm}")
     macros = {"WrtBackPressureFactor": paper.number(wr.analysis.BACK_PRESSURE_FACTOR),
-              "WrtBackPressureMarginMB": paper.number(wr.analysis.BACK_PRESSURE_MARGIN_MB)}
+              "WrtBackPressureMarginMB": paper.number(wr.analysis.BACK_PRESSURE_MARGIN_MB),
+              "WrtBackPressureDataMB": paper.number(4), "WrtBackPressureNeededMB": paper.number(66)}
     # the table as the paper inputs it, then each row's three cells as a line of its own
     lines = [rf"\par {cells[0]} | {cells[1]}{{}} | {cells[2]}." for cells in rows.itertuples(index=False)]
     code, log, text = build(tmp_path, "writing", macros, "\n".join([rf"\input{{{path.name}}}", *lines]))
@@ -994,6 +1013,8 @@ def test_every_state_of_seed003s_table_builds_with_its_numbers(tmp_path):
     assert back + "this run cannot tell (the slow medium's excess over 1.5 times the fast one's plus 16 MB, " \
                   "paired round by round, holds zero)." in text
     assert "keep up | not measured here (the passes recorded no peak memory) | n/a." in text
+    assert "keep up | not measured here (a pass writes 4 MB, less than the 66 MB its memory would have to grow) " \
+           "| n/a." in text
     assert "  " not in text and " ." not in text and "??" not in text, text
 
 

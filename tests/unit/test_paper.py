@@ -512,13 +512,13 @@ WORDED = {
     "WrtSize": {"events", "products", "both", "notmeasured"}, "WrtSizeThan": {"larger", "smaller", "notseparated"},
     "WrtSetup": {"events", "products", "both", "notmeasured"}, "WrtSetupCost": {"negative", "notnegative"},
     "WrtSetupVerdict": {"met", "missed", "inconclusive"},
-    "WrtBackPressure": {"holds", "blocks", "inconclusive", "notmeasured", "nopeak"},
+    "WrtBackPressure": {"holds", "toolittle", "blocks", "inconclusive", "notmeasured", "nopeak"},
     "WrtRandomBranches": {"one", "several"},
     # writing.report.seed003_table: seed 003's conclusions (writing.analysis.seed003_claims), a family each
     "WrtSeedScaling": {"holds", "notholds", "cannottell", "notmeasured"},
     "WrtSeedCompression": {"holds", "notholds", "cannottell", "notmeasured"},
     "WrtSeedSaturation": {"holds", "notholds", "cannottell", "notmeasured"},
-    "WrtSeedBackPressure": {"holds", "blocks", "inconclusive", "notmeasured", "nopeak"},
+    "WrtSeedBackPressure": {"holds", "toolittle", "blocks", "inconclusive", "notmeasured", "nopeak"},
     "RdfSaturation": {"met", "missed", "inconclusive", "notmeasured"},  # rdataframe.report.saturation_macros
     # rdataframe.report.model_check_macros: the caches checked, each one's state and the rates it names
     "RdfModelCheck": {"cold", "warm", "throttled", "coldwarm", "coldthrottled", "warmthrottled", "coldwarmthrottled",

@@ -418,16 +418,19 @@ def back_pressure(table: pd.DataFrame, params: dict[str, Any]) -> dict[str, Any]
     the bar it must clear there (BACK_PRESSURE_FACTOR times the fast one's of the same round, plus
     BACK_PRESSURE_MARGIN_MB), their mean with its t interval (`excess`, MB; the media of one
     workload share rounds, measuring.groups): `state` holds where that interval lies wholly above
-    zero (memory grows), blocks where wholly below (the writers block instead), inconclusive where
-    it holds zero (or fewer than two rounds have both peaks), notmeasured where it needs the slow
-    medium and a fast one, nopeak where a medium's passes recorded no peak memory."""
+    zero (memory grows); toolittle where it does not and a pass writes fewer MB (`data_mb`) than
+    the slow medium's peak must rise above the fast one's to clear the bar (`needed_mb`: even the
+    whole pass queued could not clear it, so no outcome of the run could show growth); else blocks
+    where wholly below (the writers block instead), inconclusive where it holds zero (or fewer than
+    two rounds have both peaks); notmeasured where it needs the slow medium and a fast one, nopeak
+    where a medium's passes recorded no peak memory."""
     top, fast_medium = params["max_threads"], _fast_medium(params)
     random = table[(table["part"] == "random") & (table["method"] == "tbuffermerger")]
     compression = "none" if "none" in params["random_compressions"] else params["random_compressions"][0]
     slow_row = one(random, medium="slow", compression=compression, threads=top)
     fast_row = one(random, medium=fast_medium, compression=compression, threads=top)
     result = {"fast_medium": fast_medium, "compression": compression, "slow": intervals.UNKNOWN,
-              "fast": intervals.UNKNOWN, "excess": intervals.UNKNOWN}
+              "fast": intervals.UNKNOWN, "excess": intervals.UNKNOWN, "data_mb": math.nan, "needed_mb": math.nan}
     if slow_row is None or fast_row is None or fast_medium == "slow":
         return {**result, "state": "notmeasured"}
     slow, fast = peak_estimate(slow_row), peak_estimate(fast_row)
@@ -438,8 +441,12 @@ def back_pressure(table: pd.DataFrame, params: dict[str, Any]) -> dict[str, Any]
                   if math.isfinite(slow_peaks[r]) and math.isfinite(fast_peaks[r]))
     bars = {r: BACK_PRESSURE_FACTOR * fast_peaks[r] + BACK_PRESSURE_MARGIN_MB for r in both}
     excess = intervals.mean_across([slow_peaks[r] - bars[r] for r in both]) if len(both) >= 2 else intervals.UNKNOWN
-    state = "holds" if excess.low > 0 else "blocks" if excess.high < 0 else "inconclusive"
-    return {**result, "slow": slow, "fast": fast, "excess": excess, "state": state}
+    data_mb = slow_row["raw_bytes"] / 1e6
+    needed_mb = (BACK_PRESSURE_FACTOR - 1) * fast.value + BACK_PRESSURE_MARGIN_MB
+    state = ("holds" if excess.low > 0 else "toolittle" if data_mb < needed_mb else
+             "blocks" if excess.high < 0 else "inconclusive")
+    return {**result, "slow": slow, "fast": fast, "excess": excess, "state": state, "data_mb": data_mb,
+            "needed_mb": needed_mb}
 
 
 # Seed 003's conclusions, in the order of its table (seed003_claims; paper/sections/writing.tex
@@ -482,8 +489,8 @@ def seed003_claims(table: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
       slow medium's rate reached uncompressed at the most threads (`share`, an Estimate; `mb_s`,
       `medium_mb_s`) against SEED003_SATURATION_SHARE (intervals.at_least): holds, notholds or
       cannottell.
-    - BackPressure: back_pressure's state (holds, blocks, inconclusive, nopeak) and its peaks
-      (`slow`, `fast`, Estimates in MB).
+    - BackPressure: back_pressure's state (holds, toolittle, blocks, inconclusive, nopeak), its
+      peaks (`slow`, `fast`, Estimates in MB) and the MB a pass writes and would have to queue.
     Each is notmeasured where this run lacks what it needs; every one also gives `threads` (the
     most) and `medium` (the fast one, or the slow one for Saturation)."""
     top = params["max_threads"]
@@ -530,5 +537,5 @@ def seed003_claims(table: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
     # 4. Back-pressure: memory grows when the medium cannot keep up.
     pressure = back_pressure(table, params)
     row("BackPressure", pressure["state"], medium=pressure["fast_medium"], compression=pressure["compression"],
-        slow=pressure["slow"], fast=pressure["fast"])
+        slow=pressure["slow"], fast=pressure["fast"], data_mb=pressure["data_mb"], needed_mb=pressure["needed_mb"])
     return pd.DataFrame(rows)

@@ -392,17 +392,20 @@ def _disk_macros(dirs: dict[str, str], params: dict[str, Any]) -> dict[str, str]
 
 def _back_pressure_macros(pressure: dict[str, Any]) -> dict[str, str]:
     """Seed 003's back-pressure claim on this run (analysis.back_pressure): WrtBackPressureState
-    holds, blocks, inconclusive or notmeasured (the section words each), with TBufferMerger's peak
-    memory above baseline on the slow medium and on the fast one, each with its interval
-    (SlowMB, FastMB: their unit in them), which that is, the rule's factor and margin in MB, and the
-    slow one's excess over that bar, paired round by round, with its interval (ExcessMB)."""
+    holds, toolittle, blocks, inconclusive, notmeasured or nopeak (the section words each), with
+    TBufferMerger's peak memory above baseline on the slow medium and on the fast one, each with its
+    interval (SlowMB, FastMB: their unit in them), which that is, the rule's factor and margin in MB,
+    the slow one's excess over that bar, paired round by round, with its interval (ExcessMB), and the
+    MB a pass writes against the MB it would have to queue to clear the bar (DataMB, NeededMB)."""
     return {"WrtBackPressureState": pressure["state"],
             "WrtBackPressureSlowMB": paper.with_bounds(pressure["slow"], 3, unit="~MB"),
             "WrtBackPressureFastMB": paper.with_bounds(pressure["fast"], 3, unit="~MB"),
             "WrtBackPressureExcessMB": paper.with_bounds(pressure["excess"], 3, unit="~MB"),
             "WrtBackPressureFastMedium": paper.escape(pressure["fast_medium"]),
             "WrtBackPressureFactor": paper.number(BACK_PRESSURE_FACTOR),
-            "WrtBackPressureMarginMB": paper.number(BACK_PRESSURE_MARGIN_MB)}
+            "WrtBackPressureMarginMB": paper.number(BACK_PRESSURE_MARGIN_MB),
+            **{f"WrtBackPressure{name}MB": paper.number(pressure[key]) if math.isfinite(pressure[key]) else "n/a"
+               for name, key in (("Data", "data_mb"), ("Needed", "needed_mb"))}}
 
 
 def _single(frame: pd.DataFrame) -> pd.Series:
