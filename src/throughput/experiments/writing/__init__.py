@@ -51,9 +51,9 @@ Modules:
   setup_rows: each writer's fixed cost per pass, 2 T(N) - T(2N), and the speed-ups with and
   without it), seed 003's claims against this run (seed003_claims: each one's state and
   figures; back_pressure: its back-pressure claim's; compression_costs and media_ratio: its
-  compressions and media, paired by round; compression_share and uncompressed_speedup: seed 001's time
-  in compression and its serialization, from the uncompressed reference runs measuring.plan adds) and its regime (random_setup_rows: set-up and
-  last flush as a share of a pass).
+  compressions and media, paired by round; compression_share and uncompressed_speedup: seed 001's
+  time in compression and its serialization, from the uncompressed reference runs measuring.plan
+  adds) and its regime (random_setup_rows: set-up and last flush as a share of a pass).
 * report: the figures (figure_random, figure_memory, figure_events), the paper's
   tables (random_table, events_table, seed001_table, seed001_size_table, seed001_setup_table,
   seed003_table: seed 003's claims as states and numbers that the section words, and
@@ -93,6 +93,5 @@ __all__ = [
     "fixed_cost", "media_ratio", "medium_dirs", "plan", "random_setup_rows", "random_table", "resolve_threads",
     "rntuple_versus_tbuffermerger", "run_name",
     "seed001_rows", "seed001_setup_table", "seed001_size_table", "seed001_table", "seed003_claims", "seed003_table",
-    "uncompressed_speedup",
-    "setup_rows", "size_rows", "summary", "with_rates",
+    "setup_rows", "size_rows", "summary", "uncompressed_speedup", "with_rates",
 ]
