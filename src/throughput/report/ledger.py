@@ -446,7 +446,8 @@ def macros(claims: list[Claim], decisions: list[Decision],
     decided = [d for d in decisions if d.state != UNDECIDED]
     out["LedgerDecided"] = str(len(decided))
     for state, name in ((CONFIRMED, "ConfirmedList"), (REFUTED, "RefutedList")):
-        items = [rf"\ledgeritem{{{paper.escape(by_id[d.claim].claim)}}}{{{d.claim}}}"
+        # the claim's sentence without its full stop: the list goes on after it
+        items = [rf"\ledgeritem{{{paper.escape(by_id[d.claim].claim.rstrip('.'))}}}{{{d.claim}}}"
                  for d in decisions if d.state == state and by_id[d.claim].headline]
         out[f"LedgerHeadline{name}"] = "; ".join(items) if items else r"\ledgernone{}"
     archived = archived or {}
