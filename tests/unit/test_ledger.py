@@ -225,13 +225,15 @@ def test_the_paper_and_the_exports_come_from_the_decisions(claims, tmp_path):
     assert values["LedgerRefuted"] == "1" and "S000-cmssw-three-orders-slower" in values["LedgerHeadlineRefutedList"]
     # each listed claim's sentence without its full stop, its id after it
     assert ".}{S000-cmssw-three-orders-slower}" not in values["LedgerHeadlineRefutedList"]
-    # the abstract's undecided claims add up: it names the count of every reason
-    abstract = (Path(__file__).parents[2] / "paper" / "paper.tex").read_text().split(r"\begin{abstract}")[1]
-    abstract = abstract.split(r"\end{abstract}")[0]
+    # the undecided claims add up in the abstract and the conclusion: each names the count of every reason
+    paper_dir = Path(__file__).parents[2] / "paper"
+    abstract = (paper_dir / "paper.tex").read_text().split(r"\begin{abstract}")[1].split(r"\end{abstract}")[0]
+    conclusion = (paper_dir / "sections" / "conclusion.tex").read_text()
     reasons = [name for name in values if name.startswith("Ledger") and name not in (
         "LedgerClaims", "LedgerHeadline", "LedgerConfirmed", "LedgerRefuted", "LedgerUndecided", "LedgerDecided")
         and not name.startswith(("LedgerHeadline", "LedgerArchived"))]
-    assert reasons and all("\\" + name + "{}" in abstract for name in reasons), reasons
+    for text in (abstract, conclusion):
+        assert reasons and all("\\" + name + "{}" in text for name in reasons), reasons
     table = ledger.table(claims, decisions)
     assert table.count(r"\ledgerclaim{") == sum(c.headline for c in claims)  # every headline claim, decided or not
     assert r"\num{73.4}" in table
