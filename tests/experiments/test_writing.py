@@ -1335,6 +1335,26 @@ def test_seed001s_serialization_is_root_imts_uncompressed_speedup_round_by_round
     assert values["WrtObjUncompressedSpeedupState"] == "notmeasured"
 
 
+def test_the_machine_table_shows_the_uncompressed_reference_runs_on_this_machine_as_an_archive_holds_them():
+    """An archived machine's rows hold every run, the uncompressed references too; this machine's
+    column must show them alike (the entry leaves them out of its other tables only)."""
+    from types import SimpleNamespace
+    frame = _synthetic(PARAMS, reference=True)
+    full = wr.summary(frame)
+    reference = full.apply(wr.measuring.uncompressed_reference, axis=1, params=PARAMS).astype(bool)
+    measured = wr.Measured([], [], {"disk": "/tmp"}, frame[~frame.apply(wr.measuring.uncompressed_reference, axis=1,
+                                                                         params=PARAMS)],
+                           full[~reference], full[reference], intervals.UNKNOWN, intervals.UNKNOWN)
+    archive = SimpleNamespace(label="earlier-run", runs={"writing": True}, rows=lambda experiment: frame)
+    session = SimpleNamespace(params=PARAMS, archived=[archive])
+    table = wr.entry.tables(measured, session)["machine_table"].content
+    here, there = (c for c in table.columns if c.startswith(("this machine", "earlier-run")))
+    assert (table[here] == table[there]).all(), table
+    uncompressed = table[(table["writer"] == "TTree + IMT") & (table["compression"] == "none")
+                         & (table["workload"] == "MiniAOD-like products")]
+    assert len(uncompressed) == 1 and uncompressed[here].iloc[0] != "--"
+
+
 def test_the_compressed_imt_speedup_the_ledger_judges_is_printed_only_for_a_compressed_run_on_several_threads():
     # seed 001's "ROOT compresses data products concurrently" (S001-root-imt-compresses-concurrently):
     # ROOT + IMT's paired speed-up at the most threads, not measured where its events were not compressed

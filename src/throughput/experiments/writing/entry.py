@@ -27,6 +27,7 @@ class Measured:
     dirs: dict[str, str]  # medium -> where it writes (measuring.medium_dirs)
     frame: pd.DataFrame  # every pass of every run but the uncompressed reference, with rates
     table: pd.DataFrame  # summary: median per run, speed-up, efficiency
+    references: pd.DataFrame  # the uncompressed reference runs' summary rows, left out of `table`
     compression_share: Estimate  # seed 001's time in compression (analysis.compression_share)
     uncompressed_speedup: Estimate  # seed 001's serialization, uncompressed (analysis.uncompressed_speedup)
 
@@ -66,8 +67,9 @@ def measure(session: Any) -> Measured:
     # same compression only, so leaving the references' rows out afterwards changes no other row)
     share, speedup = compression_share(table, params), uncompressed_speedup(table, params)
     frame = frame[~frame.apply(uncompressed_reference, axis=1, params=params)].reset_index(drop=True)
-    table = table[~table.apply(uncompressed_reference, axis=1, params=params)].reset_index(drop=True)
-    return Measured(inputs, aod_inputs, dirs, frame, table, share, speedup)
+    reference = table.apply(uncompressed_reference, axis=1, params=params).astype(bool)
+    return Measured(inputs, aod_inputs, dirs, frame, table[~reference].reset_index(drop=True),
+                    table[reference].reset_index(drop=True), share, speedup)
 
 
 def macros(measured: Measured, session: Any) -> dict[str, str]:
@@ -96,9 +98,10 @@ def figures(measured: Measured, session: Any) -> dict[str, Any]:
 def tables(measured: Measured, session: Any) -> dict[str, Table]:
     """Every table the spec declares, typeset from what was measured (report)."""
     params, table, frame = session.params, measured.table, measured.frame
-    # each writer's speed-up on this machine and on every archived one, side by side
-    machines = {THIS_MACHINE: table, **{a.label: summary(with_rates(a.rows("writing"))) for a in session.archived
-                                        if a.runs.get("writing")}}
+    # each writer's speed-up on this machine and on every archived one, side by side (every run of
+    # each, the uncompressed reference runs too: an archive's rows hold them)
+    machines = {THIS_MACHINE: pd.concat([table, measured.references], ignore_index=True),
+                **{a.label: summary(with_rates(a.rows("writing"))) for a in session.archived if a.runs.get("writing")}}
     return {
         "random_table": Table(report.random_table(table, params), column_format="lllrrrrrr"),
         "events_table": Table(report.events_table(table, params), column_format="lllrrrrrrrr"),
