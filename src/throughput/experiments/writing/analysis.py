@@ -419,8 +419,9 @@ def back_pressure(table: pd.DataFrame, params: dict[str, Any]) -> dict[str, Any]
     BACK_PRESSURE_MARGIN_MB), their mean with its t interval (`excess`, MB; the media of one
     workload share rounds, measuring.groups): `state` holds where that interval lies wholly above
     zero (memory grows); toolittle where it does not and a pass writes fewer MB (`data_mb`) than
-    the slow medium's peak must rise above the fast one's to clear the bar (`needed_mb`: even the
-    whole pass queued could not clear it, so no outcome of the run could show growth); else blocks
+    the slow medium's peak must rise above the fast one's to clear the bar (`needed_mb`, at the
+    low end of the fast peak's interval: even the whole pass queued could not clear it, so no
+    outcome of the run could show growth); else blocks
     where wholly below (the writers block instead), inconclusive where it holds zero (or fewer than
     two rounds have both peaks); notmeasured where it needs the slow medium and a fast one, nopeak
     where a medium's passes recorded no peak memory."""
@@ -442,7 +443,9 @@ def back_pressure(table: pd.DataFrame, params: dict[str, Any]) -> dict[str, Any]
     bars = {r: BACK_PRESSURE_FACTOR * fast_peaks[r] + BACK_PRESSURE_MARGIN_MB for r in both}
     excess = intervals.mean_across([slow_peaks[r] - bars[r] for r in both]) if len(both) >= 2 else intervals.UNKNOWN
     data_mb = slow_row["raw_bytes"] / 1e6
-    needed_mb = (BACK_PRESSURE_FACTOR - 1) * fast.value + BACK_PRESSURE_MARGIN_MB
+    # the lowest bar the fast peak's interval allows: below even that, no outcome could show growth
+    fast_low = fast.low if math.isfinite(fast.low) else fast.value
+    needed_mb = (BACK_PRESSURE_FACTOR - 1) * fast_low + BACK_PRESSURE_MARGIN_MB
     state = ("holds" if excess.low > 0 else "toolittle" if data_mb < needed_mb else
              "blocks" if excess.high < 0 else "inconclusive")
     return {**result, "slow": slow, "fast": fast, "excess": excess, "state": state, "data_mb": data_mb,

@@ -25,7 +25,7 @@ class Measured:
     inputs: list[Path]  # the NanoAOD-like files the events workload reads
     aod_inputs: list[Path]  # the flat AOD-like file(s) the data products are built from
     dirs: dict[str, str]  # medium -> where it writes (measuring.medium_dirs)
-    frame: pd.DataFrame  # every pass of every run but the uncompressed reference, with rates
+    frame: pd.DataFrame  # every pass of every run but the uncompressed references, with rates
     table: pd.DataFrame  # summary: median per run, speed-up, efficiency
     references: pd.DataFrame  # the uncompressed reference runs' summary rows, left out of `table`
     compression_share: Estimate  # seed 001's time in compression (analysis.compression_share)
