@@ -1288,6 +1288,67 @@ def test_the_throttled_fit_uses_every_process_count_and_is_judged_against_the_th
     assert rdf.rate_summary(flat)["throttled_check"]["verdict"] is intervals.Verdict.INCONCLUSIVE
 
 
+def test_the_throttled_curve_is_judged_by_each_rounds_largest_distance_from_its_own_fit():
+    # each round's passes lie 0.2% or 15% off Eq. (1), alternately above and below it: every
+    # round's largest relative residual from its own fit, recomputed here, then their t interval
+    for scatter in (0.002, 0.15):
+        frames = _throttled_frames(50.0, scatter)
+        rs = rdf.rate_summary(frames)
+        rate = frames["rate"]
+        expected = []
+        for _, passes in rate.groupby("round"):
+            n, r = passes["processes"].to_numpy(), 10 / passes["wall_s"].to_numpy()
+            fit = rdf.fit_rate_model(n, r)
+            expected.append(np.max(np.abs(rdf.rate_model(n, fit["r1"], fit["r_io"]) / r - 1)))
+        residual = rs["throttled_check"]["residual"]
+        assert residual.value == pytest.approx(np.mean(expected)) and residual.processes == 3
+        assert residual.low <= residual.value <= residual.high
+        assert residual.value < 0.01 if scatter == 0.002 else residual.value > 0.05
+    # the macro prints it in percent with its bounds, what the ledger scales back (S004-saturation-model)
+    printed = rdf.throttle_macros(rdf.rate_summary(_throttled_frames(50.0, 0.15)))["RdfThrottleResidual"]
+    assert printed.value == pytest.approx(100 * rdf.rate_summary(_throttled_frames(50.0, 0.15))["throttled_check"]["residual"].value)
+    # two process counts fit exactly: no residual to judge, and nothing printed
+    assert math.isnan(rdf.largest_residual(np.array([1, 2]), np.array([33.0, 40.0])))
+    two = _throttled_frames(50.0, 0.15)
+    two["rate"] = two["rate"][two["rate"]["processes"] <= 2]
+    assert not rdf.rate_summary(two)["throttled_check"]["residual"].known
+    assert rdf.throttle_macros(rdf.rate_summary(two))["RdfThrottleResidual"] == "--"
+
+
+def test_loading_over_processing_and_cpu_over_wall_pair_the_warm_readers_passes_by_round():
+    # GetEntry 0.2 s and processing 0.02 s in every round, times the round's factor: loading takes
+    # 10 times as long; CPU time 0.24 s of a 0.25 s pass (0.96) but 0.2 s in round 1 (0.8)
+    frames = _model_frames(3, [1.0, 1.0, 1.0])
+    frames["components"] = frames["components"].assign(
+        getentry_s=[0.2, 0.22, 0.18], process_s=[0.02, 0.022, 0.018], cpu_s=[0.24, 0.2, 0.24])
+    rs = rdf.rate_summary(frames)
+    assert rs["load_over_process"].value == pytest.approx(10.0) and rs["load_over_process"].processes == 3
+    cpu = rs["cpu_over_wall"]
+    assert cpu.value == pytest.approx((0.96 * 0.8 * 0.96) ** (1 / 3)) and cpu.low < cpu.value < cpu.high
+    # where the readers recorded no CPU time, it is not measured (not a ratio of 0)
+    assert not math.isfinite(rdf.rate_summary(_model_frames(3, [1.0, 1.0, 1.0]))["cpu_over_wall"].value)
+    # one reader's processing rate over the warm raw read (10 MB in 0.01 s), paired by round
+    ratios = [10 / t / 1000 for t in (0.02, 0.022, 0.018)]
+    assert rs["proc_over_io_warm"].value == pytest.approx(math.prod(ratios) ** (1 / 3))
+
+
+def test_ttreecache_sharing_pairs_the_most_cold_readers_the_cores_hold_with_and_without_it():
+    keys = ["cache", "ttree_cache", "processes", "round"]
+    times = {("cold", t, n, r): (0.3 if t == "on" else 0.4 + 0.01 * r) / n
+             for t in ("on", "off") for n in (1, 2, 4) for r in range(3)}
+    per_round = pd.Series(times).rename_axis(keys)
+    processes, ratio = rdf.ttree_cache_sharing(per_round, cores=2)
+    assert processes == 2  # 4 outnumber the cores
+    expected = intervals.paired_ratio([(0.4 + 0.01 * r) / 2 for r in range(3)], [0.15] * 3)
+    assert ratio.value == pytest.approx(expected.value) and ratio.low == pytest.approx(expected.low)
+    # without the off runs (the default configuration) nothing is measured, and the section says so
+    on_only = per_round[per_round.index.get_level_values("ttree_cache") == "on"]
+    assert rdf.ttree_cache_sharing(on_only, cores=2) == (0, intervals.UNKNOWN)
+    assert rdf.sharing_macros({"ttree_cache_sharing": (0, intervals.UNKNOWN)})["RdfSharingState"] == "notmeasured"
+    measured = rdf.sharing_macros({"ttree_cache_sharing": (processes, ratio)})
+    assert measured["RdfSharingState"] == "measured" and measured["RdfSharingProcesses"] == "2"
+
+
 @pytest.mark.parametrize("raw_mb_s", [50.0, 52.5, 80.0])
 def test_the_throttle_burst_is_judged_by_the_raw_read_over_the_limit(raw_mb_s):
     """The throttled raw read's rate over its 50 MB/s limit, across the three rounds (rates

@@ -484,6 +484,7 @@ WORDED = {
     "RdfThrottle": {"met", "missed", "inconclusive", "notmeasured"},  # rdataframe.report.throttle_macros
     "RdfThrottleBurst": {"met", "missed", "inconclusive", "notmeasured"},  # the same, the kernel's burst
     "RdfReadCalls": {"measured", "notmeasured"},  # rdataframe.report.saturation_macros: TTreeCache's read calls
+    "RdfSharing": {"measured", "notmeasured"},  # rdataframe.report.sharing_macros: cold readers sharing the device
     "WrtObjCompressionShare": {"measured", "notmeasured"},  # writing.report.paper_macros: seed 001's compression share
     "WrtObjUncompressedSpeedup": {"measured", "notmeasured"},  # and its uncompressed speed-up
     "MbwSingle": {"met", "missed", "inconclusive"},  # memory_bandwidth.report.paper_macros (analysis.targets)

@@ -393,6 +393,17 @@ def fit_rate_model(processes: np.ndarray, rates: np.ndarray) -> dict[str, Any]:
             "points": distinct, "dof": distinct - 2, "io_determined": distinct >= 2 and inv_rio > 0}
 
 
+def largest_residual(processes: np.ndarray, rates: np.ndarray) -> float:
+    """How far one round's R(Np) lies from Eq. (1) fitted to it: the largest relative residual
+    |R_fit / R - 1| over its process counts (seed 004's "R follows the model over the range
+    measured"). NaN where the fit has no count beyond its two parameters to test (fewer than
+    three counts: two points fit exactly) or finds no R_1."""
+    fit = fit_rate_model(processes, rates)
+    if fit["dof"] < 1 or not math.isfinite(fit["r1"]):
+        return math.nan
+    return float(np.max(np.abs(rate_model(processes, fit["r1"], fit["r_io"]) / np.asarray(rates, float) - 1)))
+
+
 def cold_reads_verdict(r_io: dict[str, pd.Series]) -> dict[str, Any] | None:
     """Whether the cold raw reads came from below this system's page cache: is the cold rate nearer (by ratio) the
     O_DIRECT rate or the warm (page-cache) rate? Decided round by round (the three
@@ -582,9 +593,21 @@ def rate_summary(frames: dict[str, Any], settings: noise.Settings | None = None)
     out = {"size_mb": size, "events": frames["events"],
            # opening the files and trees as a share of T_dec, paired round by round
            "setup_share": intervals.paired_by_round(setup_by_round.to_dict(), dec_by_round.to_dict()),
+           # the same warm passes split: loading each event (GetEntry: reading from the page cache,
+           # decompressing, deserialising) over processing it (seed 000's "histogram filling takes
+           # much less than load time"), and CPU time over wall time (what it waited on, I/O
+           # included, lowers it: seed 004's "decompression is a pure CPU task")
+           "load_over_process": intervals.paired_by_round(_per_round(comp, "getentry_s").to_dict(),
+                                                          proc_by_round.to_dict()),
+           "cpu_over_wall": (intervals.paired_by_round(_per_round(comp, "cpu_s").to_dict(),
+                                                       _per_round(comp, "wall_s").to_dict())
+                             if "cpu_s" in comp else intervals.UNKNOWN),
            "estimates": estimates, "r_io": {c: e.value for c, e in estimates["r_io"].items()},
            "r_dec": estimates["r_dec"].value, "r_proc": estimates["r_proc"].value,
            "r1_predicted": {c: e.value for c, e in estimates["r1_predicted"].items()},
+           # processing against the warm raw read, paired: how far below R_IO processing keeps one
+           # reader where the cores' scaling is measured (cores_speedup)
+           "proc_over_io_warm": intervals.paired_by_round(r_proc.to_dict(), r_io.get("warm", pd.Series()).to_dict()),
            # each rate per round (what slowest_limit and saturation pair)
            "by_round": {"r_io": r_io, "r_dec": r_dec, "r_proc": r_proc, "r1_predicted": r1_predicted}}
     # which rounds were extra, and for which claim (deciding_claims; report's looks macros)
@@ -618,6 +641,7 @@ def rate_summary(frames: dict[str, Any], settings: noise.Settings | None = None)
     out["by_round"]["r1_measured"] = {cache: size / per_round.xs((cache, "on", 1), level=keys) for cache in one_reader}
     out["cores_speedup"] = cores_speedup(per_round, frames["cores"])
     out["read_calls_ratio"] = read_calls_ratio(measured)
+    out["ttree_cache_sharing"] = ttree_cache_sharing(per_round, frames["cores"])
     fits = []
     # the fits weigh every process count alike: the base rounds only (one reader's extra rounds for
     # Eq. (1)'s claim, deciding_claims, would weigh its count more)
@@ -635,6 +659,9 @@ def rate_summary(frames: dict[str, Any], settings: noise.Settings | None = None)
     throttled_passes = measured[(measured["cache"] == THROTTLED) & (measured["ttree_cache"] == "on")]
     out["by_round"]["throttled_asymptote"] = pd.Series(
         {round_: fit_rate_model(passes["processes"].to_numpy(), passes["rate_mb_s"].to_numpy())["r_io"]
+         for round_, passes in throttled_passes.groupby("round")}, dtype=float)
+    out["by_round"]["throttled_residual"] = pd.Series(
+        {round_: largest_residual(passes["processes"].to_numpy(), passes["rate_mb_s"].to_numpy())
          for round_, passes in throttled_passes.groupby("round")}, dtype=float)
     throttled = raw[raw["cache"] == THROTTLED]
     out["throttle"] = ({"factor": frames["throttle"]["factor"],
@@ -672,6 +699,23 @@ def read_calls_ratio(measured: pd.DataFrame, cache: str = "warm") -> intervals.E
     return intervals.paired_by_round(calls.xs("on").to_dict(), calls.xs("off").to_dict())
 
 
+def ttree_cache_sharing(per_round: pd.Series, cores: int, cache: str = "cold") -> tuple[int, intervals.Estimate]:
+    """Seed 004's "TTreeCache increases the efficiency of device sharing": the aggregate rate of
+    the most reader processes (at least 2, at most the cores) that read `cache` both with and
+    without TTreeCache, with it over without it, paired round by round (both settings run in each
+    round: model_runs); `per_round` as cores_speedup's. (n, UNKNOWN) where rate_model.ttree_cache
+    did not measure both at such a count."""
+    keys = ["cache", "ttree_cache", "processes"]
+    both = ({int(n) for c, t, n, _ in per_round.index if (c, t) == (cache, "on")}
+            & {int(n) for c, t, n, _ in per_round.index if (c, t) == (cache, "off")})
+    n = max((k for k in both if 2 <= k <= cores), default=0)
+    if not n:
+        return n, intervals.UNKNOWN
+    # the same bytes read by both: the rate ratio is the inverse ratio of the pass times
+    return n, intervals.paired_by_round(per_round.xs((cache, "off", n), level=keys).to_dict(),
+                                        per_round.xs((cache, "on", n), level=keys).to_dict())
+
+
 def fitted_up_to(cache: str, cores: int, most: int) -> int:
     """The most reader processes a cache state's fit uses. Where the reads are throttled, a reader
     waits on the device and leaves its core to another (the seed's regime), so every count is
@@ -688,7 +732,8 @@ def throttled_check(summary: dict[str, Any], settings: noise.Settings | None = N
     noise limit (the model recovers the device's rate), "missed" where it excludes 1,
     "inconclusive" where it holds 1 only by being too wide, or where a round's curve did not bend
     (no finite asymptote). `fit` is the fit of every round's passes together, what the figure
-    draws. `over_limit`: the throttled raw read's rate over the limit, and `burst` whether it is
+    draws. `residual`: each round's largest relative residual from its own fit (largest_residual),
+    their mean across the rounds with its t interval. `over_limit`: the throttled raw read's rate over the limit, and `burst` whether it is
     at most 1 + BURST_SHARE (met: the pass read enough bytes that the kernel's burst hardly moves
     its rate). None where the throttled state was not measured."""
     settings = settings or noise.Settings()
@@ -710,7 +755,9 @@ def throttled_check(summary: dict[str, Any], settings: noise.Settings | None = N
                    else intervals.Verdict.INCONCLUSIVE)
     limit = summary["throttle"]["bytes_per_s"] / 1e6
     over_limit = raw.scaled(1 / limit) if raw.value > 0 else intervals.UNKNOWN
-    return {"verdict": verdict, "ratio": ratio, "raw": raw, "fit": fit.iloc[0], "limit_mb_s": limit,
+    residuals = summary["by_round"]["throttled_residual"].dropna()
+    residual = intervals.mean_across(residuals.to_numpy()) if len(residuals) > 1 else intervals.UNKNOWN
+    return {"verdict": verdict, "ratio": ratio, "residual": residual, "raw": raw, "fit": fit.iloc[0], "limit_mb_s": limit,
             "factor": summary["throttle"]["factor"], "size_mb": summary["size_mb"],
             # the kernel's burst: what a whole raw read gained over the limit
             "over_limit": over_limit, "burst": intervals.at_most(over_limit, 1 + BURST_SHARE)}

@@ -330,7 +330,8 @@ def saturation_macros(rs: dict[str, Any] | None) -> dict[str, str]:
     if rs is None:
         return {"RdfSaturationNp": "--", "RdfSaturationCache": "--", "RdfSaturationState": paper.state(None),
                 "RdfRateCoresProcesses": "--", "RdfRateCoresSpeedup": "--", "RdfRateCoresEfficiency": "--",
-                "RdfReadCallsOnOverOff": "--", "RdfReadCallsState": paper.NOT_MEASURED}
+                "RdfReadCallsOnOverOff": "--", "RdfReadCallsState": paper.NOT_MEASURED,
+                "RdfSharingProcesses": "--", "RdfSharingOnOverOff": "--", "RdfSharingState": paper.NOT_MEASURED}
     saturation, cache = io_rate_model.saturation(rs)
     verdict = intervals.at_least(saturation, int(rs["table"]["processes"].max()))
     # below saturation: as many readers as cores against one, warm (io_rate_model.cores_speedup)
@@ -341,7 +342,18 @@ def saturation_macros(rs: dict[str, Any] | None) -> dict[str, str]:
             "RdfRateCoresSpeedup": _estimate(speedup),
             "RdfRateCoresEfficiency": _estimate(speedup.scaled(1 / processes) if measured else speedup),
             "RdfReadCallsOnOverOff": _estimate(rs["read_calls_ratio"]),
-            "RdfReadCallsState": "measured" if math.isfinite(rs["read_calls_ratio"].value) else paper.NOT_MEASURED}
+            "RdfReadCallsState": "measured" if math.isfinite(rs["read_calls_ratio"].value) else paper.NOT_MEASURED,
+            **sharing_macros(rs)}
+
+
+def sharing_macros(rs: dict[str, Any]) -> dict[str, str]:
+    """Cold readers sharing the device with TTreeCache and without (io_rate_model.ttree_cache_sharing):
+    how many (RdfSharingProcesses), the aggregate rate with it over without it (RdfSharingOnOverOff),
+    RdfSharingState measured, or notmeasured unless rate_model.ttree_cache measures both."""
+    processes, ratio = rs["ttree_cache_sharing"]
+    measured = math.isfinite(ratio.value)
+    return {"RdfSharingProcesses": str(processes) if measured else "--", "RdfSharingOnOverOff": _estimate(ratio),
+            "RdfSharingState": "measured" if measured else paper.NOT_MEASURED}
 
 
 def throttle_macros(rs: dict[str, Any] | None) -> dict[str, str]:
@@ -355,6 +367,7 @@ def throttle_macros(rs: dict[str, Any] | None) -> dict[str, str]:
     if check is None:
         return {"RdfThrottleFactor": "--", "RdfThrottleLimit": "--", "RdfRIOThrottled": "--",
                 "RdfThrottleAsymptote": "--", "RdfThrottleDof": "--", "RdfThrottleRatio": "--",
+                "RdfThrottleResidual": "--",
                 "RdfThrottleState": paper.state(None), "RdfThrottleOverLimit": "--", "RdfThrottleSize": "--",
                 "RdfThrottleBurstState": paper.state(None), **share}
     return {"RdfThrottleFactor": _num(check["factor"], 2) if math.isfinite(check["factor"]) else "--",
@@ -363,6 +376,8 @@ def throttle_macros(rs: dict[str, Any] | None) -> dict[str, str]:
             "RdfThrottleAsymptote": _fitted_r_io(check["fit"]),
             "RdfThrottleDof": str(int(check["fit"].dof)),
             "RdfThrottleRatio": _estimate(check["ratio"]),
+            # a share that may lie near zero: its bounds, not a relative plus-or-minus
+            "RdfThrottleResidual": paper.with_bounds(check["residual"], 2, factor=100, unit=r"\%", missing="--"),
             "RdfThrottleState": paper.state(check["verdict"]),
             "RdfThrottleOverLimit": _estimate(check["over_limit"]), "RdfThrottleSize": _num(check["size_mb"]),
             "RdfThrottleBurstState": paper.state(check["burst"]), **share}
@@ -583,6 +598,9 @@ def _run_macros(params: dict[str, Any], table: pd.DataFrame, agreement: pd.DataF
             **{macro: _estimate(io_rate_model.predicted_over_measured(rs, cache, looks.confidence))
                for macro, cache in io_rate_model.DECIDING_FIGURES.items()},
             "RdfTSetupShare": _estimate(rs["setup_share"], 2),
+            "RdfLoadOverProcess": _estimate(rs["load_over_process"]),
+            "RdfCpuOverWall": _estimate(rs["cpu_over_wall"], 3),
+            "RdfProcOverIOWarm": _estimate(rs["proc_over_io_warm"], 2),
             "RdfLimiter": io_rate_model.slowest_limit(rs),
             "RdfRateFitCores": str(int(rs["cores"])),
             **model_check_macros(rs),  # its states; the section words each
@@ -596,7 +614,7 @@ def _run_macros(params: dict[str, Any], table: pd.DataFrame, agreement: pd.DataF
                                           "RdfRateDof", "RdfRIOCold", "RdfRIOWarm", "RdfRDec", "RdfRProc",
                                           "RdfRIODirect", "RdfRateCounts",
                                           "RdfROnePredCold", "RdfROnePredWarm", "RdfROnePredOverMeasuredCold",
-                                          "RdfROnePredOverMeasuredWarm", "RdfTSetupShare", "RdfLimiter",
+                                          "RdfROnePredOverMeasuredWarm", "RdfTSetupShare", "RdfLoadOverProcess", "RdfCpuOverWall", "RdfProcOverIOWarm", "RdfLimiter",
                                           "RdfRateFitCores")})
         macros.update(model_check_macros(None))
         macros.update(oversubscribed_macros(None))
