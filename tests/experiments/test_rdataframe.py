@@ -1315,18 +1315,20 @@ def test_the_throttled_curve_is_judged_by_each_rounds_largest_distance_from_its_
     assert rdf.throttle_macros(rdf.rate_summary(two))["RdfThrottleResidual"] == "--"
 
 
-def test_loading_over_processing_and_cpu_over_wall_pair_the_warm_readers_passes_by_round():
+def test_loading_over_processing_and_the_time_off_a_cpu_come_from_the_warm_readers_rounds():
     # GetEntry 0.2 s and processing 0.02 s in every round, times the round's factor: loading takes
-    # 10 times as long; CPU time 0.24 s of a 0.25 s pass (0.96) but 0.2 s in round 1 (0.8)
+    # 10 times as long; CPU time 0.24 s of a 0.25 s pass (4% off a CPU) but 0.2 s in round 1 (20%)
     frames = _model_frames(3, [1.0, 1.0, 1.0])
     frames["components"] = frames["components"].assign(
         getentry_s=[0.2, 0.22, 0.18], process_s=[0.02, 0.022, 0.018], cpu_s=[0.24, 0.2, 0.24])
     rs = rdf.rate_summary(frames)
     assert rs["load_over_process"].value == pytest.approx(10.0) and rs["load_over_process"].processes == 3
-    cpu = rs["cpu_over_wall"]
-    assert cpu.value == pytest.approx((0.96 * 0.8 * 0.96) ** (1 / 3)) and cpu.low < cpu.value < cpu.high
-    # where the readers recorded no CPU time, it is not measured (not a ratio of 0)
-    assert not math.isfinite(rdf.rate_summary(_model_frames(3, [1.0, 1.0, 1.0]))["cpu_over_wall"].value)
+    off = rs["off_cpu_share"]
+    assert off.value == pytest.approx((0.04 + 0.2 + 0.04) / 3) and off.low < off.value < off.high
+    expected = intervals.mean_across([0.04, 0.2, 0.04])
+    assert (off.low, off.high) == pytest.approx((expected.low, expected.high))
+    # where the readers recorded no CPU time, it is not measured (not a share of 1)
+    assert not math.isfinite(rdf.rate_summary(_model_frames(3, [1.0, 1.0, 1.0]))["off_cpu_share"].value)
     # one reader's processing rate over the warm raw read (10 MB in 0.01 s), paired by round
     ratios = [10 / t / 1000 for t in (0.02, 0.022, 0.018)]
     assert rs["proc_over_io_warm"].value == pytest.approx(math.prod(ratios) ** (1 / 3))

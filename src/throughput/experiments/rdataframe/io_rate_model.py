@@ -404,6 +404,17 @@ def largest_residual(processes: np.ndarray, rates: np.ndarray) -> float:
     return float(np.max(np.abs(rate_model(processes, fit["r1"], fit["r_io"]) / np.asarray(rates, float) - 1)))
 
 
+def off_cpu_share(passes: pd.DataFrame) -> intervals.Estimate:
+    """The share of the passes' wall time their process spent off a CPU, 1 - CPU time / wall time,
+    each round's median pass one value, as a mean across the rounds with its t interval (a share
+    near zero, even a little below it where a clock's resolution shows: an arithmetic mean);
+    UNKNOWN where the passes recorded no CPU time or one round only."""
+    if "cpu_s" not in passes:
+        return intervals.UNKNOWN
+    shares = (1 - _per_round(passes, "cpu_s") / _per_round(passes, "wall_s")).dropna()
+    return intervals.mean_across(shares.to_numpy()) if len(shares) > 1 else intervals.UNKNOWN
+
+
 def cold_reads_verdict(r_io: dict[str, pd.Series]) -> dict[str, Any] | None:
     """Whether the cold raw reads came from below this system's page cache: is the cold rate nearer (by ratio) the
     O_DIRECT rate or the warm (page-cache) rate? Decided round by round (the three
@@ -595,13 +606,11 @@ def rate_summary(frames: dict[str, Any], settings: noise.Settings | None = None)
            "setup_share": intervals.paired_by_round(setup_by_round.to_dict(), dec_by_round.to_dict()),
            # the same warm passes split: loading each event (GetEntry: reading from the page cache,
            # decompressing, deserialising) over processing it (seed 000's "histogram filling takes
-           # much less than load time"), and CPU time over wall time (what it waited on, I/O
-           # included, lowers it: seed 004's "decompression is a pure CPU task")
+           # much less than load time"), and the share of their wall time spent off a CPU, waiting
+           # (on reads among others: seed 004's "decompression is a pure CPU task")
            "load_over_process": intervals.paired_by_round(_per_round(comp, "getentry_s").to_dict(),
                                                           proc_by_round.to_dict()),
-           "cpu_over_wall": (intervals.paired_by_round(_per_round(comp, "cpu_s").to_dict(),
-                                                       _per_round(comp, "wall_s").to_dict())
-                             if "cpu_s" in comp else intervals.UNKNOWN),
+           "off_cpu_share": off_cpu_share(comp),
            "estimates": estimates, "r_io": {c: e.value for c, e in estimates["r_io"].items()},
            "r_dec": estimates["r_dec"].value, "r_proc": estimates["r_proc"].value,
            "r1_predicted": {c: e.value for c, e in estimates["r1_predicted"].items()},

@@ -599,7 +599,7 @@ def _run_macros(params: dict[str, Any], table: pd.DataFrame, agreement: pd.DataF
                for macro, cache in io_rate_model.DECIDING_FIGURES.items()},
             "RdfTSetupShare": _estimate(rs["setup_share"], 2),
             "RdfLoadOverProcess": _estimate(rs["load_over_process"]),
-            "RdfCpuOverWall": _estimate(rs["cpu_over_wall"], 3),
+            "RdfOffCpuShare": paper.with_bounds(rs["off_cpu_share"], 2, factor=100, unit=r"\%", missing="--"),
             "RdfProcOverIOWarm": _estimate(rs["proc_over_io_warm"], 2),
             "RdfLimiter": io_rate_model.slowest_limit(rs),
             "RdfRateFitCores": str(int(rs["cores"])),
@@ -614,7 +614,7 @@ def _run_macros(params: dict[str, Any], table: pd.DataFrame, agreement: pd.DataF
                                           "RdfRateDof", "RdfRIOCold", "RdfRIOWarm", "RdfRDec", "RdfRProc",
                                           "RdfRIODirect", "RdfRateCounts",
                                           "RdfROnePredCold", "RdfROnePredWarm", "RdfROnePredOverMeasuredCold",
-                                          "RdfROnePredOverMeasuredWarm", "RdfTSetupShare", "RdfLoadOverProcess", "RdfCpuOverWall", "RdfProcOverIOWarm", "RdfLimiter",
+                                          "RdfROnePredOverMeasuredWarm", "RdfTSetupShare", "RdfLoadOverProcess", "RdfOffCpuShare", "RdfProcOverIOWarm", "RdfLimiter",
                                           "RdfRateFitCores")})
         macros.update(model_check_macros(None))
         macros.update(oversubscribed_macros(None))
