@@ -1327,6 +1327,8 @@ def test_loading_over_processing_and_the_time_off_a_cpu_come_from_the_warm_reade
     assert off.value == pytest.approx((0.04 + 0.2 + 0.04) / 3) and off.low < off.value < off.high
     expected = intervals.mean_across([0.04, 0.2, 0.04])
     assert (off.low, off.high) == pytest.approx((expected.low, expected.high))
+    one = rdf.rate_summary({**frames, "components": frames["components"].iloc[:1]})["off_cpu_share"]
+    assert one.value == pytest.approx(0.04) and not one.known  # one round: no interval
     # where the readers recorded no CPU time, it is not measured (not a share of 1)
     assert not math.isfinite(rdf.rate_summary(_model_frames(3, [1.0, 1.0, 1.0]))["off_cpu_share"].value)
     # one reader's processing rate over the warm raw read (10 MB in 0.01 s), paired by round

@@ -23,8 +23,8 @@ judge it). A claim that an experiment here decides also names what decides it (`
 `decide` gives each claim its state on this machine: confirmed, refuted, or undecided with the
 reason, computed: not measured by any experiment here, not measured on this machine (what it
 lacks: a GPU, a Xeon Phi, N cores...), measured but its interval holds the rule's bound (too few
-rounds: the rounds that would decide it at the spread observed), or measured with no rule wired
-yet. Numbers and states here, words in paper/sections/claims.tex; the ledger is also exported as
+rounds: the rounds that would decide it at the spread observed), or tied to an experiment none of
+whose figures decides it yet. Numbers and states here, words in paper/sections/claims.tex; the ledger is also exported as
 CSV and JSON (`export`) and as a HEPData submission (`hepdata`) beside the PDF, and two exported
 ledgers compare claim by claim (`compare`, `python -m throughput.report.ledger A.json B.json`).
 """
@@ -463,7 +463,7 @@ def macros(claims: list[Claim], decisions: list[Decision],
 
 def _reason_text(decision: Decision) -> str:
     words = {NO_EXPERIMENT: "no experiment here measures it", NOT_HERE: "needs", ROUNDS: "interval holds the bound",
-             NO_INTERVAL: "no interval", NOT_WIRED: "measured, no rule wired yet", NOT_MEASURED: "not measured"}
+             NO_INTERVAL: "no interval", NOT_WIRED: "no figure of its experiment decides it yet", NOT_MEASURED: "not measured"}
     text = words.get(decision.reason, "")
     return f"{text} {decision.detail}".strip() if decision.reason in (NOT_HERE, ROUNDS) else text
 

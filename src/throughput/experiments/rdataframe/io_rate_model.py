@@ -407,12 +407,12 @@ def largest_residual(processes: np.ndarray, rates: np.ndarray) -> float:
 def off_cpu_share(passes: pd.DataFrame) -> intervals.Estimate:
     """The share of the passes' wall time their process spent off a CPU, 1 - CPU time / wall time,
     each round's median pass one value, as a mean across the rounds with its t interval (a share
-    near zero, even a little below it where a clock's resolution shows: an arithmetic mean);
-    UNKNOWN where the passes recorded no CPU time or one round only."""
+    near zero, even a little below it where a clock's resolution shows: an arithmetic mean; one
+    round: its value without an interval); UNKNOWN where the passes recorded no CPU time."""
     if "cpu_s" not in passes:
         return intervals.UNKNOWN
     shares = (1 - _per_round(passes, "cpu_s") / _per_round(passes, "wall_s")).dropna()
-    return intervals.mean_across(shares.to_numpy()) if len(shares) > 1 else intervals.UNKNOWN
+    return intervals.mean_across(shares.to_numpy()) if len(shares) else intervals.UNKNOWN
 
 
 def cold_reads_verdict(r_io: dict[str, pd.Series]) -> dict[str, Any] | None:
