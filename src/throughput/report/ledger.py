@@ -24,9 +24,10 @@ judge it). A claim that an experiment here decides also names what decides it (`
 reason, computed: not measured by any experiment here, not measured on this machine (what it
 lacks: a GPU, a Xeon Phi, N cores...), measured but its interval holds the rule's bound (too few
 rounds: the rounds that would decide it at the spread observed), or tied to an experiment none of
-whose figures decides it yet. Numbers and states here, words in paper/sections/claims.tex; the ledger is also exported as
-CSV and JSON (`export`) and as a HEPData submission (`hepdata`) beside the PDF, and two exported
-ledgers compare claim by claim (`compare`, `python -m throughput.report.ledger A.json B.json`).
+whose figures decides it yet. Numbers and states here, words in paper/sections/claims.tex; the
+ledger is also exported as CSV and JSON (`export`) and as a HEPData submission (`hepdata`) beside
+the PDF, and two exported ledgers compare claim by claim (`compare`,
+`python -m throughput.report.ledger A.json B.json`).
 """
 from __future__ import annotations
 

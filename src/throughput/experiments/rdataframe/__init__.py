@@ -70,8 +70,9 @@ def __getattr__(_name: str):
     from .entry import RUN_COLUMNS, Measured, figures, macros, measure, tables
     from .io_rate_model import (BURST_SHARE, THROTTLED, asymptote_against_raw_read, check_model_passes,
                                 check_raw_bytes, cold_reads_verdict, fit_rate_model, fitted_up_to,
-                                largest_residual, measure_rate_model, model_check, rate_model, rate_summary, run_processes, saturation,
-                                slowest_limit, split_ranges, throttled_check, ttree_cache_sharing)
+                                largest_residual, measure_rate_model, model_check, rate_model, rate_summary,
+                                run_processes, saturation, slowest_limit, split_ranges, throttled_check,
+                                ttree_cache_sharing)
     from .measuring import KERNELS, cpp_groups, cpp_plan, measure_cpp, set_cache
     from .report import (SEED_NHIST, SEED_PDF, SEED_STORAGE, agreement_macros, agreement_table, amdahl_macros,
                          archived_scan, cold_reads_macros, compression_table, dask_macros, dask_table, machine_table,

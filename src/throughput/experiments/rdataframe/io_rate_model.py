@@ -393,12 +393,11 @@ def fit_rate_model(processes: np.ndarray, rates: np.ndarray) -> dict[str, Any]:
             "points": distinct, "dof": distinct - 2, "io_determined": distinct >= 2 and inv_rio > 0}
 
 
-def largest_residual(processes: np.ndarray, rates: np.ndarray) -> float:
-    """How far one round's R(Np) lies from Eq. (1) fitted to it: the largest relative residual
-    |R_fit / R - 1| over its process counts (seed 004's "R follows the model over the range
-    measured"). NaN where the fit has no count beyond its two parameters to test (fewer than
-    three counts: two points fit exactly) or finds no R_1."""
-    fit = fit_rate_model(processes, rates)
+def largest_residual(processes: np.ndarray, rates: np.ndarray, fit: dict[str, Any]) -> float:
+    """How far one round's R(Np) lies from Eq. (1) fitted to it (`fit`: fit_rate_model of the
+    same points): the largest relative residual |R_fit / R - 1| over its process counts (seed
+    004's "R follows the model over the range measured"). NaN where the fit has no count beyond
+    its two parameters to test (fewer than three counts: two points fit exactly) or finds no R_1."""
     if fit["dof"] < 1 or not math.isfinite(fit["r1"]):
         return math.nan
     return float(np.max(np.abs(rate_model(processes, fit["r1"], fit["r_io"]) / np.asarray(rates, float) - 1)))
@@ -616,7 +615,7 @@ def rate_summary(frames: dict[str, Any], settings: noise.Settings | None = None)
            "r1_predicted": {c: e.value for c, e in estimates["r1_predicted"].items()},
            # processing against the warm raw read, paired: how far below R_IO processing keeps one
            # reader where the cores' scaling is measured (cores_speedup)
-           "proc_over_io_warm": intervals.paired_by_round(r_proc.to_dict(), r_io.get("warm", pd.Series()).to_dict()),
+           "proc_over_io_warm": intervals.paired_by_round(r_proc.to_dict(), r_io["warm"].to_dict()),
            # each rate per round (what slowest_limit and saturation pair)
            "by_round": {"r_io": r_io, "r_dec": r_dec, "r_proc": r_proc, "r1_predicted": r1_predicted}}
     # which rounds were extra, and for which claim (deciding_claims; report's looks macros)
@@ -666,12 +665,12 @@ def rate_summary(frames: dict[str, Any], settings: noise.Settings | None = None)
     out["table"], out["fits"] = table, pd.DataFrame(fits)
     # the throttled curve fitted round by round, each asymptote paired with its round's raw read
     throttled_passes = measured[(measured["cache"] == THROTTLED) & (measured["ttree_cache"] == "on")]
-    out["by_round"]["throttled_asymptote"] = pd.Series(
-        {round_: fit_rate_model(passes["processes"].to_numpy(), passes["rate_mb_s"].to_numpy())["r_io"]
-         for round_, passes in throttled_passes.groupby("round")}, dtype=float)
+    rounds = {round_: (passes["processes"].to_numpy(), passes["rate_mb_s"].to_numpy())
+              for round_, passes in throttled_passes.groupby("round")}
+    fitted = {round_: fit_rate_model(*curve) for round_, curve in rounds.items()}
+    out["by_round"]["throttled_asymptote"] = pd.Series({r: fit["r_io"] for r, fit in fitted.items()}, dtype=float)
     out["by_round"]["throttled_residual"] = pd.Series(
-        {round_: largest_residual(passes["processes"].to_numpy(), passes["rate_mb_s"].to_numpy())
-         for round_, passes in throttled_passes.groupby("round")}, dtype=float)
+        {r: largest_residual(*rounds[r], fitted[r]) for r in rounds}, dtype=float)
     throttled = raw[raw["cache"] == THROTTLED]
     out["throttle"] = ({"factor": frames["throttle"]["factor"],
                         "bytes_per_s": float(throttled["throttle_bps"].median())} if len(throttled) else None)
@@ -686,14 +685,26 @@ def cores_speedup(per_round: pd.Series, cores: int, cache: str = "warm") -> tupl
     round by round (every count runs in each round); `per_round` is each round's median pass time
     by (cache, ttree_cache, processes, round). (n, UNKNOWN) where no count from 2 to the cores, or
     one reader, was measured."""
-    keys = ["cache", "ttree_cache", "processes"]
-    counts = {int(n) for c, t, n, _ in per_round.index if (c, t) == (cache, "on")}
+    counts = _counts(per_round, cache, "on")
     n = max((k for k in counts if k <= cores), default=0)
     if n < 2 or 1 not in counts:
         return n, intervals.UNKNOWN
-    # the same bytes read by both: the rate ratio is the inverse ratio of the pass times
-    return n, intervals.paired_by_round(per_round.xs((cache, "on", 1), level=keys).to_dict(),
-                                        per_round.xs((cache, "on", n), level=keys).to_dict())
+    return n, _rate_ratio(per_round, (cache, "on", n), (cache, "on", 1))
+
+
+_RUN_KEYS = ["cache", "ttree_cache", "processes"]
+
+
+def _counts(per_round: pd.Series, cache: str, ttree_cache: str) -> set[int]:
+    """The process counts measured in `cache` with `ttree_cache` (per_round: as cores_speedup's)."""
+    return {int(n) for c, t, n, _ in per_round.index if (c, t) == (cache, ttree_cache)}
+
+
+def _rate_ratio(per_round: pd.Series, faster: tuple, slower: tuple) -> intervals.Estimate:
+    """The aggregate rate of run `faster` over run `slower` (each (cache, ttree_cache, processes)),
+    paired round by round: both read the same bytes, so it is the inverse ratio of their times."""
+    return intervals.paired_by_round(per_round.xs(slower, level=_RUN_KEYS).to_dict(),
+                                     per_round.xs(faster, level=_RUN_KEYS).to_dict())
 
 
 def read_calls_ratio(measured: pd.DataFrame, cache: str = "warm") -> intervals.Estimate:
@@ -714,15 +725,11 @@ def ttree_cache_sharing(per_round: pd.Series, cores: int, cache: str = "cold") -
     without TTreeCache, with it over without it, paired round by round (both settings run in each
     round: model_runs); `per_round` as cores_speedup's. (n, UNKNOWN) where rate_model.ttree_cache
     did not measure both at such a count."""
-    keys = ["cache", "ttree_cache", "processes"]
-    both = ({int(n) for c, t, n, _ in per_round.index if (c, t) == (cache, "on")}
-            & {int(n) for c, t, n, _ in per_round.index if (c, t) == (cache, "off")})
+    both = _counts(per_round, cache, "on") & _counts(per_round, cache, "off")
     n = max((k for k in both if 2 <= k <= cores), default=0)
     if not n:
         return n, intervals.UNKNOWN
-    # the same bytes read by both: the rate ratio is the inverse ratio of the pass times
-    return n, intervals.paired_by_round(per_round.xs((cache, "off", n), level=keys).to_dict(),
-                                        per_round.xs((cache, "on", n), level=keys).to_dict())
+    return n, _rate_ratio(per_round, (cache, "on", n), (cache, "off", n))
 
 
 def fitted_up_to(cache: str, cores: int, most: int) -> int:
@@ -742,8 +749,8 @@ def throttled_check(summary: dict[str, Any], settings: noise.Settings | None = N
     "inconclusive" where it holds 1 only by being too wide, or where a round's curve did not bend
     (no finite asymptote). `fit` is the fit of every round's passes together, what the figure
     draws. `residual`: each round's largest relative residual from its own fit (largest_residual),
-    their mean across the rounds with its t interval. `over_limit`: the throttled raw read's rate over the limit, and `burst` whether it is
-    at most 1 + BURST_SHARE (met: the pass read enough bytes that the kernel's burst hardly moves
+    their mean across the rounds with its t interval. `over_limit`: the throttled raw read's rate
+    over the limit, and `burst` whether it is at most 1 + BURST_SHARE (met: the pass read enough bytes that the kernel's burst hardly moves
     its rate). None where the throttled state was not measured."""
     settings = settings or noise.Settings()
     fits = summary["fits"]
@@ -765,7 +772,7 @@ def throttled_check(summary: dict[str, Any], settings: noise.Settings | None = N
     limit = summary["throttle"]["bytes_per_s"] / 1e6
     over_limit = raw.scaled(1 / limit) if raw.value > 0 else intervals.UNKNOWN
     residuals = summary["by_round"]["throttled_residual"].dropna()
-    residual = intervals.mean_across(residuals.to_numpy()) if len(residuals) > 1 else intervals.UNKNOWN
+    residual = intervals.mean_across(residuals.to_numpy()) if len(residuals) else intervals.UNKNOWN
     return {"verdict": verdict, "ratio": ratio, "residual": residual, "raw": raw, "fit": fit.iloc[0], "limit_mb_s": limit,
             "factor": summary["throttle"]["factor"], "size_mb": summary["size_mb"],
             # the kernel's burst: what a whole raw read gained over the limit

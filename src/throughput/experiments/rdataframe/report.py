@@ -614,7 +614,8 @@ def _run_macros(params: dict[str, Any], table: pd.DataFrame, agreement: pd.DataF
                                           "RdfRateDof", "RdfRIOCold", "RdfRIOWarm", "RdfRDec", "RdfRProc",
                                           "RdfRIODirect", "RdfRateCounts",
                                           "RdfROnePredCold", "RdfROnePredWarm", "RdfROnePredOverMeasuredCold",
-                                          "RdfROnePredOverMeasuredWarm", "RdfTSetupShare", "RdfLoadOverProcess", "RdfOffCpuShare", "RdfProcOverIOWarm", "RdfLimiter",
+                                          "RdfROnePredOverMeasuredWarm", "RdfTSetupShare", "RdfLoadOverProcess",
+                                          "RdfOffCpuShare", "RdfProcOverIOWarm", "RdfLimiter",
                                           "RdfRateFitCores")})
         macros.update(model_check_macros(None))
         macros.update(oversubscribed_macros(None))
