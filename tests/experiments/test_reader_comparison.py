@@ -916,6 +916,30 @@ def test_a_warm_up_factor_is_the_first_pass_over_the_timed_ones_within_each_proc
     assert not math.isfinite(analysis.warmup_factor(frame, "aod/ZLIB", "Jet_pt", "root4j").value)
 
 
+@pytest.mark.parametrize("rounds", [3, 1])
+def test_a_start_spike_is_the_first_sample_over_the_same_sample_of_later_passes(rounds):
+    """In each process (round) the first sample's ns per value over the median of the first samples of its later
+    passes (not over their tails, which hold other values), then across the processes with its interval
+    (recomputed here); the value alone from one process; nothing where no process sampled two passes."""
+    first = [4.0, 3.0, 3.6]  # ns per value of the first sample of each process
+    later = [(1.0, 1.2), (1.1, 0.9), (1.3, 1.0)]  # the same sample in the two timed passes
+    rows = []
+    for r in range(rounds):
+        for rep, ns in [(-1, first[r]), (0, later[r][0]), (1, later[r][1])]:
+            # a sample after 100 values, and a pass's end after 10 more at a tenth of the time per value
+            for items, wall in [(100, 100 * ns * 1e-9), (110, 100 * ns * 1e-9 + 10 * 0.1 * ns * 1e-9)]:
+                rows.append({"record": "sample", "set": "nanoaod/ZLIB", "branch": "Jet_pt", "cache": "warm",
+                             "reader": "root4j", "round": r, "rep": rep, "items": items, "wall_s": wall})
+    frame = pd.DataFrame(rows)
+    spike = analysis.start_spike(frame, "nanoaod/ZLIB", "Jet_pt", "root4j")
+    expected = _t_interval([math.log(first[r] / float(np.median(later[r]))) for r in range(rounds)])
+    assert (spike.value, spike.low, spike.high) == pytest.approx(expected, nan_ok=True)
+    assert spike.processes == rounds
+    one_pass = frame[frame["rep"] < 0]
+    assert not math.isfinite(analysis.start_spike(one_pass, "nanoaod/ZLIB", "Jet_pt", "root4j").value)
+    assert not math.isfinite(analysis.start_spike(frame, "nanoaod/ZLIB", "Jet_pt", "columnar").value)
+
+
 def test_the_machine_and_object_split_tables_print_each_rate_with_its_interval():
     """kHz per process across the rounds of each machine (recomputed here from the per-round times), the
     value and the one-process mark where a machine ran one round; the same in the split-object table."""

@@ -495,12 +495,12 @@ def ns_per_value(row: pd.Series | None) -> Estimate:
 
 
 def timeline(frame: pd.DataFrame, set_name: str, branch: str,
-             readers: tuple[str, ...] = TIMELINE_READERS) -> pd.DataFrame:
+             readers: tuple[str, ...] = TIMELINE_READERS, round_: int = 0) -> pd.DataFrame:
     """ns per value between consecutive samples, against the values read since the
-    process started (all passes of that reader's first process in order, warm-up
-    included: each round of the interleaving is a process of its own)."""
+    process started (all passes of that reader's process of round `round_` in order,
+    warm-up included: each round of the interleaving is a process of its own)."""
     samples = frame[(frame["record"] == "sample") & (frame["set"] == set_name) & (frame["branch"] == branch)
-                    & (frame["cache"] == "warm") & frame["reader"].isin(readers) & (frame["round"] == 0)]
+                    & (frame["cache"] == "warm") & frame["reader"].isin(readers) & (frame["round"] == round_)]
     rows = []
     for reader, group in samples.groupby("reader", sort=False):
         offset = 0
@@ -545,6 +545,22 @@ def warmup_factor(frame: pd.DataFrame, set_name: str, branch: str, reader: str) 
         warm_up, timed = process[process["first"]], process[~process["first"]]
         if len(warm_up) and len(timed):
             factors.append(float(warm_up.sort_values("rep")["read"].iloc[0] / timed["read"].median()))
+    return intervals.across_timed(factors)
+
+
+def start_spike(frame: pd.DataFrame, set_name: str, branch: str, reader: str) -> Estimate:
+    """Seed 000's spike at the start of reading, at the resolution of its rate samples: in each
+    process (round), `reader`'s first sample of `branch` (ns per value over its first sample_every
+    values, opening included as in every sample) over the median of the first samples of its later
+    passes (the same values, so the same openings), then across the processes (geometric mean and
+    its interval; from one process, the value alone); UNKNOWN where no process sampled two passes."""
+    rounds = frame.loc[(frame["record"] == "sample") & (frame["reader"] == reader), "round"].unique()
+    factors = []
+    for round_ in sorted(rounds):
+        line = timeline(frame, set_name, branch, (reader,), int(round_))
+        firsts = line.groupby("rep", sort=True)["ns_per_item"].first()  # rows are in pass order
+        if len(firsts) > 1:
+            factors.append(float(firsts.iloc[0] / firsts.iloc[1:].median()))
     return intervals.across_timed(factors)
 
 

@@ -19,7 +19,7 @@ from ...report import ledger, noise_sentences, paper
 from ...core.intervals import Estimate, Verdict
 from ...machines.tables import section_macros
 from .analysis import (DECIDING_FIGURES, UNREAD_RECORDS, _rate, cold_over_warm, collection_shapes, opening_ms,
-                       rank_correlation, rate_estimate, slowdown, summary_row, timeline, warm_paired_ratio,
+                       rank_correlation, rate_estimate, slowdown, start_spike, summary_row, timeline, warm_paired_ratio,
                        warmup_factor, whole_pass_khz, draw_muon_ratio)
 from ...inputs.datasets import EMPTY_PRODUCT_BRANCH
 from .inputs import collection_attributes, tree_compression_factor
@@ -775,6 +775,10 @@ def _reader_ratio_macros(table: pd.DataFrame, frame: pd.DataFrame, unreadable: p
         "RcJavaWarmup": warmup("laurelin"),
         "RcRootFourJVsCpp": times("root4j", slower=True),
         "RcRootFourJWarmup": warmup("root4j"),
+        # its first rate sample of a process over the same sample of its later passes, C++ beside it
+        # (NanoAOD-like: a pass of the MiniAOD-like timeline branch holds fewer values than one sample)
+        **{f"Rc{name}StartSpike": _estimate(start_spike(frame, nano, branch_name("nanoaod", timeline), reader), 2)
+           for name, reader in (("RootFourJ", "root4j"), ("Cpp", "columnar"))},
         "RcOpenRootFourJMs": open_ms("root4j"),
         **_outcome_macros("RootFourJ", "root4j", table, unreadable),  # the section words its states
         "RcRootFourJCommit": paper.escape(ROOT4J_COMMIT[:7]),
