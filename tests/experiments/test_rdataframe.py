@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import collections
 import math
+import re
 import os
 import shutil
 import subprocess
@@ -520,13 +521,19 @@ def test_cold_reads_are_judged_against_the_devices_own_rate_round_by_round():
     rates = {"cold": _per_round(1700, 1650, 1750), "direct": _per_round(1000, 980, 1010),
              "warm": _per_round(13000, 12500, 13500)}
     device = rdf.cold_reads_verdict(rates)
-    assert device == {"state": "reached", "cold_over_direct": ratios(rates)[0], "cold_over_warm": ratios(rates)[1]}
-    assert device["cold_over_direct"].low < 1.7 < device["cold_over_direct"].high
+    assert device == {"state": "reached", "cold_over_warm": ratios(rates)[1]}
+    over_direct = rdf.io_rate_model.cold_over_direct(rates)
+    assert over_direct == ratios(rates)[0] and over_direct.low < 1.7 < over_direct.high
+    # at a higher level (the looks') its interval is wider
+    wider = rdf.io_rate_model.cold_over_direct(rates, 0.99)
+    assert wider.value == over_direct.value and wider.low < over_direct.low and wider.high > over_direct.high
     rates = {"cold": _per_round(9000, 9100, 8900), "direct": _per_round(1000, 1000, 1000),
              "warm": _per_round(13000, 13000, 13000)}
     cached = rdf.cold_reads_verdict(rates)
-    assert cached["state"] == "cache" and (cached["cold_over_direct"], cached["cold_over_warm"]) == ratios(rates)
-    assert cached["cold_over_direct"].value == pytest.approx(9.0, rel=0.01)
+    assert cached["state"] == "cache" and (rdf.io_rate_model.cold_over_direct(rates), cached["cold_over_warm"]) == \
+        ratios(rates)
+    assert rdf.io_rate_model.cold_over_direct(rates).value == pytest.approx(9.0, rel=0.01)
+    assert not math.isfinite(rdf.io_rate_model.cold_over_direct({"cold": rates["cold"]}).value)
     assert cached["cold_over_warm"].value == pytest.approx(9 / 13, rel=0.01)
     # halfway (by ratio) in some rounds, nearer each end in others: not decided by the mean
     halfway = rdf.cold_reads_verdict({"cold": _per_round(3000, 1500, 6000), "direct": _per_round(1000, 1000, 1000),
@@ -534,17 +541,25 @@ def test_cold_reads_are_judged_against_the_devices_own_rate_round_by_round():
     assert halfway["state"] == "notseparated"
 
 
+def _cold_reads_summary(rates: dict) -> dict:
+    """What cold_reads_macros reads of the rate model's summary: its rates per round and the verdict."""
+    return {"r_io": rates, "cold_reads": rdf.cold_reads_verdict(rates), "by_round": {"r_io": rates}}
+
+
 def test_the_cold_reads_macros_are_the_verdicts_state_and_its_ratios():
-    """paper/sections/rdataframe.tex words RdfColdReadsState; its ratios are numbers with their bounds."""
+    """paper/sections/rdataframe.tex words RdfColdReadsState; the ratio over the O_DIRECT rate, which decides a
+    claim, is printed plus or minus its interval at the level asked (the claim's looks'), the one over the warm
+    rate with its 95% interval's bounds."""
     rates = {"cold": _per_round(1700, 1650, 1750), "direct": _per_round(1000, 980, 1010),
              "warm": _per_round(13000, 12500, 13500)}
-    macros = rdf.cold_reads_macros({"r_io": rates, "cold_reads": rdf.cold_reads_verdict(rates)})
-    over_direct = intervals.paired_by_round(rates["cold"].to_dict(), rates["direct"].to_dict())
     over_warm = intervals.paired_by_round(rates["cold"].to_dict(), rates["warm"].to_dict())
-    assert macros == {"RdfColdReadsState": "reached", "RdfColdOverDirect": paper.with_bounds(over_direct, 3),
-                      "RdfColdOverWarm": paper.with_bounds(over_warm, 3)}
-    assert macros["RdfColdOverDirect"].startswith(paper.number(over_direct.value)) and \
-        paper.interval(over_direct, 3) in macros["RdfColdOverDirect"]
+    for confidence in (intervals.CONFIDENCE, 0.99):
+        macros = rdf.cold_reads_macros(_cold_reads_summary(rates), confidence)
+        over_direct = intervals.paired_by_round(rates["cold"].to_dict(), rates["direct"].to_dict(), confidence)
+        assert macros == {"RdfColdReadsState": "reached", "RdfColdOverDirect": paper.estimate(over_direct, 3),
+                          "RdfColdOverWarm": paper.with_bounds(over_warm, 3)}
+        assert (macros["RdfColdOverDirect"].low, macros["RdfColdOverDirect"].high) == (over_direct.low,
+                                                                                      over_direct.high)
     # which read was missing, or no rate model at all
     no_direct = {"cold": rates["cold"], "warm": rates["warm"]}
     assert rdf.cold_reads_macros({"r_io": no_direct, "cold_reads": rdf.cold_reads_verdict(no_direct)}) == \
@@ -560,16 +575,18 @@ def test_every_cold_reads_state_builds_with_its_numbers(tmp_path):
     from tex_wording import build, printed
     rates = {"cold": _per_round(1700, 1650, 1750), "direct": _per_round(1000, 980, 1010),
              "warm": _per_round(13000, 12500, 13500)}
-    macros = rdf.cold_reads_macros({"r_io": rates, "cold_reads": rdf.cold_reads_verdict(rates)})
+    macros = {**rdf.cold_reads_macros(_cold_reads_summary(rates), 0.99), "RdfRateLooksLevel": paper.number(99)}
     states = ("reached", "cache", "notseparated", "nocold", "nodirect", "notmeasured")
     body = "\n\n".join(rf"{state}: \def\RdfColdReadsState{{{state}}}\wording{{RdfColdReads}}." for state in states)
     code, log, text = build(tmp_path, "rdataframe", macros, body)
     assert code == 0, log[-2000:]
-    over_direct = intervals.paired_by_round(rates["cold"].to_dict(), rates["direct"].to_dict())
+    over_direct = intervals.paired_by_round(rates["cold"].to_dict(), rates["direct"].to_dict(), 0.99)
     over_warm = intervals.paired_by_round(rates["cold"].to_dict(), rates["warm"].to_dict())
-    ratios = "the cold rate is {} (95% interval {} to {}) times the O_DIRECT rate and {} (95% interval {} to {}) " \
-             "times the warm rate".format(*(printed(paper.number(v)) for e in (over_direct, over_warm)
-                                            for v in (e.value, e.low, e.high)))
+    half_width = re.search(r"pm\$\\,(.*)\\%", paper.estimate(over_direct, 3)).group(1)
+    ratios = ("the cold rate is {} ± {}% times the O_DIRECT rate (± its interval at the 99% level of the claim it "
+              "decides) and {} (95% interval {} to {}) times the warm rate").format(
+        printed(paper.number(over_direct.value)), half_width,
+        *(printed(paper.number(v)) for v in (over_warm.value, over_warm.low, over_warm.high)))
     assert f"reached: came from below this system's page cache: {ratios}, nearer the O_DIRECT rate" in text
     assert f"cache: did not come from the device: {ratios}, nearer the page cache's" in text
     assert f"notseparated: cannot be told from the device's reads or the page cache's: {ratios}, and" in text
@@ -973,11 +990,14 @@ def test_rate_model_runs_are_measured_interleaved_checked_and_reused(inputs, sec
         pd.testing.assert_frame_equal(frames[part], again[part], check_dtype=False)
 
 
-def _model_frames(rounds: int, ratio_noise: list[float], size: int = 10_000_000) -> dict:
+def _model_frames(rounds: int, ratio_noise: list[float], size: int = 10_000_000,
+                  direct: list[float] | None = None) -> dict:
     """The rate model's frames over `rounds` rounds, one reader's measured time in round r scaled by
-    ratio_noise[r] (Eq. (1)'s prediction over it, cold and warm alike: 40 MB/s over 10 MB in 0.25 s, times that)."""
+    ratio_noise[r] (Eq. (1)'s prediction over it, cold and warm alike: 40 MB/s over 10 MB in 0.25 s, times that);
+    with `direct`, an O_DIRECT raw read whose rate in round r is the cold one's over direct[r]."""
     raw = pd.DataFrame([{"run": f"raw_{c}", "cache": c, "wall_s": w, "warmup": False, "noisy": False, "bytes": size,
-                         "round": r, "look": 0} for r in range(rounds) for c, w in (("cold", 0.01), ("warm", 0.01))])
+                         "round": r, "look": 0} for r in range(rounds)
+                        for c, w in (("cold", 0.01), ("warm", 0.01), *((("direct", 0.01 * direct[r]),) if direct else ()))])
     components = pd.DataFrame([{"run": "components", "process_s": 0.02, "getentry_s": 0.2, "wall_s": 0.25,
                                 "warmup": False, "round": r, "look": 0} for r in range(rounds)])
     rate = pd.DataFrame([{"run": f"rate_{c}_on_np{n}", "cache": c, "ttree_cache": "on", "processes": n,
@@ -996,7 +1016,7 @@ def test_eq1_claim_gets_rounds_of_its_own_runs_and_is_judged_at_the_looks_level(
                                                                             rate))
     frames = {}
     claims = rdf.io_rate_model.deciding_claims(group, lambda rows: frames["now"])
-    assert [c.claim for c in claims] == ["S004-r1-harmonic-sum"]
+    assert [c.claim for c in claims] == ["S004-r1-harmonic-sum", "S004-tio-bandwidth-limited"]
     assert set(claims[0].run_names) == {"raw_cold", "raw_warm", "components", "rate_cold_on_np1", "rate_warm_on_np1"}
     judge = claims[0].judge
     # 1.0 +-10% is the rule: a prediction 1.2 times the measured rate in every round is refuted, settled
@@ -1011,10 +1031,36 @@ def test_eq1_claim_gets_rounds_of_its_own_runs_and_is_judged_at_the_looks_level(
     # at a higher level (more looks) the interval is wider: it needs more rounds
     assert judge(None, 0.99)[1] > needed
     assert rdf.io_rate_model.predicted_over_measured(summary, "warm", 0.99).high > figure.high
-    # a group without one reader of any cache state gets no claim
+    # a group without one reader of any cache state gets no claim of Eq. (1), without an O_DIRECT read none of it
     bare = rdf.io_rate_model.experiment.Group("I/O rate model",
                                               [r for r in group.runs if not r["name"].endswith("_np1")])
-    assert rdf.io_rate_model.deciding_claims(bare, lambda rows: frames["now"]) == []
+    assert [c.claim for c in rdf.io_rate_model.deciding_claims(bare, lambda rows: frames["now"])] == \
+        ["S004-tio-bandwidth-limited"]
+    no_direct = rdf.io_rate_model.experiment.Group("I/O rate model",
+                                                   [r for r in bare.runs if r["name"] != "raw_direct"])
+    assert rdf.io_rate_model.deciding_claims(no_direct, lambda rows: frames["now"]) == []
+
+
+def test_the_cold_read_claim_gets_rounds_of_the_two_raw_reads_and_is_judged_at_the_looks_level():
+    """S004-tio-bandwidth-limited (the cold raw read over the O_DIRECT one within 25% of 1): an extra round of it
+    reads the cold and the O_DIRECT raw reads only; judged by the figure at the level asked."""
+    rate = {"max_processes": 2, "process_spacing": "every", "ttree_cache": [True]}
+    group = rdf.io_rate_model.experiment.Group("I/O rate model",
+                                               rdf.io_rate_model.model_runs(["cold", "warm"], ["cold", "warm", "direct"],
+                                                                            rate))
+    frames = {}
+    claim = {c.claim: c for c in rdf.io_rate_model.deciding_claims(group, lambda rows: frames["now"])}[
+        "S004-tio-bandwidth-limited"]
+    assert set(claim.run_names) == {"raw_cold", "raw_direct"}
+    # the cold read at 0.9 of the O_DIRECT rate in every round: within 25% of 1, settled
+    frames["now"] = _model_frames(3, [1.0] * 3, direct=[0.9] * 3)
+    assert claim.judge(None, 0.95) == (True, None)
+    # spread around 0.85 that holds 0.8: undecided, and more rounds at a higher level
+    frames["now"] = _model_frames(3, [1.0] * 3, direct=[0.78, 0.85, 0.92])
+    figure = rdf.io_rate_model.cold_over_direct(rdf.rate_summary(frames["now"])["by_round"]["r_io"], 0.95)
+    settled, needed = claim.judge(None, 0.95)
+    assert figure.low < 0.8 < figure.high and not settled and needed > 3
+    assert claim.judge(None, 0.99)[1] > needed
 
 
 def test_eq1_extra_rounds_measure_only_its_runs_and_are_stored(inputs, section, tmp_path, monkeypatch):

@@ -11,6 +11,7 @@ import math
 import os
 import subprocess
 import tempfile
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
 
@@ -423,9 +424,9 @@ def cold_reads_verdict(r_io: dict[str, pd.Series]) -> dict[str, Any] | None:
     not separate the two. A buffered cold read may beat one O_DIRECT stream somewhat (read-ahead
     keeps requests in flight), so distances are ratios either way and no fixed margin is used.
     `state`: reached (nearer the O_DIRECT rate), cache (nearer the warm one) or notseparated, with
-    the cold rate over each (`cold_over_direct`, `cold_over_warm`: Estimates, paired by round);
-    the section words each state (report.cold_reads_macros). None where the cold or the O_DIRECT
-    read was not measured."""
+    the cold rate over the warm one (`cold_over_warm`: an Estimate, paired by round; over the
+    O_DIRECT one: cold_over_direct); the section words each state (report.cold_reads_macros). None
+    where the cold or the O_DIRECT read was not measured."""
     if "cold" not in r_io or "direct" not in r_io:
         return None
     cold, direct, warm = r_io["cold"], r_io["direct"], r_io["warm"]
@@ -435,8 +436,16 @@ def cold_reads_verdict(r_io: dict[str, pd.Series]) -> dict[str, Any] | None:
     # O_DIRECT skips this system's page cache only: on a virtual machine a host's cache may serve
     # it too, so a cold read near its rate came from below the guest's cache, not shown the device
     return {"state": {"higher": "reached", "lower": "cache"}.get(nearer, "notseparated"),
-            "cold_over_direct": intervals.paired_by_round(cold.to_dict(), direct.to_dict()),
             "cold_over_warm": intervals.paired_by_round(cold.to_dict(), warm.to_dict())}
+
+
+def cold_over_direct(r_io: dict[str, pd.Series], confidence: float = intervals.CONFIDENCE) -> intervals.Estimate:
+    """The cold raw read's rate over the O_DIRECT one (`r_io`: each cache state's rate per round),
+    paired round by round, its interval at `confidence` (seed 004's "T_IO is limited by the I/O
+    bandwidth", a figure the model's extra rounds may decide); UNKNOWN where either was not read."""
+    if "cold" not in r_io or "direct" not in r_io:
+        return intervals.UNKNOWN
+    return intervals.paired_by_round(r_io["cold"].to_dict(), r_io["direct"].to_dict(), confidence)
 
 
 # The three rates that limit one reader, as the paper names them.
@@ -502,30 +511,49 @@ def predicted_over_measured(summary: dict[str, Any], cache: str,
                                      confidence)
 
 
-# Eq. (1)'s figures, the ledger's macros (by cache state) that the model's extra rounds may decide
-DECIDING_FIGURES = {"RdfROnePredOverMeasuredCold": "cold", "RdfROnePredOverMeasuredWarm": "warm"}
+@dataclass(frozen=True)
+class DecidingFigure:
+    """A figure of the model that decides claims of the ledger: the runs an extra round of it
+    measures, and the figure from the model's summary (rate_summary) at a confidence level."""
+    runs: tuple[str, ...]
+    figure: Callable[[dict[str, Any], float], intervals.Estimate]
+
+
+def _one_reader_figure(cache: str) -> DecidingFigure:
+    """Eq. (1) for one reader of `cache`: the warm raw read and the phases' reader (R_dec, R_proc),
+    that cache state's raw read and its one reader."""
+    return DecidingFigure(("raw_warm", "components", f"raw_{cache}", f"rate_{cache}_on_np1"),
+                          lambda summary, confidence: predicted_over_measured(summary, cache, confidence))
+
+
+# the ledger's macros that the model's extra rounds may decide
+DECIDING_FIGURES = {
+    "RdfROnePredOverMeasuredCold": _one_reader_figure("cold"),
+    "RdfROnePredOverMeasuredWarm": _one_reader_figure("warm"),
+    "RdfColdOverDirect": DecidingFigure(("raw_cold", "raw_direct"),
+                                        lambda summary, confidence: cold_over_direct(summary["by_round"]["r_io"],
+                                                                                     confidence)),
+}
 
 
 def deciding_claims(group: experiment.Group,
                     frames_of: Callable[[pd.DataFrame], dict[str, Any]]) -> list[experiment.Deciding]:
-    """The ledger's claims that Eq. (1)'s figures decide (DECIDING_FIGURES), each with the runs an
-    extra round of it measures (what its figures are built from: the warm and its cache states'
-    raw reads, one warm reader's phases and one reader with TTreeCache of each cache state) and
-    its judge: the figures at the looks' level (`frames_of`: the model's frames from the group's
-    rows), by the claim's rule."""
+    """The ledger's claims that the model's figures decide (DECIDING_FIGURES), each with the runs
+    an extra round of it measures (what those of its figures that this group can make are built
+    from) and its judge: the figures at the looks' level (`frames_of`: the model's frames from the
+    group's rows), by the claim's rule."""
     names = {run["name"] for run in group.runs}
     machine = ledger.Machine("this machine", usable_cores(), gpu=False)
     deciding = []
     for claim in ledger.deciding("rdataframe", DECIDING_FIGURES):
         macros = claim.measured_by.get("macros") or [claim.measured_by["macro"]]
-        caches = {DECIDING_FIGURES[m] for m in macros}
-        wanted = {"raw_warm", "components"} | {f"raw_{c}" for c in caches} | {f"rate_{c}_on_np1" for c in caches}
-        if "components" not in names or not names & {f"rate_{c}_on_np1" for c in caches}:
+        wanted = {run for m in macros if set(DECIDING_FIGURES[m].runs) <= names for run in DECIDING_FIGURES[m].runs}
+        if not wanted:
             continue  # none of its figures can be made here
 
         def figures(rows: pd.DataFrame, confidence: float, macros: list[str] = macros) -> dict[str, intervals.Estimate]:
             summary = rate_summary(frames_of(rows))
-            return {m: predicted_over_measured(summary, DECIDING_FIGURES[m], confidence) for m in macros}
+            return {m: DECIDING_FIGURES[m].figure(summary, confidence) for m in macros}
         deciding.append(experiment.Deciding(claim.id, group.name,
                                             tuple(run for run in group.runs if run["name"] in wanted),
                                             ledger.looks_judge(claim, machine, figures)))

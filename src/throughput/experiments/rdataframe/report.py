@@ -383,18 +383,19 @@ def throttle_macros(rs: dict[str, Any] | None) -> dict[str, str]:
             "RdfThrottleBurstState": paper.state(check["burst"]), **share}
 
 
-def cold_reads_macros(rs: dict[str, Any] | None) -> dict[str, str]:
+def cold_reads_macros(rs: dict[str, Any] | None, confidence: float = intervals.CONFIDENCE) -> dict[str, str]:
     """Where the cold raw reads came from (io_rate_model.cold_reads_verdict): RdfColdReadsState
-    reached, cache or notseparated, with the cold rate over the O_DIRECT one (RdfColdOverDirect)
-    and over the warm one (RdfColdOverWarm), each with its interval's bounds (paper.with_bounds);
-    nocold or nodirect where that read was not measured, notmeasured without the rate model
-    (paper/sections/rdataframe.tex words each)."""
+    reached, cache or notseparated, with the cold rate over the O_DIRECT one (RdfColdOverDirect, a
+    figure of the ledger: plus or minus its interval at `confidence`, the level its claim's looks
+    split) and over the warm one (RdfColdOverWarm, with its 95% interval's bounds:
+    paper.with_bounds); nocold or nodirect where that read was not measured, notmeasured without
+    the rate model (paper/sections/rdataframe.tex words each)."""
     verdict = rs["cold_reads"] if rs is not None else None
     if verdict is None:
         state = paper.NOT_MEASURED if rs is None else "nocold" if "cold" not in rs["r_io"] else "nodirect"
         return {"RdfColdReadsState": state, "RdfColdOverDirect": "--", "RdfColdOverWarm": "--"}
     return {"RdfColdReadsState": verdict["state"],
-            "RdfColdOverDirect": paper.with_bounds(verdict["cold_over_direct"], 3),
+            "RdfColdOverDirect": _estimate(io_rate_model.cold_over_direct(rs["by_round"]["r_io"], confidence)),
             "RdfColdOverWarm": paper.with_bounds(verdict["cold_over_warm"], 3)}
 
 
@@ -595,8 +596,8 @@ def _run_macros(params: dict[str, Any], table: pd.DataFrame, agreement: pd.DataF
             "RdfROnePredWarm": _estimate(rs["estimates"]["r1_predicted"]["warm"]),
             # Eq. (1)'s prediction over the measured one reader, paired round by round, at the level
             # its claim's looks split (io_rate_model.deciding_claims; the ledger judges it)
-            **{macro: _estimate(io_rate_model.predicted_over_measured(rs, cache, looks.confidence))
-               for macro, cache in io_rate_model.DECIDING_FIGURES.items()},
+            **{f"RdfROnePredOverMeasured{cache.capitalize()}":
+               _estimate(io_rate_model.predicted_over_measured(rs, cache, looks.confidence)) for cache in ("cold", "warm")},
             "RdfTSetupShare": _estimate(rs["setup_share"], 2),
             "RdfLoadOverProcess": _estimate(rs["load_over_process"]),
             "RdfOffCpuShare": paper.with_bounds(rs["off_cpu_share"], 2, factor=100, unit=r"\%", missing="--"),
@@ -605,7 +606,7 @@ def _run_macros(params: dict[str, Any], table: pd.DataFrame, agreement: pd.DataF
             "RdfRateFitCores": str(int(rs["cores"])),
             **model_check_macros(rs),  # its states; the section words each
             **oversubscribed_macros(rs),
-            **cold_reads_macros(rs),
+            **cold_reads_macros(rs, looks.confidence),
             **throttle_macros(rs),
         })
         macros.update(saturation_macros(rs))
