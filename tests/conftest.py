@@ -214,3 +214,16 @@ def printed_with_interval(cell: str) -> bool:
     """Whether a paper cell carries its interval: as plus-or-minus, or as its two bounds where the
     interval is wider than the value (throughput.report.paper.with_interval)."""
     return r"$\pm$" in cell or r"\confidenceinterval{" in cell
+
+
+def t_interval(logs: list[float]) -> tuple[float, float, float]:
+    """exp of the mean of `logs` and of its 95% t interval, computed here (scipy.stats), not by the study."""
+    import math
+
+    import numpy as np
+    from scipy import stats
+
+    logs = np.asarray(logs)
+    mean = logs.mean()
+    half = stats.t.ppf(0.975, len(logs) - 1) * logs.std(ddof=1) / math.sqrt(len(logs)) if len(logs) > 1 else math.nan
+    return math.exp(mean), math.exp(mean - half), math.exp(mean + half)

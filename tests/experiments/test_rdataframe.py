@@ -14,7 +14,8 @@ import numpy as np
 import pandas as pd
 import pytest
 import uproot
-from conftest import Daemons, command_env, flip_basket_bytes, loops_follow_the_calibration_rule, printed_with_interval
+from conftest import (Daemons, command_env, flip_basket_bytes, loops_follow_the_calibration_rule, printed_with_interval,
+                      t_interval)
 from tex_wording import worded
 
 from throughput import configuration
@@ -1450,6 +1451,68 @@ def test_throttled_rate_model_runs_read_cold_under_the_limit(inputs, section, tm
     assert again["raw"]["wall_s"].tolist() == frames["raw"]["wall_s"].tolist()
     assert rdf.rate_summary(frames)["throttled_check"] is not None
     assert not list(io_throttle.BLKIO.glob("throughput-read-*"))  # the group is gone
+
+
+def test_the_compression_pair_is_read_from_the_page_cache_and_the_throttled_device(inputs, section, settings,
+                                                                                    tmp_path):
+    """Seed 002's LZ4 and LZMA files (the same events) read by as many readers as the cores, warm and throttled,
+    in the model's group: their passes sum the same counters, the throttled ones ran under the limit from evicted
+    files, and the figures come from them. Skipped where reads cannot be throttled (no root, no cgroup v1)."""
+    root, chosen, _ = inputs
+    why = io_throttle.problem(chosen["rate"][0])
+    if why:
+        pytest.skip(f"reads cannot be throttled here: {why}")
+    both = {**section, "compressions": ["LZ4", "LZMA"]}
+    files = rdf.make_inputs(both, settings["datasets"], root / "data", progress=False)
+    paired = rdf.select_inputs(both, files)
+    info = rdf.preflight(both, paired, tmp_path / "work")
+    rate = {**section["rate_model"], "cache_states": ["warm", rdf.THROTTLED], "ttree_cache": [True],
+            "max_processes": 1, "throttle_factor": 1.5, "decide_budget_s": 0}
+    params = {**both, "repetitions": 2, "warmup": 0, "rate_model": rate}
+    frames = rdf.measure_rate_model(params, paired, info, tmp_path, paired["main"][0], progress=False)
+    passes = frames["compression_storage"]
+    cores = rdf.io_rate_model.usable_cores()
+    assert set(passes["run"]) == {f"comp_{c}_{s}" for c in ("LZ4", "LZMA") for s in ("warm", rdf.THROTTLED)}
+    assert (passes["processes"] == cores).all() and passes["counter_sum"].nunique() == 1
+    throttled = passes[passes["cache"] == rdf.THROTTLED]
+    assert (throttled["throttle_bps"] == frames["throttle"]["bytes_per_s"]).all()
+    assert (throttled["resident_pages"] == 0).all()
+    figures = rdf.rate_summary(frames)["compression_storage"]
+    assert figures["processes"] == cores and math.isfinite(figures["throttled_over_warm"].value)
+    # without the throttled state, or without one of the pair, no such runs
+    assert rdf.io_rate_model.compression_runs(["warm"], ["LZ4", "LZMA"], 2) == []
+    assert rdf.io_rate_model.compression_runs(["warm", rdf.THROTTLED], ["LZMA"], 2) == []
+
+
+def test_the_compression_pair_figures_are_paired_round_by_round():
+    """LZ4's time over LZMA's in each cache state, the throttled over the warm ratio and the CPU efficiencies,
+    recomputed here from three rounds; its macros, and 'notmeasured' without the pair."""
+    walls = {("LZ4", "warm"): [0.10, 0.11, 0.09], ("LZMA", "warm"): [0.30, 0.31, 0.29],
+             ("LZ4", rdf.THROTTLED): [1.00, 1.10, 0.95], ("LZMA", rdf.THROTTLED): [0.60, 0.62, 0.58]}
+    cpus = {("LZ4", "warm"): 0.19, ("LZMA", "warm"): 0.58, ("LZ4", rdf.THROTTLED): 0.4, ("LZMA", rdf.THROTTLED): 1.1}
+    passes = pd.DataFrame([{"compression": c, "cache": s, "round": r, "wall_s": w, "cpu_s": cpus[(c, s)],
+                            "processes": 2, "warmup": False}
+                           for (c, s), ws in walls.items() for r, w in enumerate(ws)])
+    pair = rdf.io_rate_model.compression_storage(passes)
+    lz4_over_lzma = {s: [walls[("LZ4", s)][r] / walls[("LZMA", s)][r] for r in range(3)]
+                     for s in ("warm", rdf.THROTTLED)}
+    expected = t_interval([math.log(lz4_over_lzma[rdf.THROTTLED][r] / lz4_over_lzma["warm"][r]) for r in range(3)])
+    got = pair["throttled_over_warm"]
+    assert (got.value, got.low, got.high) == pytest.approx(expected)
+    warm = pair["lz4_over_lzma"]["warm"]
+    assert warm.value == pytest.approx(math.exp(np.mean(np.log(lz4_over_lzma["warm"]))))
+    efficiency = {s: [cpus[(c, s)] / (walls[(c, s)][r] * 2) for r in range(3)] for c, s in [("LZMA", rdf.THROTTLED)]}
+    lz4_efficiency = [cpus[("LZ4", rdf.THROTTLED)] / (w * 2) for w in walls[("LZ4", rdf.THROTTLED)]]
+    expected = t_interval([math.log(e / f) for e, f in zip(efficiency[rdf.THROTTLED], lz4_efficiency)])
+    got = pair["lzma_over_lz4_efficiency"]
+    assert (got.value, got.low, got.high) == pytest.approx(expected)
+    macros = rdf.report.compression_storage_macros({"compression_storage": pair})
+    assert macros["RdfCompStorageState"] == "measured" and macros["RdfCompStorageProcesses"] == "2"
+    assert macros["RdfCompThrottledOverWarm"].value == pytest.approx(pair["throttled_over_warm"].value)
+    assert macros["RdfCompEffLzmaOverLzFour"].low == pytest.approx(got.low)
+    assert rdf.report.compression_storage_macros({"compression_storage": None})["RdfCompStorageState"] == \
+        paper.NOT_MEASURED
+    assert rdf.io_rate_model.compression_storage(passes.iloc[:0]) is None
 
 
 def test_several_readers_against_one_are_paired_round_by_round_up_to_the_cores():

@@ -16,7 +16,7 @@ import numpy as np
 import pandas as pd
 import pytest
 import uproot
-from conftest import aod_small_arrays, flip_basket_bytes, printed_with_interval
+from conftest import aod_small_arrays, flip_basket_bytes, printed_with_interval, t_interval
 
 from throughput import configuration
 from throughput.setup import config
@@ -740,16 +740,6 @@ def _synthetic_summary(reads: dict[tuple[str, str, str], list[float]], items: in
     return rc.summary(pd.DataFrame(rows))
 
 
-def _t_interval(logs: list[float]) -> tuple[float, float, float]:
-    """exp of the mean of `logs` and of its 95% t interval, computed here (scipy.stats), not by the study."""
-    from scipy import stats
-
-    logs = np.asarray(logs)
-    mean = logs.mean()
-    half = stats.t.ppf(0.975, len(logs) - 1) * logs.std(ddof=1) / math.sqrt(len(logs)) if len(logs) > 1 else math.nan
-    return math.exp(mean), math.exp(mean - half), math.exp(mean + half)
-
-
 READS = {"columnar": [2.0, 2.3, 1.9], "baskets": [1.6, 1.95, 1.5], "numpy": [1.0, 1.1, 0.97]}
 
 
@@ -762,20 +752,20 @@ def test_the_limits_figures_pair_their_readers_round_by_round(rounds):
     table = _synthetic_summary({("nanoaod/ZLIB", r, "Jet_pt"): t for r, t in reads.items()})
     goal = rc.targets(table, "nanoaod/ZLIB", "Jet_pt")
     # the baskets' rate per value over Numpy's: Numpy's time over the baskets', round by round
-    baskets = _t_interval([math.log(n / b) for n, b in zip(reads["numpy"], reads["baskets"])])
+    baskets = t_interval([math.log(n / b) for n, b in zip(reads["numpy"], reads["baskets"])])
     assert (goal["baskets_numpy"].value, goal["baskets_numpy"].low, goal["baskets_numpy"].high) == pytest.approx(
         baskets, nan_ok=True)
     # one less the limit's time (with the 390 rate samples of 0.1 ms it takes fewer per pass) over the columnar's
     extra = (400 - 10) * 1e-4
-    kept = _t_interval([math.log((b + extra) / c) for b, c in zip(reads["baskets"], reads["columnar"])])
+    kept = t_interval([math.log((b + extra) / c) for b, c in zip(reads["baskets"], reads["columnar"])])
     share = goal["per_entry"]
     assert (share.value, share.high, share.low) == pytest.approx(tuple(1 - k for k in kept), nan_ok=True)
     for reader in READS:  # ns per value: the geometric mean of the rounds' times over the values read
-        ns = _t_interval([math.log(t / 1000 * 1e9) for t in reads[reader]])
+        ns = t_interval([math.log(t / 1000 * 1e9) for t in reads[reader]])
         assert (goal[f"{reader}_ns"].value, goal[f"{reader}_ns"].low, goal[f"{reader}_ns"].high) == pytest.approx(
             ns, nan_ok=True)
     # whole passes (opening included) paired the same way: each pass opened for a quarter of its reading time
-    with_open = _t_interval([math.log(n / c) for n, c in zip(reads["numpy"], reads["columnar"])])
+    with_open = t_interval([math.log(n / c) for n, c in zip(reads["numpy"], reads["columnar"])])
     assert goal["numpy_ratio_with_open"] == pytest.approx(with_open[0])
     macros = rc.report._numpy_macros(goal, "Nano")
     assert macros["RcNumpyNanoBaskets"] == paper.with_interval(*baskets, 2)
@@ -810,7 +800,7 @@ def test_the_gap_to_numpy_is_split_by_the_interval_of_the_per_entry_share(state)
         return
     assert macros["RcNumpyNanoState"] == "missed"  # Numpy about four times faster
     extra = (400 - 10) * 1e-4  # the rate samples the columnar reader takes beyond the limit's
-    kept = _t_interval([math.log((b + extra) / c) for b, c in zip(reads["baskets"], reads["columnar"])])
+    kept = t_interval([math.log((b + extra) / c) for b, c in zip(reads["baskets"], reads["columnar"])])
     low, high = 1 - kept[2], 1 - kept[1]
     expected = "perentry" if low >= 0.5 else "baskets" if high < 0.5 else "notseparated"
     assert expected == state
@@ -846,7 +836,7 @@ def test_own_work_weighs_the_checksum_and_samples_against_the_gap_to_numpy(state
     shares = np.array([(0.01 * b + 400 * 1e-4) / c for b, c in zip(reads["baskets"], reads["columnar"])])
     own = goal["own_work"]
     assert own.value == pytest.approx(shares.mean()) and 0.02 < own.value < 0.035
-    kept = _t_interval([math.log(n / c) for n, c in zip(reads["numpy"], reads["columnar"])])
+    kept = t_interval([math.log(n / c) for n, c in zip(reads["numpy"], reads["columnar"])])
     gap, low, high = 1 - kept[0], 1 - kept[2], 1 - kept[1]
     if rounds == 1:
         assert not own.known
@@ -884,7 +874,7 @@ def test_draw_on_muons_against_the_other_particle_types_is_paired_round_by_round
     table = _synthetic_summary({("aod/ZLIB", "draw", rc.branch_name("aod", c)): t[:rounds] for c, t in times.items()})
     ratio = analysis.draw_muon_ratio(table, "aod/ZLIB", "aod")
     # rates are events over time: the muons' rate over the others' median is that median time over the muons'
-    expected = _t_interval([math.log(float(np.median([times[c][r] for c in ("Jet", "Electron", "Photon")]))
+    expected = t_interval([math.log(float(np.median([times[c][r] for c in ("Jet", "Electron", "Photon")]))
                                      / times["Muon"][r]) for r in range(rounds)])
     assert (ratio.value, ratio.low, ratio.high) == pytest.approx(expected, nan_ok=True)
     assert ratio.processes == rounds
@@ -908,7 +898,7 @@ def test_a_warm_up_factor_is_the_first_pass_over_the_timed_ones_within_each_proc
                          "wall_s": 1.25 * read, "open_s": 0.25 * read})
     frame = pd.DataFrame(rows)
     factor = analysis.warmup_factor(frame, "aod/ZLIB", "Jet_pt", "laurelin")
-    expected = _t_interval([math.log(first[r] / float(np.median(timed[r]))) for r in range(rounds)])
+    expected = t_interval([math.log(first[r] / float(np.median(timed[r]))) for r in range(rounds)])
     assert (factor.value, factor.low, factor.high) == pytest.approx(expected, nan_ok=True)
     assert factor.processes == rounds
     no_warm_up = frame[~frame["warmup"]]
@@ -932,12 +922,13 @@ def test_a_start_spike_is_the_first_sample_over_the_same_sample_of_later_passes(
                              "reader": "root4j", "round": r, "rep": rep, "items": items, "wall_s": wall})
     frame = pd.DataFrame(rows)
     spike = analysis.start_spike(frame, "nanoaod/ZLIB", "Jet_pt", "root4j")
-    expected = _t_interval([math.log(first[r] / float(np.median(later[r]))) for r in range(rounds)])
+    expected = t_interval([math.log(first[r] / float(np.median(later[r]))) for r in range(rounds)])
     assert (spike.value, spike.low, spike.high) == pytest.approx(expected, nan_ok=True)
     assert spike.processes == rounds
     one_pass = frame[frame["rep"] < 0]
     assert not math.isfinite(analysis.start_spike(one_pass, "nanoaod/ZLIB", "Jet_pt", "root4j").value)
     assert not math.isfinite(analysis.start_spike(frame, "nanoaod/ZLIB", "Jet_pt", "columnar").value)
+    assert not math.isfinite(analysis.start_spike(frame, "aod/ZLIB", "Jet_pt", "root4j").value)  # no such set
 
 
 def test_the_machine_and_object_split_tables_print_each_rate_with_its_interval():
@@ -947,7 +938,7 @@ def test_the_machine_and_object_split_tables_print_each_rate_with_its_interval()
     other = _synthetic_summary({("aod/ZLIB", "columnar", "Jet_pt"): [1.5]})  # one round, no NanoAOD-like run
     machines = rc.machine_frame({"this machine": here, "other": other}, "aod/ZLIB", "nanoaod/ZLIB", "Jet").set_index(
         "reader")
-    mean, low, high = _t_interval([math.log(t) for t in READS["columnar"]])
+    mean, low, high = t_interval([math.log(t) for t in READS["columnar"]])
     khz = paper.with_interval(0.4 / mean, 0.4 / high, 0.4 / low)  # 400 events, kHz
     assert r"$\pm$" in khz and machines.loc["C++ columnar", "this machine: MiniAOD-like"] == khz
     assert machines.loc["C++ columnar", "other: MiniAOD-like"] == paper.number(0.4 / 1.5) + paper.NO_INTERVAL_MARK
@@ -956,7 +947,7 @@ def test_the_machine_and_object_split_tables_print_each_rate_with_its_interval()
                                   [3 * t for t in READS["columnar"]] if r == "cmssw" else READS["columnar"]
                                   for r in ("baskets", "columnar", "members", "cmssw") for b in ("Jet.p4.pt", "Empty.pt")})
     split = rc.object_split_frame(objects, "aod/ZLIB", "aod_objects/ZLIB").set_index("")
-    mean, low, high = _t_interval([math.log(t) for t in READS["baskets"]])
+    mean, low, high = t_interval([math.log(t) for t in READS["baskets"]])
     assert split.loc["jet", "baskets only"] == paper.with_interval(0.4 / mean, 0.4 / high, 0.4 / low)
     assert split.loc["jet", "member alone"] == khz and split.loc["empty product", "member alone"] == khz
     # the objects' ratio to the member alone: three times its time in every round, no spread

@@ -548,6 +548,7 @@ WORDED = {
     # reader_comparison.report._columnar_macros and _attributes_macros
     "RcColumnar": {"higher", "lower", "notseparated", "notcompared"},
     "RcLooks": {"none", "some"},  # ledger.looks_macros: the claims' extra rounds
+    "RdfCompStorage": {"measured", "notmeasured"},  # rdataframe.report.compression_storage_macros
     "RdfRateLooks": {"none", "some"},  # ledger.looks_macros: Eq. (1)'s extra rounds
     "RcObject": {"measured", "notmeasured"}, "RcObjectBulk": {"read", "refused", "notmeasured"},  # reader_comparison.report._object_macros
     "RcAttributes": {"toofew", "same", "cannotreach", "grows", "shrinks", "notshown"},

@@ -205,8 +205,8 @@ def _measure_rate(run, round_, params, files, entries, work, primer, throttle=No
         rows.append({**result, "rep": index - warmups, "warmup": index < warmups,
                      "resident_pages": prepared["resident"], "pages": prepared["pages"],
                      **_throttle_columns(cache, throttle)})
-    frame = pd.DataFrame(rows).assign(part="rate", cache=cache, ttree_cache=ttc, processes=processes,
-                                      name=run["name"])
+    frame = pd.DataFrame(rows).assign(part=run["part"], cache=cache, ttree_cache=ttc, processes=processes,
+                                      name=run["name"], **({"compression": run["compression"]} if "compression" in run else {}))
     return frame, provenance.capture(params, cache_state=cache)
 
 
@@ -220,6 +220,20 @@ def model_runs(states: list[str], raw_caches: list[str], rate: dict[str, Any]) -
             + [{"name": f"rate_{c}_{t}_np{n}", "part": "rate", "cache": c, "ttree_cache": t, "processes": n}
                for c in states for t in ("on" if on else "off" for on in rate["ttree_cache"])
                for n in counts(rate["max_processes"], rate["process_spacing"])])
+
+
+# Seed 002's compressions against the storage: the lightest (LZ4: larger files, faster to decompress)
+# and the heaviest (LZMA), each read by as many reader processes as the cores from the page cache and
+# from the throttled device, in the model's rounds (their time and CPU efficiency: compression_storage)
+COMPRESSION_PAIR = ("LZ4", "LZMA")
+
+
+def compression_runs(states: list[str], compressions: list[str], processes: int) -> list[dict[str, Any]]:
+    """The compression pair's runs (none unless both algorithms' files and the throttled state are here)."""
+    if not set(COMPRESSION_PAIR) <= set(compressions) or THROTTLED not in states:
+        return []
+    return [{"name": f"comp_{c}_{cache}", "part": "compression_storage", "compression": c, "cache": cache,
+             "ttree_cache": "on", "processes": processes} for c in COMPRESSION_PAIR for cache in ("warm", THROTTLED)]
 
 
 def check_model_passes(frames: dict[str, pd.DataFrame], files: list[str]) -> None:
@@ -241,6 +255,11 @@ def check_model_passes(frames: dict[str, pd.DataFrame], files: list[str]) -> Non
         raise AssertionError(f"{row['processes']} readers ({row['cache']}, TTreeCache {row['ttree_cache']}) summed "
                              f"the collection counters to {row['counter_sum']}, one reader of every entry to "
                              f"{reference[0]}")
+    # the compression pair's files hold the same events: every pass of both sums the same counters
+    compression = frames.get("compression_storage")
+    if compression is not None and len(compression) and compression["counter_sum"].nunique() != 1:
+        sums = compression.groupby(["compression", "cache"])["counter_sum"].unique().to_dict()
+        raise AssertionError(f"the readers of the compression pair's files summed different collection counters: {sums}")
 
 
 def measure_rate_model(params: dict[str, Any], inputs: dict[str, Any], info: dict[str, Any],
@@ -283,6 +302,12 @@ def measure_rate_model(params: dict[str, Any], inputs: dict[str, Any], info: dic
             caches.append("direct")
     if THROTTLED in states:
         caches.append(THROTTLED)
+    compressed = {c: inputs["compression"][c] for c in COMPRESSION_PAIR if c in inputs.get("compression", {})}
+    pair = compression_runs(states, list(compressed), usable_cores())
+    if pair and any(os.stat(f).st_dev != os.stat(files[0]).st_dev for chosen in compressed.values() for f in chosen):
+        # the throttle limits the reads of files[0]'s device only
+        not_measured["compression"] = (f"the compression pair's files are not on the throttled device of {files[0]}")
+        pair = []
     settings = noise_settings or noise.Settings()
     retakes = settings.sample_retakes  # R(Np)'s readers take none again
     # the throttled state's limit: calibrated, and its group made, at the first throttled pass
@@ -302,16 +327,24 @@ def measure_rate_model(params: dict[str, Any], inputs: dict[str, Any], info: dic
 
         def measure_pass(run, round_):
             throttle = throttle_for(run.get("cache"))
+            if run["part"] == "compression_storage":
+                chosen = compressed[run["compression"]]
+                return _measure_rate(run, round_, params, chosen, {f: info["entries"][f] for f in chosen}, work,
+                                     primer, throttle)
             if run["part"] == "raw":
                 return _measure_raw(run["cache"], params, files, work, throttle, settings)
             if run["part"] == "components":
                 return _measure_components(round_, params, files, entries, work, primer, retakes)
             return _measure_rate(run, round_, params, files, entries, work, primer, throttle)
 
-        group = experiment.Group("I/O rate model", model_runs(states, caches, rate))
+        group = experiment.Group("I/O rate model", model_runs(states, caches, rate) + pair)
+
+        def key(run: dict[str, Any]) -> dict[str, Any]:  # what a stored pass of `run` must match
+            read = {"inputs": input_identity(compressed[run["compression"]])} if "compression" in run else {}
+            return {**base, **read, **{k: v for k, v in run.items() if k != "name"}}
         throttled = throttle_setting if THROTTLED in states else None
         frame = experiment.measure_interleaved(
-            [group], raw, lambda run: {**base, **{k: v for k, v in run.items() if k != "name"}}, measure_pass,
+            [group], raw, key, measure_pass,
             params["repetitions"], settings, desc="I/O rate model", progress=progress,
             deciding=deciding_claims(group, lambda rows: model_frames(rows, files, entries, not_measured, throttled)),
             looks=experiment.Looks.of(rate))
@@ -328,8 +361,9 @@ def model_frames(frame: pd.DataFrame, files: list[str], entries: dict[str, int],
     columns (and their integers back from float), with the files' bytes and events, the usable
     cores, what was not measured and the throttle's setting (None: not throttled)."""
     frames: dict[str, Any] = {part: frame[frame["part"] == part].dropna(axis=1, how="all").reset_index(drop=True)
-                              for part in ("raw", "components", "rate")}
-    for part, columns in (("components", ["counter_sum"]), ("rate", ["counter_sum", "processes"])):
+                              for part in ("raw", "components", "rate", "compression_storage")}
+    for part, columns in (("components", ["counter_sum"]), ("rate", ["counter_sum", "processes"]),
+                          ("compression_storage", ["counter_sum", "processes"])):
         if len(frames[part]):  # no rate runs where no cache state could be set up
             frames[part] = frames[part].astype({c: "int64" for c in columns})
     frames["bytes"] = sum(Path(f).stat().st_size for f in files)
@@ -413,6 +447,31 @@ def off_cpu_share(passes: pd.DataFrame) -> intervals.Estimate:
         return intervals.UNKNOWN
     shares = (1 - _per_round(passes, "cpu_s") / _per_round(passes, "wall_s")).dropna()
     return intervals.mean_across(shares.to_numpy()) if len(shares) else intervals.UNKNOWN
+
+
+def compression_storage(passes: pd.DataFrame | None) -> dict[str, Any] | None:
+    """Seed 002's compressions against the storage, from the compression pair's passes (as many
+    readers as the cores, compression_runs), each figure paired round by round: LZ4's wall time over
+    LZMA's from the page cache and from the throttled device (`lz4_over_lzma`, by cache state), the
+    second over the first (`throttled_over_warm`: how much of LZ4's lead a bandwidth-limited device
+    takes), each one's CPU efficiency (CPU time over wall time and readers, `efficiency`, by
+    compression and cache state; its rounds' values) and, on the throttled device, LZMA's over LZ4's
+    (`lzma_over_lz4_efficiency`). None where the pair was not measured."""
+    if passes is None or not len(passes):
+        return None
+    timed = passes[~passes["warmup"].astype(bool)]
+    timed = timed.assign(efficiency=timed["cpu_s"] / (timed["wall_s"] * timed["processes"]))
+    wall = {key: _per_round(group, "wall_s") for key, group in timed.groupby(["compression", "cache"])}
+    efficiency = {key: _per_round(group, "efficiency") for key, group in timed.groupby(["compression", "cache"])}
+    lz4, lzma = COMPRESSION_PAIR
+    ratio = {cache: wall[(lz4, cache)] / wall[(lzma, cache)] for cache in ("warm", THROTTLED)}
+    return {"processes": int(timed["processes"].iloc[0]),
+            "lz4_over_lzma": {cache: intervals.paired_by_round(wall[(lz4, cache)].to_dict(), wall[(lzma, cache)].to_dict())
+                              for cache in ratio},
+            "throttled_over_warm": intervals.paired_by_round(ratio[THROTTLED].to_dict(), ratio["warm"].to_dict()),
+            "efficiency": {key: intervals.across_timed(e.dropna().to_numpy()) for key, e in efficiency.items()},
+            "lzma_over_lz4_efficiency": intervals.paired_by_round(efficiency[(lzma, THROTTLED)].to_dict(),
+                                                                  efficiency[(lz4, THROTTLED)].to_dict())}
 
 
 def cold_reads_verdict(r_io: dict[str, pd.Series]) -> dict[str, Any] | None:
@@ -593,7 +652,8 @@ def samples(frames: dict[str, Any], settings: noise.Settings) -> dict[str, Any]:
     set afresh; never the R(Np) readers, whose pass is timed together (run_processes: TogetherState
     together where such passes took their run delay). The numbers and states of
     noise_sentences.samples, worded by paper/wording/noise.tex's \\noisesamples."""
-    timed = pd.concat([frames[part] for part in ("raw", "components", "rate")], ignore_index=True)
+    timed = pd.concat([frames[part] for part in ("raw", "components", "rate", "compression_storage")
+                       if len(frames.get(part, ()))], ignore_index=True)
     timed = timed[~timed["warmup"].astype(bool)] if "warmup" in timed else timed
     facts = noise_sentences.samples(timed, settings)
     said = facts["SamplesState"] != "uncalibrated" or facts["DelayState"] != "none"
@@ -650,6 +710,7 @@ def rate_summary(frames: dict[str, Any], settings: noise.Settings | None = None)
     rows = pd.concat([frames[part] for part in ("raw", "components", "rate")], ignore_index=True)
     out["looks"] = rows[[c for c in ("round", "look", "extended_for") if c in rows]]
     out["cold_reads"] = cold_reads_verdict(r_io)
+    out["compression_storage"] = compression_storage(frames.get("compression_storage"))
     out["samples"] = samples(frames, settings)
     out["r_io_noisy"] = frames["raw"].groupby("cache")["noisy"].any().to_dict()
     out["cores"] = frames["cores"]

@@ -383,6 +383,28 @@ def throttle_macros(rs: dict[str, Any] | None) -> dict[str, str]:
             "RdfThrottleBurstState": paper.state(check["burst"]), **share}
 
 
+def compression_storage_macros(rs: dict[str, Any] | None) -> dict[str, str]:
+    """Seed 002's compressions against the storage (io_rate_model.compression_storage):
+    RdfCompStorageState measured or notmeasured (paper/sections/rdataframe.tex words each), the
+    readers, LZ4's time over LZMA's from the page cache and from the throttled device, the second
+    over the first, and on the throttled device each one's CPU efficiency and LZMA's over LZ4's."""
+    pair = rs["compression_storage"] if rs is not None else None
+    names = ("RdfCompStorageProcesses", "RdfCompLzFourOverLzmaWarm", "RdfCompLzFourOverLzmaThrottled",
+             "RdfCompThrottledOverWarm", "RdfCompEffLzFourThrottled", "RdfCompEffLzmaThrottled",
+             "RdfCompEffLzmaOverLzFour")
+    if pair is None:
+        return {"RdfCompStorageState": paper.NOT_MEASURED, **{name: "--" for name in names}}
+    lz4, lzma = io_rate_model.COMPRESSION_PAIR
+    throttled = io_rate_model.THROTTLED
+    return {"RdfCompStorageState": "measured", "RdfCompStorageProcesses": str(pair["processes"]),
+            "RdfCompLzFourOverLzmaWarm": _estimate(pair["lz4_over_lzma"]["warm"]),
+            "RdfCompLzFourOverLzmaThrottled": _estimate(pair["lz4_over_lzma"][throttled]),
+            "RdfCompThrottledOverWarm": _estimate(pair["throttled_over_warm"]),
+            "RdfCompEffLzFourThrottled": _estimate(pair["efficiency"][(lz4, throttled)], 2),
+            "RdfCompEffLzmaThrottled": _estimate(pair["efficiency"][(lzma, throttled)], 2),
+            "RdfCompEffLzmaOverLzFour": _estimate(pair["lzma_over_lz4_efficiency"])}
+
+
 def cold_reads_macros(rs: dict[str, Any] | None, confidence: float = intervals.CONFIDENCE) -> dict[str, str]:
     """Where the cold raw reads came from (io_rate_model.cold_reads_verdict): RdfColdReadsState
     reached, cache or notseparated, with the cold rate over the O_DIRECT one (RdfColdOverDirect, a
@@ -607,6 +629,7 @@ def _run_macros(params: dict[str, Any], table: pd.DataFrame, agreement: pd.DataF
             **model_check_macros(rs),  # its states; the section words each
             **oversubscribed_macros(rs),
             **cold_reads_macros(rs, looks.confidence),
+            **compression_storage_macros(rs),
             **throttle_macros(rs),
         })
         macros.update(saturation_macros(rs))
@@ -621,6 +644,7 @@ def _run_macros(params: dict[str, Any], table: pd.DataFrame, agreement: pd.DataF
         macros.update(model_check_macros(None))
         macros.update(oversubscribed_macros(None))
         macros.update(cold_reads_macros(None))
+        macros.update(compression_storage_macros(None))
         macros.update(throttle_macros(None))
         macros.update(saturation_macros(None))
     # the stopping rule of Eq. (1)'s extra rounds and what it did

@@ -558,6 +558,8 @@ def start_spike(frame: pd.DataFrame, set_name: str, branch: str, reader: str) ->
     factors = []
     for round_ in sorted(rounds):
         line = timeline(frame, set_name, branch, (reader,), int(round_))
+        if len(line) < 2:  # no sample of this set and branch, or one pass's
+            continue
         firsts = line.groupby("rep", sort=True)["ns_per_item"].first()  # rows are in pass order
         if len(firsts) > 1:
             factors.append(float(firsts.iloc[0] / firsts.iloc[1:].median()))
