@@ -1515,6 +1515,27 @@ def test_the_compression_pair_figures_are_paired_round_by_round():
     assert rdf.io_rate_model.compression_storage(passes.iloc[:0]) is None
 
 
+@pytest.mark.skipif(shutil.which("pdflatex") is None, reason="no pdflatex")
+def test_every_compression_storage_state_builds_with_its_numbers(tmp_path):
+    from tex_wording import build, printed
+    pair = {"processes": 2, "lz4_over_lzma": {"warm": intervals.Estimate(0.44, 0.42, 0.46, 3),
+                                              rdf.THROTTLED: intervals.Estimate(0.97, 0.95, 0.99, 3)},
+            "throttled_over_warm": intervals.Estimate(2.2, 2.1, 2.3, 3),
+            "efficiency": {("LZ4", rdf.THROTTLED): intervals.Estimate(0.3, 0.29, 0.31, 3),
+                           ("LZMA", rdf.THROTTLED): intervals.Estimate(0.66, 0.65, 0.67, 3)},
+            "lzma_over_lz4_efficiency": intervals.Estimate(2.2, 2.1, 2.3, 3)}
+    macros = rdf.report.compression_storage_macros({"compression_storage": pair})
+    body = "\n\n".join(rf"{state}: \def\RdfCompStorageState{{{state}}}\wording{{RdfCompStorage}}."
+                        for state in ("measured", "notmeasured"))
+    code, log, text = build(tmp_path, "rdataframe", macros, body)
+    assert code == 0, log[-2000:]
+    text = " ".join(text.split())
+    assert ("measured: Seed 002's compressions meet the same device: 2 readers" in text
+            and f"LZ4 takes {printed(paper.number(0.44))}" in text
+            and f"LZMA's {printed(paper.number(2.2))}" in text), text
+    assert "notmeasured: Seed 002's compressions were not read from the throttled device here" in text
+
+
 def test_several_readers_against_one_are_paired_round_by_round_up_to_the_cores():
     # seed 004's "several processes raise the aggregate rate" (S004-multicore-effective) and its
     # linearity where R_1 << R_IO (S004-linear-when-io-fast): warm, the most readers the cores hold

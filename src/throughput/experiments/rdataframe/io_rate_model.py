@@ -467,7 +467,7 @@ def compression_storage(passes: pd.DataFrame | None) -> dict[str, Any] | None:
     ratio = {cache: wall[(lz4, cache)] / wall[(lzma, cache)] for cache in ("warm", THROTTLED)}
     return {"processes": int(timed["processes"].iloc[0]),
             "lz4_over_lzma": {cache: intervals.paired_by_round(wall[(lz4, cache)].to_dict(), wall[(lzma, cache)].to_dict())
-                              for cache in ratio},
+                              for cache in ("warm", THROTTLED)},
             "throttled_over_warm": intervals.paired_by_round(ratio[THROTTLED].to_dict(), ratio["warm"].to_dict()),
             "efficiency": {key: intervals.across_timed(e.dropna().to_numpy()) for key, e in efficiency.items()},
             "lzma_over_lz4_efficiency": intervals.paired_by_round(efficiency[(lzma, THROTTLED)].to_dict(),
