@@ -636,6 +636,9 @@ def test_a_rounds_cost_is_its_runs_median_pass_the_extra_rounds_once_there_are_s
     assert experiment._cost_per_round(rows[rows["look"] == 0]) == 5.0 + 1.0
     assert experiment._cost_per_round(rows) == 0.5 + 0.25  # an extra round measures only the claim's cells
     assert experiment._cost_per_round(rows.drop(columns="pass_cost_s")) == 0.0
+    # a run another claim's look measured (B) does not stand for this claim's runs that none did (A)
+    assert experiment._cost_per_round(rows[(rows["run"] == "A") & (rows["look"] == 0) | (rows["run"] == "B")]) == \
+        5.0 + 0.25
 
 
 def test_a_pass_whose_rows_carry_the_loops_own_columns_stops_rather_than_being_overwritten(tmp_path):

@@ -379,15 +379,21 @@ def _decide_more(frame: pd.DataFrame, groups: Sequence[Group], deciding: Sequenc
 
 
 def _cost_per_round(rows: pd.DataFrame) -> float:
-    """What one more round of these runs costs: each run's median pass wall time (`pass_cost_s`), summed,
-    over the extra rounds already taken where there are some (they measure only the claim's cells,
-    the base rounds every cell); 0 for rows stored before passes were timed: no cost known, so
-    no budget pays for them."""
+    """What one more round of these runs costs: each run's median pass wall time (`pass_cost_s`),
+    summed, each over its extra rounds where it has some (they measure only the claim's cells, the
+    base rounds every cell), else over its base rounds (a run another claim's looks did not
+    measure, or none did); 0 for rows stored before passes were timed: no cost known, so no
+    budget pays for them."""
     if "pass_cost_s" not in rows or rows["pass_cost_s"].isna().all():
         return 0.0
-    extra = rows[rows["look"].fillna(0) > 0] if "look" in rows else rows.iloc[:0]
-    passes = (extra if len(extra) else rows).drop_duplicates(["run", "round", "retakes"])
-    return float(passes.groupby("run")["pass_cost_s"].median().sum())
+    passes = rows.drop_duplicates(["run", "round", "retakes"])
+    looked = passes["look"].fillna(0) > 0 if "look" in passes else pd.Series(False, index=passes.index)
+    # a run shared with another claim may have extra rounds while this claim's other runs have none
+    cost = 0.0
+    for _, run in passes.groupby("run"):
+        extra = run[looked[run.index]]
+        cost += float((extra if len(extra) else run)["pass_cost_s"].median())
+    return cost
 
 
 def _store_look(frame: pd.DataFrame, new: pd.DataFrame, claim: Deciding, raw_dir: Path,
