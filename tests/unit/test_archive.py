@@ -153,3 +153,29 @@ def test_every_committed_archive_validates_and_holds_runs():
         read = archive.read(folder)
         assert read.problems == [], (folder, read.problems)
         assert any(read.runs.values()), folder
+
+
+def test_runs_brought_back_from_another_machine_are_packed_as_that_machines_with_where_and_why(measured, tmp_path):
+    """A lease that ended before its pack: its runs, packed here, keep their own machine (fingerprint,
+    description and packages as the runs recorded them), the manifest says where and why, and the
+    archive reads back whole; runs of two machines, or of this one mixed in, are refused."""
+    root = tmp_path / "node"
+    (root / "gpu_bandwidth" / "raw").mkdir(parents=True)
+    node = {**provenance.fingerprint(), "hostname": "gpu-node", "gpus": ["NVIDIA H200, 580"]}
+    for value in (1.0, 2.0):
+        _run_file(root / "gpu_bandwidth" / "raw" / f"run_{value:g}.parquet", value, machine=node)
+    with pytest.raises(archive.ArchiveError, match="measured on gpu-node"):
+        archive.pack("node", root, tmp_path / "refused")
+    target = archive.pack("node", root, tmp_path / "archived" / "node", elsewhere="its lease ended before the pack")
+    manifest = json.loads((target / archive.MANIFEST).read_text())
+    assert manifest["machine"] == node
+    assert manifest["packed_on"] == {**provenance.fingerprint(), "why": "its lease ended before the pack"}
+    first = results.read_provenance(root / "gpu_bandwidth" / "raw" / "run_1.parquet")
+    assert manifest["description"] == {k: first[k] for k in provenance.machine()}
+    assert manifest["packages"] == first["packages"]
+    read = archive.read(target)
+    assert read.problems == [] and len(read.runs["gpu_bandwidth"]) == 2
+    _run_file(root / "gpu_bandwidth" / "raw" / "mine.parquet", 3.0)
+    with pytest.raises(archive.ArchiveError, match="name 2 machines"):
+        archive.pack("mixed", root, tmp_path / "mixed", elsewhere="why")
+    assert not (tmp_path / "mixed").exists()

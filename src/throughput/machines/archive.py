@@ -16,7 +16,7 @@ history, and no file the manifest does not list. A file that fails is named
 in a problem and left out whole, never half-read; a manifest that fails
 leaves the whole archive out.
 
-    python -m throughput.machines.archive pack LABEL [--results DIR] [--to DIR]
+    python -m throughput.machines.archive pack LABEL [--results DIR] [--to DIR] [--notes JSON] [--elsewhere WHY]
     python -m throughput.machines.archive check DIR...
 """
 from __future__ import annotations
@@ -61,11 +61,17 @@ def _raw_files(results_dir: Path, experiments: list[str] | None) -> dict[str, li
 
 
 def pack(label: str, results_dir: str | Path, target: str | Path | None = None,
-         experiments: list[str] | None = None, notes: dict[str, Any] | None = None) -> Path:
+         experiments: list[str] | None = None, notes: dict[str, Any] | None = None,
+         elsewhere: str | None = None) -> Path:
     """Pack the raw results of `results_dir` (each `<experiment>/raw/*.parquet`) into
     `target` (default archive/<label>); returns the archive folder. Every run must carry
     this machine's fingerprint: an archive is one machine's. `notes` (what was not
-    measured, and why) go into the manifest."""
+    measured, and why) go into the manifest.
+
+    `elsewhere` (why) packs runs brought back from a machine that could not pack them itself (a
+    lease that ended before its pack step): every run must then carry one and the same other
+    machine's fingerprint, which the manifest takes, with that machine's description and packages
+    as its runs recorded them, and `packed_on` (this host, and why) says so."""
     if not LABEL.fullmatch(label):
         raise ArchiveError(f"archive label {label!r}: use letters, digits, '_', '.' and '-' (at most 64)")
     results_dir = Path(results_dir)
@@ -75,7 +81,7 @@ def pack(label: str, results_dir: str | Path, target: str | Path | None = None,
     found = _raw_files(results_dir, experiments)
     if not found:
         raise ArchiveError(f"no raw results under {results_dir}/*/raw/ to archive")
-    machine = provenance.fingerprint()
+    machine = provenance.fingerprint() if elsewhere is None else _runs_machine(found)
     entries, sources, commits, dirty = {}, {}, set(), False
     for experiment, files in found.items():
         for path in files:
@@ -103,10 +109,17 @@ def pack(label: str, results_dir: str | Path, target: str | Path | None = None,
     for relative, source in sources.items():
         (staging / relative).parent.mkdir(parents=True, exist_ok=True)
         shutil.copy2(source, staging / relative)
+    if elsewhere is None:
+        description, packages, packed_on = provenance.machine(), provenance.package_versions(), {}
+    else:  # the machine's own record, from its first run (its fingerprint agrees with every run's)
+        first = read_metadata(next(iter(sources.values())))[0]
+        description = {k: first.get(k) for k in provenance.machine()}
+        packages = first.get("packages", {})
+        packed_on = {"packed_on": {**provenance.fingerprint(), "why": elsewhere}}
     manifest = {"format": FORMAT, "label": label, "packed_utc": dt.datetime.now(dt.timezone.utc).isoformat(),
-                "machine": machine, "description": provenance.machine(), "commits": sorted(commits),
-                "uncommitted_changes": dirty,
-                "packages": provenance.package_versions(), "notes": notes or {}, "files": entries}
+                "machine": machine, "description": description, "commits": sorted(commits),
+                "uncommitted_changes": dirty, **packed_on,
+                "packages": packages, "notes": notes or {}, "files": entries}
     (staging / MANIFEST).write_text(json.dumps(manifest, indent=1, sort_keys=True) + "\n")
     staging.rename(target)  # whole or not at all
     return target
@@ -131,6 +144,16 @@ class Archive:
     def provenances(self) -> dict[str, list[dict[str, Any]]]:
         """Every run's provenance, per experiment."""
         return {experiment: [prov for _, prov, _ in runs] for experiment, runs in self.runs.items()}
+
+
+def _runs_machine(found: dict[str, list[Path]]) -> dict[str, Any]:
+    """The one machine every run of `found` names in its reuse key (ArchiveError if several)."""
+    machines = {json.dumps(read_metadata(path)[1].get("machine"), sort_keys=True): path
+                for files in found.values() for path in files}
+    if len(machines) != 1:
+        raise ArchiveError(f"the runs name {len(machines)} machines ({', '.join(str(p) for p in machines.values())}"
+                           "): an archive holds one machine's runs")
+    return json.loads(next(iter(machines)))
 
 
 def _commit_known(commit: str) -> bool:
@@ -211,12 +234,18 @@ def main(argv: list[str] | None = None) -> int:
     packing.add_argument("label")
     packing.add_argument("--results", default="results", help="the results folder (default: results)")
     packing.add_argument("--to", default=None, help="the archive folder (default: archive/LABEL)")
+    packing.add_argument("--notes", default=None, type=Path, metavar="JSON",
+                         help="a JSON file of notes for the manifest (what was not measured, and why; the config)")
+    packing.add_argument("--elsewhere", default=None, metavar="WHY",
+                         help="the runs were measured on another machine, which could not pack them (say why): "
+                              "the manifest takes that machine's fingerprint from the runs")
     checking = commands.add_parser("check", help="validate archive folders and list what each holds")
     checking.add_argument("folders", nargs="+")
     args = parser.parse_args(argv)
     try:
         if args.command == "pack":
-            target = pack(args.label, args.results, args.to)
+            notes = json.loads(args.notes.read_text()) if args.notes else None
+            target = pack(args.label, args.results, args.to, notes=notes, elsewhere=args.elsewhere)
             manifest = json.loads((target / MANIFEST).read_text())
             print(f"packed {len(manifest['files'])} runs of {manifest['machine']['hostname']} into {target}")
             return 0
