@@ -555,10 +555,29 @@ def test_the_target_judges_the_kernel_declared_for_it_and_prints_the_seeds_besid
     assert macros["GpubTargetSeedState"] == "beside"
     assert r"\gpubreaches{in-place global float32}{0.56}" in macros["GpubTargetSeedFractions"]
     assert r"\gpubreaches{in-place global, tuned kernel float32}{0.93}" in macros["GpubTargetFractions"]
+    assert macros["GpubTargetReferenceState"] == "none"  # no CUB transform among these runs
     before = gb.targets(gb.summary(seed), status, list(gb.DTYPES))
     assert set(before["fractions"]) == {(c, d) for c in ("d2d_copy", "inplace_global") for d in gb.DTYPES}
     assert before["seed_fractions"] == {} and before["verdict"] == "missed"  # the seed's in place at 0.56
     assert gb.target_macros(before)["GpubTargetSeedState"] == "none"
+
+
+def test_cubs_transform_stands_beside_the_target_and_is_judged_on_nothing():
+    """CUB's transform, the vendor's reference, is printed beside the target's kernels with its
+    interval; a reference above the target does not make a tuned kernel below it meet it."""
+    status = gb.GpuStatus(device=FAKE_DEVICE, reasons={"cuda": None})
+    tuned = _gpu_frame(0.82, 0.81).replace({"case": {"d2d_copy": "copy_tuned", "inplace_global": "inplace_tuned"}})
+    cub = _gpu_frame(0.88, 0.88)
+    cub = cub[cub["case"] == "d2d_copy"].replace({"case": {"d2d_copy": "cub_transform"}})
+    goal = gb.targets(gb.summary(pd.concat([tuned, cub], ignore_index=True)), status, list(gb.DTYPES))
+    assert goal["verdict"] == "missed"
+    assert set(goal["reference_fractions"]) == {("cub_transform", d) for d in gb.DTYPES}
+    reference = goal["reference_fractions"][("cub_transform", "float32")]
+    assert reference.value == pytest.approx(0.88, rel=0.01)
+    macros = gb.target_macros(goal)
+    assert macros["GpubTargetReferenceState"] == "beside"
+    assert (rf"\gpubreaches{{immutable global, CUB transform float32}}{{0.88}}{{{paper.interval(reference)}}}"
+            in macros["GpubTargetReferenceFractions"])
 
 
 class EventBackend(gb.NumpyBackend):

@@ -540,6 +540,7 @@ WORDED = {
     # gpu_bandwidth.report: target_macros and jagged_macros (this machine's and each archived one's),
     # numa_macros, archived_macros
     "GpubTarget": {"met", "missed", "inconclusive", "notchecked"},
+    "GpubTargetReference": {"beside", "none"},  # CUB's transform beside the target's kernels
     "GpubTargetSeed": {"beside", "none"},  # the seed's kernels' fractions beside the tuned ones judged
     "GpubJagged": {"none", "nonumba", "cpuonly", "supports", "notsupported", "undecided"},
     "GpubNuma": {"skipped", "off", "measured"}, "GpubArchived": {"none", "some"},

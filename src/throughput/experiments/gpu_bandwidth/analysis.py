@@ -9,7 +9,8 @@ import pandas as pd
 
 from ...core import experiment, intervals
 from ...core.intervals import Estimate, Verdict
-from .cases import CONSTANT, GPU_METHODS, JAGGED_OPS, LAUNCH_CASE, NOT_MEASURED, TARGET_CASES, TARGET_FRACTION
+from .cases import (CONSTANT, GPU_METHODS, JAGGED_OPS, LAUNCH_CASE, NOT_MEASURED, REFERENCE_CASE, TARGET_CASES,
+                    TARGET_FRACTION)
 from .device import GpuStatus
 
 
@@ -170,8 +171,10 @@ def targets(table: pd.DataFrame, status: GpuStatus, dtypes: list[str]) -> dict[s
     inconclusive by each fraction's interval (`fractions`: Estimates of the best pass per process,
     by (case, dtype)). Each is judged on the kernel TARGET_CASES declares for it (the tuned one;
     the seed's where a run has no tuned one), and the seed's one-element kernel's fraction stands
-    beside it (`seed_fractions`), judged on nothing."""
-    result: dict[str, Any] = {"checked": False, "met": None, "fractions": {}, "seed_fractions": {}}
+    beside it (`seed_fractions`), and CUB's transform, the vendor's reference (`reference_fractions`),
+    each judged on nothing."""
+    result: dict[str, Any] = {"checked": False, "met": None, "fractions": {}, "seed_fractions": {},
+                              "reference_fractions": {}}
     nominal = (status.device or {}).get("nominal_gb_s")
     if status.reason("cuda") is not None:
         result["why_not"] = status.reason("cuda")
@@ -193,6 +196,10 @@ def targets(table: pd.DataFrame, status: GpuStatus, dtypes: list[str]) -> dict[s
                     result["seed_fractions"][(seed_kernel, dtype)] = seed
             elif seed is not None:
                 result["fractions"][(seed_kernel, dtype)] = seed
+    for dtype in dtypes:
+        reference = fraction(REFERENCE_CASE, dtype)
+        if reference is not None:
+            result["reference_fractions"][(REFERENCE_CASE, dtype)] = reference
     if not result["fractions"]:
         result["why_not"] = "the CUDA C++ copy and in-place cases were not measured"
         return result

@@ -157,7 +157,8 @@ def jagged_tex(wide: pd.DataFrame, skipped: pd.DataFrame) -> str:
 # each state once (\gpubtarget, \gpubnuma, \gpubjagged) for every machine.
 
 def _macros(machine: str, values: dict[str, Any]) -> dict[str, str]:
-    raw = {"TargetFractions", "TargetSeedFractions", "NumaLocalGBs", "NumaRemoteGBs", "NumaRatio"}  # already LaTeX, as each ...Interval
+    raw = {"TargetFractions", "TargetSeedFractions", "TargetReferenceFractions", "NumaLocalGBs", "NumaRemoteGBs",
+           "NumaRatio"}  # already LaTeX, as each ...Interval
     return {f"Gpub{machine}{name}": value if name.endswith(("State", "Interval")) or name in raw else paper.escape(value)
             for name, value in values.items()}
 
@@ -166,22 +167,26 @@ def target_macros(goal: dict[str, Any], machine: str = "") -> dict[str, str]:
     """The target's state: TargetState met (every fraction's interval above it), missed (one
     below), inconclusive, or notchecked (TargetWhyNot says why); the device's nominal GB/s and
     each case's fraction with its interval (TargetFractions: \\gpubreaches{case}{value}{interval},
-    the interval as paper.interval gives it; the section words it)."""
+    the interval as paper.interval gives it; the section words it); the seed's kernels' beside them
+    (TargetSeedState beside or none, TargetSeedFractions) and CUB's transform's (TargetReference...)."""
     if not goal["checked"]:
         return _macros(machine, {"TargetState": "notchecked", "TargetWhyNot": goal["why_not"],
-                                 "TargetSeedState": "none", "TargetSeedFractions": ""})
+                                 "TargetSeedState": "none", "TargetSeedFractions": "",
+                                 "TargetReferenceState": "none", "TargetReferenceFractions": ""})
 
     def reaches(fractions: dict[tuple[str, str], Estimate]) -> str:
         return ", ".join(rf"\gpubreaches{{{paper.escape(f'{CASE_BY_NAME[case].label} {dtype}')}}}"
                          rf"{{{fraction.value:.2f}}}{{{paper.interval(fraction)}}}"
                          for (case, dtype), fraction in fractions.items())
 
-    # the seed's one-element kernels beside the tuned ones the target judges (none: a run from
-    # before the tuned kernels, judged on the seed's)
+    # the seed's kernels beside the tuned ones the target judges (none: a run from before the tuned
+    # kernels, judged on the seed's), and CUB's transform (none: a toolkit or a run without it)
     return _macros(machine, {"TargetState": goal["verdict"].value, "TargetNominal": f"{goal['nominal_gb_s']:.0f}",
                              "TargetFractions": reaches(goal["fractions"]),
                              "TargetSeedState": "beside" if goal["seed_fractions"] else "none",
-                             "TargetSeedFractions": reaches(goal["seed_fractions"])})
+                             "TargetSeedFractions": reaches(goal["seed_fractions"]),
+                             "TargetReferenceState": "beside" if goal["reference_fractions"] else "none",
+                             "TargetReferenceFractions": reaches(goal["reference_fractions"])})
 
 
 def numa_macros(table: pd.DataFrame, skipped: pd.DataFrame) -> dict[str, str]:
