@@ -473,7 +473,9 @@ def test_paper_tables_without_gpu_say_not_measured(measured_without_gpu):
     assert not goal["checked"] and gb.target_macros(goal) == {"GpubTargetState": "notchecked",
                                                               "GpubTargetWhyNot": "no GPU on this host",
                                                               "GpubTargetSeedState": "none",
-                                                              "GpubTargetSeedFractions": ""}
+                                                              "GpubTargetSeedFractions": "",
+                                                              "GpubTargetReferenceState": "none",
+                                                              "GpubTargetReferenceFractions": ""}
     # what a launch costs: no figure without a GPU, each method's reason instead
     launches = gb.launch_tex(gb.launch_table(frame), skipped)
     assert gb.launch_table(frame).empty and r"\num" not in launches
@@ -617,7 +619,11 @@ def test_launch_table_gives_each_methods_time_a_launch_by_both_clocks():
     assert table.loc["CuPy", "host_us_low"] < table.loc["CuPy", "host_us"] < table.loc["CuPy", "host_us_high"]
     assert table.loc["CuPy", "processes"] == 3
     tex = gb.launch_tex(table.reset_index(), pd.DataFrame(columns=[*gb.RUN_KEYS, "reason"]))
-    assert tex.count(r"\num{") == 4 and "CuPy &" in tex
+    assert tex.count(r"\num{") == 4 and "this machine & CuPy &" in tex
+    # an archived machine's launches follow this machine's, under its label
+    both = gb.launch_tex(table.reset_index(), pd.DataFrame(columns=[*gb.RUN_KEYS, "reason"]),
+                         {"lent-h200": table.reset_index().iloc[:1]})
+    assert both.count(r"\num{") == 6 and both.index("this machine & CuPy &") < both.index("lent-h200 & CUDA C++ &")
 
 
 def test_check_agreement_raises_on_disagreement():

@@ -25,6 +25,7 @@ class Measured:
     table: pd.DataFrame  # summary: each run's best rate, across its processes
     jagged: pd.DataFrame  # jagged_table: explode and combine beside the flat add, one row per series
     archived_gpu: dict[str, tuple[pd.DataFrame, GpuStatus]]  # each archived machine's GPU runs, summarised alike
+    archived_launches: dict[str, pd.DataFrame]  # what a launch costs on each archived machine that measured it
 
 
 def measure(session: Any) -> Measured:
@@ -39,7 +40,9 @@ def measure(session: Any) -> Measured:
     table = summary(frame)
     archived_gpu = {a.label: archived_summary(a.runs["gpu_bandwidth"]) for a in session.archived
                     if a.runs.get("gpu_bandwidth")}
-    return Measured(status, frame, skipped, table, jagged_table(table), archived_gpu)
+    launches = {a.label: launch_table(a.rows("gpu_bandwidth")) for a in session.archived if a.runs.get("gpu_bandwidth")}
+    return Measured(status, frame, skipped, table, jagged_table(table), archived_gpu,
+                    {label: rows for label, rows in launches.items() if not rows.empty})
 
 
 def macros(measured: Measured, session: Any) -> dict[str, Any]:
@@ -63,7 +66,8 @@ def tables(measured: Measured, session: Any) -> dict[str, Table]:
     return {
         "table2": Table(table2_tex(table2_rows(table, skipped, dtypes), dtypes)),
         "gpu_detail": Table(gpu_detail_tex(table, skipped)),
-        "launch_table": Table(launch_tex(launch_table(measured.frame), skipped)),  # what a launch costs, apart
+        # what a launch costs, apart: here and on each archived machine that measured it
+        "launch_table": Table(launch_tex(launch_table(measured.frame), skipped, measured.archived_launches)),
         "jagged_table": Table(jagged_tex(measured.jagged, skipped)),
         # Table 2's GPU cases on this machine and every archived one, one column group each; each
         # fraction is of its own machine's device

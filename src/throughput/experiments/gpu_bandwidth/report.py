@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 
 from ...core import harness, intervals
-from ...machines.tables import section_macros
+from ...machines.tables import THIS_MACHINE, section_macros
 from ...report import noise_sentences, paper
 from ...core.intervals import Estimate
 from .analysis import _pick, claim_ratios, jagged_estimate, jagged_table, summary, targets
@@ -110,20 +110,29 @@ def gpu_detail_tex(table: pd.DataFrame, skipped: pd.DataFrame) -> str:
     return "\n".join(lines)
 
 
-def launch_tex(launches: pd.DataFrame, skipped: pd.DataFrame) -> str:
+def launch_tex(launches: pd.DataFrame, skipped: pd.DataFrame,
+               archived: dict[str, pd.DataFrame] | None = None) -> str:
     """What one launch costs each GPU method (analysis.launch_table), in microseconds with their
-    intervals, or why it was not measured."""
-    lines = [r"\begin{tabular}{lrr}", r"\toprule",
-             r"method & device, $\mu$s a launch & host, $\mu$s a launch \\", r"\midrule"]
-    for row in launches.itertuples(index=False):
-        cells = [paper.with_interval(getattr(row, f"{side}_us"), getattr(row, f"{side}_us_low"),
-                                     getattr(row, f"{side}_us_high"), 3) for side in ("device", "host")]
-        lines.append(" & ".join([paper.escape(row.method), *cells]) + r" \\")
+    intervals, or why it was not measured: this machine's, then each archived machine's that
+    measured any (`archived`: its label's launch_table)."""
+    lines = [r"\begin{tabular}{llrr}", r"\toprule",
+             r"machine & method & device, $\mu$s a launch & host, $\mu$s a launch \\", r"\midrule"]
+
+    def measured_rows(machine: str, rows: pd.DataFrame) -> None:
+        for row in rows.itertuples(index=False):
+            cells = [paper.with_interval(getattr(row, f"{side}_us"), getattr(row, f"{side}_us_low"),
+                                         getattr(row, f"{side}_us_high"), 3) for side in ("device", "host")]
+            lines.append(" & ".join([paper.escape(machine), paper.escape(row.method), *cells]) + r" \\")
+
+    here = paper.escape(THIS_MACHINE)
+    measured_rows(THIS_MACHINE, launches)
     gone = skipped[skipped["group"] == "launch"] if not skipped.empty else skipped
     for row in gone.drop_duplicates(["method", "reason"]).itertuples(index=False):
-        lines.append(rf"{paper.escape(row.method)} & \multicolumn{{2}}{{l}}{{{paper.escape(row.reason)}}} \\")
+        lines.append(rf"{here} & {paper.escape(row.method)} & \multicolumn{{2}}{{l}}{{{paper.escape(row.reason)}}} \\")
     if launches.empty and gone.empty:
-        lines.append(r"\multicolumn{3}{l}{no GPU method configured} \\")
+        lines.append(rf"{here} & \multicolumn{{3}}{{l}}{{no GPU method configured}} \\")
+    for label, rows in (archived or {}).items():
+        measured_rows(label, rows)
     lines += [r"\bottomrule", r"\end{tabular}", ""]
     return "\n".join(lines)
 
