@@ -75,9 +75,9 @@ SEED_KERNEL_CASES = tuple(c for c in GPU_CASES if c not in TUNED_CASES)
 # one; never the faster of two picked by value), the seed's one-element kernel printed beside
 # it; an archive from before the tuned kernels has only the seed's, which is then judged.
 TARGET_CASES = {"copy": ("copy_tuned", "d2d_copy"), "in place": ("inplace_tuned", "inplace_global")}
-# What the device's memory gives a kernel its vendor sized: CUB's transform (the immutable add),
-# printed beside the target's kernels and judged on nothing, so that a reader sees whether a
-# miss is the memory's or our kernel's.
+# The vendor's own kernel for the same traffic: CUB's transform (the immutable add), printed beside
+# the target's kernels and judged on nothing, so that a reader sees whether a miss is the memory's
+# or our kernel's.
 REFERENCE_CASE = "cub_transform"
 # The cost of a launch, measured apart (an empty kernel, back to back): what a pass of a Python
 # method pays on the host before its kernel runs, and what no bandwidth here includes.
