@@ -81,14 +81,12 @@ def pack(label: str, results_dir: str | Path, target: str | Path | None = None,
     found = _raw_files(results_dir, experiments)
     if not found:
         raise ArchiveError(f"no raw results under {results_dir}/*/raw/ to archive")
-    machine = provenance.fingerprint() if elsewhere is None else _runs_machine(found)
+    metadata = {path: _metadata(path) for files in found.values() for path in files}  # the rows are copied, not read
+    machine = provenance.fingerprint() if elsewhere is None else _runs_machine(metadata)
     entries, sources, commits, dirty = {}, {}, set(), False
     for experiment, files in found.items():
         for path in files:
-            try:
-                prov, key = read_metadata(path)  # the rows are copied, not read
-            except Exception as error:  # noqa: BLE001 - any unreadable file is named, and stops the pack
-                raise ArchiveError(f"{path}: not a readable raw result ({error})") from error
+            prov, key = metadata[path]
             if key.get("machine") != machine:
                 raise ArchiveError(f"{path} was measured on {key.get('machine', {}).get('hostname', 'another machine')}"
                                    f", not on this one ({machine['hostname']}): an archive holds one machine's runs")
@@ -112,7 +110,7 @@ def pack(label: str, results_dir: str | Path, target: str | Path | None = None,
     if elsewhere is None:
         description, packages, packed_on = provenance.machine(), provenance.package_versions(), {}
     else:  # the machine's own record, from its first run (its fingerprint agrees with every run's)
-        first = read_metadata(next(iter(sources.values())))[0]
+        first = next(iter(metadata.values()))[0]
         description = {k: first.get(k) for k in provenance.machine()}
         packages = first.get("packages", {})
         packed_on = {"packed_on": {**provenance.fingerprint(), "why": elsewhere}}
@@ -146,10 +144,17 @@ class Archive:
         return {experiment: [prov for _, prov, _ in runs] for experiment, runs in self.runs.items()}
 
 
-def _runs_machine(found: dict[str, list[Path]]) -> dict[str, Any]:
-    """The one machine every run of `found` names in its reuse key (ArchiveError if several)."""
-    machines = {json.dumps(read_metadata(path)[1].get("machine"), sort_keys=True): path
-                for files in found.values() for path in files}
+def _metadata(path: Path) -> tuple[dict[str, Any], dict[str, Any]]:
+    """A raw result's provenance and reuse key, or ArchiveError naming the file (it stops the pack)."""
+    try:
+        return read_metadata(path)
+    except Exception as error:  # noqa: BLE001 - any unreadable file is named, and stops the pack
+        raise ArchiveError(f"{path}: not a readable raw result ({error})") from error
+
+
+def _runs_machine(metadata: dict[Path, tuple[dict[str, Any], dict[str, Any]]]) -> dict[str, Any]:
+    """The one machine every run names in its reuse key (ArchiveError if several)."""
+    machines = {json.dumps(key.get("machine"), sort_keys=True): path for path, (_, key) in metadata.items()}
     if len(machines) != 1:
         raise ArchiveError(f"the runs name {len(machines)} machines ({', '.join(str(p) for p in machines.values())}"
                            "): an archive holds one machine's runs")
