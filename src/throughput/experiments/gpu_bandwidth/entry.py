@@ -38,9 +38,9 @@ def measure(session: Any) -> Measured:
     frame, skipped = measure_runs(params, session.results_dir / "raw", status, session.noise)
     check_agreement(frame)
     table = summary(frame)
-    archived_gpu = {a.label: archived_summary(a.runs["gpu_bandwidth"]) for a in session.archived
-                    if a.runs.get("gpu_bandwidth")}
-    launches = {a.label: launch_table(a.rows("gpu_bandwidth")) for a in session.archived if a.runs.get("gpu_bandwidth")}
+    with_gpu_runs = [a for a in session.archived if a.runs.get("gpu_bandwidth")]
+    archived_gpu = {a.label: archived_summary(a.runs["gpu_bandwidth"]) for a in with_gpu_runs}
+    launches = {a.label: launch_table(a.rows("gpu_bandwidth")) for a in with_gpu_runs}
     return Measured(status, frame, skipped, table, jagged_table(table), archived_gpu,
                     {label: rows for label, rows in launches.items() if not rows.empty})
 
