@@ -54,7 +54,10 @@ class ReadThrottle:
     the disk holding `path` at most `bytes_per_s`; start a process in it with
     `subprocess.Popen(..., preexec_fn=throttle.join)`. The group is removed on exit (its
     remaining processes moved back to the root group first); `device_bytes_read` then holds what
-    its processes read from the disk (what shows that they ran in it, and read from the device)."""
+    its processes read from the disk (what shows that they ran in it, and read from the device).
+    A run killed inside the block leaves its group behind, empty and so limiting nothing; it is
+    named for that run's pid, and `rmdir` removes it. Nothing removes others' groups on its own:
+    blkio is the host's, and an empty group of a live run elsewhere looks the same."""
 
     def __init__(self, path: str | os.PathLike, bytes_per_s: int):
         if bytes_per_s < 1:
