@@ -272,6 +272,22 @@ def test_inputs_are_identified_by_name_and_content(tmp_path):
     assert results.input_identity([first]) != results.input_identity([moved])
 
 
+
+def test_a_kernel_rebuilt_from_the_same_source_keeps_its_hash_and_any_other_change_does_not(tmp_path):
+    """Two nvcc builds of one source differ only in the name of nvcc's temporary file
+    (tmpxft_<pid>_<counter>, seen in gpu_bandwidth_cuda): the kernel's hash (its runs' reuse key)
+    is the same; a byte changed elsewhere, or a binary without such a name, hashes as its bytes."""
+    body = b"\x7fELF code tmpxft_%s_00000000-6_gpu_bandwidth.compute_90.cudafe1.cpp more code"
+    first, rebuilt, other = tmp_path / "first", tmp_path / "rebuilt", tmp_path / "other"
+    first.write_bytes(body % b"000017f2")
+    rebuilt.write_bytes(body % b"00001827")
+    other.write_bytes((body % b"000017f2").replace(b"more", b"mode"))
+    assert results.sha256(first) != results.sha256(rebuilt)
+    assert results.kernel_sha256(first) == results.kernel_sha256(rebuilt) != results.kernel_sha256(other)
+    plain = tmp_path / "g++ build"
+    plain.write_bytes(b"\x7fELF code without nvcc's names")
+    assert results.kernel_sha256(plain) == results.sha256(plain) == hashlib.sha256(plain.read_bytes()).hexdigest()
+
 # --- current runs: what the latest execution used ------------------------------------------------
 
 def test_current_runs_are_the_latest_executions_and_a_new_one_starts_afresh(tmp_path, monkeypatch):

@@ -13,6 +13,7 @@ import functools
 import hashlib
 import json
 import os
+import re
 import time
 from pathlib import Path
 from typing import Any, Iterable, Iterator
@@ -105,6 +106,25 @@ def sha256(path: str | os.PathLike) -> str:
     path, size and modification time in a process."""
     stat = os.stat(path)
     return _sha256_of(str(Path(path).resolve()), stat.st_size, stat.st_mtime_ns)
+
+
+# nvcc names its temporary files tmpxft_<pid>_<counter> and a CUDA binary carries that name, so
+# two builds of one source differ in these bytes alone (3 bytes in gpu_bandwidth_cuda, seen here).
+_NVCC_TEMPORARY_NAME = re.compile(rb"tmpxft_[0-9a-f]{8}_[0-9a-f]{8}")
+
+
+@functools.lru_cache(maxsize=None)
+def _kernel_sha256_of(path: str, size: int, mtime_ns: int) -> str:
+    return hashlib.sha256(_NVCC_TEMPORARY_NAME.sub(b"tmpxft_", Path(path).read_bytes())).hexdigest()
+
+
+def kernel_sha256(path: str | os.PathLike) -> str:
+    """SHA-256 of a kernel binary, as part of its runs' reuse key: its content with nvcc's
+    temporary file names blanked, so a rebuild of the same source (a fresh lease that builds
+    again) reuses the runs stored by the first build, while any other change is measured again.
+    Equal to `sha256` for a binary that names no such file (every g++ build)."""
+    stat = os.stat(path)
+    return _kernel_sha256_of(str(Path(path).resolve()), stat.st_size, stat.st_mtime_ns)
 
 
 def sources_sha256(*paths: str | os.PathLike) -> str:

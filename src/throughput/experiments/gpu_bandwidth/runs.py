@@ -15,7 +15,7 @@ from typing import Any
 import pandas as pd
 
 from ...core import experiment, harness, noise, provenance
-from ...core.results import sha256, sources_sha256
+from ...core.results import kernel_sha256, sources_sha256
 from .analysis import rated_time, with_rates
 from .cases import (CPU_METHOD_JAGGED, CPU_METHODS, CUDA_KERNEL, GPU_METHOD_CASES, GPU_METHOD_JAGGED, GPU_METHODS,
                     HOST_KERNEL, JAGGED_KERNEL_CASE, LAUNCH_CASE, NOT_MEASURED)
@@ -251,7 +251,7 @@ def measure_runs(params: dict[str, Any], raw_dir: str | Path, status: GpuStatus,
     def key_of(run: dict[str, Any]) -> dict[str, Any]:
         key = {**params, **run, "versions": versions}
         if run["method"] in ("C++", "CUDA C++"):
-            key["binary_sha256"] = sha256(harness.kernel_path(HOST_KERNEL if run["method"] == "C++" else CUDA_KERNEL))
+            key["binary_sha256"] = kernel_sha256(harness.kernel_path(HOST_KERNEL if run["method"] == "C++" else CUDA_KERNEL))
         else:  # measured in a fresh Python process: by these modules and the shared timing loop
             key["source_sha256"] = sources_sha256(*PYTHON_MEASURING)
         if run["gpu_method"]:

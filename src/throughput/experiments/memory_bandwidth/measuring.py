@@ -11,7 +11,7 @@ import pandas as pd
 
 from ...core import experiment, harness, noise, provenance
 from ...setup.config import thread_counts
-from ...core.results import sha256, sources_sha256
+from ...core.results import kernel_sha256, sources_sha256
 from .analysis import with_rates
 from .methods import _numba_method, _numpy_method, expected_checksum
 from .vocabulary import CONSTANT, MODES
@@ -103,7 +103,7 @@ def measure_runs(params: dict[str, Any], raw_dir: str | Path, noise_settings: no
     def key_of(run: dict[str, Any]) -> dict[str, Any]:
         key = {**params, **run}
         if run["kernel"]:
-            key["binary_sha256"] = sha256(harness.kernel_path(run["kernel"]))
+            key["binary_sha256"] = kernel_sha256(harness.kernel_path(run["kernel"]))
         else:  # measured in this process: by the methods module and the shared timing loop
             key["source_sha256"] = sources_sha256(inspect.getfile(_numpy_method), harness.__file__)
         return key

@@ -21,7 +21,7 @@ import pandas as pd
 from ...core import experiment, harness, intervals, io_throttle, noise, provenance
 from ...report import ledger, noise_sentences
 from ...setup.config import usable_cores
-from ...core.results import input_identity, sha256
+from ...core.results import input_identity, kernel_sha256
 from .analysis import _lstsq_nonnegative
 from .spec import counts
 from .measuring import KERNELS, _list_file, set_cache
@@ -277,7 +277,7 @@ def measure_rate_model(params: dict[str, Any], inputs: dict[str, Any], info: dic
     raw, work = results_dir / "raw", results_dir / "work"
     files = inputs["rate"]
     entries = {f: info["entries"][f] for f in files}
-    binaries = {k: sha256(harness.kernel_path(k)) for k in KERNELS}
+    binaries = {k: kernel_sha256(harness.kernel_path(k)) for k in KERNELS}
     # what a stored pass must match; the stopping rule of the claims' extra rounds is not (its looks are
     # stored with their rounds: measure_interleaved)
     base = {"repetitions": params["repetitions"], "warmup": params["warmup"], "inputs": input_identity(files),

@@ -12,7 +12,7 @@ import pandas as pd
 
 from ...core import experiment, harness, noise, provenance
 from .spec import SPEC
-from ...core.results import atomic_path, input_identity, sha256
+from ...core.results import atomic_path, input_identity, kernel_sha256
 from .spec import counts
 
 KERNELS = SPEC.kernels
@@ -152,7 +152,7 @@ def measure_cpp(params: dict[str, Any], inputs: dict[str, Any], pdf_count: int, 
     `cpp_groups` interleaved pass by pass; histograms go to results_dir/histograms/."""
     results_dir = Path(results_dir)
     raw, hists, work = results_dir / "raw", results_dir / "histograms", results_dir / "work"
-    binary = sha256(harness.kernel_path("rdf_bench"))
+    binary = kernel_sha256(harness.kernel_path("rdf_bench"))
     runs = cpp_plan(params)
     for run in runs:
         if not (hists / f"{run['name']}.root").exists():

@@ -14,7 +14,7 @@ from typing import Any, Callable
 import pandas as pd
 
 from ...core import experiment, harness, noise, provenance
-from ...core.results import input_identity, sha256, sources_sha256
+from ...core.results import input_identity, kernel_sha256, sources_sha256
 from ...inputs.datasets import EMPTY_PRODUCT_BRANCH
 from ...report import ledger
 from ...setup.config import usable_cores
@@ -235,7 +235,7 @@ def _tree_hash(*sources: Path) -> str:
 
 def _version_key(run: dict[str, Any]) -> dict[str, Any]:
     if run["group"] == "cpp":
-        return {"binary_sha256": sha256(harness.kernel_path("read_branch"))}
+        return {"binary_sha256": kernel_sha256(harness.kernel_path("read_branch"))}
     if run["group"] in JAVA_READERS:
         return {"java_sources": _tree_hash(*JAVA_BUILDS[run["group"]].sources),
                 "java": java_available() or shutil.which("java"),

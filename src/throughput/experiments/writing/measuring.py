@@ -21,7 +21,7 @@ from typing import Any
 import pandas as pd
 
 from ...core import experiment, harness, noise, provenance
-from ...core.results import input_identity, sha256
+from ...core.results import input_identity, kernel_sha256
 from ...setup.config import thread_counts
 from .spec import filesystem_type
 
@@ -204,7 +204,7 @@ def measure_runs(params: dict[str, Any], raw_dir: str | os.PathLike, dirs: dict[
     `aod_inputs`: the flat AOD-like file(s) the data products are built from."""
     inputs = [str(Path(p).resolve()) for p in (inputs or [])]
     aod_inputs = [str(Path(p).resolve()) for p in (aod_inputs or [])]
-    binary = sha256(harness.kernel_path(KERNEL))
+    binary = kernel_sha256(harness.kernel_path(KERNEL))
     fingerprints = {"random": None, "events": input_identity(inputs), "objects": input_identity(aod_inputs)}
 
     def key_of(run: dict[str, Any]) -> dict[str, Any]:
