@@ -272,7 +272,6 @@ def test_inputs_are_identified_by_name_and_content(tmp_path):
     assert results.input_identity([first]) != results.input_identity([moved])
 
 
-
 def test_a_kernel_rebuilt_from_the_same_source_keeps_its_hash_and_any_other_change_does_not(tmp_path):
     """Two nvcc builds of one source differ only in the name of nvcc's temporary file
     (tmpxft_<pid>_<counter>, seen in gpu_bandwidth_cuda): the kernel's hash (its runs' reuse key)
@@ -287,6 +286,7 @@ def test_a_kernel_rebuilt_from_the_same_source_keeps_its_hash_and_any_other_chan
     plain = tmp_path / "g++ build"
     plain.write_bytes(b"\x7fELF code without nvcc's names")
     assert results.kernel_sha256(plain) == results.sha256(plain) == hashlib.sha256(plain.read_bytes()).hexdigest()
+
 
 # --- current runs: what the latest execution used ------------------------------------------------
 

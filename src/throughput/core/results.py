@@ -92,8 +92,15 @@ def read_raw(path: str | os.PathLike) -> tuple[pd.DataFrame, dict[str, Any], dic
     return (table.to_pandas(), json.loads(metadata[PROVENANCE_KEY]), json.loads(metadata[PARAMS_KEY]))
 
 
+# nvcc names its temporary files tmpxft_<pid>_<counter> and a CUDA binary carries that name, so
+# two builds of one source differ in these bytes alone (3 bytes in gpu_bandwidth_cuda, seen here).
+_NVCC_TEMPORARY_NAME = re.compile(rb"tmpxft_[0-9a-f]{8}_[0-9a-f]{8}")
+
+
 @functools.lru_cache(maxsize=None)
-def _sha256_of(path: str, size: int, mtime_ns: int) -> str:
+def _sha256_of(path: str, size: int, mtime_ns: int, blank_nvcc_names: bool) -> str:
+    if blank_nvcc_names:  # a kernel binary: a few MB, read whole to blank the names
+        return hashlib.sha256(_NVCC_TEMPORARY_NAME.sub(b"tmpxft_", Path(path).read_bytes())).hexdigest()
     digest = hashlib.sha256()
     with open(path, "rb") as stream:
         for block in iter(lambda: stream.read(1 << 20), b""):
@@ -101,21 +108,15 @@ def _sha256_of(path: str, size: int, mtime_ns: int) -> str:
     return digest.hexdigest()
 
 
-def sha256(path: str | os.PathLike) -> str:
-    """SHA-256 of a file's content (a kernel binary, an input, a source), hashed once per
-    path, size and modification time in a process."""
+def _hashed_once(path: str | os.PathLike, blank_nvcc_names: bool) -> str:
     stat = os.stat(path)
-    return _sha256_of(str(Path(path).resolve()), stat.st_size, stat.st_mtime_ns)
+    return _sha256_of(str(Path(path).resolve()), stat.st_size, stat.st_mtime_ns, blank_nvcc_names)
 
 
-# nvcc names its temporary files tmpxft_<pid>_<counter> and a CUDA binary carries that name, so
-# two builds of one source differ in these bytes alone (3 bytes in gpu_bandwidth_cuda, seen here).
-_NVCC_TEMPORARY_NAME = re.compile(rb"tmpxft_[0-9a-f]{8}_[0-9a-f]{8}")
-
-
-@functools.lru_cache(maxsize=None)
-def _kernel_sha256_of(path: str, size: int, mtime_ns: int) -> str:
-    return hashlib.sha256(_NVCC_TEMPORARY_NAME.sub(b"tmpxft_", Path(path).read_bytes())).hexdigest()
+def sha256(path: str | os.PathLike) -> str:
+    """SHA-256 of a file's content (an input, a source, an archived file), hashed once per
+    path, size and modification time in a process."""
+    return _hashed_once(path, blank_nvcc_names=False)
 
 
 def kernel_sha256(path: str | os.PathLike) -> str:
@@ -123,8 +124,7 @@ def kernel_sha256(path: str | os.PathLike) -> str:
     temporary file names blanked, so a rebuild of the same source (a fresh lease that builds
     again) reuses the runs stored by the first build, while any other change is measured again.
     Equal to `sha256` for a binary that names no such file (every g++ build)."""
-    stat = os.stat(path)
-    return _kernel_sha256_of(str(Path(path).resolve()), stat.st_size, stat.st_mtime_ns)
+    return _hashed_once(path, blank_nvcc_names=True)
 
 
 def sources_sha256(*paths: str | os.PathLike) -> str:

@@ -251,7 +251,8 @@ def measure_runs(params: dict[str, Any], raw_dir: str | Path, status: GpuStatus,
     def key_of(run: dict[str, Any]) -> dict[str, Any]:
         key = {**params, **run, "versions": versions}
         if run["method"] in ("C++", "CUDA C++"):
-            key["binary_sha256"] = kernel_sha256(harness.kernel_path(HOST_KERNEL if run["method"] == "C++" else CUDA_KERNEL))
+            kernel = HOST_KERNEL if run["method"] == "C++" else CUDA_KERNEL
+            key["binary_sha256"] = kernel_sha256(harness.kernel_path(kernel))
         else:  # measured in a fresh Python process: by these modules and the shared timing loop
             key["source_sha256"] = sources_sha256(*PYTHON_MEASURING)
         if run["gpu_method"]:
