@@ -164,6 +164,14 @@ DelayedTiming time_delayed(F &&f) {
   const Timing t = time_it(f);
   return {t.wall_s, t.cpu_s, run_delay_since(before)};
 }
+// A sample timed in parts, with untimed work between them (a cache state set afresh): the parts'
+// times and delays summed, the delay unknown (-1) where any part's is.
+inline DelayedTiming &operator+=(DelayedTiming &sum, const DelayedTiming &part) {
+  sum.wall_s += part.wall_s;
+  sum.cpu_s += part.cpu_s;
+  sum.run_delay_s = sum.run_delay_s < 0 || part.run_delay_s < 0 ? -1 : sum.run_delay_s + part.run_delay_s;
+  return sum;
+}
 
 // Which samples are taken again, by their cause rather than by their spread: a sample during
 // which this process's threads waited on a run queue for a CPU longer than `max_share` of their

@@ -7,7 +7,8 @@
 //                   min_warm_fraction() of its pages are resident ("warm"
 //                   reads come from memory, as the seed's pre-read files did);
 //                   the caller records the fraction it got;
-//   resident(path)  the fraction of the file's pages that are resident now.
+//   resident(path)  the fraction of the file's pages that are resident now;
+//   device_read_bytes()  what this process has had read from the device so far.
 // Each throws std::runtime_error naming the file when it cannot do or verify
 // what was asked.
 #pragma once
@@ -20,6 +21,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cerrno>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <stdexcept>
@@ -151,6 +153,21 @@ inline Residency warm(const std::string &path, int attempts = 5) {
                            " of " + std::to_string(best.pages) + " pages resident after reading it " +
                            std::to_string(attempts) + " times, below warm_min_resident = " + std::to_string(needed) +
                            " (memory pressure?)");
+}
+
+// The bytes this process (all its threads) has had read from the storage device so far
+// (/proc/self/io's read_bytes: what came from below the page cache, readahead included), or -1
+// where the kernel does not say. The difference around a pass is what that pass took from the
+// device, however few of a file's bytes it asked for.
+inline long long device_read_bytes() {
+  std::FILE *io = std::fopen("/proc/self/io", "r");
+  if (!io) return -1;
+  long long bytes = -1;
+  char line[128];
+  while (std::fgets(line, sizeof line, io))
+    if (std::sscanf(line, "read_bytes: %lld", &bytes) == 1) break;
+  std::fclose(io);
+  return bytes;
 }
 
 // Brings every file to the state `mode` ("warm" or "cold"); returns the

@@ -27,6 +27,12 @@
 // one timer tick or preemption away from a different figure. Every loop's histograms are
 // compared with the first loop's, not only the last one's.
 //
+// --cache none|cold|warm: with cold (or warm) every file is brought to that page-cache state
+// before each event loop, untimed and checked (page_cache.hpp), so that every loop of a sample,
+// warm-up ones too, reads from the device (the rate model's throttled RDataFrame workflow); each
+// loop is then timed alone and the sample is their sum. Every record carries the bytes the
+// sample's loops took from the device (device_bytes, /proc/self/io; -1 where unknown).
+//
 // Every timed sample records how long the process's threads waited for a CPU during it
 // (run_delay_s); with --max-run-delay-share above 0, a sample that waited longer than that share
 // of its wall time times its threads is taken again, at most --max-sample-retakes times
@@ -62,6 +68,7 @@
 #include "analysis.hpp"
 #include "bench.hpp"
 #include "file_list.hpp"
+#include "page_cache.hpp"
 #include "root_errors.hpp"
 #include "root_io.hpp"
 #include "timing_record.hpp"
@@ -474,7 +481,8 @@ int main(int argc, char **argv) {
                                   {"method", "histo3d"}, {"histograms", "1"}, {"threads", "0"}, {"reps", "5"},
                                   {"warmup", "1"}, {"collection", "Jet"}, {"pdf-branch", "LHEPdfWeight"},
                                   {"pdf-count", "102"}, {"pdf-nominal", "1"}, {"rtol", "1e-9"}, {"output", ""},
-                                  {"check-only", "0"}, {"min-sample-s", "0"}, {"max-sample-s", "0"}}),
+                                  {"check-only", "0"}, {"cache", "none"}, {"min-sample-s", "0"},
+                                  {"max-sample-s", "0"}}),
       [&](const bench::Options &opt) {
     bench::RootErrors::install();
     Settings s;
@@ -491,6 +499,9 @@ int main(int argc, char **argv) {
     if (s.workload == "pdf" && s.method != "defines" && s.method != "histo3d" && s.method != "histond" &&
         s.method != "vary")
       throw std::invalid_argument("--method must be defines, histo3d, histond or vary, got '" + s.method + "'");
+    const std::string cache = opt.str("cache");
+    if (cache != "none" && cache != "cold" && cache != "warm")
+      throw std::invalid_argument("--cache must be none, cold or warm, got '" + cache + "'");
     const int threads = static_cast<int>(opt.integer("threads", 0));
     const long long reps = opt.integer("reps", 1), warmup = opt.integer("warmup", 0);
     const double rtol = opt.real("rtol");
@@ -544,22 +555,34 @@ int main(int argc, char **argv) {
       const long long loops = calibration.loops(rep);
       unsigned int slots = 0;
       bench::DelayedTiming t{};
+      double resident = -1;        // the first loop's resident share once its cache state was set (none: -1)
+      long long device_bytes = 0;  // what the sample's loops took from the device
       long long sample_retakes = 0;
       try {
         // the whole pool's delay, judged over its threads' time (the sequential loop: one thread)
         std::tie(t, sample_retakes) = bench::take_retaking(retakes, rep >= warmup, std::max(threads, 1), [&] {
           booked.clear();
           booked.resize(static_cast<std::size_t>(loops));
-          return bench::time_delayed([&] {
-            for (auto &one : booked) {
+          bench::DelayedTiming sample{0, 0, 0};
+          device_bytes = 0;
+          for (auto &one : booked) {
+            if (cache != "none") {  // untimed, checked
+              const double here = bench::page_cache::prepare(files, cache);
+              if (&one == &booked.front()) resident = here;
+            }
+            const long long before = bench::page_cache::device_read_bytes();
+            sample += bench::time_delayed([&] {
               ROOT::RDataFrame df(s.tree, files);
               slots = df.GetNSlots();
               one = s.workload == "analysis" ? book_analysis(df, s)
                     : s.workload == "nhist"  ? book_nhist(df, s)
                                              : book_pdf(df, s);
               one.count.GetValue();  // runs the event loop for every booked result
-            }
-          });
+            });
+            const long long after = bench::page_cache::device_read_bytes();
+            device_bytes = device_bytes < 0 || before < 0 || after < 0 ? -1 : device_bytes + after - before;
+          }
+          return sample;
         });
       } catch (const std::exception &error) {
         throw blame(bench::RootErrors::take(), error.what());
@@ -594,7 +617,10 @@ int main(int argc, char **argv) {
           .add("method", s.method)
           .add("histograms", static_cast<long long>(current.size()))
           .add("threads", threads)
-          .add("slots", static_cast<int>(slots));
+          .add("slots", static_cast<int>(slots))
+          .add("loop_cache", cache)
+          .add("loop_resident", resident)
+          .add("device_bytes", device_bytes);
       bench::add_sample_fields(record, rep, warmup, t, sample_retakes)
           .add("loops", loops)
           .add("events", static_cast<long long>(entries))

@@ -152,9 +152,7 @@ int main(int argc, char **argv) {
             first_sum = total.sum;
           }
           same = same && total.bytes == first_bytes && total.sum == first_sum;
-          sample.wall_s += timing.wall_s;
-          sample.cpu_s += timing.cpu_s;
-          sample.run_delay_s = sample.run_delay_s < 0 || timing.run_delay_s < 0 ? -1 : sample.run_delay_s + timing.run_delay_s;
+          sample += timing;
         }
         return sample;
       });
