@@ -131,6 +131,24 @@ def test_nhist_fills_one_histogram_per_define(inputs, tmp_path):
     assert means[0] >= means[1] >= means[2]
 
 
+def test_every_event_loop_can_start_from_a_cold_cache_and_counts_what_it_took_from_the_device(inputs, tmp_path):
+    """rdf_bench --cache cold: each loop of a calibrated sample (as many as half a second holds) from
+    evicted files, every one reading from the device (/proc/self/io), the same histograms as from
+    the page cache."""
+    _, chosen, _ = inputs
+    cold, cold_hists = _bench(chosen["main"], tmp_path, "cold", workload="nhist", threads=1, cache="cold",
+                              warmup=1, **{"min-sample-s": 60, "max-sample-s": 0.5})
+    warm, warm_hists = _bench(chosen["main"], tmp_path, "warm", workload="nhist", threads=1, cache="warm")
+    timed = cold.timings
+    assert (timed["loop_cache"] == "cold").all() and (timed["loop_resident"] == 0).all()
+    if (timed["device_bytes"] >= 0).all():  # the kernel says what came from the device
+        # every loop read its branches' baskets again (their compressed bytes at least, readahead aside)
+        assert (timed["device_bytes"] >= timed["loops"] * cold.validation["read_zip_bytes"]).all()
+    assert (warm.timings["loop_resident"] == 1).all() and (warm.timings["device_bytes"] == 0).all()
+    assert cold.validation["content_hash"] == warm.validation["content_hash"]
+    assert all(np.array_equal(cold_hists[k][0], warm_hists[k][0]) for k in warm_hists)
+
+
 def test_missing_file_and_branch_are_named_before_any_event_loop(inputs, tmp_path):
     _, chosen, _ = inputs
     missing = str(tmp_path / "absent.root")
@@ -140,6 +158,8 @@ def test_missing_file_and_branch_are_named_before_any_event_loop(inputs, tmp_pat
         _bench(chosen["main"], tmp_path, "branch", workload="pdf", collection="Muonn")
     with pytest.raises(harness.KernelError, match="--method"):
         _bench(chosen["main"], tmp_path, "method", workload="pdf", method="histo4d")
+    with pytest.raises(harness.KernelError, match="--cache must be none, cold or warm, got 'tepid'"):
+        _bench(chosen["main"], tmp_path, "cache", workload="nhist", cache="tepid")
     assert not list(tmp_path.glob("*.root*")), "a failed run left an output behind"
 
 
@@ -1450,8 +1470,83 @@ def test_throttled_rate_model_runs_read_cold_under_the_limit(inputs, section, tm
     assert again["throttle"] == {"factor": 1.5}
     assert again["raw"]["wall_s"].tolist() == frames["raw"]["wall_s"].tolist()
     assert rdf.rate_summary(frames)["throttled_check"] is not None
+    # seed 002's RDataFrame workflow: every throttled loop from evicted files, in the group, reading
+    # from the device; the same histograms from the page cache
+    workflow = frames["workflow"]
+    assert set(workflow["run"]) == {"workflow_throttled", "workflow_warm"}
+    assert (workflow["threads"] == rdf.io_rate_model.usable_cores()).all() and workflow["content_hash"].nunique() == 1
+    from_device = workflow[workflow["cache"] == rdf.THROTTLED]
+    assert (from_device["loop_cache"] == "cold").all() and (from_device["loop_resident"] == 0).all()
+    assert (from_device["throttle_bps"] == limit).all() and (from_device["device_bytes"] > 0).all()
+    assert (workflow[workflow["cache"] == "warm"]["loop_cache"] == "warm").all()
+    assert rdf.io_rate_model.workflow_against_raw_read(rdf.rate_summary(frames)).known
     # the groups this process made are gone (only its own: another run's, or one a killed run left, may be there)
     assert not list(io_throttle.BLKIO.glob(f"throughput-read-{os.getpid()}-*"))
+
+
+def _workflow_frame(device_walls: list[float], warm_walls: list[float], device_bytes: float = 20e6) -> pd.DataFrame:
+    """The RDataFrame workflow's passes of three rounds: `device_bytes` from the throttled device per
+    loop (two loops a sample) in device_walls seconds a sample, one loop from the page cache in warm_walls."""
+    return pd.DataFrame(
+        [{"cache": rdf.THROTTLED, "round": r, "wall_s": w, "loops": 2, "device_bytes": 2 * device_bytes,
+          "read_zip_bytes": 4e6, "threads": 2, "warmup": False} for r, w in enumerate(device_walls)]
+        + [{"cache": "warm", "round": r, "wall_s": w, "loops": 1, "device_bytes": 0, "read_zip_bytes": 4e6,
+            "threads": 2, "warmup": False} for r, w in enumerate(warm_walls)]
+        + [{"cache": rdf.THROTTLED, "round": 0, "wall_s": 99.0, "loops": 1, "device_bytes": device_bytes,
+            "read_zip_bytes": 4e6, "threads": 2, "warmup": True}])  # a warm-up sample: left out
+
+
+def test_the_rdataframe_workflow_is_set_against_the_throttled_raw_read_of_its_round():
+    """Seed 002's "approaching limits of disk array" (S002-io-local-ssd-near-array-limit): the workflow's
+    device rate over the throttled raw read (10 MB in 0.2, 0.202, 0.198 s: 50 MB/s), and the same bytes
+    from the page cache, each paired round by round, recomputed here."""
+    device_walls, warm_walls = [1.0, 1.1, 0.95], [0.1, 0.12, 0.1]
+    frames = {**_throttled_frames(50.0, 0.002), "workflow": _workflow_frame(device_walls, warm_walls)}
+    summary = rdf.rate_summary(frames)
+    raw = [50.0 / f for f in (1.0, 1.01, 0.99)]
+    expected = intervals.paired_ratio([40.0 / w for w in device_walls], raw)
+    got = rdf.io_rate_model.workflow_against_raw_read(summary)
+    assert (got.value, got.low, got.high) == pytest.approx((expected.value, expected.low, expected.high))
+    from_cache = rdf.io_rate_model.workflow_against_raw_read(summary, "from_cache")
+    assert from_cache.value == pytest.approx(intervals.paired_ratio([20.0 / w for w in warm_walls], raw).value)
+    macros = rdf.report.workflow_macros(summary)
+    assert macros["RdfWorkflowState"] == "measured" and macros["RdfWorkflowThreads"] == "2"
+    assert macros["RdfWorkflowOverRawThrottled"].value == pytest.approx(expected.value)
+    assert macros["RdfWorkflowDeviceOverRead"] == paper.number(5.0, 2)  # 20 MB a loop for 4 MB of branches
+    # a kernel that could not count the device's bytes: no figure, not a zero rate
+    blind = {**frames, "workflow": _workflow_frame(device_walls, warm_walls, device_bytes=-1)}
+    assert not rdf.io_rate_model.workflow_against_raw_read(rdf.rate_summary(blind)).known
+    # no workflow (no throttled state): nothing measured, and the section says so
+    assert not rdf.io_rate_model.workflow_against_raw_read(rdf.rate_summary(_throttled_frames(50.0, 0.002))).known
+    assert rdf.report.workflow_macros(None)["RdfWorkflowState"] == paper.NOT_MEASURED
+    assert rdf.io_rate_model.workflow_runs(["warm"], 2) == []
+    # different histograms from the device and from the page cache fail the run
+    wrong = frames["workflow"].assign(content_hash=["a"] * 3 + ["b"] * 4)
+    with pytest.raises(AssertionError, match="different histograms by cache state"):
+        rdf.io_rate_model.check_model_passes({**_checkable(frames), "workflow": wrong}, ["f.root"])
+
+
+def _checkable(frames: dict) -> dict:
+    """Frames whose raw reads and readers pass check_model_passes (one checksum, one counter sum)."""
+    return {**frames, "raw": frames["raw"].assign(checksum=1), "components": frames["components"].assign(counter_sum=7),
+            "rate": frames["rate"].assign(counter_sum=7)}
+
+
+@pytest.mark.skipif(shutil.which("pdflatex") is None, reason="no pdflatex")
+def test_every_workflow_state_builds_with_its_numbers(tmp_path):
+    from tex_wording import build
+    frames = {**_throttled_frames(50.0, 0.002), "workflow": _workflow_frame([1.0, 1.1, 0.95], [0.1, 0.12, 0.1])}
+    macros = {**rdf.report.workflow_macros(rdf.rate_summary(frames)), "RdfWorkflowState": "measured"}
+    body = "\n\n".join(rf"{state}: \def\RdfWorkflowState{{{state}}}\wording{{RdfWorkflow}}."
+                        for state in ("measured", "notmeasured"))
+    code, log, text = build(tmp_path, "rdataframe", macros, body)
+    assert code == 0, log[-2000:]
+    text = " ".join(text.split())
+    assert "measured: Seed 002's RDataFrame workflow meets it too: one RDataFrame with implicit multithreading on 2" \
+        in text, text
+    shown = re.match(r"\\num\{([^}]*)\}", str(macros["RdfWorkflowOverRawThrottled"])).group(1)
+    assert f"give {shown}" in text, text
+    assert "notmeasured: Seed 002's RDataFrame workflow was not read from the throttled device here" in text
 
 
 def test_the_compression_pair_is_read_from_the_page_cache_and_the_throttled_device(inputs, section, settings,

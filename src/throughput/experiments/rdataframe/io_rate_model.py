@@ -24,7 +24,7 @@ from ...setup.config import usable_cores
 from ...core.results import input_identity, kernel_sha256
 from .analysis import _lstsq_nonnegative
 from .spec import counts
-from .measuring import KERNELS, _list_file, set_cache
+from .measuring import KERNELS, _list_file, kernel_args, set_cache
 
 
 def split_ranges(entries: dict[str, int], files: list[str], processes: int) -> list[list[tuple[int, int, str]]]:
@@ -236,6 +236,70 @@ def compression_runs(states: list[str], compressions: list[str], processes: int)
              "ttree_cache": "on", "processes": processes} for c in COMPRESSION_PAIR for cache in ("warm", THROTTLED)]
 
 
+# Seed 002's "approaching limits of disk array" (an RDataFrame workflow whose CPU load is low
+# against the device): one RDataFrame process with ROOT's implicit multithreading on every usable
+# core, the section's small analysis (the thread scan's), reading the model's files from the
+# throttled device (every event loop from cold) and from the page cache, in the model's rounds.
+# Its device rate is set against the throttled raw read of its round (workflow_against_raw_read).
+# (Not the lightest workload, one jet column: it reads a few hundred scattered kB, where a
+# device's latency, not its bandwidth, sets the rate.)
+WORKFLOW = {"workload": "analysis", "histograms": 0, "method": ""}
+
+
+def workflow_runs(states: list[str], threads: int) -> list[dict[str, Any]]:
+    """The RDataFrame workflow's runs (none unless the throttled state is here)."""
+    if THROTTLED not in states:
+        return []
+    return [{"name": f"workflow_{cache}", "part": "workflow", "cache": cache, "threads": threads, **WORKFLOW}
+            for cache in (THROTTLED, "warm")]
+
+
+def _measure_workflow(run, params, files, pdf_count, work, throttle=None, settings=noise.Settings()):
+    """One rdf_bench process of the workflow: its warm-up event loops, then one timed sample, each
+    loop from `run`'s cache state set afresh (untimed); what the loops took from the device beside."""
+    args = kernel_args(run, params, pdf_count, _list_file(files, work), None, settings)
+    result = harness.run_kernel("rdf_bench", {**args, "cache": _evicted_as(run["cache"])},
+                                preexec=_joins(run["cache"], throttle))
+    v = result.validation
+    frame = result.timings.assign(part="workflow", name=run["name"], cache=run["cache"],
+                                  read_zip_bytes=v["read_zip_bytes"], content_hash=v["content_hash"],
+                                  **_throttle_columns(run["cache"], throttle))
+    return frame, provenance.capture(params, cache_state=run["cache"], build_info=result.build_info)
+
+
+def workflow_rates(workflow: pd.DataFrame | None) -> dict[str, Any] | None:
+    """The RDataFrame workflow's rates per round, MB/s: from the throttled device (`device`: the
+    bytes its loops took from the device, /proc/self/io, over their time; rounds where the kernel
+    could not count them left out) and from the page cache (`from_cache`: the same bytes per loop
+    over a warm loop's time, the rate at which the cores would take what the device gave); its
+    threads, and what a throttled loop took from the device over what its branches hold
+    compressed (`device_over_read`: readahead). None where the workflow was not measured."""
+    if workflow is None or not len(workflow):
+        return None
+    timed = workflow[~workflow["warmup"].astype(bool)]
+    throttled, warm = timed[timed["cache"] == THROTTLED], timed[timed["cache"] == "warm"]
+    counted = throttled[throttled["device_bytes"] >= 0]
+    device_per_loop = counted["device_bytes"] / counted["loops"]
+    warm_loop_s = _per_round(warm.assign(loop_s=experiment.time_per_pass(warm)), "loop_s")
+    return {"device": _per_round(counted.assign(rate=counted["device_bytes"] / counted["wall_s"] / 1e6), "rate"),
+            "from_cache": _per_round(counted.assign(loop_bytes=device_per_loop), "loop_bytes") / warm_loop_s / 1e6,
+            "threads": int(timed["threads"].iloc[0]),
+            "device_over_read": (float((device_per_loop / counted["read_zip_bytes"]).median())
+                                 if len(counted) else math.nan)}
+
+
+def workflow_against_raw_read(summary: dict[str, Any], rate: str = "device",
+                              confidence: float = intervals.CONFIDENCE) -> intervals.Estimate:
+    """Seed 002's "RDF reading approaches the limits of the disk array": the workflow's `rate`
+    (workflow_rates: "device", from the throttled device; "from_cache", what says whether the cores
+    rather than the device held it back, above 1: the cores outrun the device) over the throttled
+    raw read of its round, paired round by round; UNKNOWN where either was not measured."""
+    workflow, raw = summary["by_round"].get("workflow"), summary["by_round"]["r_io"].get(THROTTLED)
+    if workflow is None or raw is None:
+        return intervals.UNKNOWN
+    return intervals.paired_by_round(workflow[rate].to_dict(), raw.to_dict(), confidence)
+
+
 def check_model_passes(frames: dict[str, pd.DataFrame], files: list[str]) -> None:
     """What the passes read, compared after they ran: the raw reads the same bytes (their word
     sum) in every cache state; the readers of every R(Np) pass the collection counters summing
@@ -255,6 +319,11 @@ def check_model_passes(frames: dict[str, pd.DataFrame], files: list[str]) -> Non
         raise AssertionError(f"{row['processes']} readers ({row['cache']}, TTreeCache {row['ttree_cache']}) summed "
                              f"the collection counters to {row['counter_sum']}, one reader of every entry to "
                              f"{reference[0]}")
+    # the workflow fills the same histogram from the same files, from the device or the page cache
+    workflow = frames.get("workflow")
+    if workflow is not None and len(workflow) and workflow["content_hash"].nunique() != 1:
+        hashes = workflow.groupby("cache")["content_hash"].unique().to_dict()
+        raise AssertionError(f"the RDataFrame workflow filled different histograms by cache state: {hashes}")
     # the compression pair's files hold the same events: every pass of both sums the same counters
     compression = frames.get("compression_storage")
     if compression is not None and len(compression) and compression["counter_sum"].nunique() != 1:
@@ -304,6 +373,7 @@ def measure_rate_model(params: dict[str, Any], inputs: dict[str, Any], info: dic
         caches.append(THROTTLED)
     compressed = {c: inputs["compression"][c] for c in COMPRESSION_PAIR if c in inputs.get("compression", {})}
     pair = compression_runs(states, list(compressed), usable_cores())
+    workflow = workflow_runs(states, usable_cores())
     if pair and any(os.stat(f).st_dev != os.stat(files[0]).st_dev for chosen in compressed.values() for f in chosen):
         # the throttle limits the reads of files[0]'s device only
         not_measured["compression"] = (f"the compression pair's files are not on the throttled device of {files[0]}")
@@ -335,9 +405,11 @@ def measure_rate_model(params: dict[str, Any], inputs: dict[str, Any], info: dic
                 return _measure_raw(run["cache"], params, files, work, throttle, settings)
             if run["part"] == "components":
                 return _measure_components(round_, params, files, entries, work, primer, retakes)
+            if run["part"] == "workflow":
+                return _measure_workflow(run, params, files, info["pdf_count"], work, throttle, settings)
             return _measure_rate(run, round_, params, files, entries, work, primer, throttle)
 
-        group = experiment.Group("I/O rate model", model_runs(states, caches, rate) + pair)
+        group = experiment.Group("I/O rate model", model_runs(states, caches, rate) + pair + workflow)
 
         def key(run: dict[str, Any]) -> dict[str, Any]:  # what a stored pass of `run` must match
             read = {"inputs": input_identity(compressed[run["compression"]])} if "compression" in run else {}
@@ -361,7 +433,7 @@ def model_frames(frame: pd.DataFrame, files: list[str], entries: dict[str, int],
     columns (and their integers back from float), with the files' bytes and events, the usable
     cores, what was not measured and the throttle's setting (None: not throttled)."""
     frames: dict[str, Any] = {part: frame[frame["part"] == part].dropna(axis=1, how="all").reset_index(drop=True)
-                              for part in ("raw", "components", "rate", "compression_storage")}
+                              for part in ("raw", "components", "rate", "compression_storage", "workflow")}
     for part, columns in (("components", ["counter_sum"]), ("rate", ["counter_sum", "processes"]),
                           ("compression_storage", ["counter_sum", "processes"])):
         if len(frames[part]):  # no rate runs where no cache state could be set up
@@ -592,6 +664,9 @@ DECIDING_FIGURES = {
     "RdfColdOverDirect": DecidingFigure(("raw_cold", "raw_direct"),
                                         lambda summary, confidence: cold_over_direct(summary["by_round"]["r_io"],
                                                                                      confidence)),
+    "RdfWorkflowOverRawThrottled": DecidingFigure(
+        ("raw_throttled", "workflow_throttled"),
+        lambda summary, confidence: workflow_against_raw_read(summary, "device", confidence)),
 }
 
 
@@ -652,7 +727,7 @@ def samples(frames: dict[str, Any], settings: noise.Settings) -> dict[str, Any]:
     set afresh; never the R(Np) readers, whose pass is timed together (run_processes: TogetherState
     together where such passes took their run delay). The numbers and states of
     noise_sentences.samples, worded by paper/wording/noise.tex's \\noisesamples."""
-    timed = pd.concat([frames[part] for part in ("raw", "components", "rate", "compression_storage")
+    timed = pd.concat([frames[part] for part in ("raw", "components", "rate", "compression_storage", "workflow")
                        if len(frames.get(part, ()))], ignore_index=True)
     timed = timed[~timed["warmup"].astype(bool)] if "warmup" in timed else timed
     facts = noise_sentences.samples(timed, settings)
@@ -711,6 +786,7 @@ def rate_summary(frames: dict[str, Any], settings: noise.Settings | None = None)
     out["looks"] = rows[[c for c in ("round", "look", "extended_for") if c in rows]]
     out["cold_reads"] = cold_reads_verdict(r_io)
     out["compression_storage"] = compression_storage(frames.get("compression_storage"))
+    out["by_round"]["workflow"] = workflow_rates(frames.get("workflow"))
     out["samples"] = samples(frames, settings)
     out["r_io_noisy"] = frames["raw"].groupby("cache")["noisy"].any().to_dict()
     out["cores"] = frames["cores"]

@@ -405,6 +405,22 @@ def compression_storage_macros(rs: dict[str, Any] | None) -> dict[str, str]:
             "RdfCompEffLzmaOverLzFour": _estimate(pair["lzma_over_lz4_efficiency"])}
 
 
+def workflow_macros(rs: dict[str, Any] | None, confidence: float = intervals.CONFIDENCE) -> dict[str, str]:
+    """Seed 002's RDataFrame workflow on the throttled device (io_rate_model.workflow_rates):
+    RdfWorkflowState measured or notmeasured (paper/sections/rdataframe.tex words each), its
+    threads, its device rate over the throttled raw read (RdfWorkflowOverRawThrottled, a figure of
+    the ledger: at `confidence`, the level its claim's looks split), its rate from the page cache
+    over the same raw read, and what a loop took from the device over its branches' compressed bytes."""
+    rates = rs["by_round"].get("workflow") if rs is not None else None
+    if rates is None:
+        return {"RdfWorkflowState": paper.NOT_MEASURED, "RdfWorkflowThreads": "--", "RdfWorkflowOverRawThrottled": "--",
+                "RdfWorkflowWarmOverRawThrottled": "--", "RdfWorkflowDeviceOverRead": "--"}
+    return {"RdfWorkflowState": "measured", "RdfWorkflowThreads": str(rates["threads"]),
+            "RdfWorkflowOverRawThrottled": _estimate(io_rate_model.workflow_against_raw_read(rs, "device", confidence)),
+            "RdfWorkflowWarmOverRawThrottled": _estimate(io_rate_model.workflow_against_raw_read(rs, "from_cache")),
+            "RdfWorkflowDeviceOverRead": _num(rates["device_over_read"], 2)}
+
+
 def cold_reads_macros(rs: dict[str, Any] | None, confidence: float = intervals.CONFIDENCE) -> dict[str, str]:
     """Where the cold raw reads came from (io_rate_model.cold_reads_verdict): RdfColdReadsState
     reached, cache or notseparated, with the cold rate over the O_DIRECT one (RdfColdOverDirect, a
@@ -631,6 +647,7 @@ def _run_macros(params: dict[str, Any], table: pd.DataFrame, agreement: pd.DataF
             **cold_reads_macros(rs, looks.confidence),
             **compression_storage_macros(rs),
             **throttle_macros(rs),
+            **workflow_macros(rs, looks.confidence),
         })
         macros.update(saturation_macros(rs))
     else:
@@ -646,6 +663,7 @@ def _run_macros(params: dict[str, Any], table: pd.DataFrame, agreement: pd.DataF
         macros.update(cold_reads_macros(None))
         macros.update(compression_storage_macros(None))
         macros.update(throttle_macros(None))
+        macros.update(workflow_macros(None))
         macros.update(saturation_macros(None))
     # the stopping rule of Eq. (1)'s extra rounds and what it did
     macros.update(ledger.looks_macros("RdfRate", looks, rs["looks"] if rs is not None else pd.DataFrame(),
