@@ -551,6 +551,7 @@ WORDED = {
     "RcLooks": {"none", "some"},  # ledger.looks_macros: the claims' extra rounds
     "RdfCompStorage": {"measured", "notmeasured"},  # rdataframe.report.compression_storage_macros
     "RdfWorkflow": {"measured", "notmeasured"},  # rdataframe.report.workflow_macros
+    "RdfWorkflowCores": {"higher", "lower", "notseparated", "notmeasured"},  # rdataframe.report.workflow_macros
     "RdfRateLooks": {"none", "some"},  # ledger.looks_macros: Eq. (1)'s extra rounds
     "RcObject": {"measured", "notmeasured"}, "RcObjectBulk": {"read", "refused", "notmeasured"},  # reader_comparison.report._object_macros
     "RcAttributes": {"toofew", "same", "cannotreach", "grows", "shrinks", "notshown"},

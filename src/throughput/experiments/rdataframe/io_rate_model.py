@@ -241,8 +241,8 @@ def compression_runs(states: list[str], compressions: list[str], processes: int)
 # core, the section's small analysis (the thread scan's), reading the model's files from the
 # throttled device (every event loop from cold) and from the page cache, in the model's rounds.
 # Its device rate is set against the throttled raw read of its round (workflow_against_raw_read).
-# (Not the lightest workload, one jet column: it reads a few hundred scattered kB, where a
-# device's latency, not its bandwidth, sets the rate.)
+# (Not the lightest workload, one jet column: it takes under a MB a pass from the device in
+# scattered pieces, where the requests' latency, not the device's bandwidth, sets the rate.)
 WORKFLOW = {"workload": "analysis", "histograms": 0, "method": ""}
 
 

@@ -410,14 +410,19 @@ def workflow_macros(rs: dict[str, Any] | None, confidence: float = intervals.CON
     RdfWorkflowState measured or notmeasured (paper/sections/rdataframe.tex words each), its
     threads, its device rate over the throttled raw read (RdfWorkflowOverRawThrottled, a figure of
     the ledger: at `confidence`, the level its claim's looks split), its rate from the page cache
-    over the same raw read, and what a loop took from the device over its branches' compressed bytes."""
+    over the same raw read, whether that is above or below unity by its interval (RdfWorkflowCoresState
+    higher, lower or notseparated: the cores outran the device, the seed's regime, or not), and what a
+    loop took from the device over its branches' compressed bytes."""
     rates = rs["by_round"].get("workflow") if rs is not None else None
     if rates is None:
         return {"RdfWorkflowState": paper.NOT_MEASURED, "RdfWorkflowThreads": "--", "RdfWorkflowOverRawThrottled": "--",
-                "RdfWorkflowWarmOverRawThrottled": "--", "RdfWorkflowDeviceOverRead": "--"}
+                "RdfWorkflowWarmOverRawThrottled": "--", "RdfWorkflowCoresState": paper.NOT_MEASURED,
+                "RdfWorkflowDeviceOverRead": "--"}
+    from_cache = io_rate_model.workflow_against_raw_read(rs, "from_cache")
     return {"RdfWorkflowState": "measured", "RdfWorkflowThreads": str(rates["threads"]),
             "RdfWorkflowOverRawThrottled": _estimate(io_rate_model.workflow_against_raw_read(rs, "device", confidence)),
-            "RdfWorkflowWarmOverRawThrottled": _estimate(io_rate_model.workflow_against_raw_read(rs, "from_cache")),
+            "RdfWorkflowWarmOverRawThrottled": _estimate(from_cache),
+            "RdfWorkflowCoresState": intervals.comparison(from_cache).replace(" ", ""),
             "RdfWorkflowDeviceOverRead": _num(rates["device_over_read"], 2)}
 
 
