@@ -12,7 +12,9 @@ from conftest import loops_follow_the_calibration_rule, printed_with_interval
 from throughput.core import harness, intervals, noise
 from throughput.report import paper
 from throughput.experiments import memory_bandwidth as mb
-from throughput.experiments.memory_bandwidth import methods as mb_methods
+from throughput.experiments.memory_bandwidth import analysis as mb_analysis, measuring as mb_measuring
+from throughput.experiments.memory_bandwidth import methods as mb_methods, report as mb_report
+from throughput.experiments.memory_bandwidth.vocabulary import FROM_FILE, IN_CACHE, IN_CACHE_VALUES
 
 N = 10001  # not a multiple of the init period nor of the thread count
 REPS, WARMUP = 2, 1
@@ -24,7 +26,8 @@ def _passes(mode: str) -> int:
     return WARMUP + REPS if mode == "inplace" else 1
 
 
-KERNELS_USED = [f"add_constant_{o}" for o in OPTS] + ["stream_O3"]  # checked by conftest's built_kernels
+# checked by conftest's built_kernels; rdf_raw_read and page_cache: the hierarchy's cold file read
+KERNELS_USED = [f"add_constant_{o}" for o in OPTS] + ["stream_O3", "rdf_raw_read", "page_cache"]
 
 
 
@@ -481,3 +484,56 @@ def test_the_experiments_entries_take_a_session_and_a_stored_run_gives_the_same_
     pd.testing.assert_frame_equal(again.frame, measured.frame)
     assert mb.macros(again, session) == macros
     assert list(measured.machine_tables) == ["this machine"]
+
+
+# --- seed 000's hierarchy: disk << memory << processing (config key hierarchy) ---------------------
+
+HIERARCHY = {**PARAMS, "opt_levels": ["O3"], "max_threads": 1, "python_methods": [], "hierarchy": True}
+ONE_SHORT_SAMPLE = noise.Settings(samples_per_process=1, min_sample_s=0.005, max_remeasures=0)
+
+
+def test_the_hierarchy_adds_in_cache_and_reads_the_same_values_cold_from_a_file(tmp_path):
+    """In the one-thread rounds: the -O3 add on IN_CACHE_VALUES doubles, and rdf_raw_read's passes
+    over a file of the n values, each from a cold page cache, every pass's bytes and word sum
+    those of the values; the figures are the rounds' paired values per second; the file is removed."""
+    frame = mb.measure_runs(HIERARCHY, tmp_path, ONE_SHORT_SAMPLE, progress=False)
+    mb.check_agreement(frame)
+    measured = frame[~frame["warmup"]]
+    cache, disk = (measured[measured["method"] == m] for m in (IN_CACHE, FROM_FILE))
+    assert (cache["n"] == IN_CACHE_VALUES).all() and sorted(cache["round"]) == [0, 1, 2]
+    assert sorted(disk["round"]) == [0, 1, 2] and (disk["bytes"] == 8 * N).all()
+    assert (disk["checksum"] == mb_measuring.values_checksum(N)).all() and (disk["resident_before"] == 0).all()
+    assert not mb_measuring.values_file(tmp_path).parent.exists()
+    table = mb.summary(frame)
+    figures = mb_analysis.hierarchy(table)
+    best = measured.groupby(["method", "mode", "opt", "round"])["ghz"].max()
+    memory = ("C++", "inplace", "O3")
+    for name, (fast, slow) in {"CacheOverMemory": ((IN_CACHE, "inplace", "O3"), memory),
+                               "MemoryOverDisk": (memory, (FROM_FILE, "read", "n/a"))}.items():
+        per_round = best[fast] / best[slow]
+        assert figures[name].processes == 3
+        assert figures[name].value == pytest.approx(math.exp(per_round.map(math.log).mean())), name
+    macros = mb_report._hierarchy_macros(HIERARCHY, table)
+    assert macros["MbwHierarchyState"] == "measured" and macros["MbwInCacheKiB"] == r"\num{128}"
+    assert "n/a" not in (macros["MbwCacheOverMemory"], macros["MbwMemoryOverDisk"], macros["MbwColdReadGBs"])
+    # not in the thread scan's figure, in the ratio table as one-thread rows
+    assert {IN_CACHE, FROM_FILE} <= set(mb.ratio_table(table)["method"])
+
+
+def test_without_a_page_cache_to_empty_the_cold_read_is_left_out_and_said(tmp_path, monkeypatch):
+    monkeypatch.setattr(mb_measuring, "cold_read_problem", lambda path: f"the page cache cannot be emptied for {path}")
+    table = mb.summary(mb.measure_runs(HIERARCHY, tmp_path, ONE_SHORT_SAMPLE, progress=False))
+    assert FROM_FILE not in set(table["method"]) and IN_CACHE in set(table["method"])
+    macros = mb_report._hierarchy_macros(HIERARCHY, table)
+    assert (macros["MbwHierarchyState"], macros["MbwMemoryOverDisk"], macros["MbwColdReadGBs"]) == ("nocold", "n/a", "n/a")
+    assert macros["MbwCacheOverMemory"] != "n/a"
+    off = {**HIERARCHY, "hierarchy": False}
+    assert not {IN_CACHE, FROM_FILE} & {run["method"] for run in mb.plan(off)}
+    assert mb_report._hierarchy_macros(off, table)["MbwHierarchyState"] == "off"
+
+
+def test_a_file_read_that_is_not_the_values_fails_naming_the_file(tmp_path, monkeypatch):
+    monkeypatch.setattr(mb_measuring, "values_checksum", lambda n: 1.0)
+    with pytest.raises(AssertionError, match="values.f64"):
+        mb.measure_runs(HIERARCHY, tmp_path, ONE_SHORT_SAMPLE, progress=False)
+    assert not mb_measuring.values_file(tmp_path).parent.exists()

@@ -494,6 +494,8 @@ WORDED = {
     "MbwPlateauImmutable": {"met", "missed", "inconclusive"},  # said only where the plateau is outside the band
     "MbwOptInplace": {"ranked", "unranked"}, "MbwOptImmutable": {"ranked", "unranked"},  # ...analysis.opt_verdict
     "MbwCache": {"beyond", "notbeyond", "unknown"},  # memory_bandwidth.analysis.cache_fit
+    "MbwHierarchyCache": {"beyond", "notbeyond", "unknown"},  # the same, said of the hierarchy's memory run
+    "MbwHierarchy": {"measured", "nocold", "off", "notmeasured"},  # memory_bandwidth.report._hierarchy_macros
     "WrtTarget": {"met", "missed", "inconclusive", "notmeasured"},  # writing.report.macros
     # writing.analysis.efficiency_target: why the target was not measured (none where it was)
     "WrtTargetReason": {"nosimple", "notmpfs", "compression", "onethread", "none"},

@@ -15,7 +15,8 @@ import pandas as pd
 
 from ...core import cache_fit as cache_check, intervals, provenance
 from ...core.intervals import Estimate, Verdict
-from .vocabulary import BUS_BYTES_PER_VALUE, CONSTANT, MODES, PLATEAU_BAND, SEED_N, SEED_SECONDS, SINGLE_TARGET
+from .vocabulary import (BUS_BYTES_PER_VALUE, CONSTANT, FROM_FILE, IN_CACHE, MODES, PLATEAU_BAND, SEED_N, SEED_SECONDS,
+                         SINGLE_TARGET)
 
 def with_rates(frame: pd.DataFrame) -> pd.DataFrame:
     """Add 10^9 values/s, GB/s as counted by STREAM, and GB/s of real bus traffic (a sample
@@ -31,8 +32,10 @@ def with_rates(frame: pd.DataFrame) -> pd.DataFrame:
 def check_agreement(frame: pd.DataFrame) -> None:
     """All add-a-constant methods of one mode must give the same checksum for the same passes: a
     process's in-place checksum counts its own passes (`passes_made`, calibrated samples differ
-    in length), so what must agree is the checksum less the constant those passes added."""
-    adds = frame[frame["method"] != "STREAM"]
+    in length), so what must agree is the checksum less the constant those passes added; the
+    in-cache run adds on fewer values than the others (its kernel checks every one itself), and
+    the file run adds nothing (its bytes are checked against the values written)."""
+    adds = frame[~frame["method"].isin(["STREAM", IN_CACHE, FROM_FILE])]
     if "passes_made" in adds:
         added = adds["n"] * CONSTANT * adds["passes_made"].where(adds["mode"] == "inplace", 1)
         adds = adds.assign(checksum=adds["checksum"] - added)
@@ -64,7 +67,7 @@ def summary(frame: pd.DataFrame) -> pd.DataFrame:
     estimates = []
     for _, run in measured.groupby(keys, sort=False):
         best = run.groupby("round")[list(RATES)].max()  # a process's best pass, as STREAM reports
-        row = {"gb_s_by_round": best["gb_s"].to_dict()}
+        row = {"gb_s_by_round": best["gb_s"].to_dict(), "ghz_by_round": best["ghz"].to_dict()}
         for rate in RATES:
             estimate = intervals.across_processes(best[rate])
             row.update({rate: estimate.value, f"{rate}_low": estimate.low, f"{rate}_high": estimate.high})
@@ -83,6 +86,26 @@ def paired_ratio(a: pd.Series, b: pd.Series, confidence: float = intervals.CONFI
     rounds, the ratio of the two figures with no interval."""
     ratio = intervals.paired_by_round(a["gb_s_by_round"], b["gb_s_by_round"], confidence)
     return ratio if ratio.processes else Estimate(a["gb_s"] / b["gb_s"], float("nan"), float("nan"), 0)
+
+
+def hierarchy(table: pd.DataFrame) -> dict[str, Estimate]:
+    """Seed 000's disk access << memory access << processing, on one thread, in values per second
+    paired by round (the three runs are in the rounds of the one-thread group): the -O3 in-place
+    add on values in the first-level cache over the same add on the n_values in memory
+    (`CacheOverMemory`), and that add over the cold-cache read of a file of those values
+    (`MemoryOverDisk`); a figure whose runs were not measured is missing."""
+    def row(method: str) -> pd.Series | None:
+        rows = table[(table["method"] == method) & (table["threads"] == 1)
+                     & table["mode"].isin(["inplace", "read"]) & table["opt"].isin(["O3", "n/a"])]
+        return rows.iloc[0] if len(rows) == 1 else None
+
+    memory, cache, disk = row("C++"), row(IN_CACHE), row(FROM_FILE)
+    figures = {}
+    if memory is not None and cache is not None:
+        figures["CacheOverMemory"] = intervals.paired_by_round(cache["ghz_by_round"], memory["ghz_by_round"])
+    if memory is not None and disk is not None:
+        figures["MemoryOverDisk"] = intervals.paired_by_round(memory["ghz_by_round"], disk["ghz_by_round"])
+    return figures
 
 
 def stream_at(table: pd.DataFrame, op: str, threads: int) -> pd.Series:

@@ -14,9 +14,9 @@ from ...report import noise_sentences
 from ...setup import machine_fit
 from ...report import paper
 from ...machines.tables import THIS_MACHINE, section_macros
-from .analysis import (cache_fit, estimate, huge_pages, machine_table, opt_ratios, opt_table, opt_verdict,
+from .analysis import (cache_fit, estimate, hierarchy, huge_pages, machine_table, opt_ratios, opt_table, opt_verdict,
                        plateau_verdict, ratio_table, targets)
-from .vocabulary import MODES, SEED_PLATEAU_GHZ, SINGLE_TARGET, STREAM_OPS
+from .vocabulary import FROM_FILE, IN_CACHE, IN_CACHE_VALUES, MODES, SEED_PLATEAU_GHZ, SINGLE_TARGET, STREAM_OPS
 
 
 def opt_table_frame(table: pd.DataFrame) -> pd.DataFrame:
@@ -111,6 +111,23 @@ def _apart_interval(verdict: dict[str, Any]) -> str:
     return rf"\num{{{100 * low:.0f}}} to \num{{{100 * high:.0f}}}\%"
 
 
+def _hierarchy_macros(params: dict[str, Any], table: pd.DataFrame) -> dict[str, str]:
+    """Seed 000's hierarchy (analysis.hierarchy), which the ledger judges: MbwHierarchyState measured,
+    nocold (the in-cache run only: the results' disk could not drop its pages, measuring.cold_read_problem)
+    or off (config key hierarchy); the two ratios (n/a where not measured), the in-cache array in KiB,
+    the file in MiB and its cold read in GB/s."""
+    figures = hierarchy(table)
+    disk = table[table["method"] == FROM_FILE]
+    state = ("off" if not params.get("hierarchy") else "measured" if "MemoryOverDisk" in figures
+             else "nocold" if "CacheOverMemory" in figures else paper.NOT_MEASURED)
+    return {"MbwHierarchyState": state,
+            **{f"Mbw{name}": paper.estimate(figures[name], 3) if name in figures else "n/a"
+               for name in ("CacheOverMemory", "MemoryOverDisk")},
+            "MbwInCacheKiB": paper.number(8 * IN_CACHE_VALUES / 1024),
+            "MbwFileMiB": paper.number(8 * params["n_values"] / 2**20),
+            "MbwColdReadGBs": paper.estimate(estimate(disk.iloc[0], "gb_s"), 3) if len(disk) else "n/a"}
+
+
 def _cache_macros(fit: dict[str, Any]) -> dict[str, str]:
     """Whether one array is well beyond the last-level cache (analysis.cache_fit): MbwCacheState
     beyond, notbeyond or unknown, with the array's size over the cache's and the cache in MiB
@@ -165,6 +182,7 @@ def paper_macros(params: dict[str, Any], table: pd.DataFrame, frame: pd.DataFram
         "MbwSingleState": paper.state(goal["single_verdict"]),  # the section words each state
         "MbwSingleTarget": paper.number(100 * SINGLE_TARGET),  # the target the verdict is against
         **_plateau_macros(plateau_verdict(goal)),  # its state; the section words each
+        **_hierarchy_macros(params, table),  # seed 000's hierarchy, which the ledger judges; its state worded
         **noise_sentences.paper_macros("Mbw", frame, settings, run_labels),
         **section_macros("Mbw", archived, "memory_bandwidth"),
         # the compiler that built the kernels, as the kernel itself reports it
@@ -183,7 +201,8 @@ def thread_scaling_figure(machine_tables: dict[str, pd.DataFrame]):
     table = machine_tables[THIS_MACHINE]
     counts = set(table["threads"])
     fig, (left, right) = plt.subplots(1, 2, figsize=(14, 6))
-    compiled_or_python = table[table["opt"].isin(["O3", "n/a"]) & (table["method"] != "STREAM")]
+    # (the hierarchy's one-thread runs are no point of a thread scan)
+    compiled_or_python = table[table["opt"].isin(["O3", "n/a"]) & ~table["method"].isin(["STREAM", IN_CACHE, FROM_FILE])]
     for (method, mode), group in compiled_or_python.groupby(["method", "mode"]):
         group = group.sort_values("threads")
         label = f"{method} {'-O3 ' if method == 'C++' else ''}{mode}"

@@ -29,7 +29,8 @@ def check_config(section: dict[str, Any], fit: machine_fit.Fitter) -> None:
 
 # This experiment's kernels and outputs, declared once (throughput.setup.spec); seed 000, "Memory bandwidth".
 SPEC = Spec("memory_bandwidth",
-            kernels=(*(f"add_constant_O{level}" for level in range(4)), "stream_O3"),
+            # rdf_raw_read and page_cache: the hierarchy's cold file read (config key hierarchy)
+            kernels=(*(f"add_constant_O{level}" for level in range(4)), "stream_O3", "rdf_raw_read", "page_cache"),
             figures=("thread_scaling", "opt_levels"),
             tables=("opt_table", "ratio_table", "machine_table"), shows_archived=True,
             check_config=check_config)

@@ -18,4 +18,12 @@ MODES = ("inplace", "immutable")
 STREAM_OPS = ("copy", "scale", "add", "triad")
 # Bytes actually crossing the memory bus per value, write-allocate included
 # (a store to a line not in cache first reads it).
-BUS_BYTES_PER_VALUE = {"inplace": 16, "immutable": 24, "copy": 24, "scale": 24, "add": 32, "triad": 32}
+BUS_BYTES_PER_VALUE = {"inplace": 16, "immutable": 24, "copy": 24, "scale": 24, "add": 32, "triad": 32, "read": 8}
+# Seed 000's hierarchy (disk access << memory access << processing), on one thread in the rounds of
+# the -O levels (config key hierarchy): the -O3 in-place add on an array that stays in a core's cache
+# (IN_CACHE_VALUES doubles, 128 KiB: every current server core's L2 holds it; a smaller one, in the
+# L1, spends much of its pass in the OpenMP region's entry), and the same values as the memory runs
+# read from a file with a cold page cache (rdf_raw_read, 8 bytes a value).
+IN_CACHE = "C++ in cache"
+FROM_FILE = "file, cold"
+IN_CACHE_VALUES = 16384
