@@ -91,7 +91,7 @@ def paired_ratio(a: pd.Series, b: pd.Series, confidence: float = intervals.CONFI
 def hierarchy(table: pd.DataFrame) -> dict[str, Estimate]:
     """Seed 000's disk access << memory access << processing, on one thread, in values per second
     paired by round (the three runs are in the rounds of the one-thread group): the -O3 in-place
-    add on values in the first-level cache over the same add on the n_values in memory
+    add on IN_CACHE_VALUES doubles in a core's cache over the same add on the n_values in memory
     (`CacheOverMemory`), and that add over the cold-cache read of a file of those values
     (`MemoryOverDisk`); a figure whose runs were not measured is missing."""
     def row(method: str) -> pd.Series | None:

@@ -46,13 +46,19 @@ def values_file(raw_dir: Path) -> Path:
     return Path(raw_dir) / "scratch" / "values.f64"
 
 
+def _file_list(path: Path) -> Path:
+    """The list of files rdf_raw_read reads, beside the values file: that file alone."""
+    return path.parent / "files.txt"
+
+
 def write_values(path: Path, n: int) -> None:
     """The memory runs' initial values (i % 1000 as float64, methods._initial_chunks), n of them, raw
-    into `path`, a chunk at a time."""
+    into `path`, a chunk at a time, and the list rdf_raw_read reads it by (_file_list)."""
     path.parent.mkdir(parents=True, exist_ok=True)
     with open(path, "wb") as out:
         for _start, _stop, values in _initial_chunks(n):
             out.write(values.tobytes())
+    _file_list(path).write_text(f"{path.resolve()}\n")
 
 
 @functools.lru_cache(maxsize=4)  # once per size, not once per round
@@ -78,17 +84,13 @@ def _measure_file(params: dict[str, Any], raw_dir: Path, settings: noise.Setting
     """One process of the file run: rdf_raw_read's warm-up passes, then its samples, each pass from a
     cold page cache (set afresh and checked, untimed), every pass's bytes and checksum checked
     against the values written; as the add's rows (8 bytes a value, mode `read`)."""
-    n, path = params["n_values"], values_file(raw_dir)
-    if not path.is_file() or path.stat().st_size != 8 * n:
-        write_values(path, n)
-    checksum = values_checksum(n)
-    lists = path.parent / "files.txt"
-    lists.write_text(f"{path.resolve()}\n")
-    result = harness.run_kernel("rdf_raw_read", {"file-list": lists, "cache": "cold",
+    n, path = params["n_values"], values_file(raw_dir)  # written, with its list, by measure_runs
+    checksum, core = values_checksum(n), harness.single_core()
+    result = harness.run_kernel("rdf_raw_read", {"file-list": _file_list(path), "cache": "cold",
                                                  "reps": settings.samples_per_process, "warmup": params["warmup"],
                                                  **settings.calibration_kernel_args(),
                                                  **settings.sample_retakes.kernel_args()},
-                                core=harness.single_core())
+                                core=core)
     frame = result.timings
     if (frame["bytes"] != 8 * n).any() or result.validation["checksum"] != checksum:
         raise AssertionError(f"rdf_raw_read of {path}: read {sorted(set(frame['bytes']))} bytes with checksum "
@@ -96,8 +98,7 @@ def _measure_file(params: dict[str, Any], raw_dir: Path, settings: noise.Setting
     frame = frame.assign(method=FROM_FILE, opt="n/a", mode="read", n=n, threads=1,
                          bytes_moved=frame["bytes"] * frame["loops"], checksum=checksum,
                          passes_made=harness.passes_made(frame))
-    return frame, provenance.capture(params, cache_state="cold", build_info=result.build_info,
-                                     pinned_core=harness.single_core())
+    return frame, provenance.capture(params, cache_state="cold", build_info=result.build_info, pinned_core=core)
 
 
 def _measure_pass(run: dict[str, Any], params: dict[str, Any], settings: noise.Settings,
