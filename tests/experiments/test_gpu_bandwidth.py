@@ -35,7 +35,8 @@ TINY = {"gpu_array_mib": 1, "cpu_array_mib": 1, "events": 300, "gpu_events": 300
         "dtypes": ["float32", "float64"], "gpu_methods": ["cuda", "cupy", "numba_cuda"],
         "cpu_methods": ["numba", "awkward"], "max_threads": 2, "numa": True, "repetitions": REPS,
         "warmup": WARMUP}
-TINY_NOISE = noise.Settings(samples_per_process=2, min_sample_s=0.005)
+# one re-measure (default two): the path runs, at two thirds of the rounds a noisy host would add
+TINY_NOISE = noise.Settings(samples_per_process=2, min_sample_s=0.005, max_remeasures=1)
 NO_GPU_STATUS = gb.GpuStatus(device=None, reasons={m: gb.NO_GPU for m in gb.GPU_METHODS})
 FAKE_DEVICE = {"name": "Fake H100", "compute_capability": "9.0", "nominal_gb_s": 3352.0, "l2_bytes": 50 * 2**20,
                "free_bytes": 80 * 10**9, "total_bytes": 80 * 10**9}

@@ -83,11 +83,12 @@ def test_interrupted_run_leaves_no_false_output_and_finishes_when_run_again(tmp_
     # Its runs are stored a group (a thread count) at a time, each pass a process of its
     # own: arrays of 160 MB keep the group after the first one long enough to be
     # interrupted, which throughput.core.notebook does at once (it kills the kernel). Two -O
-    # levels and no numba keep the rest short: the table and the reuse are what is tested.
+    # levels, no numba and no cache-and-disk runs keep the rest short: the table and the reuse
+    # are what is tested.
     config = tmp_path / "slow.yaml"
     settings = yaml.safe_load(TINY_CONFIG.read_text())
     settings.update({"repetitions": 4, "warmup": 1, "memory_bandwidth": {
-        "n_values": 20_000_000, "opt_levels": ["O2", "O3"], "python_methods": ["numpy"]}})
+        "n_values": 20_000_000, "opt_levels": ["O2", "O3"], "python_methods": ["numpy"], "hierarchy": False}})
     config.write_text(yaml.safe_dump(settings))
     target = "results/memory_bandwidth/memory_bandwidth.ipynb"
     argv = ["snakemake", "--snakefile", str(REPO / "workflow/Snakefile"),
