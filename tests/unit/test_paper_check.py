@@ -55,3 +55,32 @@ def test_a_pdf_with_a_missing_section_an_unresolved_reference_and_an_empty_table
     assert any("t.tex: table has no rows" in p for p in found), found
     # present, its apostrophe set as a right quote (as pdftotext prints it)
     assert not any("seeds' fate" in p for p in found), found
+
+
+def test_a_standalone_run_that_failed_or_outgrew_a_binder_host_is_named(tmp_path):
+    import json
+
+    from throughput.core import standalone
+
+    records = tmp_path / paper_check.STANDALONE_RECORDS
+    records.mkdir(parents=True)
+    assert paper_check.standalone_problems(tmp_path) == []  # none run: nothing to say
+    base = {"wall_s": 30.0, "peak_rss_sum_bytes": 1e9, "load_before": [0.1], "load_after": [0.2]}
+    for name, returncode, pss in (("fits", 0, 0.9e9), ("failed", 1, 0.5e9),
+                                  ("large", 0, standalone.BINDER_MEMORY_BYTES)):
+        (records / f"{name}.json").write_text(json.dumps(
+            {**base, "notebook": f"{name}.ipynb", "returncode": returncode, "peak_pss_bytes": pss}))
+    found = paper_check.standalone_problems(tmp_path)
+    assert len(found) == 2
+    assert "failed.ipynb failed when run with its own defaults (exit 1; its log: " in found[0]
+    assert found[0].endswith("failed.log)")
+    assert "large.ipynb: exit 0" in found[1] and "over a Binder host's 2 GB (shrink its parameters cell)" in found[1]
+
+
+def test_the_configs_standalone_notebooks_are_the_notebooks():
+    """standalone_notebooks lists notebook names from the schema's enum: every notebook, none else."""
+    from throughput import REPO
+    from throughput.setup import config
+
+    names = config.load_schema()["properties"]["standalone_notebooks"]["items"]["enum"]
+    assert sorted(names) == sorted(p.stem for p in (REPO / "notebooks").glob("*.ipynb"))

@@ -1,7 +1,7 @@
 """binder/ is derived from envs/, and the environment it makes (the project's own, when it holds
-exactly binder's pinned packages, else a fresh one) passes binder/postBuild. Every notebook, run with
-its own defaults by the tiny study's rule standalone_notebook in that environment, is held to a
-Binder host's means in test_tiny_study.py."""
+exactly binder's pinned packages, else a fresh one) passes binder/postBuild. A notebook run with its
+own defaults by the tiny study's rule standalone_notebook in that environment is held to a Binder
+host's means in test_tiny_study.py (every notebook, by `make paper`'s check)."""
 from __future__ import annotations
 
 import re

@@ -1,15 +1,18 @@
 # Each notebook with its own defaults, one at a time, as a reviewer re-executes it on a
 # Binder-like host: its wall time and the peak memory of its process tree
 # (throughput.core.standalone, under the measurement lock), which the method section states
-# (config key standalone_notebooks). Its outputs go under results/standalone/ only.
-# tests/workflow/test_tiny_study.py holds the tiny study's to a Binder host's means. Each depends on
-# what its experiment's notebook rule does (its kernels and Python: rules/notebooks.smk), not on
-# the config: a standalone run takes none of it.
+# (config key standalone_notebooks: every notebook, some, or none). Its outputs go under
+# results/standalone/ only. throughput.report.paper_check (after `make paper`) and
+# tests/workflow/test_tiny_study.py (its one notebook) hold each run to a Binder host's means.
+# Each depends on what its experiment's notebook rule does (its kernels and Python:
+# rules/notebooks.smk), not on the config: a standalone run takes none of it.
 STANDALONE_DIR = "results/standalone"
 STANDALONE_SPECS = {spec.notebook.stem: spec for spec in SPECS.values()}
 STANDALONE_NOTEBOOKS = sorted(STANDALONE_SPECS)
-STANDALONE_RECORDS = (expand(f"{STANDALONE_DIR}/executed/{{notebook}}.json", notebook=STANDALONE_NOTEBOOKS)
-                      if STUDY["standalone_notebooks"] else [])
+# the config's standalone_notebooks: true (every notebook), a list of notebook names, or false (none)
+STANDALONE_RUN = (STANDALONE_NOTEBOOKS if STUDY["standalone_notebooks"] is True
+                  else sorted(STUDY["standalone_notebooks"] or []))
+STANDALONE_RECORDS = expand(f"{STANDALONE_DIR}/executed/{{notebook}}.json", notebook=STANDALONE_RUN)
 
 
 rule standalone_notebook:
@@ -36,5 +39,5 @@ rule study_standalone:
 
         from throughput.report import paper, standalone
 
-        records = [json.loads(Path(p).read_text()) for p in input] if STUDY["standalone_notebooks"] else None
+        records = [json.loads(Path(p).read_text()) for p in input] if STANDALONE_RUN else None
         paper.write_macros(standalone.macros(records), output[0])

@@ -6,19 +6,24 @@ Reads the PDF back with pdftotext and the generated tables from disk: every
 section and subsection of paper/sections/ is in the PDF, no unresolved
 reference or citation ("??") is, and every table the sections \\input has at
 least one row. A failed reader's cell ("failed: ...") is a filled cell; a
-table with no rows is not. Exits 1 naming each problem.
+table with no rows is not. Every notebook the workflow ran standalone (its
+defaults, as a reviewer on a Binder-like host: results/standalone/executed/)
+finished and fit such a host's memory. Exits 1 naming each problem.
 """
 from __future__ import annotations
 
 import argparse
+import json
 import re
 import subprocess
 import sys
 from pathlib import Path
 
 from .. import REPO
+from ..core import standalone
 
 PDF = Path("paper/build/paper.pdf")
+STANDALONE_RECORDS = Path("results/standalone/executed")
 _HEADING = re.compile(r"\\(?:sub)*section\*?\{((?:[^{}]|\{[^{}]*\})*)\}")
 _TABLE_INPUT = re.compile(r"\\input\{(paper/generated/[^}]+\.tex)\}")
 # Tables of the study as a whole, not of one experiment (workflow/rules/paper.smk makes them).
@@ -60,6 +65,21 @@ def table_rows(text: str) -> int:
     return sum(1 for line in body.splitlines() if line.strip().endswith("\\\\"))
 
 
+def standalone_problems(workdir: Path) -> list[str]:
+    """Each standalone run's record (throughput.core.standalone) that failed or outgrew a Binder
+    host's memory, named with its notebook; none where the workflow ran none."""
+    found = []
+    for path in sorted((workdir / STANDALONE_RECORDS).glob("*.json")):
+        record = json.loads(path.read_text())
+        if record["returncode"] != 0:
+            found.append(f"{path}: {record['notebook']} failed when run with its own defaults "
+                         f"(exit {record['returncode']}; its log: {path.with_suffix('.log')})")
+        elif record["peak_pss_bytes"] >= standalone.BINDER_MEMORY_BYTES:
+            found.append(f"{path}: {standalone.describe(record)}: over a Binder host's "
+                         f"{standalone.BINDER_MEMORY_BYTES / 1e9:.0f} GB (shrink its parameters cell)")
+    return found
+
+
 def problems(workdir: Path, sources: Path = REPO / "paper") -> list[str]:
     found = []
     pdf = workdir / PDF
@@ -79,7 +99,7 @@ def problems(workdir: Path, sources: Path = REPO / "paper") -> list[str]:
             found.append(f"{name}: table missing")
         elif table_rows(table.read_text()) == 0:
             found.append(f"{name}: table has no rows")
-    return found
+    return found + standalone_problems(workdir)
 
 
 def main(argv: list[str] | None = None) -> int:
