@@ -229,9 +229,8 @@ def test_the_standalone_notebook_runs_within_a_binder_hosts_means_and_the_check_
         assert measured["returncode"] == 0 and measured["samples"] > 0 and measured["peak_pss_bytes"] > 0, measured
         assert (work / "executed" / f"{name}.ipynb").is_file()
         print(standalone.describe(measured))
-        assert measured["peak_pss_bytes"] < standalone.BINDER_MEMORY_BYTES, \
-            f"{standalone.describe(measured)}: over a Binder host's memory; shrink the notebook's parameters cell"
+    # finished and within a Binder host's memory: the check `make paper` makes of every notebook
+    assert paper_check.standalone_problems(tiny_study.workdir) == []
     assert list((work / "figures").rglob("*.pdf")), "the notebook made no figures"
     macros = (tiny_study.workdir / "paper" / "generated" / "standalone.tex").read_text()
     assert r"\newcommand{\StudyStandaloneState}{measured}" in macros
-    assert paper_check.standalone_problems(tiny_study.workdir) == []
