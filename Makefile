@@ -22,7 +22,7 @@ export JUPYTER_RUNTIME_DIR ?= $(XDG_CACHE_HOME)/jupyter-runtime
 export NUMBA_CACHE_DIR ?= $(XDG_CACHE_HOME)/numba
 export PATH := $(CURDIR)/$(VENV)/bin:$(PATH)
 
-.PHONY: help paper check-config test check lab archive env system-build system-tex system-slurm kernels binder lock clean
+.PHONY: help paper check-config test check lab archive env system-build system-tex system-slurm kernels java builds binder lock clean
 
 help:
 	@echo "make paper   build paper/build/paper.pdf (sets everything up first); CONFIG=config/medium.yaml for another scale"
@@ -34,7 +34,7 @@ help:
 
 # The config files are checked before Snakemake reads them (a file that is not YAML, not a
 # mapping or not there is named with its line), and before the longer set-up steps.
-paper: check-config system-tex kernels
+paper: check-config system-tex builds
 	snakemake --cores $(CORES) $(if $(CONFIG),--configfile $(CONFIG))
 	python -m throughput.report.paper_check
 
@@ -45,7 +45,7 @@ check-config: env
 # of them, first (tests/conftest.py orders the modules; xdist would otherwise put the modules of
 # most tests first and start the tiny study last); TEST_WORKERS=0 runs them one after another.
 TEST_WORKERS ?= 2
-test: env system-tex system-slurm kernels
+test: env system-tex system-slurm builds
 	pytest -n $(TEST_WORKERS) --dist loadfile --no-loadscope-reorder
 
 # Neither the workflow, the experiments' measurements nor TeX: what a code change breaks first.
@@ -80,6 +80,20 @@ system-slurm:
 
 kernels: env
 	@kernels/build.sh build/kernels $(VENV)/bin/python
+
+# The reader comparison's Java readers (laurelin, root4j) into build/java/, which its notebook
+# would otherwise build on first use (in `make test`, the Binder check's postBuild: 208 s of it on a
+# fresh clone). Maven's downloads, about 140 MB on a fresh machine and mostly a wait on the network,
+# overlap the C++ compile when `builds` runs both at once. Never fails: where Java, Maven or Maven
+# Central is missing, the reader comparison's rows say why.
+READERS := python -m throughput.experiments.reader_comparison
+java: env
+	@$(READERS) build-java build/java/reader_comparison || echo "make java: laurelin's reader not built (above)" >&2
+	@$(READERS) build-root4j build/java/root4j_reader || echo "make java: root4j's reader not built (above)" >&2
+
+# The C++ kernels and the Java readers side by side (two jobs, whatever -j was given).
+builds: env
+	@$(MAKE) --no-print-directory -j2 kernels java
 
 # binder/ is derived from envs/ (tests/workflow/test_binder.py checks they agree).
 binder:

@@ -58,9 +58,9 @@ def test_binder_environment_passes_postbuild(tmp_path):
     # check uses it (building it again took 100 s and checked nothing new), and postBuild builds the
     # kernels into the project's build (a no-op after `make`, as it is on Binder after its own build).
     env = command_env()
-    # The Java readers' jars this test session built (test_root4j, test_reader_comparison) are
-    # postBuild's too: building them again here would take 40 s and check nothing new (postBuild
-    # still calls both builds, which find them).
+    # The Java readers' jars that `make test`'s set-up built (`make java`) are postBuild's too:
+    # building them again here would check nothing new (postBuild still calls both builds, which
+    # find them).
     if (java_dir() / "laurelin-reader.jar").is_file() and (root4j_dir() / "root4j-reader.jar").is_file():
         env["THROUGHPUT_JAVA_DIR"] = str(java_dir())
     python_env = Path(sys.prefix)
