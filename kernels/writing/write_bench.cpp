@@ -1,6 +1,6 @@
 // The writing experiment's benchmark (seeds 001 and 003): writes a workload
 // with one of four writers to one medium, `warmup` + `reps` times, and reads
-// every pass's output back.
+// the first and the last pass's output back.
 //
 //   --workload random   seed 003: --mb MB of uniform random doubles in
 //                       --random-branches double branches (tree "random")
@@ -18,9 +18,14 @@
 //
 // A pass is timed from opening the output to closing it (and, with --fsync 1,
 // fsync-ing it: the data is on the device); its peak resident memory is
-// measured beside. Untimed, the output is then read back and every column's
-// checksum and the entry count compared with those of the entries written;
-// a difference fails the run (exit 3). The warm-up passes are one per sample;
+// measured beside. Untimed, the output of the process's first pass (the warm-up's: whatever a
+// writer sets up on first use) and of its last (after every other) is then read back and every
+// column's checksum and the entry count compared with those of the entries written; a
+// difference fails the run (exit 3). The passes between write the same entries with the same
+// code; reading each of them back too cost a fifth of the writing notebook's time (131 s of
+// 679 s of passes at the default config, quiet machine). --read-back every reads every pass's
+// output back (the kernel tests do). The closing record counts the passes read back
+// (passes_checked) and written (passes_written). The warm-up passes are one per sample;
 // each repetition is then one sample of as many passes as reach --min-sample-s
 // of writing (bench::Calibration), its record giving the passes (`loops`), their
 // summed write time (wall_s, cpu_s) and read-back time (read_s), the largest peak
@@ -28,9 +33,9 @@
 // baskets read back from that file (basket_bytes, TTree::GetZipBytes; -1 for the others).
 // A sample whose writers waited on a run queue for a CPU longer than
 // --max-run-delay-share of it is written again, at most --max-sample-retakes times
-// (bench::Retakes; its record's run_delay_s and sample_retakes). Each record carries what was read back
-// from the sample's last output (checksum: the digest, column_checksums: every
-// column's sum, read_entries), so that the writers can be compared on what
+// (bench::Retakes; its record's run_delay_s and sample_retakes). A record of a sample that read an
+// output back carries what its last read-back found (checksum: the digest, column_checksums: every
+// column's sum, read_entries; the others: "" and -1), so that the writers can be compared on what
 // they produced, and for simple_root how many events had their products
 // serialized by more than one thread (events_split; -1 for the other
 // methods); the closing record adds the source's digest
@@ -81,7 +86,8 @@ int main(int argc, char **argv) {
                                   {"branches", "*"}, {"events", "1000"}, {"compression", "LZ4"}, {"level", "4"},
                                   {"flush-mb", "32"}, {"medium", "tmpfs"}, {"dir", "/dev/shm"}, {"slow-mb-s", "100"},
                                   {"fsync", "1"}, {"reps", "3"}, {"warmup", "1"}, {"min-sample-s", "0"},
-                                  {"max-file-bytes", "0"}, {"keep", "0"}, {"corrupt-for-test", "0"}}),
+                                  {"max-file-bytes", "0"}, {"keep", "0"}, {"corrupt-for-test", "0"},
+                                  {"read-back", "first-last"}}),
       {"list-methods"}, [&](const bench::Options &opt) {
     if (opt.flag("list-methods")) {
       for (const Method &m : methods())
@@ -120,6 +126,9 @@ int main(int argc, char **argv) {
       throw std::invalid_argument("--flush-mb must be 0 (each format's default) or >= 0.1");
     const long long reps = opt.integer("reps", 1), warmup = opt.integer("warmup", 0);
     const double min_sample_s = opt.seconds("min-sample-s", 60);
+    const std::string read_back_which = opt.str("read-back");
+    if (read_back_which != "first-last" && read_back_which != "every")
+      throw std::invalid_argument("--read-back: '" + read_back_which + "' is neither first-last nor every");
     bench::Retakes retakes = bench::retakes_from(opt);
     const Medium medium = Medium::from_options(opt);
     bench::limit_file_size(opt.integer("max-file-bytes", 0));
@@ -175,14 +184,15 @@ int main(int argc, char **argv) {
     const bool keep = opt.integer("keep", 0) != 0;
     std::string kept;
     Checksums last_read;  // what the last pass read back from its output
-    long long passes = 0;
+    long long passes = 0, passes_written = 0;  // read back, and written
     bench::Calibration calibration(warmup, min_sample_s);
     for (long long rep = 0; rep < warmup + reps; ++rep) {
       // One sample: as many passes as the calibration says reach --min-sample-s of writing,
-      // each to a fresh output, timed alone and read back (untimed) before the next.
+      // each to a fresh output, timed alone and, the first and the last, read back (untimed).
       const long long loops = calibration.loops(rep);
       bench::Timing written{0, 0};
       double read_s = 0, run_delay_s = 0;
+      bool sample_read = false;  // whether this sample read an output back (its record says what)
       PeakRss::Result memory{-1, -1, ""};
       std::uint64_t file_bytes = 0;
       long long basket_bytes = -1, sample_retakes = 0;
@@ -192,7 +202,8 @@ int main(int argc, char **argv) {
         written = {0, 0};
         read_s = 0;
         run_delay_s = 0;
-        for (long long pass = 0; pass < loops; ++pass, ++passes) {
+        sample_read = false;
+        for (long long pass = 0; pass < loops; ++pass) {
           Output out(medium, stem);
           bench::RootErrors::clear();
           PeakRss rss;
@@ -215,17 +226,23 @@ int main(int argc, char **argv) {
           out.commit();
           written.wall_s += t.wall_s;
           written.cpu_s += t.cpu_s;
+          ++passes_written;
           if (pass == 0) memory = this_pass;
           memory.peak_bytes = std::max(memory.peak_bytes, this_pass.peak_bytes);
           file_bytes = out.size();
+          const bool first = rep == 0 && pass == 0, last = rep + 1 == warmup + reps && pass + 1 == loops;
+          const bool check = first || last || read_back_which == "every";
           Checksums got;
           const bench::Timing read = bench::time_it([&] {
-            got = read_back(method, out, *source, s, cores);  // untimed, with every core
+            if (check) got = read_back(method, out, *source, s, cores);  // untimed, with every core
             // ROOT's metadata is the file less its baskets, as the written file counts them
             if (method.format == Format::Tree) basket_bytes = tree_basket_bytes(out, s);
           });
           read_s += read.wall_s;
           bench::RootErrors::throw_if_any("reading back " + out.where());
+          if (!check) continue;  // its output is removed unread
+          ++passes;
+          sample_read = true;
           const int column = got.first_difference(expected.checksums);
           if (got.entries() != n || column >= 0) {
             bench::JsonLine()
@@ -283,9 +300,9 @@ int main(int argc, char **argv) {
           .add("start_rss_bytes", memory.start_bytes)
           .add("rss_method", memory.method)
           .add("read_s", read_s)
-          .add("read_entries", static_cast<long long>(last_read.entries()))
-          .add("checksum", last_read.digest())
-          .add("column_checksums", last_read.column_hex())
+          .add("read_entries", sample_read ? static_cast<long long>(last_read.entries()) : -1LL)
+          .add("checksum", sample_read ? last_read.digest() : std::string())
+          .add("column_checksums", sample_read ? last_read.column_hex() : std::string())
           .print();
       bench::JsonLine().add("record", "progress").add("done", rep + 1).add("total", warmup + reps).print();
     }
@@ -301,6 +318,7 @@ int main(int argc, char **argv) {
         .add("loaded_events", static_cast<long long>(loaded))
         .add("load_s", load.wall_s)
         .add("passes_checked", passes)
+        .add("passes_written", passes_written)
         .add("baseline_rss_bytes", baseline_rss)
         .add("lz4_version", LZ4_versionString())
         .add("kept", kept)

@@ -98,18 +98,36 @@ def test_random_workload_every_writer_reads_back_the_same_entries(medium, tmpfs_
 @pytest.mark.parametrize("medium", ["memory", "tmpfs"])
 def test_samples_repeat_the_write_to_their_minimum_length_and_read_back_every_pass(medium, tmpfs_dir):
     result = run({"workload": "random", "method": "rntuple", "mb": 0.04, "random-branches": 2, "medium": medium,
-                  "dir": tmpfs_dir, "reps": 3, "min-sample-s": 0.2})
+                  "dir": tmpfs_dir, "reps": 3, "min-sample-s": 0.2, "read-back": "every"})
     v, t = result.validation, result.timings
     # Whether one sample repeats depends on how long the pass before it took on a busy host (CI
     # once saw a 40 kB write take over 20 ms); 0.2 s leaves room, and the rule itself is replayed.
     assert (t["loops"] > 1).any() and loops_follow_the_calibration_rule(t, 1, 0.2)
-    assert v["ok"] and v["passes_checked"] == t["loops"].sum()
+    assert v["ok"] and v["passes_checked"] == v["passes_written"] == t["loops"].sum()
     assert set(t["checksum"]) == {v["source_checksum"]} and (t["read_entries"] == 2500).all()
     assert not list(Path(tmpfs_dir).iterdir()), "outputs were left behind"
     # a row rates one pass: its sample's write time over its passes
     rated = wr.with_rates(t.assign(baseline_rss_bytes=0))
     assert (rated["pass_s"] == t["wall_s"] / t["loops"]).all()
     assert (rated["mb_s"] == t["raw_bytes"] / rated["pass_s"] / 1e6).all()
+
+
+def test_by_default_a_process_reads_back_its_first_and_last_pass(nanoaod, tmpfs_dir):
+    result = run({"workload": "events", "method": "root_imt", "inputs": nanoaod, "events": 30, "medium": "tmpfs",
+                  "dir": tmpfs_dir, "threads": 1, "reps": 3, "min-sample-s": 0.05})
+    v, t = result.validation, result.timings
+    assert v["ok"] and v["passes_checked"] == 2 and v["passes_written"] == t["loops"].sum() > 2
+    read = t["column_checksums"] != ""
+    assert list(read) == [True, False, False, True], "the warm-up's and the last sample's rows say what they read"
+    assert set(t.loc[read, "checksum"]) == {v["source_checksum"]} and (t.loc[read, "read_entries"] == 30).all()
+    assert (t.loc[~read, "checksum"] == "").all() and (t.loc[~read, "read_entries"] == -1).all()
+    assert (t["basket_bytes"] > 0).all(), "every pass's baskets are counted, read back or not"
+    assert not list(Path(tmpfs_dir).iterdir()), "outputs were left behind"
+    # the agreement check takes the rows that read back, and a round that read nothing back is named
+    frame = t.rename(columns={"workload": "part"}).assign(source_checksum=v["source_checksum"], run="r", round=0)
+    wr.check_agreement(frame)
+    with pytest.raises(AssertionError, match=r"read no output back: \[\('r', 0\)\]"):
+        wr.check_agreement(frame.assign(column_checksums=""))
 
 
 def test_other_seed_other_checksum():
@@ -245,7 +263,9 @@ def test_disturbed_samples_are_written_again_and_counted(nanoaod):
     assert measured["sample_retakes"].between(0, 2).all() and (t.loc[t["warmup"], "sample_retakes"] == 0).all()
     assert (measured["run_delay_s"] >= 0).all()
     assert not ((measured["sample_retakes"] < 2) & (measured["run_delay_s"] > 1e-9 * measured["wall_s"] * 2)).any()
-    assert result.validation["passes_checked"] == (t["loops"] * (1 + t["sample_retakes"])).sum()
+    assert result.validation["passes_written"] == (t["loops"] * (1 + t["sample_retakes"])).sum()
+    # the warm-up's first pass and every take's last pass of the last sample are read back
+    assert result.validation["passes_checked"] == 2 + t["sample_retakes"].iloc[-1]
     # ROOT + IMT on every core: its own threads wait for each other's CPUs, which the rule cannot
     # tell from a disturbance, so no sample is taken again however long they waited
     import os
@@ -552,6 +572,7 @@ def test_unwritable_directory_is_named(tmp_path):
     ({"workload": "events", "inputs": "/nonexistent/x.root"}, "cannot open input file /nonexistent/x.root"),
     ({"method": "simple_root"}, "simple_root serializes data products: it needs --workload objects"),
     ({"workload": "objects", "method": "rntuple"}, "--method rntuple cannot write data products"),
+    ({"read-back": "some"}, "--read-back: 'some' is neither first-last nor every"),
 ])
 def test_bad_options_are_named_before_any_work(args, culprit):
     with pytest.raises(harness.KernelError, match=culprit):
