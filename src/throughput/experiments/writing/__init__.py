@@ -23,8 +23,7 @@ Three workloads, one kernel (kernels/writing/write_bench):
 
 The output of each process's first pass and of its last is read back and every
 column's checksum and the entry count compared with what was written (a
-difference fails the kernel; reading every pass back cost a fifth of the
-notebook's time). The record of a sample that read back carries what was read
+difference fails the kernel; why not every pass: write_bench.cpp). The record of a sample that read back carries what was read
 from its own output (every column's checksum, the entry count and their
 digest); check_agreement compares those
 across all writers of one workload and against the digest of the source's
