@@ -1,10 +1,12 @@
 """Shared fixtures: the repository, and how to run its commands in a subprocess."""
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import subprocess
 import sys
+import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -82,6 +84,27 @@ class TinyStudy:
 # (xdist's --dist loadgroup would group by marker, but under pytest 9 it cannot suffix the node ids
 # it groups by, and every worker ran the tiny study.)
 TINY_STUDY_MODULE = "test_tiny_study.py"
+
+
+# The measurement lock (throughput.core.measurement_lock) keeps two measurements of one machine
+# apart. The suite takes the machine's lock once, for all its tests: a `make paper` started beside
+# `make test` waits for the suite, and the suite for it. Inside, each process (each xdist worker)
+# measures under a lock of its own: the suite's figures are not published, and with the machine's
+# lock between the two workers the tiny study's notebooks and the other worker's readers waited
+# for each other (the tiny study's memory-bandwidth notebook 44 s, 2026-12-01).
+def pytest_configure(config):
+    from throughput.core import measurement_lock
+
+    if not hasattr(config, "workerinput"):  # the controller, or the only process of `-n 0`
+        suite = contextlib.ExitStack()
+        capture = config.pluginmanager.getplugin("capturemanager")  # so that a wait is said, not swallowed
+        with capture.global_and_fixture_disabled() if capture else contextlib.nullcontext():
+            suite.enter_context(measurement_lock.held(f"the test suite (pytest in {REPO})"))
+        config.add_cleanup(suite.close)
+    own = Path(tempfile.gettempdir()) / f"throughput-test-{os.getpid()}.lock"
+    os.environ.pop(measurement_lock.HELD_ENV, None)  # the tests' processes hold none until they take theirs
+    os.environ[measurement_lock.LOCK_ENV] = str(own)
+    config.add_cleanup(lambda: own.unlink(missing_ok=True))
 
 
 def pytest_collection_modifyitems(config, items):

@@ -72,3 +72,15 @@ def test_stale_temporaries_of_dead_jobs_are_removed_live_ones_kept(tmp_path):
         path.write_text("{}")
     assert measurement_lock.remove_stale_temporaries(output) == [stale]
     assert not stale.exists() and live.exists() and other.exists()
+
+
+def test_the_suite_holds_the_machines_lock_and_its_processes_take_their_own():
+    """tests/conftest.py: while the suite runs, the machine's lock is held (a `make paper` beside it
+    waits), and this process's measurements take a lock of its own, not held yet."""
+    assert measurement_lock.lock_path() != measurement_lock.DEFAULT_LOCK
+    assert str(os.getpid()) in measurement_lock.lock_path().name
+    assert measurement_lock.HELD_ENV not in os.environ
+    probe = ("import fcntl, sys\nhandle = open(sys.argv[1])\n"
+             "try:\n    fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)\nexcept BlockingIOError:\n    sys.exit(3)\n")
+    machine = subprocess.run([sys.executable, "-c", probe, str(measurement_lock.DEFAULT_LOCK)])
+    assert machine.returncode == 3, "the machine's measurement lock is free while the suite runs"

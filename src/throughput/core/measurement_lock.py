@@ -4,7 +4,8 @@ Two measurements side by side on 2 cores disturb each other unrecorded: two
 Snakemake runs in different directories, a notebook job left running after
 Snakemake was killed, `make test` beside `make paper`. Every measuring process
 takes this machine-wide lock first (waiting for it, and saying what holds it)
-and records in its results that it held it.
+and records in its results that it held it. The test suite holds it from start
+to end and gives its workers locks of their own (tests/conftest.py).
 
 The lock is an flock(2) on one file (THROUGHPUT_LOCK_FILE, default in /tmp, so
 it is machine-wide): the kernel releases it when its holder exits, however it
