@@ -81,13 +81,13 @@ def test_interrupted_run_leaves_no_false_output_and_finishes_when_run_again(tmp_
     # Only the memory-bandwidth notebook (and its kernels, built here by the workflow's
     # kernel rule) are asked for: the interruption lands in the middle of its measurements.
     # Its runs are stored a group (a thread count) at a time, each pass a process of its
-    # own: arrays of 160 MB keep the group after the first one long enough to be
+    # own: arrays of 160 MB, in two rounds, keep the group after the first one long enough to be
     # interrupted, which throughput.core.notebook does at once (it kills the kernel). Two -O
     # levels, no numba and no cache-and-disk runs keep the rest short: the table and the reuse
     # are what is tested.
     config = tmp_path / "slow.yaml"
     settings = yaml.safe_load(TINY_CONFIG.read_text())
-    settings.update({"repetitions": 4, "warmup": 1, "memory_bandwidth": {
+    settings.update({"repetitions": 2, "warmup": 1, "memory_bandwidth": {
         "n_values": 20_000_000, "opt_levels": ["O2", "O3"], "python_methods": ["numpy"], "hierarchy": False}})
     config.write_text(yaml.safe_dump(settings))
     target = "results/memory_bandwidth/memory_bandwidth.ipynb"
