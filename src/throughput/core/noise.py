@@ -250,7 +250,8 @@ class Settings:
     remeasure_budget_s: float | None = 60.0
     # Within each process (round): this many timed samples, each repeating the work until it
     # lasts min_sample_s (pyperf's floor per value), where the experiment's kernel calibrates.
-    samples_per_process: int = 3
+    # Why 2 by default, 3 at medium and full: the key's description in the noise schema.
+    samples_per_process: int = 2
     min_sample_s: float = 0.1
     # No sample planned to cost more than this in all, where a reader's opening dwarfs its reading
     # (uproot opens a NanoAOD-like file in about 1 s and reads its pT in 10 ms): it falls short, and
