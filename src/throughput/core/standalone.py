@@ -7,7 +7,7 @@ papermill runs NOTEBOOK with its default parameters (cwd notebooks/), only the
 output folders set to WORK_DIR/{results,figures,paper}/NAME, so nothing is
 written into the checkout. Meanwhile the whole process tree (papermill, the
 Jupyter kernel and every kernel, reader or worker it starts) is sampled every
-0.1 s. Writes WORK_DIR/executed/NAME.ipynb, NAME.log and NAME.json (wall time,
+0.25 s. Writes WORK_DIR/executed/NAME.ipynb, NAME.log and NAME.json (wall time,
 peak memory, load average) and exits with papermill's status. It holds the
 machine's measurement lock (throughput.core.measurement_lock) while it runs: its
 wall time is a measurement, and the notebook measures.
@@ -37,7 +37,10 @@ import psutil
 
 from . import measurement_lock
 
-INTERVAL_S = 0.1
+# Every 0.1 s the sampler itself took 10.9 s of CPU during the GPU notebook's 50.9 s (2026-12-01,
+# make paper on 2 cores: a fifth of a core beside the notebook it times; listing the tree reads every
+# process's stat): a reader or worker lives for seconds, so a quarter of a second still sees each.
+INTERVAL_S = 0.25
 # A reviewer's Binder-like host (2 cores, 2 GB): each notebook's defaults should run well within a
 # minute there (they are sized to about half of it on the study's 2-core machines, a margin for a
 # slower day), and within its memory.
