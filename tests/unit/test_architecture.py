@@ -83,6 +83,13 @@ def test_an_experiments_spec_imports_nothing_heavy(name):
     assert _heavy_loaded(f"throughput.experiments.{name}.spec") == []
 
 
+def test_a_python_reader_process_starts_with_only_what_it_reads_with():
+    """`python -m throughput.experiments.reader_comparison read` starts every uproot and Numpy
+    reader process of every round: it loads numpy and numba (the checksum), uproot when it reads
+    with uproot, but not pandas, matplotlib or ROOT (the other commands' and the report's)."""
+    assert _heavy_loaded("throughput.experiments.reader_comparison.command_line") == ["numba", "numpy"]
+
+
 def test_a_heavy_import_in_a_spec_is_found(tmp_path):
     copy = tmp_path / "throughput"
     shutil.copytree(REPO / "src" / "throughput", copy, ignore=shutil.ignore_patterns("__pycache__"))

@@ -18,11 +18,14 @@ import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable
-
-import pandas as pd
+from typing import TYPE_CHECKING, Any, Callable
 
 from .. import REPO
+
+# pandas only where a function returns a frame: a reader process of the reader comparison imports
+# this module to start (`Retakes`, `kernel_path`) and has no use for pandas' 0.4 s of import.
+if TYPE_CHECKING:
+    import pandas as pd
 
 DEFAULT_KERNELS_DIR = REPO / "build" / "kernels" / "bin"
 
@@ -141,6 +144,8 @@ def run_kernel(name: str, args: dict[str, Any], timeout_s: float | None = None,
         raise KernelError(f"kernel {name} {command}: expected exactly one validation record")
     if not validations[0].get("ok"):
         raise KernelError(f"kernel {name} {command}: validation failed: {validations[0]}")
+    import pandas as pd  # here, not at the top: see TYPE_CHECKING above
+
     frame = pd.DataFrame(timings).drop(columns="record") if timings else pd.DataFrame()
     return KernelRun(timings=frame, validation=validations[0], build_info=build_info(name))
 
@@ -230,6 +235,8 @@ def time_python(
         sample = take_sample(lambda: timed(lambda: calls(these)), retakes, index >= warmup, threads)
         rows.append({**labels, "rep": index - warmup, "warmup": index < warmup, "loops": these, **sample})
         calibration.update(index, these, sample["wall_s"], sample["wall_s"])
+    import pandas as pd  # here, not at the top: see TYPE_CHECKING above
+
     return pd.DataFrame(rows), outputs
 
 

@@ -7,11 +7,13 @@ from __future__ import annotations
 import sys
 
 from ...core import harness
-from .inputs import make_numpy_copy, make_rntuple_copy
-from .processes import build_java_reader, build_root4j_reader
 from .readers import read_main
 from .spec import ReaderError
 from .vocabulary import COMPRESSIONS, LAYOUTS, branch_name, tree_name
+
+# The other commands' modules are imported by their command: `read` starts every Python reader
+# process of a round, and importing the copies' makers (the datasets' pandas among them) would
+# add about half a second to each.
 
 def main(argv: list[str] | None = None) -> int:
     """Entry points for the workflow's rules and the reader processes."""
@@ -32,6 +34,8 @@ def main(argv: list[str] | None = None) -> int:
             parser.add_argument("output")
             parser.add_argument("--layout", required=True, choices=sorted(LAYOUTS))
             a = parser.parse_args(rest)
+            from .inputs import make_numpy_copy
+
             make_numpy_copy(a.source, a.output, tree_name(a.layout),
                             [branch_name(a.layout, c) for c in LAYOUTS[a.layout][2]])
         elif command == "make-rntuple":
@@ -41,14 +45,20 @@ def main(argv: list[str] | None = None) -> int:
             parser.add_argument("--compression", required=True, choices=COMPRESSIONS)
             parser.add_argument("--level", type=int, default=1)
             a = parser.parse_args(rest)
+            from .inputs import make_rntuple_copy
+
             make_rntuple_copy(a.source, a.output, a.compression, a.level, tree_name(a.layout))
         elif command == "build-java":
             parser.add_argument("target")
             a = parser.parse_args(rest)
+            from .processes import build_java_reader
+
             build_java_reader(a.target)
         elif command == "build-root4j":
             parser.add_argument("target")
             a = parser.parse_args(rest)
+            from .processes import build_root4j_reader
+
             build_root4j_reader(a.target)
         else:
             print(f"unknown command {command!r}", file=sys.stderr)

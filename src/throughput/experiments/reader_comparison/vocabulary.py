@@ -5,8 +5,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ...report import seeds
-
 COLLECTIONS = ("Photon", "Electron", "Muon", "Tau", "Jet", "FatJet")
 HZZ_COLLECTIONS = ("Jet", "Muon", "Electron", "Photon")
 
@@ -77,10 +75,21 @@ LAYOUTS = {
 OBJECT_METHODS = ("columnar", "members", "cmssw", "baskets", "bulk", "ttreereader", "draw", "rdataframe", "rntuple")
 
 # Seed 000 (figures in throughput.report.seeds): Table 1, events per millisecond per process (kHz),
-# and the data it read; root4j's slowdown against C++; the FemtoCode reader against Numpy.
-SEED_TABLE1 = seeds.READER_TABLE1
-SEED_JAVA_SLOWDOWN = seeds.READER_JAVA_SLOWDOWN
+# and the data it read (SEED_TABLE1); root4j's slowdown against C++ (SEED_JAVA_SLOWDOWN); the
+# FemtoCode reader against Numpy. The seed's names are taken on first use (__getattr__ below).
+_SEED_FIGURES = {"SEED_TABLE1": "READER_TABLE1", "SEED_JAVA_SLOWDOWN": "READER_JAVA_SLOWDOWN"}
 NUMPY_TARGET = 0.95           # our target: columnar >= 95% of the Numpy baseline's rate per value
+
+
+def __getattr__(name: str):
+    """The seed's figures, from throughput.report.seeds when first asked for: they are pandas
+    frames, and a Python reader process, which imports this module for the readers' names,
+    would otherwise import pandas (half a second) in every round."""
+    if name in _SEED_FIGURES:
+        from ...report import seeds
+
+        return getattr(seeds, _SEED_FIGURES[name])
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def branch_name(layout: str, collection: str) -> str:
