@@ -87,5 +87,6 @@ def __getattr__(_name: str):
                          object_frames, paper_macros, object_split_frame, open_frame, plot_table1,
                          plot_time_split, plot_timeline, ratio_frame, real_frame, table1_frame)
     from .vocabulary import (COLLECTIONS, CPP_METHODS, LABELS, NUMPY_TARGET, OBJECT_METHODS, PYTHON_READERS,
-                             SEED_JAVA_SLOWDOWN, SEED_TABLE1, branch_name)
+                             branch_name)
+    from ...report.seeds import READER_JAVA_SLOWDOWN as SEED_JAVA_SLOWDOWN, READER_TABLE1 as SEED_TABLE1
     return load_later(globals(), locals(), _name)

@@ -15,6 +15,7 @@ from .vocabulary import COMPRESSIONS, LAYOUTS, branch_name, tree_name
 # process of a round, and importing the copies' makers (the datasets' pandas among them) would
 # add about half a second to each.
 
+
 def main(argv: list[str] | None = None) -> int:
     """Entry points for the workflow's rules and the reader processes."""
     argv = list(sys.argv[1:] if argv is None else argv)

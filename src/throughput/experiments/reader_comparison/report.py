@@ -26,7 +26,8 @@ from .inputs import collection_attributes, tree_compression_factor
 from .processes import ROOT4J_COMMIT, ROOTREADSPEED_COPIES
 from .spec import main_sets, named_set
 from .vocabulary import (COLLECTIONS, COLORS, COMPRESSIONS, LABELS, NUMPY_TARGET, READER_BY_NAME, READERS,
-                         SEED_TABLE1, TIMELINE_READERS, branch_name, tree_name)
+                         TIMELINE_READERS, branch_name, tree_name)
+from ...report.seeds import READER_TABLE1 as SEED_TABLE1
 
 # --- tables for the paper (cells as LaTeX strings) -----------------------------------------------
 

@@ -74,22 +74,10 @@ LAYOUTS = {
 # the classes).
 OBJECT_METHODS = ("columnar", "members", "cmssw", "baskets", "bulk", "ttreereader", "draw", "rdataframe", "rntuple")
 
-# Seed 000 (figures in throughput.report.seeds): Table 1, events per millisecond per process (kHz),
-# and the data it read (SEED_TABLE1); root4j's slowdown against C++ (SEED_JAVA_SLOWDOWN); the
-# FemtoCode reader against Numpy. The seed's names are taken on first use (__getattr__ below).
-_SEED_FIGURES = {"SEED_TABLE1": "READER_TABLE1", "SEED_JAVA_SLOWDOWN": "READER_JAVA_SLOWDOWN"}
+# Seed 000's figures (Table 1, root4j's slowdown) are throughput.report.seeds' READER_*, which the
+# package re-exports as SEED_*; not imported here: a Python reader process imports this module for the
+# readers' names, and the seed's tables are pandas frames (half a second of import in every round).
 NUMPY_TARGET = 0.95           # our target: columnar >= 95% of the Numpy baseline's rate per value
-
-
-def __getattr__(name: str):
-    """The seed's figures, from throughput.report.seeds when first asked for: they are pandas
-    frames, and a Python reader process, which imports this module for the readers' names,
-    would otherwise import pandas (half a second) in every round."""
-    if name in _SEED_FIGURES:
-        from ...report import seeds
-
-        return getattr(seeds, _SEED_FIGURES[name])
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def branch_name(layout: str, collection: str) -> str:
