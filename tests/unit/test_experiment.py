@@ -3,6 +3,8 @@ from __future__ import annotations
 
 import json
 import math
+import os
+import signal
 import subprocess
 import sys
 import time
@@ -294,14 +296,17 @@ def test_coefficient_of_variation():
 
 
 def test_load_monitor_counts_another_process_and_not_this_one():
-    busy = subprocess.Popen([sys.executable, "-c", "while True: pass"])
+    # another process: not a descendant of this one (a shell starts it and exits), whose CPU
+    # time would be this process's own
+    started = subprocess.run(["sh", "-c", f"{sys.executable} -c 'while True: pass' >/dev/null 2>&1 & echo $!"],
+                             capture_output=True, text=True, check=True)
+    busy = int(started.stdout)
     try:
         time.sleep(0.3)  # let it start
         with noise.LoadMonitor() as monitor:
             time.sleep(1.0)
     finally:
-        busy.kill()
-        busy.wait()
+        os.kill(busy, signal.SIGKILL)
     assert monitor.load.others_cores > 0.5, monitor.load  # the busy loop took about one core
 
 
@@ -319,6 +324,24 @@ def test_load_monitor_leaves_out_this_process_and_stolen_time(monkeypatch):
     assert monitor.load.others_cpu_s == pytest.approx(0.25)  # 3 busy - 0.5 stolen - 2 own - 0.25 orchestrator
     assert monitor.load.orchestrator_cpu_s == pytest.approx(0.25)
     assert monitor.load.steal_s == 0.5
+
+
+def _spin_cpu(seconds: float) -> float:
+    before, hang_guard = time.process_time(), time.monotonic() + 120
+    while time.process_time() - before < seconds and time.monotonic() < hang_guard:
+        pass
+    return time.process_time() - before
+
+
+def test_a_fresh_process_rounds_cpu_time_is_this_processs_own():
+    # A Python method's round is a child of multiprocessing's fork server, which waits for it: its
+    # CPU time is this process's own (as a waited-for kernel's is), not other work's.
+    harness.in_fresh_process(_spin_cpu, 0.0)  # the fork server started before measuring
+    own = noise._own_cpu_seconds()
+    spun = harness.in_fresh_process(_spin_cpu, 0.5)
+    counted = noise._own_cpu_seconds() - own
+    # at least the round's spinning (and the round's start: it imports this test module afresh)
+    assert spun >= 0.5 and counted >= spun - 0.05, (counted, spun)
 
 
 _CHILD_MONITOR = """
