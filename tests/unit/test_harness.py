@@ -4,6 +4,7 @@ from __future__ import annotations
 import math
 import os
 import stat
+import sys
 import threading
 from pathlib import Path
 
@@ -303,6 +304,21 @@ def _who_and_where(value: int) -> tuple[int, set[int], int]:
 
 def _fails(name: str) -> None:
     raise ValueError(f"{name} is not a method")
+
+
+def _numba_state() -> tuple[bool, int, bool]:
+    from numba.core import entrypoints
+
+    from throughput.inputs.checksums import _mix_sum_numba
+
+    return entrypoints._already_initialized, len(_mix_sum_numba.overloads), "scipy.linalg" in sys.modules
+
+
+def test_a_fresh_process_finds_numbas_set_up_done_and_loads_its_methods_code_itself():
+    # core/jit_setup.py: the fork server ran numba's extension entry points and its BLAS probe
+    # (scipy.linalg), once; the method's own compiled code is not there: a round loads it itself
+    initialized, overloads, blas_probed = harness.in_fresh_process(_numba_state)
+    assert initialized and blas_probed and overloads == 0
 
 
 def test_a_python_method_runs_in_a_fresh_pinned_process_and_its_error_comes_back():

@@ -248,8 +248,10 @@ def _pin_self(core: int | None) -> None:
 # Fresh processes for the Python methods: children of multiprocessing's fork server, a clean
 # process started once that imports the first method's module and measures nothing. A spawned
 # interpreter would import numpy, pandas, numba and awkward anew each round, about a second
-# (4 minutes of the GPU section's tiny test run); a fork of the server takes some 30 ms.
+# (4 minutes of the GPU section's tiny test run); a fork of the server takes some 30 ms. The
+# server also does numba's one-time set-up (core/jit_setup.py), which each round would repeat.
 _FRESH = multiprocessing.get_context("forkserver")
+_SERVER_SETUP = ["throughput.core.jit_setup"]
 
 
 def in_fresh_process(function: Callable[..., Any], *args: Any, core: int | None = None, **kwargs: Any) -> Any:
@@ -260,7 +262,8 @@ def in_fresh_process(function: Callable[..., Any], *args: Any, core: int | None 
     next. `function` and its arguments must be picklable (module-level). Why not subprocess and
     JSON lines, as the kernels: the methods return DataFrames and checksums, and
     multiprocessing hands them back as they are."""
-    _FRESH.set_forkserver_preload([function.__module__])  # read when the server starts, at the first call
+    # read when the server starts, at the first call
+    _FRESH.set_forkserver_preload([*_SERVER_SETUP, function.__module__])
     with concurrent.futures.ProcessPoolExecutor(max_workers=1, mp_context=_FRESH, initializer=_pin_self,
                                                 initargs=(core,)) as pool:
         return pool.submit(function, *args, **kwargs).result()
