@@ -4,8 +4,10 @@ and the analysis turns raw runs into the paper's tables."""
 from __future__ import annotations
 
 import math
+import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import zipfile
@@ -222,6 +224,31 @@ def test_a_readers_sample_repeats_its_pass_until_its_reading_time_reaches_the_mi
     else:
         timing = rc.run_json_process(argv, reader)["timing"]
     assert [r["loops"] for r in timing] == [1, 1] and timing[1]["sample_s"] < minimum
+
+
+def _dies(argv: list[str]) -> tuple[int, str, str]:
+    os.kill(os.getpid(), signal.SIGKILL)  # as a reader's crash would end its process
+
+
+def test_a_python_readers_round_is_a_forked_process_that_prints_what_its_command_prints(files):
+    # measuring.py runs each round of a Python reader through the fork server (a fresh process with
+    # numba set up, processes.run_python_reader), not `python -m ... read`: the same records, and a
+    # reader that fails, or whose process dies, a ReaderFailed saying why (a row, not a stop)
+    from throughput.experiments.reader_comparison.command_line import read_captured
+
+    for reader in rc.PYTHON_READERS:
+        argv = _argv(reader, files["nanoaod"], ["Jet_pt", "Muon_pt"], reps=2, warmup=1)
+        by_command = rc.run_json_process(argv, reader)
+        forked = rc_processes.run_python_reader(read_captured, argv[argv.index("read") + 1:], reader)
+        assert _results(forked) == _results(by_command)
+        assert _results(forked)["Jet_pt"] == _expected(files["nanoaod"]["root"], "Jet_pt")
+        assert [(r["branch"], r["rep"]) for r in forked["timing"]] == [(r["branch"], r["rep"]) for r in by_command["timing"]]
+        assert forked["validation"] == by_command["validation"] and forked["validation"][0]["ok"]
+    missing = _argv("numpy", {**files["nanoaod"], "numpy": "/no/such/file.npz"}, ["Jet_pt"])
+    with pytest.raises(rc.ReaderFailed, match="no such file"):
+        rc_processes.run_python_reader(read_captured, missing[missing.index("read") + 1:], "numpy")
+    with pytest.raises(rc.ReaderFailed, match="its process died"):
+        rc_processes.run_python_reader(_dies, [], "a dying reader")
 
 
 @pytest.mark.parametrize("reader", ["columnar", "uproot"])

@@ -13,8 +13,9 @@ is read by every reader, one process per reader group and input set:
   buffers, no objects: where the CMSSW-like time goes), and RNTupleReader on
   the RNTuple copy;
 * uproot (today's non-C++ implementation, as root4j was) and the same values
-  as a deflate-compressed Numpy file (the seed's baseline), in Python
-  (``python -m throughput.experiments.reader_comparison read``);
+  as a deflate-compressed Numpy file (the seed's baseline), in Python (the
+  ``read`` command, ``python -m throughput.experiments.reader_comparison read``,
+  each round in a process of its own forked by harness.in_fresh_process);
 * two Java readers, modules of one Maven parent (kernels/reader_comparison/java, with
   their shared module common): laurelin from Maven Central (java/laurelin) and the
   seed's root4j, built from its pinned source with our patch (java/root4j;

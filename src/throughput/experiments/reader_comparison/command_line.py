@@ -16,6 +16,18 @@ from .vocabulary import COMPRESSIONS, LAYOUTS, branch_name, tree_name
 # add about half a second to each.
 
 
+def read_captured(argv: list[str]) -> tuple[int, str, str]:
+    """`read argv` in this process, as `python -m ... read` runs it: its exit status and the
+    JSON lines and errors it printed. A Python reader's round (processes.run_python_reader)."""
+    import contextlib
+    import io
+
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        returncode = main(["read", *argv])
+    return returncode, out.getvalue(), err.getvalue()
+
+
 def main(argv: list[str] | None = None) -> int:
     """Entry points for the workflow's rules and the reader processes."""
     argv = list(sys.argv[1:] if argv is None else argv)

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import hashlib
 import shutil
-import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
@@ -20,9 +19,10 @@ from ...report import ledger
 from ...setup.config import usable_cores
 from . import readers
 from .analysis import DECIDING_FIGURES, reading_time, slowdown, summary
+from .command_line import read_captured
 from .inputs import counter_of
 from .processes import (ReaderFailed, build_java_reader, build_root4j_reader, classify_failure, java_dir, root4j_dir,
-                        run_json_process, run_rootreadspeed)
+                        run_json_process, run_python_reader, run_rootreadspeed)
 from .spec import LAURELIN_SOURCES, ROOT4J_SOURCES, java_available, main_sets, source_files
 from .vocabulary import (COLLECTIONS, CPP_METHODS, HZZ_COLLECTIONS, JAVA_READERS, LAYOUTS, OBJECT_METHODS,
                          PYTHON_READERS, READER_BY_NAME, READER_TABLE, branch_name, collection_of, set_tree)
@@ -126,9 +126,8 @@ def _measure_pass(run: dict[str, Any], spec: dict[str, Any], params: dict[str, A
             files = spec["numpy"] if run["group"] == "numpy" else spec["root"]
             args = {**retaking, "files": ",".join(files), "reader": run["group"],
                     "page-cache-tool": str(harness.kernel_path("page_cache"))}
-            argv = [sys.executable, "-m", "throughput.experiments.reader_comparison", "read"]
-            argv += [x for k, v in args.items() for x in (f"--{k}", str(v))]
-            frame = _records_frame(run_json_process(argv, label, core=core))
+            argv = [x for k, v in args.items() for x in (f"--{k}", str(v))]
+            frame = _records_frame(run_python_reader(read_captured, argv, label, core=core))
         elif run["group"] in JAVA_READERS:
             reason = java_available()
             if reason is None:

@@ -4,6 +4,7 @@ means, building the Java reader, ROOT's rootreadspeed, and the page_cache
 kernel that makes files warm or cold."""
 from __future__ import annotations
 
+import concurrent.futures
 import json
 import math
 import os
@@ -14,7 +15,7 @@ import subprocess
 import tarfile
 import urllib.request
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 import numpy as np
 import pandas as pd
@@ -126,9 +127,28 @@ def run_json_process(argv: list[str], label: str, timeout_s: float | None = None
                            f"did not finish within {timeout_s} s") from error
     except OSError as error:
         raise ReaderFailed(f"{label}: cannot run {argv[0]}: {error}", f"cannot run {argv[0]}: {error}") from error
+    return json_records(proc.returncode, proc.stdout, proc.stderr, label)
+
+
+def run_python_reader(read: Callable[[list[str]], tuple[int, str, str]], argv: list[str], label: str,
+                      core: int | None = None) -> dict[str, list[dict]]:
+    """A Python reader's process, as run_json_process's: `read(argv)` (command_line.read_captured:
+    the `read` command, its exit status and what it printed) in a fresh process forked by
+    harness.in_fresh_process, pinned to `core`. Why not `python -m ... read`: a new interpreter
+    spent about 1.5 s a process importing numpy and numba and setting numba up, before reading
+    for a few tenths; the fork server does that once and each round still starts afresh."""
+    try:
+        returncode, stdout, stderr = harness.in_fresh_process(read, argv, core=core)
+    except concurrent.futures.process.BrokenProcessPool as error:  # killed by a signal, e.g. a crash
+        raise ReaderFailed(f"{label}: its process died: {error}", f"its process died: {error}") from error
+    return json_records(returncode, stdout, stderr, label)
+
+
+def json_records(returncode: int, stdout: str, stderr: str, label: str) -> dict[str, list[dict]]:
+    """A reader's JSON lines by record type, from its exit status and output (run_json_process)."""
     records: dict[str, list[dict]] = {}
     stray = []  # what ROOT printed to stdout among the JSON lines ("file probably overwritten")
-    for line in proc.stdout.splitlines():
+    for line in stdout.splitlines():
         try:
             record = json.loads(line) if line.strip() else None
         except json.JSONDecodeError:
@@ -138,15 +158,15 @@ def run_json_process(argv: list[str], label: str, timeout_s: float | None = None
             records.setdefault(record.get("record", "?"), []).append(record)
         elif record is not None:
             stray.append(line.strip())
-    message = "\n".join(part for part in (proc.stderr.strip(), *stray) if part)
+    message = "\n".join(part for part in (stderr.strip(), *stray) if part)
     validations = records.get("validation", [])
     # A reader that ran and whose passes disagree fails the job, whatever its exit code.
     if any(not v.get("ok") for v in validations):
         raise harness.KernelError(f"{label}: validation failed: {validations[0]}; {message}")
     # The exit status before the output: a reader stopped by a damaged basket leaves ROOT's message
     # on stdout too, and is a row naming its cause, not a parse error.
-    if proc.returncode != 0:
-        raise ReaderFailed(f"{label} exited with {proc.returncode}: {message}", process_error(proc.returncode, message))
+    if returncode != 0:
+        raise ReaderFailed(f"{label} exited with {returncode}: {message}", process_error(returncode, message))
     if stray:
         raise harness.KernelError(f"{label}: exited cleanly but printed lines that are not JSON records: {stray[:3]}")
     if len(validations) != 1:

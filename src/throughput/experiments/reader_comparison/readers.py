@@ -1,6 +1,7 @@
 """The Python readers whose speed is measured: uproot and the Numpy baseline,
-each run as its own process (``python -m throughput.experiments.reader_comparison
-read``, the same options and JSON lines as the C++ kernel read_branch), and
+each run as its own process (the ``read`` command, ``python -m
+throughput.experiments.reader_comparison read``, the same options and JSON lines as
+the C++ kernel read_branch; the experiment forks it: processes.run_python_reader), and
 the checksum every reader computes per value (pass.hpp's definition)."""
 from __future__ import annotations
 
