@@ -11,9 +11,9 @@ from .readers import read_main
 from .spec import ReaderError
 from .vocabulary import COMPRESSIONS, LAYOUTS, branch_name, tree_name
 
-# The other commands' modules are imported by their command: `read` starts every Python reader
-# process of a round, and importing the copies' makers (the datasets' pandas among them) would
-# add about half a second to each.
+# The other commands' modules are imported by their command: `read` runs in the fork server that
+# every Python reader's round is forked from (read_captured), and on its own as a command, and
+# importing the copies' makers (the datasets' pandas among them) would add about half a second.
 
 
 def read_captured(argv: list[str]) -> tuple[int, str, str]:

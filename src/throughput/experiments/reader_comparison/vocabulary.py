@@ -75,8 +75,8 @@ LAYOUTS = {
 OBJECT_METHODS = ("columnar", "members", "cmssw", "baskets", "bulk", "ttreereader", "draw", "rdataframe", "rntuple")
 
 # Seed 000's figures (Table 1, root4j's slowdown) are throughput.report.seeds' READER_*, which the
-# package re-exports as SEED_*; not imported here: a Python reader process imports this module for the
-# readers' names, and the seed's tables are pandas frames (half a second of import in every round).
+# package re-exports as SEED_*; not imported here: the `read` command (and the fork server its rounds
+# come from) imports this module for the readers' names, and the seed's tables are pandas frames.
 NUMPY_TARGET = 0.95           # our target: columnar >= 95% of the Numpy baseline's rate per value
 
 
