@@ -606,12 +606,19 @@ def test_a_claim_gets_no_more_looks_than_the_rule_fixed(tmp_path, monkeypatch):
     assert third.calls.count("A") == 3 + 2
 
 
-def test_the_budget_bounds_the_extra_rounds_and_a_decided_claim_gets_none(tmp_path, monkeypatch):
+def test_a_look_is_taken_only_where_the_budget_pays_for_all_its_rounds_and_a_decided_claim_gets_none(
+        tmp_path, monkeypatch):
     monkeypatch.setattr(experiment, "_cost_per_round", lambda rows: 1.0)
+    # 4.5 s at 1 s a round: a claim that needs 4 rounds more gets them, one that needs 47 more gets none
+    # (a look of the 4 the budget would pay for ends undecided at the spread observed, and spends a look)
+    four_more = lambda rows, confidence: (False, int(rows["round"].nunique()) + 4)  # noqa: E731
+    methods = FakeMethods({name: [1.0] * 60 for name in "ABC"})
+    frame = _decide(tmp_path / "a", methods, [_claim(four_more, "A")], experiment.Looks(max_looks=2, budget_s=4.5))
+    assert frame[frame["run"] == "A"]["round"].nunique() == 3 + 4
     never = lambda rows, confidence: (False, 50)  # noqa: E731
     methods = FakeMethods({name: [1.0] * 60 for name in "ABC"})
-    frame = _decide(tmp_path / "a", methods, [_claim(never, "A")], experiment.Looks(max_looks=2, budget_s=4.5))
-    assert frame[frame["run"] == "A"]["round"].nunique() == 3 + 4  # 4.5 s at 1 s a round
+    frame = _decide(tmp_path / "d", methods, [_claim(never, "A")], experiment.Looks(max_looks=2, budget_s=4.5))
+    assert frame[frame["run"] == "A"]["round"].nunique() == 3 and len(methods.calls) == 9
     methods = FakeMethods({name: [1.0] * 60 for name in "ABC"})
     _decide(tmp_path / "b", methods, [_claim(never, "A")], experiment.Looks(max_looks=3, budget_s=0))
     decided = lambda rows, confidence: (True, None)  # noqa: E731

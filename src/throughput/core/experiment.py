@@ -334,8 +334,11 @@ def _decide_more(frame: pd.DataFrame, groups: Sequence[Group], deciding: Sequenc
     """More rounds for the claims of `deciding` that more rounds could decide, by the stopping rule
     `looks`, fixed in advance: a claim undecided at its last look (judged at looks.confidence) whose
     looks are not spent gets, as one more look, the rounds it needs at the spread observed
-    (Deciding.judge), or as many as the budget left pays for at its runs' measured cost per round;
-    the claim that costs least to decide goes first, then every claim is judged again. Its runs
+    (Deciding.judge), where the budget left pays for all of them at its runs' measured cost per
+    round; the claim that costs least to decide goes first, then every claim is judged again. A
+    look the budget cannot pay for in full is not started (as a noisy group's re-measure,
+    _measure_group): at the spread observed it would end undecided, and it would spend one of the
+    claim's looks, which a run with a larger budget reusing these rounds could still take. Its runs
     are measured in each extra round in a fresh random order, like the base rounds, and every
     look's rows are stored with their run (an interrupted run keeps its finished looks)."""
     by_name = {group.name: group for group in groups}
@@ -351,10 +354,9 @@ def _decide_more(frame: pd.DataFrame, groups: Sequence[Group], deciding: Sequenc
                     continue
                 mine = rows[rows["run"].isin(claim.run_names)]
                 taken = int(mine["round"].nunique())
-                round_cost = _cost_per_round(mine)
-                affordable = math.floor((looks.budget_s - spent) / round_cost) if round_cost > 0 else 0
-                extra = min(needed - taken, affordable)
-                if extra >= 1:
+                round_cost = _cost_per_round(mine)  # 0: no cost known, so no budget pays for them
+                extra = needed - taken
+                if extra >= 1 and 0 < extra * round_cost <= looks.budget_s - spent:
                     candidates.append((extra * round_cost, extra, claim))
             if not candidates:
                 return frame
