@@ -356,8 +356,9 @@ def _decide_more(frame: pd.DataFrame, groups: Sequence[Group], deciding: Sequenc
                 taken = int(mine["round"].nunique())
                 round_cost = _cost_per_round(mine)  # 0: no cost known, so no budget pays for them
                 extra = needed - taken
-                if extra >= 1 and 0 < extra * round_cost <= looks.budget_s - spent:
-                    candidates.append((extra * round_cost, extra, claim))
+                cost = extra * round_cost
+                if extra >= 1 and 0 < cost <= looks.budget_s - spent:
+                    candidates.append((cost, extra, claim))
             if not candidates:
                 return frame
             _, extra, claim = min(candidates, key=lambda c: c[0])
