@@ -46,6 +46,8 @@ from ..core import intervals
 from ..setup import paths
 from . import paper, seeds
 
+SAFE_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml where PyYAML was built with it
+
 CLAIMS_DIR = paths.REPO / "paper" / "claims"
 FIELDS = ("id", "seed", "where", "quote", "claim", "values", "regime", "statistic", "rule", "experiment",
           "needs", "headline")
@@ -91,7 +93,9 @@ def load(folder: str | Path = CLAIMS_DIR) -> list[Claim]:
     rule (with its arguments), and a `measured_by` that names its experiment and a macro or a state."""
     claims, problems = [], []
     for path in sorted(Path(folder).glob("*.yaml")):
-        for entry in yaml.safe_load(path.read_text()) or []:
+        # libyaml's loader: the same claims, in an eighth of the pure-Python loader's 2.5 s (each
+        # notebook's macros and the ledger's rule load them)
+        for entry in yaml.load(path.read_text(), Loader=SAFE_LOADER) or []:
             name = f"{path.name}: {entry.get('id', '?')}"
             missing = [k for k in FIELDS if k not in entry]
             unknown = sorted(set(entry) - set(FIELDS) - {"measured_by"})

@@ -51,11 +51,12 @@ class ConfigError(ValueError):
 
 def load_schema() -> dict[str, Any]:
     """The shared schema with every section's schema (sections/<section>.schema.yaml) merged in."""
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml's: the same, several times faster
     with open(SCHEMA_PATH) as stream:
-        schema = yaml.safe_load(stream)
+        schema = yaml.load(stream, Loader=loader)
     for path in sorted(SECTION_SCHEMAS.glob("*.schema.yaml")):
         with open(path) as stream:
-            schema["properties"][path.name.removesuffix(".schema.yaml")] = yaml.safe_load(stream)
+            schema["properties"][path.name.removesuffix(".schema.yaml")] = yaml.load(stream, Loader=loader)
     return schema
 
 
