@@ -15,7 +15,7 @@ import pandas as pd
 from ...core import intervals, noise
 from ...inputs import references
 from ...core.intervals import Estimate, Verdict
-from .inputs import collection_attributes
+from .inputs import collection_attributes, tree_metadata
 from .spec import main_sets
 from .vocabulary import (COLLECTIONS, LAYOUTS, NUMPY_TARGET, TIMELINE_READERS, TREE_CPP_METHODS, branch_name, collection_of,
                          set_tree, tree_name)
@@ -210,14 +210,11 @@ def numpy_bytes(paths: list[str], branch: str) -> tuple[int, int]:
 
 def value_branch_bytes(paths: list[str], tree: str, branch: str) -> tuple[int, int]:
     """Compressed and uncompressed bytes of one branch (what uproot and laurelin read)."""
-    import uproot
-
     compressed = uncompressed = 0
     for path in paths:
-        with uproot.open(path) as f:
-            b = f[tree][branch]
-            compressed += b.compressed_bytes
-            uncompressed += b.uncompressed_bytes
+        b = tree_metadata(path, tree)[branch]
+        compressed += b.compressed_bytes
+        uncompressed += b.uncompressed_bytes
     return compressed, uncompressed
 
 

@@ -4,6 +4,7 @@ RNTuple copies by throughput.inputs.datasets: the workflow's dataset commands), 
 every input of a standalone notebook run (a file's layout, compression and count: spec)."""
 from __future__ import annotations
 
+import functools
 import os
 from pathlib import Path
 from typing import Any
@@ -22,18 +23,32 @@ make_aod_like = datasets.make_aod_like
 make_rntuple_copy = datasets.rntuple_copy
 
 
+def tree_metadata(path: str | os.PathLike, tree: str = "Events") -> Any:
+    """uproot's model of a file's tree, for its metadata only (entries, branches, their counters and
+    bytes; the file is closed), read once per version of the file in a process: uproot takes about a
+    second to read a NanoAOD-like tree's ~950 branches, and a notebook's tables and macros asked
+    for the same few trees about ten times."""
+    status = os.stat(path)  # a file written again (atomically: another inode) is read again
+    return _tree_metadata(os.fspath(path), tree, (status.st_ino, status.st_mtime_ns, status.st_size))
+
+
+@functools.lru_cache(maxsize=16)  # about 10 MB a NanoAOD-like tree
+def _tree_metadata(path: str, tree: str, version: tuple[int, int, int]) -> Any:
+    import uproot
+
+    with uproot.open(path) as f:
+        return f[tree]
+
+
 def tree_compression_factor(paths: list[str], tree: str = "Events") -> float:
     """The files' tree compression factor as ROOT's TTree::Print gives it (seed 000's cmssw/branches.txt):
     every branch's uncompressed bytes over its compressed bytes, summed over the files, read back
     from their baskets (uproot)."""
-    import uproot
-
     uncompressed = compressed = 0
     for path in paths:
-        with uproot.open(path) as f:
-            branches = list(f[tree].itervalues(recursive=True))  # a split object's members are sub-branches
-            uncompressed += sum(b.uncompressed_bytes for b in branches)
-            compressed += sum(b.compressed_bytes for b in branches)
+        branches = list(tree_metadata(path, tree).itervalues(recursive=True))  # a split object's members are sub-branches
+        uncompressed += sum(b.uncompressed_bytes for b in branches)
+        compressed += sum(b.compressed_bytes for b in branches)
     return uncompressed / compressed if compressed else float("nan")
 
 
@@ -116,37 +131,30 @@ def counter_of(path: str, tree: str, branch: str) -> str | None:
     """The branch holding the counter of a jagged branch (None for a flat one): the counter
     branch of a leaf list (nJet), the collection's branch of a split member (C, whose leaf
     C_ counts C.p4.pt)."""
-    import uproot
-
-    with uproot.open(path) as f:
-        t = f[tree]
-        count = t[branch].member("fLeaves")[0].member("fLeafCount")
-        if count is None:
-            return None
-        name = count.member("fName")
-        if name in t:
-            return name
-        return next((b.name for b in t.itervalues(recursive=True)
-                     if any(leaf.member("fName") == name for leaf in b.member("fLeaves"))), name)
+    t = tree_metadata(path, tree)
+    count = t[branch].member("fLeaves")[0].member("fLeafCount")
+    if count is None:
+        return None
+    name = count.member("fName")
+    if name in t:
+        return name
+    return next((b.name for b in t.itervalues(recursive=True)
+                 if any(leaf.member("fName") == name for leaf in b.member("fLeaves"))), name)
 
 
 def collection_attributes(path: str, tree: str, branches: list[str]) -> dict[str, int]:
     """Per branch: the branches of its collection (those sharing its counter), itself included."""
-    import uproot
-
-    with uproot.open(path) as f:
-        t = f[tree]
-        by_counter: dict[str | None, int] = {}
-        counter_of_branch = {}
-        for b in t.itervalues(recursive=True):  # a split collection's members are sub-branches
-            leaves = b.member("fLeaves")
-            count = leaves[0].member("fLeafCount") if len(leaves) == 1 else None
-            name = None if count is None else count.member("fName")
-            counter_of_branch[b.name] = name
-            if name is not None:
-                by_counter[name] = by_counter.get(name, 0) + 1
-        return {branch: by_counter.get(counter_of_branch[branch], 1) if counter_of_branch[branch] else 1
-                for branch in branches}
+    by_counter: dict[str | None, int] = {}
+    counter_of_branch = {}
+    for b in tree_metadata(path, tree).itervalues(recursive=True):  # a split collection's members are sub-branches
+        leaves = b.member("fLeaves")
+        count = leaves[0].member("fLeafCount") if len(leaves) == 1 else None
+        name = None if count is None else count.member("fName")
+        counter_of_branch[b.name] = name
+        if name is not None:
+            by_counter[name] = by_counter.get(name, 0) + 1
+    return {branch: by_counter.get(counter_of_branch[branch], 1) if counter_of_branch[branch] else 1
+            for branch in branches}
 
 
 # --- inputs for a standalone notebook run ----------------------------------------------------------

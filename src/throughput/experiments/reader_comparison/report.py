@@ -22,7 +22,7 @@ from .analysis import (DECIDING_FIGURES, UNREAD_RECORDS, _rate, cold_over_warm, 
                        rank_correlation, rate_estimate, slowdown, start_spike, summary_row, timeline, warm_paired_ratio,
                        warmup_factor, whole_pass_khz, draw_muon_ratio)
 from ...inputs.datasets import EMPTY_PRODUCT_BRANCH
-from .inputs import collection_attributes, tree_compression_factor
+from .inputs import collection_attributes, tree_compression_factor, tree_metadata
 from .processes import ROOT4J_COMMIT, ROOTREADSPEED_COPIES
 from .spec import main_sets, named_set
 from .vocabulary import (COLLECTIONS, COLORS, COMPRESSIONS, LABELS, NUMPY_TARGET, READER_BY_NAME, READERS,
@@ -633,13 +633,8 @@ def _read_macros(params: dict[str, Any], table: pd.DataFrame, inputs: dict[str, 
     def events(name: str) -> float:  # the events the set's files hold, counted in them (not as read:
         if name not in inputs:       # a sample may stop before the files' end, at noise.max_sample_s)
             return math.nan
-        import uproot
-
-        total = 0
-        for path in inputs[name]["root"]:
-            with uproot.open(path) as f:
-                total += f[tree_name(inputs[name]["layout"])].num_entries
-        return float(total)
+        return float(sum(tree_metadata(path, tree_name(inputs[name]["layout"])).num_entries
+                         for path in inputs[name]["root"]))
 
     scans = [v["compression"] for v in inputs.values() if v["role"] == "scan"]
     scan_events = max([events(k) for k, v in inputs.items() if v["role"] == "scan"], default=0)
@@ -660,9 +655,7 @@ def _read_macros(params: dict[str, Any], table: pd.DataFrame, inputs: dict[str, 
     def branches(name):  # branches of the set's first file, counted in the file
         if name not in inputs:
             return "--"
-        import uproot
-        with uproot.open(inputs[name]["root"][0]) as f:
-            return _num(len(f[tree_name(inputs[name]["layout"])].keys()))
+        return _num(len(tree_metadata(inputs[name]["root"][0], tree_name(inputs[name]["layout"])).keys()))
 
     return {
         "RcNumpyTarget": _num(100 * NUMPY_TARGET),
