@@ -44,9 +44,8 @@ import yaml
 
 from ..core import intervals
 from ..setup import paths
+from ..setup.config import SAFE_LOADER
 from . import paper, seeds
-
-SAFE_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml where PyYAML was built with it
 
 CLAIMS_DIR = paths.REPO / "paper" / "claims"
 FIELDS = ("id", "seed", "where", "quote", "claim", "values", "regime", "statistic", "rule", "experiment",
@@ -93,8 +92,6 @@ def load(folder: str | Path = CLAIMS_DIR) -> list[Claim]:
     rule (with its arguments), and a `measured_by` that names its experiment and a macro or a state."""
     claims, problems = [], []
     for path in sorted(Path(folder).glob("*.yaml")):
-        # libyaml's loader: the same claims, in an eighth of the pure-Python loader's 2.5 s (each
-        # notebook's macros and the ledger's rule load them)
         for entry in yaml.load(path.read_text(), Loader=SAFE_LOADER) or []:
             name = f"{path.name}: {entry.get('id', '?')}"
             missing = [k for k in FIELDS if k not in entry]
